@@ -1,0 +1,26 @@
+package dev.kubeproxy;
+
+import dev.kubeproxy.config.KubeProxyConfiguration;
+
+/**
+ * Everything a running agent needs: the completed, validated configuration plus the options
+ * that are not part of the configuration file (upstream's Options placeholders).
+ *
+ * @param config       the effective configuration (defaults, file or flags, platform defaults applied)
+ * @param configFile   the --config path, or null; watched for changes while running
+ * @param master       --master: the API server address overriding the kubeconfig, or null
+ * @param hostname     the node name: hostnameOverride (trimmed, lower-cased) or the OS hostname
+ * @param manifestsDir --manifests: read cluster objects from this directory instead of the API, or null
+ * @param dryRun       --dry-run: print the rules instead of applying them
+ * @param cleanup      --cleanup: remove every rule kube-proxy creates, then exit
+ * @param initOnly     --init-only: do the privileged setup, then exit
+ */
+public record AgentOptions(
+    KubeProxyConfiguration config,
+    String configFile,
+    String master,
+    String hostname,
+    String manifestsDir,
+    boolean dryRun,
+    boolean cleanup,
+    boolean initOnly) {}

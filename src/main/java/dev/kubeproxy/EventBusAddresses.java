@@ -1,0 +1,30 @@
+package dev.kubeproxy;
+
+/**
+ * The event-bus addresses the verticles talk over (DESIGN.md). Messages are sent with local
+ * codecs: bodies are plain Java objects, never serialized.
+ */
+public final class EventBusAddresses {
+  private EventBusAddresses() {}
+
+  /** Body: String reason. The main class logs it, closes Vert.x and exits with status 1. */
+  public static final String FATAL = "agent.fatal";
+
+  /** Body: {@link dev.kubeproxy.cluster.ClusterEvent} of a core/v1 Service. */
+  public static final String SERVICES = "cluster.services";
+  /** Body: {@link dev.kubeproxy.cluster.ClusterEvent} of a discovery/v1 EndpointSlice. */
+  public static final String ENDPOINT_SLICES = "cluster.endpointslices";
+  /** Body: {@link dev.kubeproxy.cluster.ClusterEvent} of this node's core/v1 Node. */
+  public static final String NODE = "cluster.node";
+  /** Body: {@link dev.kubeproxy.cluster.ClusterEvent} of a networking ServiceCIDR. */
+  public static final String SERVICE_CIDRS = "cluster.servicecidrs";
+  /** Body: {@link dev.kubeproxy.cluster.ClusterEvent.Kind}: the initial list of that kind has been delivered. */
+  public static final String SYNCED = "cluster.synced";
+
+  /** Body: {@link dev.kubeproxy.health.HealthUpdate}: the proxier queued or finished a sync. */
+  public static final String HEALTH = "health.update";
+  /** Body: Boolean, the node's eligibility (no deletion timestamp, no autoscaler taint). */
+  public static final String NODE_ELIGIBLE = "health.node-eligible";
+  /** Body: {@link dev.kubeproxy.health.ServiceHealthState}: the per-service health-check ports to serve. */
+  public static final String SERVICE_HEALTH = "health.services";
+}

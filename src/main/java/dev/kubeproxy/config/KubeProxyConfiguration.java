@@ -1,0 +1,173 @@
+package dev.kubeproxy.config;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The kubeproxy.config.k8s.io/v1alpha1 KubeProxyConfiguration, field for field (config.md §2).
+ *
+ * <p>Boxed fields are upstream's pointer fields: null means "unset, take the default", and an
+ * explicit zero or false is kept. Durations are Go durations on the wire; the codec converts.
+ * Mode-dependent values (sync periods, masqueradeAll, masquerade bit) are read through the
+ * accessors at the bottom, which apply upstream's v1alpha1-to-internal conversion (config.md §1.4).
+ */
+public class KubeProxyConfiguration {
+  public static final String API_VERSION = "kubeproxy.config.k8s.io/v1alpha1";
+  public static final String KIND = "KubeProxyConfiguration";
+
+  public String apiVersion = API_VERSION;
+  public String kind = KIND;
+
+  public Map<String, Boolean> featureGates = new TreeMap<>();
+  public ClientConnection clientConnection = new ClientConnection();
+  public Logging logging = new Logging();
+  public String hostnameOverride = "";
+  public String bindAddress = "";
+  public String healthzBindAddress = "";
+  public String metricsBindAddress = "";
+  public boolean bindAddressHardFail;
+  public boolean enableProfiling;
+  public String showHiddenMetricsForVersion = "";
+  public String mode = "";
+  public IPTables iptables = new IPTables();
+  public IPVS ipvs = new IPVS();
+  public NFTables nftables = new NFTables();
+  public WinKernel winkernel = new WinKernel();
+  public String detectLocalMode = "";
+  public DetectLocal detectLocal = new DetectLocal();
+  public String clusterCIDR = "";
+  public List<String> nodePortAddresses;
+  public Integer oomScoreAdj;
+  public Conntrack conntrack = new Conntrack();
+  public Duration configSyncPeriod = Duration.ZERO;
+  public String portRange = "";
+  public boolean windowsRunAsService;
+
+  public static class ClientConnection {
+    public String kubeconfig = "";
+    public String acceptContentTypes = "";
+    public String contentType = "";
+    public float qps;
+    public int burst;
+  }
+
+  public static class Logging {
+    public String format = "";
+    public Duration flushFrequency = Duration.ZERO;
+    public int verbosity;
+    public List<VModuleItem> vmodule = new ArrayList<>();
+    public LoggingOptions options = new LoggingOptions();
+  }
+
+  public static class VModuleItem {
+    public String filePattern = "";
+    public int verbosity;
+
+    public VModuleItem() {}
+
+    public VModuleItem(String filePattern, int verbosity) {
+      this.filePattern = filePattern;
+      this.verbosity = verbosity;
+    }
+  }
+
+  public static class LoggingOptions {
+    public StreamOptions text = new StreamOptions();
+    public StreamOptions json = new StreamOptions();
+  }
+
+  public static class StreamOptions {
+    public boolean splitStream;
+    public String infoBufferSize = "0";
+  }
+
+  public static class IPTables {
+    public Integer masqueradeBit;
+    public boolean masqueradeAll;
+    public Boolean localhostNodePorts;
+    public Duration syncPeriod = Duration.ZERO;
+    public Duration minSyncPeriod = Duration.ZERO;
+  }
+
+  public static class IPVS {
+    public Duration syncPeriod = Duration.ZERO;
+    public Duration minSyncPeriod = Duration.ZERO;
+    public String scheduler = "";
+    public List<String> excludeCIDRs;
+    public boolean strictARP;
+    public Duration tcpTimeout = Duration.ZERO;
+    public Duration tcpFinTimeout = Duration.ZERO;
+    public Duration udpTimeout = Duration.ZERO;
+  }
+
+  public static class NFTables {
+    public Integer masqueradeBit;
+    public boolean masqueradeAll;
+    public Duration syncPeriod = Duration.ZERO;
+    public Duration minSyncPeriod = Duration.ZERO;
+  }
+
+  public static class WinKernel {
+    public String networkName = "";
+    public String sourceVip = "";
+    public boolean enableDSR;
+    public String rootHnsEndpointName = "";
+    public boolean forwardHealthCheckVip;
+  }
+
+  public static class DetectLocal {
+    public String bridgeInterface = "";
+    public String interfaceNamePrefix = "";
+  }
+
+  public static class Conntrack {
+    public Integer maxPerCore;
+    public Integer min;
+    public Duration tcpEstablishedTimeout;
+    public Duration tcpCloseWaitTimeout;
+    public boolean tcpBeLiberal;
+    public Duration udpTimeout = Duration.ZERO;
+    public Duration udpStreamTimeout = Duration.ZERO;
+  }
+
+  // ---- upstream's internal view (config.md §1.4) ----
+
+  /** The proxy mode after platform defaults: "" reads as iptables. */
+  public String effectiveMode() {
+    return mode == null || mode.isEmpty() ? "iptables" : mode;
+  }
+
+  public Duration syncPeriod() {
+    return switch (effectiveMode()) {
+      case "ipvs" -> ipvs.syncPeriod;
+      case "nftables" -> nftables.syncPeriod;
+      default -> iptables.syncPeriod;
+    };
+  }
+
+  public Duration minSyncPeriod() {
+    return switch (effectiveMode()) {
+      case "ipvs" -> ipvs.minSyncPeriod;
+      case "nftables" -> nftables.minSyncPeriod;
+      default -> iptables.minSyncPeriod;
+    };
+  }
+
+  public boolean masqueradeAll() {
+    return "nftables".equals(effectiveMode()) ? nftables.masqueradeAll : iptables.masqueradeAll;
+  }
+
+  /** iptables and ipvs use iptables.masqueradeBit; nftables its own. */
+  public int masqueradeBit() {
+    Integer bit = "nftables".equals(effectiveMode()) ? nftables.masqueradeBit : iptables.masqueradeBit;
+    return bit == null ? 14 : bit;
+  }
+
+  /** clusterCIDR split on commas (no trimming), empty when unset. */
+  public List<String> clusterCIDRs() {
+    return clusterCIDR == null || clusterCIDR.isEmpty() ? List.of() : List.of(clusterCIDR.split(",", -1));
+  }
+}

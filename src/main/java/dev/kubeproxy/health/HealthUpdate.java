@@ -1,0 +1,12 @@
+package dev.kubeproxy.health;
+
+import dev.kubeproxy.proxy.IpFamily;
+import java.time.Instant;
+
+/**
+ * The proxier's health signal for one family (observability.md §2): a sync was queued, or a
+ * sync completed.
+ */
+public record HealthUpdate(IpFamily family, Type type, Instant time) {
+  public enum Type { QUEUED, UPDATED }
+}

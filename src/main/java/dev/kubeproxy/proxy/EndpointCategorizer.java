@@ -1,0 +1,135 @@
+package dev.kubeproxy.proxy;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Picks which endpoints of a service port serve cluster traffic and which serve local traffic
+ * (upstream CategorizeEndpoints, service-model.md §6 and §7).
+ */
+public final class EndpointCategorizer {
+  static final String ZONE_LABEL = "topology.kubernetes.io/zone";
+
+  private EndpointCategorizer() {}
+
+  /**
+   * @param cluster        endpoints for cluster-policy traffic
+   * @param local          endpoints for local-policy traffic
+   * @param allReachable   every endpoint some rule may send to (which per-endpoint chains must exist)
+   * @param hasAnyEndpoints whether the port has any usable endpoint at all, anywhere
+   */
+  public record Result(
+      List<Endpoint> cluster, List<Endpoint> local, List<Endpoint> allReachable, boolean hasAnyEndpoints) {}
+
+  /** The feature gates that decide topology routing; 1.31 has both on. */
+  public record TopologyGates(boolean topologyAwareHints, boolean serviceTrafficDistribution) {
+    public static final TopologyGates DEFAULT = new TopologyGates(true, true);
+  }
+
+  public static Result categorize(ServicePort svc, List<Endpoint> endpoints, Map<String, String> nodeLabels) {
+    return categorize(svc, endpoints, nodeLabels, TopologyGates.DEFAULT);
+  }
+
+  public static Result categorize(
+      ServicePort svc, List<Endpoint> endpoints, Map<String, String> nodeLabels, TopologyGates gates) {
+    boolean useTopology = false;
+    boolean hasAny = false;
+    List<Endpoint> cluster = List.of();
+    if (svc.usesClusterEndpoints()) {
+      useTopology = canUseTopology(svc, endpoints, nodeLabels, gates);
+      String zone = nodeLabels.get(ZONE_LABEL);
+      List<Endpoint> selected = new ArrayList<>();
+      for (Endpoint ep : endpoints) {
+        if (ep.ready() && (!useTopology || ep.zoneHints().contains(zone))) {
+          selected.add(ep);
+        }
+      }
+      if (selected.isEmpty()) {
+        // Fall back to serving-terminating endpoints, topology ignored.
+        for (Endpoint ep : endpoints) {
+          if (ep.serving() && ep.terminating()) {
+            selected.add(ep);
+          }
+        }
+      }
+      cluster = List.copyOf(selected);
+      hasAny = !cluster.isEmpty();
+    }
+    if (!svc.usesLocalEndpoints()) {
+      return new Result(cluster, List.of(), cluster, hasAny);
+    }
+
+    boolean hasLocalReady = false;
+    boolean hasLocalServingTerminating = false;
+    for (Endpoint ep : endpoints) {
+      if (ep.ready()) {
+        hasAny = true;
+        hasLocalReady |= ep.local();
+      } else if (ep.serving() && ep.terminating()) {
+        hasAny = true;
+        hasLocalServingTerminating |= ep.local();
+      }
+    }
+    List<Endpoint> local = new ArrayList<>();
+    boolean terminatingFallback = false;
+    if (hasLocalReady) {
+      for (Endpoint ep : endpoints) {
+        if (ep.local() && ep.ready()) {
+          local.add(ep);
+        }
+      }
+    } else if (hasLocalServingTerminating) {
+      terminatingFallback = true;
+      for (Endpoint ep : endpoints) {
+        if (ep.local() && ep.serving() && ep.terminating()) {
+          local.add(ep);
+        }
+      }
+    }
+    List<Endpoint> localList = List.copyOf(local);
+    if (!svc.usesClusterEndpoints()) {
+      return new Result(cluster, localList, localList, hasAny);
+    }
+    if (!useTopology && !terminatingFallback) {
+      return new Result(cluster, localList, cluster, hasAny);
+    }
+    Map<String, Endpoint> union = new LinkedHashMap<>();
+    for (Endpoint ep : cluster) {
+      union.put(ep.endpoint(), ep);
+    }
+    for (Endpoint ep : localList) {
+      union.putIfAbsent(ep.endpoint(), ep);
+    }
+    return new Result(cluster, localList, List.copyOf(union.values()), hasAny);
+  }
+
+  static boolean canUseTopology(
+      ServicePort svc, List<Endpoint> endpoints, Map<String, String> nodeLabels, TopologyGates gates) {
+    if (!gates.topologyAwareHints() && !gates.serviceTrafficDistribution()) {
+      return false;
+    }
+    if (!gates.serviceTrafficDistribution()) {
+      String hints = svc.hintsAnnotation();
+      if (hints.isEmpty() || hints.equals("disabled") || hints.equals("Disabled")) {
+        return false;
+      }
+    }
+    String zone = nodeLabels.get(ZONE_LABEL);
+    if (zone == null || zone.isEmpty()) {
+      return false;
+    }
+    boolean hasEndpointForZone = false;
+    for (Endpoint ep : endpoints) {
+      if (!ep.ready()) {
+        continue;
+      }
+      if (ep.zoneHints() == null || ep.zoneHints().isEmpty()) {
+        return false;
+      }
+      hasEndpointForZone |= ep.zoneHints().contains(zone);
+    }
+    return hasEndpointForZone;
+  }
+}

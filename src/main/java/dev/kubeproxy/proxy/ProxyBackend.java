@@ -1,0 +1,33 @@
+package dev.kubeproxy.proxy;
+
+/**
+ * A rule backend for one IP family (iptables or nftables). The proxier verticle owns the model and
+ * the sync loop and calls these methods on a worker thread, never concurrently.
+ */
+public interface ProxyBackend {
+
+  /** Which family this backend programs. */
+  IpFamily family();
+
+  /**
+   * Writes the rules for this state. A backend decides itself between a full and a partial sync
+   * (a full one first, after any failure, and whenever its own checks ask for it).
+   *
+   * @throws SyncException when the rules could not be applied; the kernel keeps the previous rules
+   */
+  SyncResult sync(ProxyState state) throws SyncException;
+
+  /** Removes every table, chain and rule this backend creates. Harmless when there are none. */
+  void cleanup() throws SyncException;
+
+  /** A failed sync: what failed, with the tool's message and the failing input line when known. */
+  class SyncException extends Exception {
+    public SyncException(String message) {
+      super(message);
+    }
+
+    public SyncException(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+}

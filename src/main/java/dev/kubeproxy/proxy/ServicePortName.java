@@ -1,0 +1,22 @@
+package dev.kubeproxy.proxy;
+
+/**
+ * Key of one Service port (service-model.md §3). The string form is "ns/name" or "ns/name:port"
+ * and leaves the protocol out; the protocol is still part of equality.
+ *
+ * @param protocol upper case as in the API: TCP, UDP or SCTP
+ */
+public record ServicePortName(NamespacedName service, String port, String protocol)
+    implements Comparable<ServicePortName> {
+
+  @Override
+  public String toString() {
+    return port == null || port.isEmpty() ? service.toString() : service + ":" + port;
+  }
+
+  @Override
+  public int compareTo(ServicePortName o) {
+    int c = toString().compareTo(o.toString());
+    return c != 0 ? c : protocol.compareTo(o.protocol);
+  }
+}
