@@ -27,4 +27,5 @@ public final class EventBusAddresses {
   public static final String NODE_ELIGIBLE = "health.node-eligible";
   /** Body: {@link dev.kubeproxy.health.ServiceHealthState}: the per-service health-check ports to serve. */
   public static final String SERVICE_HEALTH = "health.services";
+
 }

@@ -17,6 +17,12 @@ public interface ProxyBackend {
    */
   SyncResult sync(ProxyState state) throws SyncException;
 
+  /**
+   * One-time privileged setup done at construction upstream (iptables: route_localnet for localhost
+   * NodePorts, the be_liberal check). Runs before the first sync, and alone with --init-only.
+   */
+  void privilegedInit() throws SyncException;
+
   /** Removes every table, chain and rule this backend creates. Harmless when there are none. */
   void cleanup() throws SyncException;
 
