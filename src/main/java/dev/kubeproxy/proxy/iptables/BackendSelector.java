@@ -29,18 +29,19 @@ public final class BackendSelector {
   }
 
   static IptablesBackend detect(CommandRunner runner) {
+    // Plain iptables-save lists only the tables that exist: looking creates nothing.
+    String legacyDump = save(runner, "iptables-legacy-save") + save(runner, "ip6tables-legacy-save");
+    String nftDump = save(runner, "iptables-nft-save") + save(runner, "ip6tables-nft-save");
     for (IptablesBackend backend : List.of(IptablesBackend.NFT, IptablesBackend.LEGACY)) {
-      String mangle = save(runner, "iptables-" + backend.suffix() + "-save", "mangle")
-          + save(runner, "ip6tables-" + backend.suffix() + "-save", "mangle");
-      if (mangle.contains("\n:KUBE-IPTABLES-HINT ") || mangle.contains("\n:KUBE-KUBELET-CANARY ")
-          || mangle.startsWith(":KUBE-IPTABLES-HINT ") || mangle.startsWith(":KUBE-KUBELET-CANARY ")) {
+      String dump = "\n" + (backend == IptablesBackend.NFT ? nftDump : legacyDump);
+      if (dump.contains("\n:KUBE-IPTABLES-HINT ") || dump.contains("\n:KUBE-KUBELET-CANARY ")) {
         LOG.log(System.Logger.Level.INFO, "Using iptables-" + backend.suffix()
             + " (kubelet's hint chain is in that backend)");
         return backend;
       }
     }
-    int legacy = ruleLines(save(runner, "iptables-legacy-save", null) + save(runner, "ip6tables-legacy-save", null));
-    int nft = ruleLines(save(runner, "iptables-nft-save", null) + save(runner, "ip6tables-nft-save", null));
+    int legacy = ruleLines(legacyDump);
+    int nft = ruleLines(nftDump);
     IptablesBackend chosen;
     String why;
     if (legacy >= 10 || (legacy > 0 && legacy >= nft)) {
@@ -68,10 +69,9 @@ public final class BackendSelector {
     }
   }
 
-  private static String save(CommandRunner runner, String command, String table) {
+  private static String save(CommandRunner runner, String command) {
     try {
-      CommandRunner.Result result = table == null ? runner.run(List.of(command))
-          : runner.run(List.of(command, "-t", table));
+      CommandRunner.Result result = runner.run(List.of(command));
       return result.ok() ? result.stdout() : "";
     } catch (IOException e) {
       return "";

@@ -143,10 +143,10 @@ public final class IptablesCleanup {
     return ok;
   }
 
-  /** Saves nat, filter and mangle; null (logged) when the tool cannot list them. */
+  /** The tables that exist (none is created by looking); null (logged) when the tool cannot list them. */
   private static Map<String, String> saveAll(IptablesTool tool) {
     try {
-      return Map.of("nat", tool.save("nat"), "filter", tool.save("filter"), "mangle", tool.save("mangle"));
+      return IptablesTool.tablesOf(tool.save(null));
     } catch (IOException e) {
       LOG.log(System.Logger.Level.ERROR, "Failed to execute iptables-save: " + e.getMessage());
       return null;

@@ -4,8 +4,10 @@ import dev.kubeproxy.platform.CommandRunner;
 import dev.kubeproxy.proxy.IpFamily;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -203,14 +205,34 @@ public final class IptablesTool {
     return end < 0 ? text.substring(start) : text.substring(start, end);
   }
 
-  /** iptables-save -t TABLE output. */
+  /** iptables-save -t TABLE output; table null = every table that exists (creating none). */
   public String save(String table) throws IOException {
-    CommandRunner.Result result = runner.run(List.of(saveCommand(), "-t", table));
+    List<String> argv = table == null ? List.of(saveCommand()) : List.of(saveCommand(), "-t", table);
+    CommandRunner.Result result = runner.run(argv);
     if (!result.ok()) {
-      throw new IOException(saveCommand() + " -t " + table + " failed (exit status " + result.exitCode() + "): "
+      throw new IOException(String.join(" ", argv) + " failed (exit status " + result.exitCode() + "): "
           + result.stderr().trim());
     }
     return result.stdout();
+  }
+
+  /** Splits iptables-save output of several tables into table name → that table's lines. */
+  public static Map<String, String> tablesOf(String saveOutput) {
+    Map<String, String> tables = new HashMap<>();
+    String current = null;
+    StringBuilder lines = new StringBuilder();
+    for (String line : saveOutput.split("\n")) {
+      if (line.startsWith("*")) {
+        current = line.substring(1).trim();
+        lines.setLength(0);
+      } else if (line.equals("COMMIT") && current != null) {
+        tables.put(current, lines.toString());
+        current = null;
+      } else if (current != null) {
+        lines.append(line).append('\n');
+      }
+    }
+    return tables;
   }
 
   /** The chain names declared in iptables-save output (lines ":NAME POLICY [x:y]"). */
