@@ -47,6 +47,13 @@ public class IptablesProxier implements ProxyBackend {
   private long lastStaleScanNanos;
   private boolean staleScanDone;
   private Ruleset lastRuleset;
+  private SyncTimings lastTimings;
+
+  /**
+   * Where the time of the last successful sync went: the agent's own work (generating the input)
+   * versus the tools (iptables-restore; jump-rule, canary and save commands).
+   */
+  public record SyncTimings(long generateNanos, long restoreNanos, long otherCommandsNanos, long totalNanos) {}
 
   public IptablesProxier(ProxierSettings settings, CommandRunner runner) {
     this(settings, runner, new Sysctls(), NodeAddresses.ofInterfaces(), null);
@@ -88,6 +95,11 @@ public class IptablesProxier implements ProxyBackend {
     return lastRuleset;
   }
 
+  /** Timings of the last successful sync (null before the first). */
+  public SyncTimings lastTimings() {
+    return lastTimings;
+  }
+
   /** Whether the next sync will be a full one. */
   public boolean needsFullSync() {
     return needFullSync;
@@ -113,7 +125,7 @@ public class IptablesProxier implements ProxyBackend {
       throw new SyncException(t.command() + " is not installed or does not run; install iptables");
     }
     LOG.log(System.Logger.Level.INFO, "iptables mode for " + settings.family() + " uses " + t.command());
-    ensureCanaries(t);
+    ensureCanaries(t, null);
   }
 
   private boolean conntrackTcpLiberal() {
@@ -147,13 +159,27 @@ public class IptablesProxier implements ProxyBackend {
             + " flushed by something else); forcing a full resync");
         full = true;
       }
-      if (full) {
-        ensureJumpRules(t);
-        ensureCanaries(t);
-      }
       Set<String> known = new HashSet<>(appliedChains);
       boolean large = RulesetGenerator.largeClusterMode(state);
-      if (!large || !staleScanDone || System.nanoTime() - lastStaleScanNanos > settings.syncPeriod().toNanos()) {
+      if (full) {
+        // One iptables-save of every existing table tells which chains and jump rules are there already,
+        // so only the missing ones cost a command; its nat part also finds stale chains.
+        Map<String, String> tables = null;
+        try {
+          tables = IptablesTool.tablesOf(t.save(null));
+        } catch (IOException e) {
+          LOG.log(System.Logger.Level.ERROR, "Failed to execute iptables-save: stale chains will not be deleted ("
+              + e.getMessage() + ")");
+        }
+        ensureJumpRules(t, tables);
+        ensureCanaries(t, tables);
+        if (tables != null) {
+          known.addAll(IptablesTool.chainsOf(tables.getOrDefault("nat", "")));
+          staleScanDone = true;
+          lastStaleScanNanos = System.nanoTime();
+        }
+      } else if (!large || !staleScanDone
+          || System.nanoTime() - lastStaleScanNanos > settings.syncPeriod().toNanos()) {
         try {
           known.addAll(IptablesTool.chainsOf(t.save("nat")));
           staleScanDone = true;
@@ -163,9 +189,17 @@ public class IptablesProxier implements ProxyBackend {
               + e.getMessage() + ")");
         }
       }
+      long generateStart = System.nanoTime();
       Ruleset ruleset = generator.generate(options(t), state, full, known);
       lastRuleset = ruleset;
+      long restoreStart = System.nanoTime();
       t.restore(ruleset.payload(), null);
+      long end = System.nanoTime();
+      lastTimings = new SyncTimings(restoreStart - generateStart, end - restoreStart,
+          generateStart - start, end - start);
+      LOG.log(System.Logger.Level.DEBUG, () -> String.format("iptables %s sync: %d bytes, generated in %d ms,"
+          + " restored in %d ms", tryPartial ? "partial" : "full", ruleset.payload().length(),
+          lastTimings.generateNanos() / 1_000_000, lastTimings.restoreNanos() / 1_000_000));
 
       needFullSync = false;
       lastNodeLabels = Map.copyOf(labels);
@@ -297,22 +331,30 @@ public class IptablesProxier implements ProxyBackend {
     return !anyIPv4;
   }
 
-  private void ensureJumpRules(IptablesTool t) throws IOException {
+  /** Jump rules of §5 (tables: the current iptables-save per table, or null when unknown). */
+  private void ensureJumpRules(IptablesTool t, Map<String, String> tables) throws IOException {
     List<JumpRule> all = new ArrayList<>(JumpRule.KUBE_PROXY);
     all.addAll(JumpRule.KUBELET);
     Set<String> ensured = new HashSet<>();
     for (JumpRule jump : all) {
-      if (ensured.add(jump.table() + "/" + jump.target())) {
+      String dump = tables == null ? null : tables.get(jump.table());
+      if (ensured.add(jump.table() + "/" + jump.target())
+          && (dump == null || !IptablesTool.chainsOf(dump).contains(jump.target()))) {
         t.ensureChain(jump.table(), jump.target());
       }
-      t.ensureRuleAtTop(jump.table(), jump.builtin(), jump.ruleArgs());
+      if (dump == null || !dump.contains("\n" + jump.saveLine() + "\n") && !dump.startsWith(jump.saveLine() + "\n")) {
+        t.ensureRuleAtTop(jump.table(), jump.builtin(), jump.ruleArgs());
+      }
     }
   }
 
-  private void ensureCanaries(IptablesTool t) {
+  private void ensureCanaries(IptablesTool t, Map<String, String> tables) {
     try {
       for (String table : CANARY_TABLES) {
-        t.ensureChain(table, KUBE_PROXY_CANARY);
+        String dump = tables == null ? null : tables.get(table);
+        if (dump == null || !IptablesTool.chainsOf(dump).contains(KUBE_PROXY_CANARY)) {
+          t.ensureChain(table, KUBE_PROXY_CANARY);
+        }
       }
       canariesCreated = true;
     } catch (IOException e) {

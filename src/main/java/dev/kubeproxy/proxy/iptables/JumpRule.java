@@ -41,6 +41,18 @@ public record JumpRule(String table, String builtin, String target, String comme
       new JumpRule("filter", "INPUT", KUBE_FIREWALL, "", List.of()),
       new JumpRule("filter", "OUTPUT", KUBE_FIREWALL, "", List.of()));
 
+  /** The rule as iptables-save prints it ("-A INPUT ... -j KUBE-..."), comment quoted. */
+  public String saveLine() {
+    StringBuilder line = new StringBuilder("-A ").append(builtin);
+    for (String arg : extraArgs) {
+      line.append(' ').append(arg);
+    }
+    if (!comment.isEmpty()) {
+      line.append(" -m comment --comment \"").append(comment).append('"');
+    }
+    return line.append(" -j ").append(target).toString();
+  }
+
   /** The rule's arguments after "-I CHAIN -t TABLE": extra matches, comment, jump. */
   public List<String> ruleArgs() {
     List<String> args = new ArrayList<>(extraArgs);
