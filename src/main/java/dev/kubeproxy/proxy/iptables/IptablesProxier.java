@@ -12,6 +12,7 @@ import dev.kubeproxy.proxy.SyncResult;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -171,8 +172,7 @@ public class IptablesProxier implements ProxyBackend {
           LOG.log(System.Logger.Level.ERROR, "Failed to execute iptables-save: stale chains will not be deleted ("
               + e.getMessage() + ")");
         }
-        ensureJumpRules(t, tables);
-        ensureCanaries(t, tables);
+        ensureJumpRulesAndCanaries(t, tables);
         if (tables != null) {
           known.addAll(IptablesTool.chainsOf(tables.getOrDefault("nat", "")));
           staleScanDone = true;
@@ -331,21 +331,58 @@ public class IptablesProxier implements ProxyBackend {
     return !anyIPv4;
   }
 
-  /** Jump rules of §5 (tables: the current iptables-save per table, or null when unknown). */
-  private void ensureJumpRules(IptablesTool t, Map<String, String> tables) throws IOException {
+  /**
+   * Jump rules of §5 and the canary chains. With the current iptables-save (tables), everything missing
+   * is added in one small iptables-restore (-I inserts at the top, in upstream's order, so the result is
+   * the same as upstream's one command per rule); without it (save failed), one command per item.
+   */
+  private void ensureJumpRulesAndCanaries(IptablesTool t, Map<String, String> tables)
+      throws IOException, IptablesTool.RestoreException {
     List<JumpRule> all = new ArrayList<>(JumpRule.KUBE_PROXY);
     all.addAll(JumpRule.KUBELET);
-    Set<String> ensured = new HashSet<>();
-    for (JumpRule jump : all) {
-      String dump = tables == null ? null : tables.get(jump.table());
-      if (ensured.add(jump.table() + "/" + jump.target())
-          && (dump == null || !IptablesTool.chainsOf(dump).contains(jump.target()))) {
-        t.ensureChain(jump.table(), jump.target());
-      }
-      if (dump == null || !dump.contains("\n" + jump.saveLine() + "\n") && !dump.startsWith(jump.saveLine() + "\n")) {
+    if (tables == null) {
+      Set<String> ensured = new HashSet<>();
+      for (JumpRule jump : all) {
+        if (ensured.add(jump.table() + "/" + jump.target())) {
+          t.ensureChain(jump.table(), jump.target());
+        }
         t.ensureRuleAtTop(jump.table(), jump.builtin(), jump.ruleArgs());
       }
+      ensureCanaries(t, null);
+      return;
     }
+    Map<String, StringBuilder> chainLines = new java.util.LinkedHashMap<>();
+    Map<String, StringBuilder> ruleLines = new HashMap<>();
+    Map<String, Set<String>> declared = new HashMap<>();
+    for (JumpRule jump : all) {
+      String dump = "\n" + tables.getOrDefault(jump.table(), "");
+      Set<String> existing = IptablesTool.chainsOf(dump.substring(1));
+      if (!existing.contains(jump.target())
+          && declared.computeIfAbsent(jump.table(), k -> new HashSet<>()).add(jump.target())) {
+        chainLines.computeIfAbsent(jump.table(), k -> new StringBuilder())
+            .append(':').append(jump.target()).append(" - [0:0]\n");
+      }
+      if (!dump.contains("\n" + jump.saveLine() + "\n")) {
+        chainLines.computeIfAbsent(jump.table(), k -> new StringBuilder());
+        ruleLines.computeIfAbsent(jump.table(), k -> new StringBuilder())
+            .append(jump.saveLine().replaceFirst("^-A ", "-I ")).append('\n');
+      }
+    }
+    for (String table : CANARY_TABLES) {
+      if (!IptablesTool.chainsOf(tables.getOrDefault(table, "")).contains(KUBE_PROXY_CANARY)) {
+        chainLines.computeIfAbsent(table, k -> new StringBuilder())
+            .append(':').append(KUBE_PROXY_CANARY).append(" - [0:0]\n");
+      }
+    }
+    if (!chainLines.isEmpty()) {
+      StringBuilder input = new StringBuilder();
+      for (Map.Entry<String, StringBuilder> table : chainLines.entrySet()) {
+        input.append('*').append(table.getKey()).append('\n').append(table.getValue());
+        input.append(ruleLines.getOrDefault(table.getKey(), new StringBuilder())).append("COMMIT\n");
+      }
+      t.restore(input.toString(), null);
+    }
+    canariesCreated = true;
   }
 
   private void ensureCanaries(IptablesTool t, Map<String, String> tables) {
