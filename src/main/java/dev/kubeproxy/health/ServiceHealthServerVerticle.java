@@ -16,7 +16,7 @@ import java.lang.System.Logger.Level;
 import java.net.InetAddress;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -39,7 +39,7 @@ public class ServiceHealthServerVerticle extends VerticleBase {
   private final AgentOptions options;
   private final NodeInfo nodeInfo;
   private final Clock clock;
-  private final Map<NamespacedName, Service> services = new HashMap<>();
+  private final Map<NamespacedName, Service> services = new ConcurrentHashMap<>(); // read by openPorts() from any thread
   private ProxierHealth health; // null when the healthz server is disabled
   private List<String> listenHosts = List.of();
   private Future<Void> queue = Future.succeededFuture();
