@@ -90,31 +90,32 @@ public final class ApiClients {
    * line written at each retry.
    */
   public static String describe(String server, Throwable error) {
+    // Walk to the innermost cause that says something: an HTTP status, or the network error.
     Throwable t = error;
-    while (t.getCause() != null && !(t instanceof ApiException ae && ae.getCode() != 0)) {
-      if (t instanceof ConnectException || t instanceof UnknownHostException || t instanceof SSLException
-          || t instanceof SocketTimeoutException) {
+    while (true) {
+      if (t instanceof ApiException ae && ae.getCode() != 0) {
+        return switch (ae.getCode()) {
+          case 401 -> "the API server " + server + " rejected the credentials (401 Unauthorized): check the token or client certificate in the kubeconfig";
+          case 403 -> "the API server " + server + " denied access (403 Forbidden): the kube-proxy identity needs RBAC permission for this request" + body(ae);
+          default -> "the API server " + server + " answered " + ae.getCode() + body(ae);
+        };
+      }
+      if (t instanceof ConnectException || t instanceof SocketTimeoutException) {
+        return "cannot reach the API server " + server + ": " + t.getMessage();
+      }
+      if (t instanceof UnknownHostException) {
+        return "cannot resolve the API server host of " + server + ": " + t.getMessage();
+      }
+      if (t instanceof SSLException) {
+        return "TLS handshake with the API server " + server + " failed: " + t.getMessage();
+      }
+      if (t.getCause() == null || t.getCause() == t) {
         break;
       }
       t = t.getCause();
     }
-    if (t instanceof ApiException ae && ae.getCode() != 0) {
-      return switch (ae.getCode()) {
-        case 401 -> "the API server " + server + " rejected the credentials (401 Unauthorized): check the token or client certificate in the kubeconfig";
-        case 403 -> "the API server " + server + " denied access (403 Forbidden): the kube-proxy identity needs RBAC permission to list and watch this resource" + body(ae);
-        default -> "the API server " + server + " answered " + ae.getCode() + body(ae);
-      };
-    }
-    if (t instanceof ConnectException || t instanceof SocketTimeoutException) {
-      return "cannot reach the API server " + server + ": " + t.getMessage();
-    }
-    if (t instanceof UnknownHostException) {
-      return "cannot resolve the API server host of " + server + ": " + t.getMessage();
-    }
-    if (t instanceof SSLException) {
-      return "TLS handshake with the API server " + server + " failed: " + t.getMessage();
-    }
-    return "request to the API server " + server + " failed: " + error;
+    String detail = t instanceof ApiException ? t.getClass().getSimpleName() : t.getClass().getSimpleName() + ": " + t.getMessage();
+    return "request to the API server " + server + " failed: " + detail;
   }
 
   private static String body(ApiException ae) {

@@ -58,6 +58,9 @@ final class BackoffListerWatcher<T extends KubernetesObject, L extends Kubernete
       nextBackoffMs = 0;
       return result;
     } catch (ApiException | RuntimeException e) {
+      if (stopped) {
+        throw e;
+      }
       nextBackoffMs = nextBackoffMs == 0 ? INITIAL_BACKOFF_MS : Math.min(MAX_BACKOFF_MS, nextBackoffMs * 2);
       LOG.log(System.Logger.Level.WARNING, "Failed to list " + what + ": " + ApiClients.describe(client.getBasePath(), e)
           + "; retrying in " + String.format("%.1fs", (nextBackoffMs + 1000) / 1000.0));
@@ -71,6 +74,9 @@ final class BackoffListerWatcher<T extends KubernetesObject, L extends Kubernete
       return Watch.createWatch(client, calls.generate(params),
           TypeToken.getParameterized(Watch.Response.class, type).getType());
     } catch (ApiException | RuntimeException e) {
+      if (stopped) {
+        throw e;
+      }
       LOG.log(System.Logger.Level.WARNING, "Failed to watch " + what + ": "
           + ApiClients.describe(client.getBasePath(), e) + "; relisting");
       throw e;

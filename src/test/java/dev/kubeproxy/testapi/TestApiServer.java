@@ -357,6 +357,10 @@ public final class TestApiServer {
       json(req.response(), 200, groupList());
       return;
     }
+    if (path.startsWith("/openapi/v3")) {
+      json(req.response(), 200, OpenApiV3.document(path.substring("/openapi/v3".length()).replaceAll("^/", ""), TYPES));
+      return;
+    }
     String group;
     String version;
     List<String> rest;
