@@ -72,8 +72,10 @@ final class ManifestReader {
       }
     } catch (JsonProcessingException e) {
       JsonLocation at = e.getLocation();
-      throw new ManifestException(file, at == null ? 0 : at.getLineNr(), at == null ? 0 : at.getColumnNr(),
-          e.getOriginalMessage());
+      // YAML errors come with quoted source lines and carets: keep the sentences only, on one line.
+      String problem = String.join("; ", e.getOriginalMessage().lines()
+          .filter(l -> !l.isBlank() && !l.startsWith(" ")).toList());
+      throw new ManifestException(file, at == null ? 0 : at.getLineNr(), at == null ? 0 : at.getColumnNr(), problem);
     } catch (IOException | RuntimeException e) {
       if (e.getCause() instanceof JsonProcessingException jpe && jpe.getLocation() != null) {
         throw new ManifestException(file, jpe.getLocation().getLineNr(), jpe.getLocation().getColumnNr(), jpe.getOriginalMessage());
