@@ -23,11 +23,15 @@ public final class NetnsHost implements AutoCloseable {
   public static final int PROBE_TIMEOUT_MS = 1500;
 
   private final String name;
+  private final String netns;
+  private final Path logFile;
   private final Process process;
   private final Writer commands;
   private final BlockingQueue<String> answers = new LinkedBlockingQueue<>();
 
-  private NetnsHost(String name, Process process) {
+  private NetnsHost(String name, Process process, String netns, Path logFile) {
+    this.netns = netns;
+    this.logFile = logFile;
     this.name = name;
     this.process = process;
     this.commands = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
@@ -46,7 +50,7 @@ public final class NetnsHost implements AutoCloseable {
     reader.start();
   }
 
-  /** Starts the echo process named {@code name} in namespace {@code netns}; waits until it serves. */
+  /** Starts the echo process named {@code name} in namespace {@code netns}; see {@link #awaitReady}. */
   static NetnsHost start(String netns, String name, List<Integer> tcpPorts, List<Integer> udpPorts,
       Path logFile) throws IOException {
     List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", netns,
@@ -63,14 +67,17 @@ public final class NetnsHost implements AutoCloseable {
     Process p = new ProcessBuilder(cmd)
         .redirectError(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
         .start();
-    NetnsHost host = new NetnsHost(name, p);
-    String first = host.next(30_000);
+    return new NetnsHost(name, p, netns, logFile);
+  }
+
+  /** Waits for the process to report that its servers listen. */
+  void awaitReady() throws IOException {
+    String first = next(60_000);
     if (first == null || !first.equals("ready " + name)) {
-      host.close();
+      close();
       throw new IOException("echo process " + name + " in " + netns + " did not start (got " + first
           + "); see " + logFile);
     }
-    return host;
   }
 
   public String name() {

@@ -132,6 +132,10 @@ public final class Topology implements AutoCloseable {
       router.must("sysctl", "-qw", "net.ipv4.conf.all.rp_filter=0");
       router.must("sysctl", "-qw", "net.ipv4.conf.default.rp_filter=0");
     }
+    // Long UDP conntrack timeouts on the node: a stale entry must disappear because the agent
+    // deleted it, not because it expired while the test waited.
+    node.exec("sysctl", "-qw", "net.netfilter.nf_conntrack_udp_timeout=600");
+    node.exec("sysctl", "-qw", "net.netfilter.nf_conntrack_udp_timeout_stream=600");
 
     // node-1's pods: one routed veth each; the node answers as the gateway on every veth.
     for (int i = 0; i < LOCAL_PODS.length; i++) {
@@ -178,6 +182,10 @@ public final class Topology implements AutoCloseable {
     }
     for (String role : List.of("node", "client-a", "client-b")) {
       hosts.put(role, NetnsHost.start(ns(role).name(), role, List.of(), List.of(), logDir.resolve(role + ".log")));
+    }
+    // Started together, awaited together: JVM start-up dominates the topology's build time.
+    for (NetnsHost h : hosts.values()) {
+      h.awaitReady();
     }
   }
 
