@@ -76,6 +76,27 @@ class HarnessSelfTestIT {
   }
 
   @Test
+  @Order(4)
+  void rejectRulesAreSeenAsRefusedNotAsTimeouts() {
+    Netns node = topo.node();
+    String vip = Family.V4.serviceIp(200);
+    for (String chain : new String[] {"OUTPUT", "FORWARD"}) {
+      node.must("iptables", "-A", chain, "-d", vip, "-j", "REJECT");
+    }
+    try {
+      Answer fromNode = topo.host("node").tcp(vip, 80);
+      assertTrue(fromNode.refused(), "node -> rejected VIP: " + fromNode);
+      Answer fromPod = topo.host("pod-a").tcp(vip, 80);
+      assertTrue(fromPod.refused(), "pod -> rejected VIP: " + fromPod);
+      Answer udp = topo.host("pod-a").udp(vip, 53, 0);
+      assertTrue(udp.refused(), "pod -> rejected VIP over UDP: " + udp);
+    } finally {
+      node.exec("iptables", "-F", "OUTPUT");
+      node.exec("iptables", "-F", "FORWARD");
+    }
+  }
+
+  @Test
   @Order(3)
   void handWrittenNftDnatWithMasqueradeCarriesTrafficToARemotePod() {
     Netns node = topo.node();

@@ -52,6 +52,7 @@ public final class Topology implements AutoCloseable {
     String id = UUID.randomUUID().toString().substring(0, 6);
     Path logDir = Path.of("target", "e2e-logs", label + "-" + id).toAbsolutePath();
     Files.createDirectories(logDir);
+    removeAbandonedNamespaces();
     Topology t = new Topology(NAME_PREFIX + id + "-", logDir);
     Runtime.getRuntime().addShutdownHook(t.shutdownHook);
     try {
@@ -186,6 +187,30 @@ public final class Topology implements AutoCloseable {
     // Started together, awaited together: JVM start-up dominates the topology's build time.
     for (NetnsHost h : hosts.values()) {
       h.awaitReady();
+    }
+  }
+
+  /**
+   * Deletes kp-e2e- namespaces left by a test JVM that was killed before its cleanup ran: only
+   * those older than an hour with no process inside, so a concurrent run is never touched.
+   */
+  private static void removeAbandonedNamespaces() {
+    Path dir = Path.of("/run/netns");
+    if (!Files.isDirectory(dir)) {
+      return;
+    }
+    CommandRunner root = new CommandRunner();
+    long cutoff = System.currentTimeMillis() - 3_600_000L;
+    try (var names = Files.list(dir)) {
+      for (Path p : names.filter(p -> p.getFileName().toString().startsWith(NAME_PREFIX)).toList()) {
+        String name = p.getFileName().toString();
+        if (Files.getLastModifiedTime(p).toMillis() < cutoff
+            && root.run(List.of("ip", "netns", "pids", name)).stdout().isBlank()) {
+          root.run(List.of("ip", "netns", "delete", name));
+        }
+      }
+    } catch (IOException e) {
+      System.err.println("could not look for abandoned test namespaces: " + e);
     }
   }
 
