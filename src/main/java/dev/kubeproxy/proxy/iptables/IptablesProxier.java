@@ -23,8 +23,9 @@ import java.util.function.Supplier;
 /**
  * The iptables backend for one family (iptables.md): full and partial syncs through
  * iptables-restore --noflush --counters, jump rules at full syncs, stale-chain deletion, the canary
- * check (done at the start of every sync: a missing mangle canary forces a full sync), cleanup,
- * and --dry-run (print the restore input, touch nothing).
+ * check (done at the start of every partial sync: a missing mangle canary forces a full sync), cleanup,
+ * and --dry-run (print the restore input, touch nothing). A sync is full at start, after a failure,
+ * after a node-label change, when the canary is gone, and once per syncPeriod (not in large clusters).
  */
 public class IptablesProxier implements ProxyBackend {
   private static final System.Logger LOG = System.getLogger(IptablesProxier.class.getName());
@@ -46,6 +47,7 @@ public class IptablesProxier implements ProxyBackend {
   /** Service chains of the last applied ruleset: any of them not active any more is deleted. */
   private Set<String> appliedChains = Set.of();
   private long lastStaleScanNanos;
+  private long lastFullSyncNanos;
   private boolean staleScanDone;
   private Ruleset lastRuleset;
   private SyncTimings lastTimings;
@@ -54,7 +56,11 @@ public class IptablesProxier implements ProxyBackend {
    * Where the time of the last successful sync went: the agent's own work (generating the input)
    * versus the tools (iptables-restore; jump-rule, canary and save commands).
    */
-  public record SyncTimings(long generateNanos, long restoreNanos, long otherCommandsNanos, long totalNanos) {}
+  public record SyncTimings(
+      long generateNanos, long generateCpuNanos, long restoreNanos, long otherCommandsNanos, long totalNanos) {}
+
+  private static final java.lang.management.ThreadMXBean THREADS =
+      java.lang.management.ManagementFactory.getThreadMXBean();
 
   public IptablesProxier(ProxierSettings settings, CommandRunner runner) {
     this(settings, runner, new Sysctls(), NodeAddresses.ofInterfaces(), null);
@@ -153,6 +159,12 @@ public class IptablesProxier implements ProxyBackend {
     if (!full && lastNodeLabels != null && !lastNodeLabels.equals(labels)) {
       full = true;
     }
+    boolean large = RulesetGenerator.largeClusterMode(state);
+    if (!full && !large && System.nanoTime() - lastFullSyncNanos >= settings.syncPeriod().toNanos()) {
+      // A full sync every syncPeriod repairs anything a partial sync cannot see. Large clusters skip it,
+      // as upstream does since it became too costly there (#138571): a full restore takes seconds.
+      full = true;
+    }
     boolean tryPartial = !full;
     try {
       if (!full && canariesCreated && canaryMissing(t)) {
@@ -161,7 +173,6 @@ public class IptablesProxier implements ProxyBackend {
         full = true;
       }
       Set<String> known = new HashSet<>(appliedChains);
-      boolean large = RulesetGenerator.largeClusterMode(state);
       if (full) {
         // One iptables-save of every existing table tells which chains and jump rules are there already,
         // so only the missing ones cost a command; its nat part also finds stale chains.
@@ -190,18 +201,23 @@ public class IptablesProxier implements ProxyBackend {
         }
       }
       long generateStart = System.nanoTime();
+      long generateCpuStart = THREADS.getCurrentThreadCpuTime();
       Ruleset ruleset = generator.generate(options(t), state, full, known);
       lastRuleset = ruleset;
+      long generateCpu = THREADS.getCurrentThreadCpuTime() - generateCpuStart;
       long restoreStart = System.nanoTime();
       t.restore(ruleset.payload(), null);
       long end = System.nanoTime();
-      lastTimings = new SyncTimings(restoreStart - generateStart, end - restoreStart,
+      lastTimings = new SyncTimings(restoreStart - generateStart, generateCpu, end - restoreStart,
           generateStart - start, end - start);
       LOG.log(System.Logger.Level.DEBUG, () -> String.format("iptables %s sync: %d bytes, generated in %d ms,"
           + " restored in %d ms", tryPartial ? "partial" : "full", ruleset.payload().length(),
           lastTimings.generateNanos() / 1_000_000, lastTimings.restoreNanos() / 1_000_000));
 
       needFullSync = false;
+      if (full) {
+        lastFullSyncNanos = start;
+      }
       lastNodeLabels = Map.copyOf(labels);
       appliedChains = ruleset.activeNatChains();
       metrics.setIptablesRulesTotal("filter", ruleset.filterRules());
