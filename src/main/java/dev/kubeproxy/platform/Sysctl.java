@@ -30,7 +30,7 @@ public final class Sysctl {
   public static int readInt(Path file) throws IOException {
     String text;
     try {
-      text = Files.readString(file, StandardCharsets.UTF_8).trim();
+      text = readSmallFile(file).trim();
     } catch (IOException e) {
       throw new IOException("open " + file + ": " + reason(e), e);
     }
@@ -38,6 +38,23 @@ public final class Sysctl {
       return Integer.parseInt(text);
     } catch (NumberFormatException e) {
       throw new IOException("strconv.Atoi: parsing \"" + text + "\" in " + file + ": invalid syntax", e);
+    }
+  }
+
+  /**
+   * Reads a small kernel file in one large read: procfs sysctl files answer only the first read()
+   * of an open file, and Files.readString probes a size-0 file with a 1-byte read (it would see
+   * "2" of "262144").
+   */
+  public static String readSmallFile(Path file) throws IOException {
+    try (java.io.InputStream in = Files.newInputStream(file)) {
+      byte[] buf = new byte[4096];
+      int n = 0;
+      int r;
+      while (n < buf.length && (r = in.read(buf, n, buf.length - n)) > 0) {
+        n += r;
+      }
+      return new String(buf, 0, n, StandardCharsets.UTF_8);
     }
   }
 

@@ -96,7 +96,7 @@ public final class ConntrackSysctls {
   /** The number of online CPUs from sysfs, else the JVM's count. */
   public int detectNumCpu() {
     try {
-      int n = countCpuList(Files.readString(paths.cpuOnline(), StandardCharsets.US_ASCII).trim());
+      int n = countCpuList(Sysctl.readSmallFile(paths.cpuOnline()).trim());
       if (n > 0) {
         return n;
       }
