@@ -1,14 +1,13 @@
 package dev.kubeproxy.health;
 
 import dev.kubeproxy.EventBusAddresses;
+import dev.kubeproxy.logging.Log;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
-import java.lang.System.Logger;
-import java.lang.System.Logger.Level;
 import java.util.Locale;
 import java.util.function.UnaryOperator;
 
@@ -28,7 +27,6 @@ public final class ServerLoop {
   private final String logName;
   private final UnaryOperator<String> wrapError;
   private final UnaryOperator<String> fatalText;
-  private final Logger log;
   private HttpServer server;
   private long retryTimer = -1;
   private boolean closed;
@@ -39,7 +37,7 @@ public final class ServerLoop {
    * @param fatalText turns the server's error text into the fatal reason in hard-fail mode
    */
   public ServerLoop(Vertx vertx, HostPort address, HttpServerOptions serverOptions, Handler<HttpServerRequest> handler,
-      boolean hardFail, String logName, UnaryOperator<String> wrapError, UnaryOperator<String> fatalText, Logger log) {
+      boolean hardFail, String logName, UnaryOperator<String> wrapError, UnaryOperator<String> fatalText) {
     this.vertx = vertx;
     this.address = address;
     this.serverOptions = new HttpServerOptions(serverOptions).setHost(address.host()).setPort(address.port());
@@ -48,7 +46,6 @@ public final class ServerLoop {
     this.logName = logName;
     this.wrapError = wrapError;
     this.fatalText = fatalText;
-    this.log = log;
   }
 
   /** Makes the first attempt; completes when it has either succeeded or been handled. */
@@ -84,11 +81,11 @@ public final class ServerLoop {
     HttpServer candidate = vertx.createHttpServer(serverOptions).requestHandler(handler);
     return candidate.listen().<Void>map(s -> {
       server = s;
-      log.log(Level.DEBUG, "Starting " + logName.toLowerCase(Locale.ROOT) + " HTTP server address=" + address.text(s.actualPort()));
+      Log.v(3).info("Starting " + logName.toLowerCase(Locale.ROOT) + " HTTP server", "address", address.text(s.actualPort()));
       return null;
     }).recover(err -> {
       String error = wrapError.apply(listenError(address, err));
-      log.log(Level.ERROR, logName + " server failed err=\"" + error + "\"");
+      Log.error(logName + " server failed", "err", error);
       if (hardFail) {
         vertx.eventBus().send(EventBusAddresses.FATAL, fatalText.apply(error));
       } else if (!closed) {

@@ -3,6 +3,7 @@ package dev.kubeproxy.health;
 import dev.kubeproxy.AgentOptions;
 import dev.kubeproxy.EventBusAddresses;
 import dev.kubeproxy.cluster.NodeInfo;
+import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.platform.Cidr;
 import dev.kubeproxy.platform.LocalAddresses;
 import dev.kubeproxy.proxy.NamespacedName;
@@ -11,8 +12,6 @@ import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
-import java.lang.System.Logger;
-import java.lang.System.Logger.Level;
 import java.net.InetAddress;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -34,7 +33,6 @@ import java.util.TreeMap;
  * recorder wired here yet.)
  */
 public class ServiceHealthServerVerticle extends VerticleBase {
-  private static final Logger LOG = System.getLogger(ServiceHealthServerVerticle.class.getName());
 
   private final AgentOptions options;
   private final NodeInfo nodeInfo;
@@ -118,8 +116,8 @@ public class ServiceHealthServerVerticle extends VerticleBase {
       }
       return hosts;
     } catch (Exception e) {
-      LOG.log(Level.ERROR, "Failed to get node ip address matching node port addresses, health check port will listen to all node addresses err=\""
-          + e.getMessage() + "\"");
+      Log.error("Failed to get node ip address matching node port addresses, health check port will listen to all node addresses",
+          "err", e.getMessage());
       return List.of(wildcard);
     }
   }
@@ -154,7 +152,7 @@ public class ServiceHealthServerVerticle extends VerticleBase {
       var e = it.next();
       Integer port = wanted.get(e.getKey());
       if (port == null || port != e.getValue().port) {
-        LOG.log(Level.DEBUG, "Closing healthcheck service=\"" + e.getKey() + "\" port=" + e.getValue().port);
+        Log.v(2).info("Closing healthcheck", "service", e.getKey().toString(), "port", e.getValue().port);
         e.getValue().servers.forEach(s -> closing.add(s.close()));
         it.remove();
       }
@@ -163,9 +161,9 @@ public class ServiceHealthServerVerticle extends VerticleBase {
       List<Future<Void>> opening = new ArrayList<>();
       for (Map.Entry<NamespacedName, Integer> e : new TreeMap<>(wanted).entrySet()) {
         if (services.containsKey(e.getKey())) {
-          LOG.log(Level.DEBUG, "Existing healthcheck service=\"" + e.getKey() + "\" port=" + e.getValue());
+          Log.v(3).info("Existing healthcheck", "service", e.getKey().toString(), "port", e.getValue());
         } else {
-          LOG.log(Level.DEBUG, "Opening healthcheck service=\"" + e.getKey() + "\" port=" + e.getValue());
+          Log.v(2).info("Opening healthcheck", "service", e.getKey().toString(), "port", e.getValue());
           opening.add(open(e.getKey(), e.getValue()));
         }
       }
@@ -173,7 +171,7 @@ public class ServiceHealthServerVerticle extends VerticleBase {
     }).transform(ignored -> {
       Map<NamespacedName, Integer> counts = state.localReadyEndpoints() == null ? Map.of() : state.localReadyEndpoints();
       services.forEach((name, service) -> service.localEndpoints = counts.getOrDefault(name, 0));
-      LOG.log(Level.DEBUG, "Reporting endpoints for healthcheck endpoints=" + new TreeMap<>(counts));
+      Log.v(3).info("Reporting endpoints for healthcheck", "endpoints", new TreeMap<>(counts).toString());
       return Future.succeededFuture();
     });
   }
@@ -202,8 +200,9 @@ public class ServiceHealthServerVerticle extends VerticleBase {
       }
       opened.forEach(HttpServer::close);
       String node = nodeInfo == null ? "" : nodeInfo.name();
-      LOG.log(Level.ERROR, "Failed to start healthcheck err=\"" + ServerLoop.listenError(new HostPort(listenHosts.isEmpty() ? "" : listenHosts.get(0), port), failure)
-          + "\" node=\"" + node + "\" service=\"" + name + "\" port=" + port);
+      Log.error("Failed to start healthcheck", "err",
+          ServerLoop.listenError(new HostPort(listenHosts.isEmpty() ? "" : listenHosts.get(0), port), failure),
+          "node", node, "service", name.toString(), "port", port);
       return Future.succeededFuture();
     });
   }
@@ -211,7 +210,7 @@ public class ServiceHealthServerVerticle extends VerticleBase {
   private void handle(NamespacedName name, HttpServerRequest req) {
     Service service = services.get(name);
     if (service == null) {
-      LOG.log(Level.ERROR, "Received request for closed healthcheck service=\"" + name + "\"");
+      Log.error("Received request for closed healthcheck", "service", name.toString());
       req.response().end();
       return;
     }

@@ -1,15 +1,12 @@
 package dev.kubeproxy.platform;
 
+import dev.kubeproxy.logging.Log;
 import java.io.IOException;
-import java.lang.System.Logger;
-import java.lang.System.Logger.Level;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 
 /** Writes this process's OOM score adjustment (upstream's oom.ApplyOOMScoreAdj for "self"). */
 public final class OomScore {
-  private static final Logger LOG = System.getLogger(OomScore.class.getName());
-
   private OomScore() {}
 
   /** Two attempts 100 ms apart, as upstream; throws the last error. */
@@ -17,7 +14,7 @@ public final class OomScore {
     if (value < -1000 || value > 1000) {
       throw new IOException("invalid value(" + value + ") specified for oom_score_adj. Values must be within the range [-1000, 1000]");
     }
-    LOG.log(Level.TRACE, "attempting to set \"" + oomScoreAdjFile + "\" to \"" + value + "\"");
+    Log.plain(4, "attempting to set \"" + oomScoreAdjFile + "\" to \"" + value + "\"");
     IOException last = null;
     for (int attempt = 0; attempt < 2; attempt++) {
       try {
@@ -25,11 +22,11 @@ public final class OomScore {
         return;
       } catch (IOException e) {
         if (e.getCause() instanceof NoSuchFileException) {
-          LOG.log(Level.DEBUG, "\"" + oomScoreAdjFile + "\" does not exist");
+          Log.plain(2, "\"" + oomScoreAdjFile + "\" does not exist");
           throw e;
         }
         last = e;
-        LOG.log(Level.DEBUG, e.getMessage());
+        Log.plain(3, e.getMessage());
         try {
           Thread.sleep(100);
         } catch (InterruptedException ie) {
@@ -38,7 +35,7 @@ public final class OomScore {
         }
       }
     }
-    LOG.log(Level.DEBUG, "failed to set \"" + oomScoreAdjFile + "\" to \"" + value + "\": " + last.getMessage());
+    Log.plain(2, "failed to set \"" + oomScoreAdjFile + "\" to \"" + value + "\": " + last.getMessage());
     throw last;
   }
 }

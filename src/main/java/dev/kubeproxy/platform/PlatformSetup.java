@@ -1,9 +1,8 @@
 package dev.kubeproxy.platform;
 
 import dev.kubeproxy.AgentOptions;
+import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.proxy.conntrack.ConntrackSysctls;
-import java.lang.System.Logger;
-import java.lang.System.Logger.Level;
 
 /**
  * The privileged host setup at start (server_linux.go): the conntrack sysctls (server.md §9
@@ -11,8 +10,6 @@ import java.lang.System.Logger.Level;
  * logged on failure). Blocking: run on a worker.
  */
 public final class PlatformSetup {
-  private static final Logger LOG = System.getLogger(PlatformSetup.class.getName());
-
   /**
    * @param sysfsReadOnly the conntrack hashsize could not be raised because /sys is read-only;
    *                      upstream records a Warning event on the Node (reason "readOnlySysFS",
@@ -31,14 +28,14 @@ public final class PlatformSetup {
     ConntrackSysctls.Outcome outcome = new ConntrackSysctls(paths).apply(options.config().conntrack);
     boolean readOnly = outcome == ConntrackSysctls.Outcome.READ_ONLY_SYSFS;
     if (readOnly) {
-      LOG.log(Level.WARNING, "readOnlySysFS: " + ConntrackSysctls.READ_ONLY_SYSFS_NOTE);
+      Log.warn("Cannot raise the conntrack hashsize", "reason", "readOnlySysFS", "note", ConntrackSysctls.READ_ONLY_SYSFS_NOTE);
     }
     Integer oomScoreAdj = options.config().oomScoreAdj;
     if (oomScoreAdj != null) {
       try {
         OomScore.apply(paths.oomScoreAdj(), oomScoreAdj);
       } catch (Exception e) {
-        LOG.log(Level.DEBUG, "Failed to apply OOMScore err=\"" + e.getMessage() + "\"");
+        Log.v(2).info("Failed to apply OOMScore", "err", e.getMessage());
       }
     }
     return new Result(readOnly);

@@ -8,7 +8,7 @@ import dev.kubeproxy.EventBusAddresses;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.proxy.IpFamily;
 import dev.kubeproxy.testutil.Await;
-import dev.kubeproxy.testutil.LocalCodec;
+import dev.kubeproxy.EventBusCodecs;
 import dev.kubeproxy.testutil.MutableClock;
 import dev.kubeproxy.testutil.TestConfigs;
 import io.vertx.core.Vertx;
@@ -41,7 +41,7 @@ class HealthzServerVerticleTest {
   @BeforeEach
   void deploy(Vertx vertx) {
     this.vertx = vertx;
-    LocalCodec.register(vertx, HealthUpdate.class);
+    EventBusCodecs.register(vertx);
     verticle = new HealthzServerVerticle(TestConfigs.options(c -> c.healthzBindAddress = "127.0.0.1:0"), clock, metrics);
     Await.result(vertx.deployVerticle(verticle));
     port = verticle.actualPort();

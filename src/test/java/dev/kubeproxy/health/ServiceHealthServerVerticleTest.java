@@ -8,7 +8,7 @@ import dev.kubeproxy.cluster.NodeInfo;
 import dev.kubeproxy.proxy.IpFamily;
 import dev.kubeproxy.proxy.NamespacedName;
 import dev.kubeproxy.testutil.Await;
-import dev.kubeproxy.testutil.LocalCodec;
+import dev.kubeproxy.EventBusCodecs;
 import dev.kubeproxy.testutil.MutableClock;
 import dev.kubeproxy.testutil.TestConfigs;
 import io.vertx.core.Vertx;
@@ -43,7 +43,7 @@ class ServiceHealthServerVerticleTest {
   @BeforeEach
   void deploy(Vertx vertx) {
     this.vertx = vertx;
-    LocalCodec.register(vertx, HealthUpdate.class, ServiceHealthState.class);
+    EventBusCodecs.register(vertx);
     verticle = new ServiceHealthServerVerticle(TestConfigs.options(c -> c.nodePortAddresses = List.of("127.0.0.0/8")), node, clock);
     Await.result(vertx.deployVerticle(verticle));
     client = WebClient.create(vertx);
@@ -154,7 +154,7 @@ class ServiceHealthServerVerticleTest {
   void healthIsAlwaysTrueWhenHealthzIsDisabled() throws Exception {
     Vertx other = Vertx.vertx(); // its own event bus: the verticle of this test class must not see these messages
     try {
-      LocalCodec.register(other, HealthUpdate.class, ServiceHealthState.class);
+      EventBusCodecs.register(other);
       ServiceHealthServerVerticle noHealthz = new ServiceHealthServerVerticle(TestConfigs.options(c -> {
         c.healthzBindAddress = "";
         c.nodePortAddresses = List.of("127.0.0.1/32");

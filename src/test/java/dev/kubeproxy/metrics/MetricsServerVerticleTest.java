@@ -28,7 +28,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class MetricsServerVerticleTest {
   private Vertx vertx;
   private WebClient client;
-  private final ProxyMetrics metrics = new ProxyMetrics().registerFor("nftables");
+  private final ProxyMetrics metrics = new ProxyMetrics(); // the server registers the mode's sets
   private final List<Integer> verbosity = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   @BeforeEach
@@ -69,6 +69,9 @@ class MetricsServerVerticleTest {
     assertTrue(text.contains("\nkubeproxy_sync_proxy_rules_nftables_sync_failures_total 1\n"), text);
     assertTrue(text.contains("# TYPE jvm_threads_live_threads gauge"), text);
     assertTrue(!text.contains("kubeproxy_sync_proxy_rules_iptables"), "nftables mode has no iptables metrics");
+    assertTrue(text.contains("\nkubernetes_feature_enabled{name=\"NFTablesProxyMode\",stage=\"BETA\"} 1\n"), text);
+    assertTrue(text.contains("\nkubernetes_feature_enabled{name=\"KubeProxyDrainingTerminatingNodes\",stage=\"\"} 1\n"), text);
+    assertTrue(text.contains("\nkubernetes_feature_enabled{name=\"AllAlpha\",stage=\"ALPHA\"} 0\n"), text);
   }
 
   @Test

@@ -1,11 +1,10 @@
 package dev.kubeproxy.proxy.conntrack;
 
 import dev.kubeproxy.config.KubeProxyConfiguration;
+import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.platform.HostPaths;
 import dev.kubeproxy.platform.Sysctl;
 import java.io.IOException;
-import java.lang.System.Logger;
-import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,8 +17,6 @@ import java.time.Duration;
  * Blocking: run on a worker.
  */
 public final class ConntrackSysctls {
-  private static final Logger LOG = System.getLogger(ConntrackSysctls.class.getName());
-
   /** What the caller must report: whether the hashsize could not be raised because /sys is read-only. */
   public enum Outcome { APPLIED, READ_ONLY_SYSFS }
 
@@ -86,10 +83,10 @@ public final class ConntrackSysctls {
     int floor = c.min == null ? 0 : c.min;
     long scaled = (long) c.maxPerCore * numCpu;
     if (scaled > floor) {
-      LOG.log(Level.DEBUG, "GetConntrackMax: using scaled conntrack-max-per-core");
+      Log.v(3).info("GetConntrackMax: using scaled conntrack-max-per-core");
       return (int) Math.min(scaled, Integer.MAX_VALUE);
     }
-    LOG.log(Level.DEBUG, "GetConntrackMax: using conntrack-min");
+    Log.v(3).info("GetConntrackMax: using conntrack-min");
     return floor;
   }
 
@@ -126,7 +123,7 @@ public final class ConntrackSysctls {
 
   private void setMax(int max) throws IOException {
     setIntSysctl("nf_conntrack_max", max);
-    LOG.log(Level.INFO, "Setting nf_conntrack_max nfConntrackMax=" + max);
+    Log.info("Setting nf_conntrack_max", "nfConntrackMax", max);
     // The hashsize parameter is global: only raise it, and only when sysfs is writable.
     int hashsize = Sysctl.readInt(paths.hashsize());
     if (hashsize >= max / 4) {
@@ -135,7 +132,7 @@ public final class ConntrackSysctls {
     if (!sysfsWritable()) {
       throw new ReadOnlySysFsException();
     }
-    LOG.log(Level.INFO, "Setting conntrack hashsize conntrackHashsize=" + max / 4);
+    Log.info("Setting conntrack hashsize", "conntrackHashsize", max / 4);
     Sysctl.writeInt(paths.hashsize(), max / 4);
   }
 
@@ -150,7 +147,7 @@ public final class ConntrackSysctls {
       if (opts.length > 0 && "rw".equals(opts[0])) {
         return true;
       }
-      LOG.log(Level.ERROR, "Sysfs is not writable mountPoint=\"" + f[1] + "\" mountOptions=\"" + f[3] + "\"");
+      Log.error("Sysfs is not writable", "mountPoint", f[1], "mountOptions", "[" + String.join(" ", opts) + "]");
       return false;
     }
     throw new IOException("no sysfs mounted");
@@ -165,7 +162,7 @@ public final class ConntrackSysctls {
       current = null; // unreadable: try the write, which reports the real problem
     }
     if (current == null || current != value) {
-      LOG.log(Level.INFO, "Set sysctl entry=\"" + entry + "\" value=" + value);
+      Log.info("Set sysctl", "entry", entry, "value", value);
       sysctl.set(entry, value);
     }
   }

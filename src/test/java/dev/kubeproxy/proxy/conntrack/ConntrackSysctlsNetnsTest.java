@@ -106,12 +106,12 @@ class ConntrackSysctlsNetnsTest {
     assertEquals("151", nsAfter.get("nf_conntrack_udp_timeout_stream"));
     assertEquals(max, nsAfter.get("nf_conntrack_max"));
     int expectedWrites = 4 + ("true".equals(liberal) ? 1 : 0);
-    assertEquals(expectedWrites, count(first.stderr(), "Set sysctl entry="), first.stderr());
-    assertTrue(first.stderr().contains("Setting nf_conntrack_max nfConntrackMax=" + max), first.stderr());
+    assertEquals(expectedWrites, count(first.stderr(), "\"Set sysctl\" entry="), first.stderr());
+    assertTrue(first.stderr().contains("\"Setting nf_conntrack_max\" nfConntrackMax=" + max), first.stderr());
 
     CommandRunner.Result second = runMain(max, "0", "7201", "121", liberal, "47", "151", "500");
     assertEquals(0, second.exitCode(), second.stderr());
-    assertEquals(0, count(second.stderr(), "Set sysctl entry="), "nothing differs the second time: " + second.stderr());
+    assertEquals(0, count(second.stderr(), "\"Set sysctl\" entry="), "nothing differs the second time: " + second.stderr());
 
     assertEquals(hostBefore, sysctls(host), "the host's values are untouched");
   }
