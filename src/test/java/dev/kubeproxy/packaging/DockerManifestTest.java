@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.kubeproxy.config.ConfigCodec;
+import dev.kubeproxy.config.ConfigValidation;
 import dev.kubeproxy.config.KubeProxyConfiguration;
 import io.kubernetes.client.openapi.models.V1ClusterRole;
 import io.kubernetes.client.openapi.models.V1ClusterRoleBinding;
@@ -17,13 +19,10 @@ import io.kubernetes.client.openapi.models.V1PolicyRule;
 import io.kubernetes.client.openapi.models.V1ServiceAccount;
 import io.kubernetes.client.util.Yaml;
 import java.io.IOException;
-import java.lang.reflect.Field;
-import java.lang.reflect.Modifier;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -119,37 +118,17 @@ class DockerManifestTest {
   }
 
   @Test
-  void configMapHoldsAKubeProxyConfigurationWithKnownFieldsOnly() throws IOException {
+  void configMapHoldsAStrictlyValidKubeProxyConfiguration() throws Exception {
     V1ConfigMap cm = get(V1ConfigMap.class);
-    JsonNode config = new ObjectMapper(new YAMLFactory()).readTree(cm.getData().get("config.conf"));
-    assertEquals(KubeProxyConfiguration.API_VERSION, config.get("apiVersion").asText());
-    assertEquals(KubeProxyConfiguration.KIND, config.get("kind").asText());
-    List<String> unknown = new ArrayList<>();
-    checkFields(config, KubeProxyConfiguration.class, "", unknown);
-    assertEquals(List.of(), unknown, "fields the v1alpha1 model does not have");
-    assertEquals("/var/lib/kube-proxy/kubeconfig.conf", config.get("clientConnection").get("kubeconfig").asText());
+    ConfigCodec.Decoded decoded = ConfigCodec.decode("config.conf", cm.getData().get("config.conf").getBytes(StandardCharsets.UTF_8));
+    assertEquals(List.of(), decoded.strictErrors(), "strict decoding");
+    KubeProxyConfiguration config = decoded.config();
+    assertEquals(List.of(), ConfigValidation.validate(config), "validation");
+    assertEquals("/var/lib/kube-proxy/kubeconfig.conf", config.clientConnection.kubeconfig);
+    assertEquals("0.0.0.0:10256", config.healthzBindAddress);
     JsonNode kubeconfig = new ObjectMapper(new YAMLFactory()).readTree(cm.getData().get("kubeconfig.conf"));
     assertEquals("Config", kubeconfig.get("kind").asText());
     assertEquals("/var/run/secrets/kubernetes.io/serviceaccount/token", kubeconfig.get("users").get(0).get("user").get("tokenFile").asText());
-  }
-
-  /** Every YAML key must be a public field of the model (the v1alpha1 names). */
-  private static void checkFields(JsonNode node, Class<?> type, String path, List<String> unknown) {
-    for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
-      Map.Entry<String, JsonNode> e = it.next();
-      Field f;
-      try {
-        f = type.getField(e.getKey());
-      } catch (NoSuchFieldException ex) {
-        unknown.add(path + e.getKey());
-        continue;
-      }
-      Class<?> fieldType = f.getType();
-      if (e.getValue().isObject() && !Map.class.isAssignableFrom(fieldType) && !Modifier.isStatic(f.getModifiers())
-          && fieldType.getName().startsWith("dev.kubeproxy")) {
-        checkFields(e.getValue(), fieldType, path + e.getKey() + ".", unknown);
-      }
-    }
   }
 
   @Test
