@@ -15,6 +15,7 @@ import io.vertx.core.http.HttpServerRequest;
 import java.net.InetAddress;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.List;
 import java.util.Map;
@@ -41,6 +42,7 @@ public class ServiceHealthServerVerticle extends VerticleBase {
   private ProxierHealth health; // null when the healthz server is disabled
   private List<String> listenHosts = List.of();
   private Future<Void> queue = Future.succeededFuture();
+  private final Map<Object, ServiceHealthState> byFamily = new HashMap<>(); // the latest state per proxier
 
   /** One registered service: its port, its listeners and its local ready endpoint count. */
   private static final class Service {
@@ -145,8 +147,26 @@ public class ServiceHealthServerVerticle extends VerticleBase {
     return configured;
   }
 
+  /**
+   * Folds one proxier's state into the per-family views: with dual-stack the wanted ports are the
+   * union of both families' and a service's count is the larger one (one listener serves both
+   * families, and a dual-stack pod is one endpoint, not two).
+   */
   private Future<Void> reconcile(ServiceHealthState state) {
-    Map<NamespacedName, Integer> wanted = state.healthCheckNodePorts() == null ? Map.of() : state.healthCheckNodePorts();
+    if (state.family() == null) {
+      byFamily.clear();
+    }
+    byFamily.put(state.family() == null ? "all" : state.family(), state);
+    Map<NamespacedName, Integer> wanted = new HashMap<>();
+    Map<NamespacedName, Integer> counts = new HashMap<>();
+    for (ServiceHealthState s : byFamily.values()) {
+      if (s.healthCheckNodePorts() != null) {
+        wanted.putAll(s.healthCheckNodePorts());
+      }
+      if (s.localReadyEndpoints() != null) {
+        s.localReadyEndpoints().forEach((k, v) -> counts.merge(k, v, Math::max));
+      }
+    }
     List<Future<Void>> closing = new ArrayList<>();
     for (var it = services.entrySet().iterator(); it.hasNext(); ) {
       var e = it.next();
@@ -169,7 +189,6 @@ public class ServiceHealthServerVerticle extends VerticleBase {
       }
       return Future.join(opening);
     }).transform(ignored -> {
-      Map<NamespacedName, Integer> counts = state.localReadyEndpoints() == null ? Map.of() : state.localReadyEndpoints();
       services.forEach((name, service) -> service.localEndpoints = counts.getOrDefault(name, 0));
       Log.v(3).info("Reporting endpoints for healthcheck", "endpoints", new TreeMap<>(counts).toString());
       return Future.succeededFuture();

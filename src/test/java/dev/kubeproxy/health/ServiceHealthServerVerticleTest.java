@@ -175,6 +175,25 @@ class ServiceHealthServerVerticleTest {
   }
 
   @Test
+  void dualStackProxiersEachSendTheirViewAndTheServersCombineThem() throws Exception {
+    int webPort = freePort();
+    int dbPort = freePort();
+    // the IPv4 proxier knows web (2 local endpoints); the IPv6 proxier knows db and web (1 each)
+    vertx.eventBus().publish(EventBusAddresses.SERVICE_HEALTH, new ServiceHealthState(Map.of(WEB, webPort), Map.of(WEB, 2), IpFamily.IPv4));
+    vertx.eventBus().publish(EventBusAddresses.SERVICE_HEALTH,
+        new ServiceHealthState(Map.of(WEB, webPort, DB, dbPort), Map.of(WEB, 1, DB, 1), IpFamily.IPv6));
+    Await.until("both open", 5000, () -> verticle.openPorts().size() == 2);
+    assertEquals("2", get(webPort, "/").getHeader("X-Load-Balancing-Endpoint-Weight"));
+    assertEquals("1", get(dbPort, "/").getHeader("X-Load-Balancing-Endpoint-Weight"));
+    // a later IPv4 sync that does not mention db must not close what IPv6 still wants
+    vertx.eventBus().publish(EventBusAddresses.SERVICE_HEALTH, new ServiceHealthState(Map.of(WEB, webPort), Map.of(WEB, 0), IpFamily.IPv4));
+    Await.until("web count from IPv6 only", 5000, () -> "1".equals(get(webPort, "/").getHeader("X-Load-Balancing-Endpoint-Weight")));
+    assertEquals(Map.of(WEB, webPort, DB, dbPort), verticle.openPorts());
+    vertx.eventBus().publish(EventBusAddresses.SERVICE_HEALTH, new ServiceHealthState(Map.of(WEB, webPort), Map.of(), IpFamily.IPv6));
+    Await.until("db closed", 5000, () -> !verticle.openPorts().containsKey(DB) && !listening(dbPort));
+  }
+
+  @Test
   void primaryMeansTheNodeIpsThatAreNotLoopback(Vertx vertx) {
     NodeInfo loopbackNode = new NodeInfo("node-1", List.of("127.0.0.1"), List.of(), Map.of());
     ServiceHealthServerVerticle v = new ServiceHealthServerVerticle(TestConfigs.options(c -> c.nodePortAddresses = List.of("primary")),
