@@ -2,6 +2,7 @@ package dev.kubeproxy.health;
 
 import dev.kubeproxy.AgentOptions;
 import dev.kubeproxy.EventBusAddresses;
+import dev.kubeproxy.cluster.EventRequest;
 import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import io.vertx.core.Future;
@@ -63,7 +64,7 @@ public class HealthzServerVerticle extends VerticleBase {
     vertx.eventBus().<Boolean>localConsumer(EventBusAddresses.NODE_ELIGIBLE, m -> health.setNodeEligible(Boolean.TRUE.equals(m.body())));
     loop = new ServerLoop(vertx, address, new HttpServerOptions(), this::handle, options.config().bindAddressHardFail,
         "Healthz", err -> "failed to start proxier healthz on " + address + ": " + err,
-        err -> "healthz server failed: " + err);
+        err -> "healthz server failed: " + err, EventRequest::failedToStartProxierHealthcheck);
     return loop.start();
   }
 

@@ -1,6 +1,7 @@
 package dev.kubeproxy.health;
 
 import dev.kubeproxy.EventBusAddresses;
+import dev.kubeproxy.cluster.EventRequest;
 import dev.kubeproxy.logging.Log;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
@@ -9,6 +10,7 @@ import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import java.util.Locale;
+import java.util.function.Function;
 import java.util.function.UnaryOperator;
 
 /**
@@ -27,6 +29,7 @@ public final class ServerLoop {
   private final String logName;
   private final UnaryOperator<String> wrapError;
   private final UnaryOperator<String> fatalText;
+  private final Function<String, EventRequest> hardFailEvent;
   private HttpServer server;
   private long retryTimer = -1;
   private boolean closed;
@@ -35,9 +38,11 @@ public final class ServerLoop {
    * @param logName   for the log lines, e.g. "Healthz" ("Healthz server failed")
    * @param wrapError turns the Go-style listen error into the server's error text
    * @param fatalText turns the server's error text into the fatal reason in hard-fail mode
+   * @param hardFailEvent the Warning event upstream records on the Node before exiting in hard-fail mode
    */
   public ServerLoop(Vertx vertx, HostPort address, HttpServerOptions serverOptions, Handler<HttpServerRequest> handler,
-      boolean hardFail, String logName, UnaryOperator<String> wrapError, UnaryOperator<String> fatalText) {
+      boolean hardFail, String logName, UnaryOperator<String> wrapError, UnaryOperator<String> fatalText,
+      Function<String, EventRequest> hardFailEvent) {
     this.vertx = vertx;
     this.address = address;
     this.serverOptions = new HttpServerOptions(serverOptions).setHost(address.host()).setPort(address.port());
@@ -46,6 +51,7 @@ public final class ServerLoop {
     this.logName = logName;
     this.wrapError = wrapError;
     this.fatalText = fatalText;
+    this.hardFailEvent = hardFailEvent;
   }
 
   /** Makes the first attempt; completes when it has either succeeded or been handled. */
@@ -87,7 +93,9 @@ public final class ServerLoop {
       String error = wrapError.apply(listenError(address, err));
       Log.error(logName + " server failed", "err", error);
       if (hardFail) {
-        vertx.eventBus().send(EventBusAddresses.FATAL, fatalText.apply(error));
+        String reason = fatalText.apply(error);
+        ClusterEvents.record(vertx, hardFailEvent.apply(reason));
+        vertx.eventBus().send(EventBusAddresses.FATAL, reason);
       } else if (!closed) {
         retryTimer = vertx.setTimer(RETRY_MILLIS, id -> attempt());
       }

@@ -2,6 +2,7 @@ package dev.kubeproxy.health;
 
 import dev.kubeproxy.AgentOptions;
 import dev.kubeproxy.EventBusAddresses;
+import dev.kubeproxy.cluster.EventRequest;
 import dev.kubeproxy.cluster.NodeInfo;
 import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.platform.Cidr;
@@ -29,9 +30,8 @@ import java.util.TreeMap;
  * local endpoint count and the proxier's health (from the same {@link HealthUpdate} messages the
  * healthz server reads; always healthy when healthz is disabled).
  *
- * <p>A port that cannot be opened is logged and retried on the next message, as upstream does.
- * (Upstream also records a FailedToStartServiceHealthcheck event; this agent has no event
- * recorder wired here yet.)
+ * <p>A port that cannot be opened is logged, reported as a FailedToStartServiceHealthcheck event
+ * on the Service, and retried on the next message, as upstream does.
  */
 public class ServiceHealthServerVerticle extends VerticleBase {
 
@@ -219,9 +219,9 @@ public class ServiceHealthServerVerticle extends VerticleBase {
       }
       opened.forEach(HttpServer::close);
       String node = nodeInfo == null ? "" : nodeInfo.name();
-      Log.error("Failed to start healthcheck", "err",
-          ServerLoop.listenError(new HostPort(listenHosts.isEmpty() ? "" : listenHosts.get(0), port), failure),
-          "node", node, "service", name.toString(), "port", port);
+      String error = ServerLoop.listenError(new HostPort(listenHosts.isEmpty() ? "" : listenHosts.get(0), port), failure);
+      ClusterEvents.record(vertx, EventRequest.failedToStartServiceHealthcheck(node, name.namespace(), name.name(), port, error));
+      Log.error("Failed to start healthcheck", "err", error, "node", node, "service", name.toString(), "port", port);
       return Future.succeededFuture();
     });
   }

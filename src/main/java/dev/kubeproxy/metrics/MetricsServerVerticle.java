@@ -1,6 +1,7 @@
 package dev.kubeproxy.metrics;
 
 import dev.kubeproxy.AgentOptions;
+import dev.kubeproxy.cluster.EventRequest;
 import dev.kubeproxy.config.ConfigzJson;
 import dev.kubeproxy.config.FeatureGates;
 import dev.kubeproxy.logging.Log;
@@ -69,7 +70,7 @@ public class MetricsServerVerticle extends VerticleBase {
     // gzip when the scraper accepts it, as Go's promhttp handler does
     HttpServerOptions serverOptions = new HttpServerOptions().setCompressionSupported(true);
     loop = new ServerLoop(vertx, address, serverOptions, router(), options.config().bindAddressHardFail,
-        "Metrics", err -> err, err -> "starting metrics server failed: " + err);
+        "Metrics", err -> err, err -> "starting metrics server failed: " + err, EventRequest::failedToStartMetricServer);
     return loop.start();
   }
 

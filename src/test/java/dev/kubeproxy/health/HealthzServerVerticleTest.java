@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kubeproxy.AgentOptions;
 import dev.kubeproxy.EventBusAddresses;
+import dev.kubeproxy.cluster.EventRequest;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.proxy.IpFamily;
 import dev.kubeproxy.testutil.Await;
@@ -139,7 +140,9 @@ class HealthzServerVerticleTest {
   @Test
   void bindFailureWithHardFailIsFatal(Vertx vertx) throws Exception {
     BlockingQueue<String> fatal = new ArrayBlockingQueue<>(4);
+    BlockingQueue<EventRequest> events = new ArrayBlockingQueue<>(4);
     vertx.eventBus().<String>consumer(EventBusAddresses.FATAL, m -> fatal.add(m.body()));
+    vertx.eventBus().<EventRequest>consumer(EventBusAddresses.EVENTS, m -> events.add(m.body()));
     AgentOptions opts = TestConfigs.options(c -> {
       c.healthzBindAddress = "127.0.0.1:" + port; // taken by the server deployed above
       c.bindAddressHardFail = true;
@@ -148,6 +151,8 @@ class HealthzServerVerticleTest {
     String reason = fatal.poll(10, TimeUnit.SECONDS);
     assertEquals("healthz server failed: failed to start proxier healthz on 127.0.0.1:" + port + ": listen tcp 127.0.0.1:" + port
         + ": bind: address already in use", reason);
+    EventRequest event = events.poll(5, TimeUnit.SECONDS);
+    assertEquals(EventRequest.failedToStartProxierHealthcheck(reason), event);
   }
 
   @Test

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kubeproxy.EventBusAddresses;
+import dev.kubeproxy.cluster.EventRequest;
 import dev.kubeproxy.cluster.NodeInfo;
 import dev.kubeproxy.proxy.IpFamily;
 import dev.kubeproxy.proxy.NamespacedName;
@@ -137,7 +138,12 @@ class ServiceHealthServerVerticleTest {
     try (ServerSocket blocker = new ServerSocket()) {
       blocker.bind(new InetSocketAddress("127.0.0.1", 0));
       int port = blocker.getLocalPort();
+      java.util.concurrent.BlockingQueue<EventRequest> events = new java.util.concurrent.ArrayBlockingQueue<>(4);
+      vertx.eventBus().<EventRequest>consumer(EventBusAddresses.EVENTS, m -> events.add(m.body()));
       send(Map.of(WEB, port), Map.of(WEB, 1));
+      EventRequest event = events.poll(5, java.util.concurrent.TimeUnit.SECONDS);
+      assertEquals(EventRequest.failedToStartServiceHealthcheck("node-1", "default", "web", port,
+          "listen tcp 127.0.0.1:" + port + ": bind: address already in use"), event);
       // the message is processed (and fails) before a later one: wait for that later one
       int other = freePort();
       send(Map.of(WEB, port, DB, other), Map.of(WEB, 1));

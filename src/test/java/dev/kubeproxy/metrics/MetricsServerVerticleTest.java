@@ -185,12 +185,15 @@ class MetricsServerVerticleTest {
     int taken = deploy(false);
     BlockingQueue<String> fatal = new ArrayBlockingQueue<>(2);
     vertx.eventBus().<String>consumer(EventBusAddresses.FATAL, m -> fatal.add(m.body()));
+    BlockingQueue<dev.kubeproxy.cluster.EventRequest> events = new ArrayBlockingQueue<>(2);
+    vertx.eventBus().<dev.kubeproxy.cluster.EventRequest>consumer(EventBusAddresses.EVENTS, m -> events.add(m.body()));
     AgentOptions opts = TestConfigs.options(c -> {
       c.metricsBindAddress = "127.0.0.1:" + taken;
       c.bindAddressHardFail = true;
     });
     Await.result(vertx.deployVerticle(new MetricsServerVerticle(opts, metrics, verbosity::add)));
-    assertEquals("starting metrics server failed: listen tcp 127.0.0.1:" + taken + ": bind: address already in use",
-        fatal.poll(10, TimeUnit.SECONDS));
+    String reason = fatal.poll(10, TimeUnit.SECONDS);
+    assertEquals("starting metrics server failed: listen tcp 127.0.0.1:" + taken + ": bind: address already in use", reason);
+    assertEquals(dev.kubeproxy.cluster.EventRequest.failedToStartMetricServer(reason), events.poll(5, TimeUnit.SECONDS));
   }
 }
