@@ -1,6 +1,7 @@
 package dev.kubeproxy.proxy;
 
 import dev.kubeproxy.EventBusAddresses;
+import dev.kubeproxy.cluster.EventRequest;
 import dev.kubeproxy.health.HealthUpdate;
 import dev.kubeproxy.health.ServiceHealthState;
 import dev.kubeproxy.metrics.ProxyMetrics;
@@ -76,8 +77,7 @@ public final class FamilyProxier {
     this.nodeLabels = Map.copyOf(nodeLabels);
     this.serviceChanges = new ServiceChangeTracker(family, gates.loadBalancerIPMode(), metrics);
     this.endpointChanges = new EndpointsChangeTracker(family, nodeName, gates.topologyAwareHints(), metrics, clock,
-        (service, ip) -> LOG.log(Level.WARNING, "Event(Service " + service + "): type: Warning reason: "
-            + "KubeProxyIncorrectIPVersion " + ip + " in endpointslice has incorrect IP version"));
+        this::recordIncorrectIpVersion);
     Duration maxInterval = mode.equals("nftables") ? syncPeriod : IPTABLES_MAX_INTERVAL;
     Duration minInterval = minSyncPeriod.compareTo(maxInterval) > 0 ? maxInterval : minSyncPeriod;
     this.runner = new BoundedFrequencyRunner("sync-runner-" + family, this::syncOnce, minInterval, maxInterval,
@@ -218,6 +218,19 @@ public final class FamilyProxier {
     }
     vertx.eventBus().publish(EventBusAddresses.SERVICE_HEALTH,
         new ServiceHealthState(Map.copyOf(healthCheckPorts), Map.copyOf(endpoints.localReadyEndpoints())));
+  }
+
+  /** The KubeProxyIncorrectIPVersion Warning event on the Service; the cluster watch writes it to the API. */
+  private void recordIncorrectIpVersion(NamespacedName service, String ip) {
+    LOG.log(Level.DEBUG, "Endpoint " + ip + " of service " + service + " is not " + family + "; skipping it");
+    try {
+      vertx.eventBus().publish(EventBusAddresses.EVENTS,
+          EventRequest.incorrectIpVersion(service.namespace(), service.name(), ip, "GatherEndpoints"));
+    } catch (RuntimeException e) {
+      // e.g. no codec registered for EventRequest: keep syncing, say what was not recorded
+      LOG.log(Level.WARNING, "Could not record event KubeProxyIncorrectIPVersion for service " + service + ": "
+          + ip + " in endpointslice has incorrect IP version (" + e.getMessage() + ")");
+    }
   }
 
   private void publishHealth(HealthUpdate.Type type) {

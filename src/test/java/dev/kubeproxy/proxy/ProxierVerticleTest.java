@@ -14,6 +14,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import dev.kubeproxy.AgentOptions;
 import dev.kubeproxy.EventBusAddresses;
 import dev.kubeproxy.cluster.ClusterEvent;
+import dev.kubeproxy.cluster.EventRequest;
 import dev.kubeproxy.cluster.NodeInfo;
 import dev.kubeproxy.config.KubeProxyConfiguration;
 import dev.kubeproxy.health.HealthUpdate;
@@ -169,7 +170,7 @@ class ProxierVerticleTest {
   @SuppressWarnings({"unchecked", "rawtypes"})
   static void registerCodecs(Vertx vertx) {
     for (Class<?> type : List.of(ClusterEvent.class, ClusterEvent.Kind.class, HealthUpdate.class,
-        ServiceHealthState.class)) {
+        ServiceHealthState.class, EventRequest.class)) {
       try {
         vertx.eventBus().registerDefaultCodec((Class) type, new LocalCodec(type));
       } catch (IllegalStateException alreadyThere) {
@@ -422,5 +423,27 @@ class ProxierVerticleTest {
     upsertSlice(s);
     await("latency observed", () -> metrics.programmingLatencies.size() == 1);
     assertEquals(1, v4.last().triggerTimes().get(WEB).size());
+  }
+
+  @Test
+  void wrongFamilyEndpointIsSkippedWithAnEvent() throws Exception {
+    List<EventRequest> events = new CopyOnWriteArrayList<>();
+    vertx.eventBus().<EventRequest>consumer(EventBusAddresses.EVENTS, m -> events.add(m.body()));
+    FakeBackend v4 = new FakeBackend(IpFamily.IPv4);
+    deploy("iptables", false, v4);
+    upsertService(service("demo", "web", "10.96.0.10", port("http", 80, "TCP")));
+    upsertSlice(slice("demo", "web-1", "web", "IPv4", List.of(slicePort("http", 8080, "TCP")),
+        ep("fd00:10:244::5", null), ep("10.244.0.5", null)));
+    synced(ClusterEvent.Kind.SERVICE);
+    synced(ClusterEvent.Kind.ENDPOINT_SLICE);
+    await("first sync", () -> v4.states.size() == 1);
+    await("event", () -> events.size() == 1);
+    EventRequest e = events.get(0);
+    assertEquals("KubeProxyIncorrectIPVersion", e.reason());
+    assertEquals("Warning", e.type());
+    assertEquals("GatherEndpoints", e.action());
+    assertEquals("fd00:10:244::5 in endpointslice has incorrect IP version", e.note());
+    assertEquals("web", e.serviceName());
+    assertEquals(1, v4.last().endpointsOf(new ServicePortName(WEB, "http", "TCP")).size());
   }
 }
