@@ -446,4 +446,26 @@ class ProxierVerticleTest {
     assertEquals("web", e.serviceName());
     assertEquals(1, v4.last().endpointsOf(new ServicePortName(WEB, "http", "TCP")).size());
   }
+
+  @Test
+  void serviceCIDRsReachEachFamilyOnTheNextSync() throws Exception {
+    FakeBackend v4 = new FakeBackend(IpFamily.IPv4);
+    FakeBackend v6 = new FakeBackend(IpFamily.IPv6);
+    deploy("nftables", false, v4, v6);
+    io.kubernetes.client.openapi.models.V1beta1ServiceCIDR cidr = new io.kubernetes.client.openapi.models.V1beta1ServiceCIDR()
+        .metadata(new V1ObjectMeta().name("kubernetes"))
+        .spec(new io.kubernetes.client.openapi.models.V1beta1ServiceCIDRSpec()
+            .cidrs(new ArrayList<>(List.of("10.96.0.0/16", "fd00:10:96::/112"))));
+    send(EventBusAddresses.SERVICE_CIDRS, ClusterEvent.Kind.SERVICE_CIDR, ClusterEvent.Type.UPSERT, "kubernetes", cidr);
+    synced(ClusterEvent.Kind.SERVICE);
+    synced(ClusterEvent.Kind.ENDPOINT_SLICE);
+    await("both synced", () -> !v4.states.isEmpty() && !v6.states.isEmpty());
+    assertEquals(List.of("10.96.0.0/16"), v4.last().serviceCIDRs());
+    assertEquals(List.of("fd00:10:96::/112"), v6.last().serviceCIDRs());
+    send(EventBusAddresses.SERVICE_CIDRS, ClusterEvent.Kind.SERVICE_CIDR, ClusterEvent.Type.DELETE, "kubernetes", cidr);
+    int before = v4.states.size();
+    upsertService(service("demo", "web", "10.96.0.10", port("http", 80, "TCP")));
+    await("next v4 sync", () -> v4.states.size() > before);
+    assertEquals(List.of(), v4.last().serviceCIDRs());
+  }
 }
