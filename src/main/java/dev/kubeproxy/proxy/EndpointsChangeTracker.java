@@ -61,6 +61,8 @@ public final class EndpointsChangeTracker {
   private final Map<NamespacedName, Map<String, SliceData>> applied = new HashMap<>();
   private final Map<NamespacedName, Map<String, SliceData>> pending = new LinkedHashMap<>();
   private final Map<NamespacedName, List<Instant>> triggerTimes = new HashMap<>();
+  /** The endpoints computed from the applied slices at the last checkout, per service. */
+  private final Map<NamespacedName, Map<ServicePortName, List<Endpoint>>> computed = new HashMap<>();
   private int pendingCount;
 
   /**
@@ -196,7 +198,7 @@ public final class EndpointsChangeTracker {
       NamespacedName service = e.getKey();
       // Slices are read in name order so that the dedupe winner does not depend on hashing.
       Map<String, SliceData> slices = applied.computeIfAbsent(service, k -> new TreeMap<>());
-      Map<ServicePortName, List<Endpoint>> previous = endpointsOf(service, slices);
+      Map<ServicePortName, List<Endpoint>> previous = computed.getOrDefault(service, Map.of());
       for (Map.Entry<String, SliceData> s : e.getValue().entrySet()) {
         if (s.getValue().remove()) {
           slices.remove(s.getKey());
@@ -204,10 +206,14 @@ public final class EndpointsChangeTracker {
           slices.put(s.getKey(), s.getValue());
         }
       }
+      Map<ServicePortName, List<Endpoint>> current = endpointsOf(service, slices);
       if (slices.isEmpty()) {
         applied.remove(service);
+        computed.remove(service);
+      } else {
+        computed.put(service, current);
       }
-      changes.put(service, new ServiceChange(previous, endpointsOf(service, slices)));
+      changes.put(service, new ServiceChange(previous, current));
     }
     pending.clear();
     pendingCount = 0;
@@ -260,9 +266,12 @@ public final class EndpointsChangeTracker {
     }
     Map<ServicePortName, List<Endpoint>> out = new HashMap<>();
     byPort.forEach((spn, eps) -> {
-      List<Endpoint> list = new ArrayList<>(eps.values());
-      list.sort(Comparator.comparing(Endpoint::endpoint));
-      out.put(spn, List.copyOf(list));
+      // The map key is the identity string, so sorting by key needs no string building.
+      List<Map.Entry<String, Endpoint>> entries = new ArrayList<>(eps.entrySet());
+      entries.sort(Map.Entry.comparingByKey());
+      List<Endpoint> list = new ArrayList<>(entries.size());
+      entries.forEach(e -> list.add(e.getValue()));
+      out.put(spn, Collections.unmodifiableList(list));
     });
     return out;
   }

@@ -54,6 +54,8 @@ public final class FamilyProxier {
   private List<String> serviceCIDRs = List.of();
   /** Services whose state changed in a sync that failed: the next sync reports them again. */
   private final Set<NamespacedName> unsyncedServices = new HashSet<>();
+  /** Node labels changed: topology may change the endpoints of every service. */
+  private boolean topologyChanged;
   private long successfulSyncs;
   private long failedSyncs;
 
@@ -119,6 +121,7 @@ public final class FamilyProxier {
       return;
     }
     nodeLabels = copy;
+    topologyChanged = true;
     if (initialized.getAsBoolean()) {
       requestSync();
     }
@@ -165,6 +168,13 @@ public final class FamilyProxier {
     Set<NamespacedName> changed = new HashSet<>(unsyncedServices);
     changed.addAll(serviceUpdate.updatedServices());
     changed.addAll(endpointsUpdate.updatedServices());
+    if (topologyChanged) {
+      // Zone hints may select other endpoints for any service: every service counts as changed.
+      topologyChanged = false;
+      for (ServicePortName spn : services.snapshot().keySet()) {
+        changed.add(spn.service());
+      }
+    }
     ProxyState state = new ProxyState(services.snapshot(), endpoints.snapshot(), Set.copyOf(changed), nodeLabels,
         serviceCIDRs, endpointsUpdate.triggerTimes());
     return vertx.executeBlocking(() -> backend.sync(state), true)

@@ -358,6 +358,7 @@ class ProxierVerticleTest {
   void nodeLabelChangesResyncAndOtherNodesAreIgnored() throws Exception {
     FakeBackend v4 = new FakeBackend(IpFamily.IPv4);
     deploy("iptables", false, v4);
+    upsertService(service("demo", "web", "10.96.0.10", port("http", 80, "TCP")));
     synced(ClusterEvent.Kind.SERVICE);
     synced(ClusterEvent.Kind.ENDPOINT_SLICE);
     await("first sync", () -> v4.states.size() == 1);
@@ -369,6 +370,7 @@ class ProxierVerticleTest {
     send(EventBusAddresses.NODE, ClusterEvent.Kind.NODE, ClusterEvent.Type.UPSERT, "node-a", self);
     await("labels synced", () -> v4.states.size() == 2);
     assertEquals(Map.of("topology.kubernetes.io/zone", "z2"), v4.last().nodeLabels());
+    assertEquals(java.util.Set.of(WEB), v4.last().changedServices(), "a topology change touches every service");
   }
 
   @Test
