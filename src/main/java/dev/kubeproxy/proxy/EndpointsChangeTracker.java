@@ -191,14 +191,27 @@ public final class EndpointsChangeTracker {
     return pendingCount;
   }
 
+  /**
+   * The pending slices applied, as taken out at a sync: each changed service's slices (an immutable
+   * copy, in name order) and the trigger times recorded since the previous sync.
+   */
+  record Taken(Map<NamespacedName, Map<String, SliceData>> slices, Map<NamespacedName, List<Instant>> triggerTimes) {}
+
   /** Applies the pending slices and hands over each changed Service's old and new endpoints. */
   Checkout checkout() {
-    Map<NamespacedName, ServiceChange> changes = new HashMap<>();
+    return compute(take());
+  }
+
+  /**
+   * The cheap half of a checkout, done where the updates happen (the event loop): applies the
+   * pending slices and clears them.
+   */
+  Taken take() {
+    Map<NamespacedName, Map<String, SliceData>> taken = new HashMap<>();
     for (Map.Entry<NamespacedName, Map<String, SliceData>> e : pending.entrySet()) {
       NamespacedName service = e.getKey();
       // Slices are read in name order so that the dedupe winner does not depend on hashing.
       Map<String, SliceData> slices = applied.computeIfAbsent(service, k -> new TreeMap<>());
-      Map<ServicePortName, List<Endpoint>> previous = computed.getOrDefault(service, Map.of());
       for (Map.Entry<String, SliceData> s : e.getValue().entrySet()) {
         if (s.getValue().remove()) {
           slices.remove(s.getKey());
@@ -206,14 +219,10 @@ public final class EndpointsChangeTracker {
           slices.put(s.getKey(), s.getValue());
         }
       }
-      Map<ServicePortName, List<Endpoint>> current = endpointsOf(service, slices);
       if (slices.isEmpty()) {
         applied.remove(service);
-        computed.remove(service);
-      } else {
-        computed.put(service, current);
       }
-      changes.put(service, new ServiceChange(previous, current));
+      taken.put(service, Collections.unmodifiableMap(new TreeMap<>(slices)));
     }
     pending.clear();
     pendingCount = 0;
@@ -221,7 +230,26 @@ public final class EndpointsChangeTracker {
     Map<NamespacedName, List<Instant>> times = new HashMap<>();
     triggerTimes.forEach((k, v) -> times.put(k, List.copyOf(v)));
     triggerTimes.clear();
-    return new Checkout(changes, times);
+    return new Taken(taken, times);
+  }
+
+  /**
+   * The expensive half: the endpoints of each changed service before and after. May run on a
+   * worker, one call at a time, in the order of {@link #take()}.
+   */
+  Checkout compute(Taken taken) {
+    Map<NamespacedName, ServiceChange> changes = new HashMap<>();
+    taken.slices().forEach((service, slices) -> {
+      Map<ServicePortName, List<Endpoint>> previous = computed.getOrDefault(service, Map.of());
+      Map<ServicePortName, List<Endpoint>> current = endpointsOf(service, slices);
+      if (slices.isEmpty()) {
+        computed.remove(service);
+      } else {
+        computed.put(service, current);
+      }
+      changes.put(service, new ServiceChange(previous, current));
+    });
+    return new Checkout(changes, taken.triggerTimes());
   }
 
   /** §4.5: the endpoints of every port of one Service from all its slices, deduplicated and sorted. */
