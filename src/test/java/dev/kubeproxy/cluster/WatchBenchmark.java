@@ -73,11 +73,11 @@ public final class WatchBenchmark {
     long deployMs = (System.nanoTime() - t0) / 1_000_000;
     get(verticle.synced());
     long syncMs = (System.nanoTime() - t0) / 1_000_000;
+    long cpuMs = (os.getProcessCpuTime() - cpu0) / 1_000_000;
     System.out.printf("machine: %d CPUs, load average %.1f; process CPU time during the sync (agent side and test API server): %d ms%n",
         os.getAvailableProcessors(), os.getSystemLoadAverage(), cpuMs);
     System.out.printf("deployed (API client built, informers started) after %d ms; SYNCED per kind after ms: %s%n",
         deployMs, new java.util.TreeMap<>(syncedAt));
-    long cpuMs = (os.getProcessCpuTime() - cpu0) / 1_000_000;
     long heapAfter = usedHeapAfterGc();
     System.out.printf("initial sync: %d Services + %d EndpointSlices (%d endpoints): %d ms to SYNCED, %d messages, "
             + "heap held by the watch %.1f MiB (%.0f bytes per endpoint)%n",
