@@ -1,18 +1,82 @@
 package dev.kubeproxy.proxy.nftables;
 
+import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.platform.CommandRunner;
+import dev.kubeproxy.proxy.Endpoint;
 import dev.kubeproxy.proxy.IpFamily;
 import dev.kubeproxy.proxy.ProxierSettings;
 import dev.kubeproxy.proxy.ProxyBackend;
 import dev.kubeproxy.proxy.ProxyState;
+import dev.kubeproxy.proxy.ServicePort;
+import dev.kubeproxy.proxy.ServicePortName;
 import dev.kubeproxy.proxy.SyncResult;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.Supplier;
 
-/** The nftables backend for one family. Skeleton: its helper writes it. */
+/**
+ * The nftables backend for one family. The first sync, every syncPeriod, and any sync after a
+ * failure rewrite the whole kube-proxy table in one transaction; the syncs in between send only
+ * what changed: element additions and deletions, the chains of changed service ports flushed and
+ * rewritten, and chains no longer used flushed now and deleted at least one second later.
+ */
 public class NftablesProxier implements ProxyBackend {
+  private static final System.Logger LOG = System.getLogger(NftablesProxier.class.getName());
+  /** Kernels before 6.2 may still see a chain as referenced just after its last reference went. */
+  static final Duration STALE_CHAIN_GRACE = Duration.ofSeconds(1);
+  static final Duration DEFAULT_SYNC_PERIOD = Duration.ofSeconds(30);
+
+  /** What the kernel holds for one service port, and the inputs it was computed from. */
+  private record Applied(ServicePort svc, List<Endpoint> endpoints, ServicePortRules rules) {}
+
   private final ProxierSettings settings;
+  private final CommandRunner runner;
+  private final Nftables nft;
+  private final ProxyMetrics metrics;
+  private final Clock clock;
+  private final FamilySyntax syntax;
+  private final NodePortAddresses nodePortAddresses;
+
+  private boolean firstSync = true;
+  private boolean needFullSync = true;
+  private Instant lastFullSync;
+  private Map<String, String> appliedNodeLabels = Map.of();
+  private List<String> appliedServiceCIDRs = List.of();
+  private final Map<ServicePortName, Applied> applied = new HashMap<>();
+  private final ElementIndex elements = new ElementIndex();
+  private final Map<String, Instant> staleChains = new LinkedHashMap<>();
+  private int fixedRuleCount;
+  private int serviceRuleCount;
+  private long syncFailures;
+  private long cleanupFailures;
+  private Transaction lastTransaction;
 
   public NftablesProxier(ProxierSettings settings, CommandRunner runner) {
+    this(settings, runner, settings.dryRun() ? new DryRunNftables(settings.family(), settings.dryRunOutput())
+        : new NftCommand(settings.family(), runner), ProxyMetrics.global(), Clock.systemUTC(),
+        NodePortAddresses.fromIpCommand(runner));
+  }
+
+  /** For tests and the benchmark: any {@link Nftables}, metrics, clock and interface addresses. */
+  NftablesProxier(ProxierSettings settings, CommandRunner runner, Nftables nft, ProxyMetrics metrics,
+      Clock clock, Supplier<List<String>> interfaceAddresses) {
     this.settings = settings;
+    this.runner = runner;
+    this.nft = nft;
+    this.metrics = metrics;
+    this.clock = clock;
+    this.syntax = new FamilySyntax(settings.family());
+    this.nodePortAddresses = new NodePortAddresses(settings.nodePortAddresses(), interfaceAddresses);
   }
 
   @Override
@@ -20,14 +84,348 @@ public class NftablesProxier implements ProxyBackend {
     return settings.family();
   }
 
+  /**
+   * Checks nft (≥ 1.0.1), the kernel (≥ 5.13 unless KUBE_PROXY_NFTABLES_SKIP_KERNEL_VERSION_CHECK
+   * is set) and the kernel features, as upstream does at start. Nothing to check in --dry-run.
+   */
   @Override
-  public SyncResult sync(ProxyState state) throws SyncException {
-    throw new SyncException("nftables backend not written yet");
+  public void privilegedInit() throws SyncException {
+    if (!(nft instanceof NftCommand command)) {
+      return;
+    }
+    try {
+      boolean comments = NftablesSupportCheck.check(settings.family(), runner, command,
+          System.getProperty("os.version"), System.getenv(NftablesSupportCheck.SKIP_KERNEL_CHECK_ENV));
+      command.setObjectComments(comments);
+      if (!comments) {
+        LOG.log(System.Logger.Level.INFO, "nft does not accept comments on tables, chains and sets; leaving them out");
+      }
+    } catch (NftablesSupportCheck.UnsupportedException e) {
+      throw new SyncException(e.getMessage(), e);
+    }
   }
 
   @Override
-  public void privilegedInit() throws SyncException {}
+  public synchronized SyncResult sync(ProxyState state) throws SyncException {
+    Instant start = clock.instant();
+    deleteStaleChains(start);
+    Duration period = settings.syncPeriod() == null || settings.syncPeriod().isZero()
+        ? DEFAULT_SYNC_PERIOD : settings.syncPeriod();
+    boolean full = needFullSync || lastFullSync == null || !start.isBefore(lastFullSync.plus(period))
+        || !appliedServiceCIDRs.equals(state.serviceCIDRs());
+    Transaction tx;
+    try {
+      tx = full ? fullTransaction(state, start) : partialTransaction(state, start);
+      lastTransaction = tx;
+      if (!tx.isEmpty()) {
+        nft.run(tx);
+      }
+    } catch (NftablesException e) {
+      needFullSync = true;
+      syncFailures++;
+      metrics.incNftablesSyncFailures();
+      String kind = full ? "full" : "partial";
+      LOG.log(System.Logger.Level.ERROR, "nftables " + kind + " sync failed; will retry with a full sync: "
+          + e.getMessage());
+      throw new SyncException("nftables " + kind + " sync failed: " + e.getMessage(), e);
+    }
+    needFullSync = false;
+    if (full) {
+      firstSync = false;
+      lastFullSync = start;
+    }
+    int noLocalInternal = 0;
+    int noLocalExternal = 0;
+    for (Applied a : applied.values()) {
+      noLocalInternal += a.rules().noLocalInternal() ? 1 : 0;
+      noLocalExternal += a.rules().noLocalExternal() ? 1 : 0;
+    }
+    LOG.log(System.Logger.Level.DEBUG, () -> String.format("nftables %s sync: %d commands, %s",
+        full ? "full" : "partial", tx.size(), Duration.between(start, clock.instant())));
+    return new SyncResult(full, Map.of(Transaction.TABLE, fixedRuleCount + serviceRuleCount),
+        noLocalInternal, noLocalExternal);
+  }
 
+  /** Deletes the kube-proxy table of this family; harmless when it is not there. */
   @Override
-  public void cleanup() throws SyncException {}
+  public synchronized void cleanup() throws SyncException {
+    try {
+      nft.run(new Transaction().delete(new Table(null)));
+    } catch (NftablesException e) {
+      if (!e.notFound()) {
+        throw new SyncException("cannot delete table " + Transaction.familyKeyword(settings.family())
+            + " kube-proxy: " + e.getMessage(), e);
+      }
+    }
+    needFullSync = true;
+    firstSync = true;
+    applied.clear();
+    elements.clear();
+    staleChains.clear();
+  }
+
+  /**
+   * Removes the nftables rules of one family (for --cleanup and for starting in another mode).
+   * Returns false (after logging why) when the table exists but could not be deleted.
+   */
+  public static boolean cleanupTable(IpFamily family, CommandRunner runner) {
+    try {
+      new NftCommand(family, runner).run(new Transaction().delete(new Table(null)));
+      return true;
+    } catch (NftablesException e) {
+      if (e.notFound()) {
+        return true;
+      }
+      LOG.log(System.Logger.Level.ERROR, "cannot delete table " + Transaction.familyKeyword(family)
+          + " kube-proxy: " + e.getMessage());
+      return false;
+    }
+  }
+
+  /** The last transaction built (applied or failed), for tests and the benchmark. */
+  synchronized Transaction lastTransaction() {
+    return lastTransaction;
+  }
+
+  synchronized long syncFailures() {
+    return syncFailures;
+  }
+
+  synchronized long cleanupFailures() {
+    return cleanupFailures;
+  }
+
+  synchronized Set<String> staleChainNames() {
+    return Set.copyOf(staleChains.keySet());
+  }
+
+  /** Forces the next sync to be a full one. */
+  synchronized void requestFullSync() {
+    needFullSync = true;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  private Transaction fullTransaction(ProxyState state, Instant start) throws NftablesException {
+    Nftables.TableContents existing = nft.list();
+    FixedRuleset fixed = new FixedRuleset(syntax, settings.masqueradeMark(), state.serviceCIDRs(),
+        nodePortAddresses.resolve());
+    Transaction tx = new Transaction();
+    fixed.write(tx, firstSync);
+    elements.clear();
+    boolean labelsSame = state.nodeLabels().equals(appliedNodeLabels);
+    Map<ServicePortName, Applied> next = new HashMap<>();
+    Set<String> desiredChains = new HashSet<>();
+    Set<String> desiredSets = new HashSet<>();
+    int rules = 0;
+    for (ServicePortName spn : sortedNames(state.services().keySet())) {
+      ServicePort svc = state.services().get(spn);
+      List<Endpoint> eps = state.endpointsOf(spn);
+      Applied prev = applied.get(spn);
+      ServicePortRules r = labelsSame && sameInputs(prev, svc, eps) ? prev.rules()
+          : ServicePortRules.compute(svc, eps, state.nodeLabels(), settings, syntax);
+      next.put(spn, new Applied(svc, eps, r));
+      for (String chain : r.chains().keySet()) {
+        tx.add(Chain.regular(chain));
+        tx.flush(Chain.regular(chain));
+        desiredChains.add(chain);
+      }
+      for (NftSet set : r.affinitySets()) {
+        tx.add(set);
+        desiredSets.add(set.name());
+      }
+      for (List<Rule> chainRules : r.chains().values()) {
+        for (Rule rule : chainRules) {
+          tx.add(rule);
+        }
+      }
+      for (Element e : elements.update(List.of(), r.elements()).additions()) {
+        tx.add(e);
+      }
+      rules += r.ruleCount();
+    }
+    // Leftovers: service chains nobody uses any more are emptied now and deleted after the grace.
+    if (!existing.exists()) {
+      staleChains.clear();
+    }
+    staleChains.keySet().removeIf(name -> desiredChains.contains(name) || !existing.chains().contains(name));
+    for (String chain : existing.chains()) {
+      if (chain.indexOf('/') >= 0 && !desiredChains.contains(chain)) {
+        tx.flush(Chain.regular(chain));
+        staleChains.putIfAbsent(chain, start);
+      }
+    }
+    for (String set : existing.sets()) {
+      if (set.startsWith("affinity-") && !desiredSets.contains(set)) {
+        tx.delete(NftSet.of(set, "", null));
+      }
+    }
+    applied.clear();
+    applied.putAll(next);
+    appliedNodeLabels = Map.copyOf(state.nodeLabels());
+    appliedServiceCIDRs = List.copyOf(state.serviceCIDRs());
+    fixedRuleCount = fixed.ruleCount();
+    serviceRuleCount = rules;
+    return tx;
+  }
+
+  private Transaction partialTransaction(ProxyState state, Instant start) {
+    boolean labelsChanged = !state.nodeLabels().equals(appliedNodeLabels);
+    List<String> newChains = new ArrayList<>();
+    List<NftSet> newSets = new ArrayList<>();
+    Map<String, List<Rule>> rewrites = new LinkedHashMap<>();
+    Set<String> rewrittenExisting = new HashSet<>();
+    List<String> nowStale = new ArrayList<>();
+    List<String> goneSets = new ArrayList<>();
+    List<Element> removed = new ArrayList<>();
+    List<Element> added = new ArrayList<>();
+
+    List<ServicePortName> changed = new ArrayList<>();
+    for (Map.Entry<ServicePortName, ServicePort> e : state.services().entrySet()) {
+      Applied prev = applied.get(e.getKey());
+      if (labelsChanged || !sameInputs(prev, e.getValue(), state.endpointsOf(e.getKey()))) {
+        changed.add(e.getKey());
+      }
+    }
+    for (ServicePortName spn : applied.keySet()) {
+      if (!state.services().containsKey(spn)) {
+        changed.add(spn);
+      }
+    }
+    for (ServicePortName spn : sortedNames(changed)) {
+      ServicePort svc = state.services().get(spn);
+      Applied prev = applied.get(spn);
+      ServicePortRules before = prev == null ? null : prev.rules();
+      ServicePortRules after = null;
+      if (svc != null) {
+        List<Endpoint> eps = state.endpointsOf(spn);
+        after = ServicePortRules.compute(svc, eps, state.nodeLabels(), settings, syntax);
+        applied.put(spn, new Applied(svc, eps, after));
+      } else {
+        applied.remove(spn);
+      }
+      if (Objects.equals(before, after)) {
+        continue;
+      }
+      Map<String, List<Rule>> oldChains = before == null ? Map.of() : before.chains();
+      Map<String, List<Rule>> newChainMap = after == null ? Map.of() : after.chains();
+      for (Map.Entry<String, List<Rule>> c : newChainMap.entrySet()) {
+        List<Rule> old = oldChains.get(c.getKey());
+        if (old == null) {
+          newChains.add(c.getKey());
+          staleChains.remove(c.getKey());
+          rewrites.put(c.getKey(), c.getValue());
+        } else if (!old.equals(c.getValue())) {
+          rewrittenExisting.add(c.getKey());
+          rewrites.put(c.getKey(), c.getValue());
+        }
+      }
+      for (String chain : oldChains.keySet()) {
+        if (!newChainMap.containsKey(chain)) {
+          nowStale.add(chain);
+        }
+      }
+      Map<String, NftSet> oldSets = new HashMap<>();
+      if (before != null) {
+        before.affinitySets().forEach(s -> oldSets.put(s.name(), s));
+      }
+      if (after != null) {
+        for (NftSet s : after.affinitySets()) {
+          NftSet old = oldSets.remove(s.name());
+          if (!s.equals(old)) {
+            newSets.add(s);
+          }
+        }
+      }
+      goneSets.addAll(oldSets.keySet());
+      if (before != null) {
+        removed.addAll(before.elements());
+        serviceRuleCount -= before.ruleCount();
+      }
+      if (after != null) {
+        added.addAll(after.elements());
+        serviceRuleCount += after.ruleCount();
+      }
+    }
+    appliedNodeLabels = Map.copyOf(state.nodeLabels());
+    ElementIndex.Delta delta = elements.update(removed, added);
+
+    Transaction tx = new Transaction();
+    for (String chain : newChains) {
+      tx.add(Chain.regular(chain));
+    }
+    for (NftSet set : newSets) {
+      tx.add(set);
+    }
+    for (Element e : delta.deletions()) {
+      tx.delete(e);
+    }
+    for (Map.Entry<String, List<Rule>> c : rewrites.entrySet()) {
+      if (rewrittenExisting.contains(c.getKey())) {
+        tx.flush(Chain.regular(c.getKey()));
+      }
+      for (Rule rule : c.getValue()) {
+        tx.add(rule);
+      }
+    }
+    for (Element e : delta.additions()) {
+      tx.add(e);
+    }
+    for (String chain : nowStale) {
+      tx.flush(Chain.regular(chain));
+      staleChains.put(chain, start);
+    }
+    for (String set : goneSets) {
+      tx.delete(NftSet.of(set, "", null));
+    }
+    return tx;
+  }
+
+  /** Deletes chains that have been unused for at least the grace period, in their own transaction. */
+  private void deleteStaleChains(Instant start) {
+    if (staleChains.isEmpty()) {
+      return;
+    }
+    Transaction tx = new Transaction();
+    List<String> deleting = new ArrayList<>();
+    for (Map.Entry<String, Instant> e : staleChains.entrySet()) {
+      if (!e.getValue().plus(STALE_CHAIN_GRACE).isAfter(start)) {
+        tx.delete(Chain.regular(e.getKey()));
+        deleting.add(e.getKey());
+      }
+    }
+    if (tx.isEmpty()) {
+      return;
+    }
+    try {
+      nft.run(tx);
+      for (String name : deleting) {
+        staleChains.remove(name);
+      }
+    } catch (NftablesException e) {
+      cleanupFailures++;
+      metrics.incNftablesCleanupFailures();
+      needFullSync = true;
+      LOG.log(System.Logger.Level.ERROR, "Unable to delete stale chains; will retry later: " + e.getMessage());
+    }
+  }
+
+  private static boolean sameInputs(Applied prev, ServicePort svc, List<Endpoint> eps) {
+    return prev != null && (prev.svc() == svc || prev.svc().equals(svc))
+        && (prev.endpoints() == eps || prev.endpoints().equals(eps));
+  }
+
+  /** Service ports in the order of their names, so the transaction text is reproducible. */
+  private static List<ServicePortName> sortedNames(java.util.Collection<ServicePortName> names) {
+    List<Map.Entry<String, ServicePortName>> keyed = new ArrayList<>(names.size());
+    for (ServicePortName n : names) {
+      keyed.add(Map.entry(n.toString() + '\u0000' + n.protocol(), n));
+    }
+    keyed.sort(Map.Entry.comparingByKey());
+    List<ServicePortName> out = new ArrayList<>(keyed.size());
+    for (Iterator<Map.Entry<String, ServicePortName>> it = keyed.iterator(); it.hasNext(); ) {
+      out.add(it.next().getValue());
+    }
+    return out;
+  }
 }

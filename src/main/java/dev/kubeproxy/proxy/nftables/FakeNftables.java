@@ -1,0 +1,372 @@
+package dev.kubeproxy.proxy.nftables;
+
+import dev.kubeproxy.proxy.IpFamily;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * An in-memory kube-proxy table that applies transactions like the kernel does (atomically, with the
+ * kernel's errors for missing or still-referenced objects), for tests. {@link #dump()} prints the
+ * resulting state in a stable order so two states can be compared as text.
+ */
+public final class FakeNftables implements Nftables {
+  private static final Pattern CHAIN_REF = Pattern.compile("\\b(?:goto|jump) ([^\\s,}]+)");
+  private static final Pattern SET_REF = Pattern.compile("@([^\\s,}]+)");
+
+  private final IpFamily family;
+  private State state = new State();
+  private final List<String> applied = new ArrayList<>();
+  private String failOnLineContaining;
+
+  public FakeNftables(IpFamily family) {
+    this.family = family;
+  }
+
+  /** Test hook: the next transactions fail when a line contains this text (null: never). */
+  public void failWhenLineContains(String text) {
+    this.failOnLineContaining = text;
+  }
+
+  /** The rendered text of every transaction applied successfully, oldest first. */
+  public List<String> appliedTransactions() {
+    return List.copyOf(applied);
+  }
+
+  @Override
+  public synchronized void run(Transaction tx) throws NftablesException {
+    String input = tx.render(family);
+    State next = state.copy();
+    int lineNo = 0;
+    for (Transaction.Operation op : tx.operations()) {
+      lineNo++;
+      String line = op.verb().word() + " " + op.object().render(op.verb(), "x", true);
+      try {
+        if (failOnLineContaining != null && line.contains(failOnLineContaining)) {
+          throw new IllegalStateException("Could not process rule: Operation not supported (injected)");
+        }
+        next.apply(op);
+      } catch (IllegalStateException e) {
+        String stderr = "/dev/stdin:" + lineNo + ":1-1: Error: " + e.getMessage() + "\n";
+        throw NftCommand.failure(stderr, input);
+      }
+    }
+    state = next;
+    applied.add(input);
+  }
+
+  @Override
+  public synchronized TableContents list() {
+    if (!state.exists) {
+      return TableContents.absent();
+    }
+    LinkedHashSet<String> sets = new LinkedHashSet<>();
+    state.containers.forEach((name, c) -> {
+      if (c.definition instanceof NftSet) {
+        sets.add(name);
+      }
+    });
+    return new TableContents(true, new LinkedHashSet<>(state.chains.keySet()), sets);
+  }
+
+  public synchronized boolean tableExists() {
+    return state.exists;
+  }
+
+  /** The rules of a chain as text, or null when the chain does not exist. */
+  public synchronized List<String> rules(String chain) {
+    FakeChain c = state.chains.get(chain);
+    if (c == null) {
+      return null;
+    }
+    List<String> out = new ArrayList<>();
+    for (Rule r : c.rules) {
+      out.add(r.comment() == null ? r.text() : r.text() + " comment \"" + r.comment() + "\"");
+    }
+    return out;
+  }
+
+  /** The elements of a set or map in nft's element syntax, or null when it does not exist. */
+  public synchronized List<String> elements(String container) {
+    FakeContainer c = state.containers.get(container);
+    if (c == null) {
+      return null;
+    }
+    List<String> out = new ArrayList<>();
+    for (Element e : c.elements.values()) {
+      out.add(elementText(e));
+    }
+    return out;
+  }
+
+  public synchronized int chainCount() {
+    return state.chains.size();
+  }
+
+  /** The whole table, sorted by name (rules keep their order), as comparable text. */
+  public synchronized String dump() {
+    if (!state.exists) {
+      return "";
+    }
+    StringBuilder sb = new StringBuilder("table ").append(Transaction.familyKeyword(family))
+        .append(" kube-proxy\n");
+    for (Map.Entry<String, FakeContainer> e : new TreeMap<>(state.containers).entrySet()) {
+      FakeContainer c = e.getValue();
+      sb.append(c.definition.render(Transaction.Verb.ADD, "", true).replaceFirst("  ", " ")).append('\n');
+      for (String el : new TreeMap<>(c.elements).keySet()) {
+        sb.append("  element ").append(elementText(c.elements.get(el))).append('\n');
+      }
+    }
+    for (Map.Entry<String, FakeChain> e : new TreeMap<>(state.chains).entrySet()) {
+      sb.append(e.getValue().definition.render(Transaction.Verb.ADD, "", true).replaceFirst("  ", " "))
+          .append('\n');
+      for (Rule r : e.getValue().rules) {
+        sb.append("  rule ").append(r.text());
+        if (r.comment() != null) {
+          sb.append(" comment \"").append(r.comment()).append('"');
+        }
+        sb.append('\n');
+      }
+    }
+    return sb.toString();
+  }
+
+  private static String elementText(Element e) {
+    StringBuilder sb = new StringBuilder(e.keyText());
+    if (e.comment() != null) {
+      sb.append(" comment \"").append(e.comment()).append('"');
+    }
+    if (e.value() != null) {
+      sb.append(" : ").append(e.value());
+    }
+    return sb.toString();
+  }
+
+  private static final class FakeChain {
+    Chain definition;
+    final List<Rule> rules = new ArrayList<>();
+  }
+
+  private static final class FakeContainer {
+    NftObject definition;
+    final LinkedHashMap<String, Element> elements = new LinkedHashMap<>();
+  }
+
+  private static final class State {
+    boolean exists;
+    final LinkedHashMap<String, FakeChain> chains = new LinkedHashMap<>();
+    final LinkedHashMap<String, FakeContainer> containers = new LinkedHashMap<>();
+
+    State copy() {
+      State s = new State();
+      s.exists = exists;
+      chains.forEach((name, c) -> {
+        FakeChain d = new FakeChain();
+        d.definition = c.definition;
+        d.rules.addAll(c.rules);
+        s.chains.put(name, d);
+      });
+      containers.forEach((name, c) -> {
+        FakeContainer d = new FakeContainer();
+        d.definition = c.definition;
+        d.elements.putAll(c.elements);
+        s.containers.put(name, d);
+      });
+      return s;
+    }
+
+    void apply(Transaction.Operation op) {
+      NftObject o = op.object();
+      if (!(o instanceof Table) && !exists) {
+        throw new IllegalStateException("Could not process rule: No such file or directory (no table)");
+      }
+      switch (op.verb()) {
+        case ADD, CREATE -> add(o, op.verb() == Transaction.Verb.CREATE);
+        case FLUSH -> flush(o);
+        case DELETE -> delete(o);
+        default -> throw new IllegalStateException("unsupported verb " + op.verb());
+      }
+    }
+
+    private void add(NftObject o, boolean create) {
+      if (o instanceof Table) {
+        if (exists && create) {
+          throw new IllegalStateException("Could not process rule: File exists");
+        }
+        exists = true;
+      } else if (o instanceof Chain c) {
+        if (chains.containsKey(c.name())) {
+          if (create) {
+            throw new IllegalStateException("Could not process rule: File exists");
+          }
+          return;
+        }
+        FakeChain fc = new FakeChain();
+        fc.definition = c;
+        chains.put(c.name(), fc);
+      } else if (o instanceof NftSet || o instanceof NftMap) {
+        String name = o instanceof NftSet s ? s.name() : ((NftMap) o).name();
+        if (containers.containsKey(name)) {
+          if (create) {
+            throw new IllegalStateException("Could not process rule: File exists");
+          }
+          return;
+        }
+        FakeContainer fc = new FakeContainer();
+        fc.definition = o;
+        containers.put(name, fc);
+      } else if (o instanceof Rule r) {
+        FakeChain fc = chains.get(r.chain());
+        if (fc == null) {
+          throw new IllegalStateException("Could not process rule: No such file or directory (chain "
+              + r.chain() + ")");
+        }
+        checkReferences(r.text());
+        fc.rules.add(r);
+      } else if (o instanceof Element e) {
+        FakeContainer fc = containers.get(e.container());
+        if (fc == null) {
+          throw new IllegalStateException("Could not process rule: No such file or directory (set "
+              + e.container() + ")");
+        }
+        if (e.inMap() != (fc.definition instanceof NftMap)) {
+          throw new IllegalStateException("Could not process rule: element does not match " + e.container());
+        }
+        if (e.value() != null) {
+          checkReferences(e.value());
+        }
+        Element old = fc.elements.get(e.keyText());
+        if (old != null) {
+          if (create || !java.util.Objects.equals(old.value(), e.value())) {
+            throw new IllegalStateException("Could not process rule: File exists (element "
+                + e.keyText() + " in " + e.container() + ")");
+          }
+          return;
+        }
+        fc.elements.put(e.keyText(), e);
+      }
+    }
+
+    private void checkReferences(String text) {
+      Matcher m = CHAIN_REF.matcher(text);
+      while (m.find()) {
+        if (!chains.containsKey(m.group(1))) {
+          throw new IllegalStateException("Could not process rule: No such file or directory (chain "
+              + m.group(1) + ")");
+        }
+      }
+      m = SET_REF.matcher(text);
+      while (m.find()) {
+        if (!containers.containsKey(m.group(1))) {
+          throw new IllegalStateException("Could not process rule: No such file or directory (set "
+              + m.group(1) + ")");
+        }
+      }
+    }
+
+    private void flush(NftObject o) {
+      if (o instanceof Table) {
+        chains.values().forEach(c -> c.rules.clear());
+        containers.values().forEach(c -> c.elements.clear());
+      } else if (o instanceof Chain c) {
+        FakeChain fc = chains.get(c.name());
+        if (fc == null) {
+          throw new IllegalStateException("Could not process rule: No such file or directory (chain "
+              + c.name() + ")");
+        }
+        fc.rules.clear();
+      } else {
+        FakeContainer fc = containers.get(containerName(o));
+        if (fc == null) {
+          throw new IllegalStateException("Could not process rule: No such file or directory (set "
+              + containerName(o) + ")");
+        }
+        fc.elements.clear();
+      }
+    }
+
+    private void delete(NftObject o) {
+      if (o instanceof Table) {
+        if (!exists) {
+          throw new IllegalStateException("Could not process rule: No such file or directory");
+        }
+        exists = false;
+        chains.clear();
+        containers.clear();
+      } else if (o instanceof Chain c) {
+        if (!chains.containsKey(c.name())) {
+          throw new IllegalStateException("Could not process rule: No such file or directory (chain "
+              + c.name() + ")");
+        }
+        if (referenced(CHAIN_REF, c.name(), c.name())) {
+          throw new IllegalStateException("Could not process rule: Device or resource busy (chain "
+              + c.name() + " is still referenced)");
+        }
+        chains.remove(c.name());
+      } else if (o instanceof Element e) {
+        FakeContainer fc = containers.get(e.container());
+        if (fc == null || fc.elements.remove(e.keyText()) == null) {
+          throw new IllegalStateException("Could not process rule: No such file or directory (element "
+              + e.keyText() + " in " + e.container() + ")");
+        }
+      } else {
+        String name = containerName(o);
+        if (!containers.containsKey(name)) {
+          throw new IllegalStateException("Could not process rule: No such file or directory (set "
+              + name + ")");
+        }
+        if (referenced(SET_REF, name, null)) {
+          throw new IllegalStateException("Could not process rule: Device or resource busy (set "
+              + name + " is still referenced)");
+        }
+        containers.remove(name);
+      }
+    }
+
+    private boolean referenced(Pattern pattern, String name, String exceptChain) {
+      for (Map.Entry<String, FakeChain> c : chains.entrySet()) {
+        if (c.getKey().equals(exceptChain)) {
+          continue;
+        }
+        for (Rule r : c.getValue().rules) {
+          if (mentions(pattern, r.text(), name)) {
+            return true;
+          }
+        }
+      }
+      for (FakeContainer fc : containers.values()) {
+        for (Element e : fc.elements.values()) {
+          if (e.value() != null && mentions(pattern, e.value(), name)) {
+            return true;
+          }
+        }
+      }
+      return false;
+    }
+
+    private static boolean mentions(Pattern pattern, String text, String name) {
+      Matcher m = pattern.matcher(text);
+      while (m.find()) {
+        if (m.group(1).equals(name)) {
+          return true;
+        }
+      }
+      return false;
+    }
+
+    private static String containerName(NftObject o) {
+      if (o instanceof NftSet s) {
+        return s.name();
+      }
+      if (o instanceof NftMap m) {
+        return m.name();
+      }
+      throw new IllegalStateException("not a set or map: " + o);
+    }
+  }
+}

@@ -1,0 +1,188 @@
+package dev.kubeproxy.proxy.nftables;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The part of the table that does not depend on individual services: base chains with their
+ * hooks and priorities, the dispatch chains and the shared sets and maps (nftables.md §2, §3),
+ * plus the hairpin set of this implementation's layout. Written on every full sync.
+ */
+public final class FixedRuleset {
+  static final int DSTNAT = -100;
+  static final int SRCNAT = 100;
+
+  /** The base chains in table order (nftables.md §2). */
+  static final List<Chain> BASE_CHAINS = List.of(
+      Chain.base("filter-prerouting", "filter", "prerouting", DSTNAT - 10),
+      Chain.base("filter-input", "filter", "input", DSTNAT - 10),
+      Chain.base("filter-forward", "filter", "forward", DSTNAT - 10),
+      Chain.base("filter-output", "filter", "output", DSTNAT - 10),
+      Chain.base("filter-output-post-dnat", "filter", "output", DSTNAT + 10),
+      Chain.base("nat-prerouting", "nat", "prerouting", DSTNAT),
+      Chain.base("nat-output", "nat", "output", DSTNAT),
+      Chain.base("nat-postrouting", "nat", "postrouting", SRCNAT));
+
+  /** The jumps from base chains, in upstream's order (nftables.md §2.1). */
+  private static final String[][] JUMPS = {
+      {"filter-input", "ct state new jump nodeport-endpoints-check", "nodeport-endpoints-check"},
+      {"filter-input", "ct state new jump service-endpoints-check", "service-endpoints-check"},
+      {"filter-forward", "ct state new jump service-endpoints-check", "service-endpoints-check"},
+      {"filter-output", "ct state new jump service-endpoints-check", "service-endpoints-check"},
+      {"filter-prerouting", "ct state new jump firewall-check", "firewall-check"},
+      {"filter-output", "ct state new jump firewall-check", "firewall-check"},
+      {"nat-output", "jump services", "services"},
+      {"nat-prerouting", "jump services", "services"},
+      {"nat-postrouting", "jump masquerading", "masquerading"},
+      {"filter-forward", "ct state new jump cluster-ips-check", "cluster-ips-check"},
+      {"filter-output-post-dnat", "ct state new jump cluster-ips-check", "cluster-ips-check"},
+  };
+
+  private final FamilySyntax syntax;
+  private final String mark;
+  private final List<String> serviceCIDRs;
+  private final List<String> nodePortIPs;
+  private int ruleCount;
+
+  /**
+   * @param mark         the masquerade mark, e.g. 0x00004000
+   * @param nodePortIPs  addresses accepting NodePorts, or null when every local address does
+   */
+  public FixedRuleset(FamilySyntax syntax, String mark, List<String> serviceCIDRs, List<String> nodePortIPs) {
+    this.syntax = syntax;
+    this.mark = mark;
+    this.serviceCIDRs = List.copyOf(serviceCIDRs);
+    this.nodePortIPs = nodePortIPs == null ? null : List.copyOf(nodePortIPs);
+  }
+
+  /** Rules written by {@link #write}. */
+  public int ruleCount() {
+    return ruleCount;
+  }
+
+  /**
+   * Adds the fixed part to a full-sync transaction, flushing every shared set and map so that
+   * the service part of the same transaction refills them.
+   *
+   * @param recreateBaseChains first sync of this process: delete and recreate the base chains so
+   *                           that changed hooks or priorities take effect
+   */
+  public void write(Transaction tx, boolean recreateBaseChains) {
+    String ip = syntax.ip();
+    String addr = syntax.addrType();
+    ruleCount = 0;
+    tx.add(new Table("rules for kube-proxy"));
+    if (recreateBaseChains) {
+      for (Chain base : BASE_CHAINS) {
+        tx.add(Chain.regular(base.name()));
+        tx.delete(Chain.regular(base.name()));
+      }
+    }
+    for (Chain base : BASE_CHAINS) {
+      tx.add(base);
+      tx.flush(base);
+    }
+    Set<String> ensured = new LinkedHashSet<>();
+    for (String[] jump : JUMPS) {
+      ensure(tx, ensured, Chain.regular(jump[2]));
+      rule(tx, jump[0], jump[1]);
+    }
+    ensure(tx, ensured, Chain.regular("services"));
+    ensure(tx, ensured, Chain.regular("cluster-ips-check"));
+    ensure(tx, ensured, Chain.regular("masquerading"));
+    ensure(tx, ensured, Chain.regular("mark-for-masquerade"));
+
+    NftSet hairpin = NftSet.of("hairpin-connections", addr + " . " + addr + " . inet_proto . inet_service",
+        "endpoints that reach themselves through a service");
+    tx.add(hairpin);
+    rule(tx, "mark-for-masquerade", "mark set mark or " + mark);
+    rule(tx, "masquerading", "ct status dnat " + ip + " saddr . " + ip + " daddr . meta l4proto . th dport"
+        + " @hairpin-connections jump mark-for-masquerade");
+    rule(tx, "masquerading", "mark and " + mark + " == 0 return");
+    rule(tx, "masquerading", "mark set mark xor " + mark);
+    rule(tx, "masquerading", "masquerade fully-random");
+
+    tx.add(NftSet.of("cluster-ips", addr, "Active ClusterIPs"));
+    ruleWithComment(tx, "cluster-ips-check", ip + " daddr @cluster-ips reject",
+        "Reject traffic to invalid ports of ClusterIPs");
+    if (!serviceCIDRs.isEmpty()) {
+      ruleWithComment(tx, "cluster-ips-check", ip + " daddr { " + String.join(",", serviceCIDRs) + " } drop",
+          "Drop traffic to unallocated ClusterIPs");
+    }
+
+    NftSet nodePortSet = NftSet.of("nodeport-ips", addr, "IPs that accept NodePort traffic");
+    tx.add(nodePortSet);
+    if (nodePortIPs == null) {
+      tx.delete(nodePortSet);
+    } else {
+      tx.flush(nodePortSet);
+      for (String nodeIP : nodePortIPs) {
+        tx.add(Element.ofSet("nodeport-ips", nodeIP));
+      }
+    }
+
+    tx.add(new NftMap("no-endpoint-services", addr + " . inet_proto . inet_service : verdict",
+        "vmap to drop or reject packets to services with no endpoints"));
+    tx.add(new NftMap("no-endpoint-nodeports", "inet_proto . inet_service : verdict",
+        "vmap to drop or reject packets to service nodeports with no endpoints"));
+    Chain reject = Chain.regular("reject-chain", "helper for @no-endpoint-services / @no-endpoint-nodeports");
+    tx.add(reject);
+    tx.flush(reject);
+    rule(tx, "reject-chain", "reject");
+    rule(tx, "service-endpoints-check", ip + " daddr . meta l4proto . th dport vmap @no-endpoint-services");
+    if (nodePortIPs == null) {
+      rule(tx, "nodeport-endpoints-check", syntax.notLoopbackDestination()
+          + " meta l4proto . th dport vmap @no-endpoint-nodeports");
+    } else {
+      rule(tx, "nodeport-endpoints-check", ip + " daddr @nodeport-ips meta l4proto . th dport vmap @no-endpoint-nodeports");
+    }
+
+    tx.add(new NftMap("firewall-ips", addr + " . inet_proto . inet_service : verdict",
+        "destinations that are subject to LoadBalancerSourceRanges"));
+    ensure(tx, ensured, Chain.regular("firewall-check"));
+    rule(tx, "firewall-check", ip + " daddr . meta l4proto . th dport vmap @firewall-ips");
+
+    tx.add(new NftMap("service-ips", addr + " . inet_proto . inet_service : verdict",
+        "ClusterIP, ExternalIP and LoadBalancer IP traffic"));
+    tx.add(new NftMap("service-nodeports", "inet_proto . inet_service : verdict", "NodePort traffic"));
+    rule(tx, "services", ip + " daddr . meta l4proto . th dport vmap @service-ips");
+    if (nodePortIPs == null) {
+      rule(tx, "services", "fib daddr type local " + syntax.notLoopbackDestination()
+          + " meta l4proto . th dport vmap @service-nodeports");
+    } else {
+      rule(tx, "services", ip + " daddr @nodeport-ips meta l4proto . th dport vmap @service-nodeports");
+    }
+
+    tx.flush(NftSet.of("cluster-ips", addr, null));
+    tx.flush(hairpin);
+    for (String map : List.of("firewall-ips", "no-endpoint-services", "no-endpoint-nodeports", "service-ips",
+        "service-nodeports")) {
+      tx.flush(new NftMap(map, "", null));
+    }
+  }
+
+  /** Names of every set and map of the fixed part (never stale). */
+  static List<String> containerNames() {
+    return new ArrayList<>(List.of("hairpin-connections", "cluster-ips", "nodeport-ips", "no-endpoint-services",
+        "no-endpoint-nodeports", "firewall-ips", "service-ips", "service-nodeports"));
+  }
+
+  private static void ensure(Transaction tx, Set<String> ensured, Chain chain) {
+    if (ensured.add(chain.name())) {
+      tx.add(chain);
+      tx.flush(chain);
+    }
+  }
+
+  private void rule(Transaction tx, String chain, String text) {
+    tx.add(new Rule(chain, text));
+    ruleCount++;
+  }
+
+  private void ruleWithComment(Transaction tx, String chain, String text, String comment) {
+    tx.add(new Rule(chain, text, comment));
+    ruleCount++;
+  }
+}

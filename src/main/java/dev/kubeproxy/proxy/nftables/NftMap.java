@@ -1,0 +1,22 @@
+package dev.kubeproxy.proxy.nftables;
+
+/**
+ * A named map.
+ *
+ * @param type e.g. "ipv4_addr . inet_proto . inet_service : verdict"
+ */
+public record NftMap(String name, String type, String comment) implements NftObject {
+
+  @Override
+  public String render(Transaction.Verb verb, String familyAndTable, boolean objectComments) {
+    StringBuilder sb = new StringBuilder("map ").append(familyAndTable).append(' ').append(name);
+    if (!verb.createsObject()) {
+      return sb.toString();
+    }
+    sb.append(" { type ").append(type).append(" ;");
+    if (comment != null && objectComments) {
+      sb.append(" comment ").append(NftObject.quote(comment)).append(" ;");
+    }
+    return sb.append(" }").toString();
+  }
+}

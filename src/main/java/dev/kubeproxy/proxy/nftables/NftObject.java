@@ -1,0 +1,16 @@
+package dev.kubeproxy.proxy.nftables;
+
+/**
+ * One nftables object inside the kube-proxy table: what a {@link Transaction} adds, flushes or
+ * deletes. The family and table name come from the transaction, so objects stay family-neutral.
+ */
+public sealed interface NftObject permits Table, Chain, Rule, NftSet, NftMap, Element {
+
+  /** The object as written after a verb, e.g. "chain ip kube-proxy services". */
+  String render(Transaction.Verb verb, String familyAndTable, boolean objectComments);
+
+  /** Quotes a comment the way nft expects it (comments never hold a double quote here). */
+  static String quote(String comment) {
+    return "\"" + comment.replace("\"", "'") + "\"";
+  }
+}

@@ -1,0 +1,14 @@
+package dev.kubeproxy.proxy.nftables;
+
+/** The kube-proxy table of one family; only the comment is configurable. */
+public record Table(String comment) implements NftObject {
+
+  @Override
+  public String render(Transaction.Verb verb, String familyAndTable, boolean objectComments) {
+    StringBuilder sb = new StringBuilder("table ").append(familyAndTable);
+    if (verb.createsObject() && comment != null && objectComments) {
+      sb.append(" { comment ").append(NftObject.quote(comment)).append(" ; }");
+    }
+    return sb.toString();
+  }
+}

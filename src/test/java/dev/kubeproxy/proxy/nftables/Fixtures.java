@@ -1,0 +1,222 @@
+package dev.kubeproxy.proxy.nftables;
+
+import dev.kubeproxy.metrics.ProxyMetrics;
+import dev.kubeproxy.platform.CommandRunner;
+import dev.kubeproxy.proxy.Endpoint;
+import dev.kubeproxy.proxy.IpFamily;
+import dev.kubeproxy.proxy.LocalTrafficDetector;
+import dev.kubeproxy.proxy.NamespacedName;
+import dev.kubeproxy.proxy.ProxierSettings;
+import dev.kubeproxy.proxy.ProxyState;
+import dev.kubeproxy.proxy.ServicePort;
+import dev.kubeproxy.proxy.ServicePortName;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** Builders for the model records and a settable clock, shared by the nftables tests. */
+final class Fixtures {
+  private Fixtures() {}
+
+  static ProxierSettings settings(IpFamily family) {
+    return family == IpFamily.IPv4
+        ? new ProxierSettings(IpFamily.IPv4, "node-a", List.of("192.168.1.10"), List.of("192.168.1.10/32"),
+            false, 14, false, new LocalTrafficDetector("ClusterCIDR", "10.244.0.0/16"), Duration.ofSeconds(30),
+            Duration.ofSeconds(1), null)
+        : new ProxierSettings(IpFamily.IPv6, "node-a", List.of("fd00:192:168:1::10"),
+            List.of("fd00:192:168:1::10/128"), false, 14, false,
+            new LocalTrafficDetector("ClusterCIDR", "fd00:10:244::/64"), Duration.ofSeconds(30),
+            Duration.ofSeconds(1), null);
+  }
+
+  static ProxierSettings with(ProxierSettings s, boolean masqueradeAll, LocalTrafficDetector detector,
+      List<String> nodePortAddresses) {
+    return new ProxierSettings(s.family(), s.nodeName(), s.nodeIPs(), nodePortAddresses, masqueradeAll,
+        s.masqueradeBit(), s.localhostNodePorts(), detector, s.syncPeriod(), s.minSyncPeriod(), s.dryRunOutput());
+  }
+
+  static ServicePortName spn(String ns, String name, String port) {
+    return new ServicePortName(new NamespacedName(ns, name), port, "TCP");
+  }
+
+  /** A mutable ServicePort description. */
+  static final class Svc {
+    ServicePortName name;
+    String clusterIP;
+    int port;
+    String protocol = "TCP";
+    int nodePort;
+    List<String> externalIPs = List.of();
+    List<String> lbVIPs = List.of();
+    List<String> sourceRanges = List.of();
+    boolean affinity;
+    int stickySeconds;
+    boolean etpLocal;
+    boolean itpLocal;
+    int healthCheckNodePort;
+
+    Svc(ServicePortName name, String clusterIP, int port) {
+      this.name = name;
+      this.clusterIP = clusterIP;
+      this.port = port;
+      this.protocol = name.protocol();
+    }
+
+    Svc nodePort(int p) {
+      nodePort = p;
+      return this;
+    }
+
+    Svc externalIPs(String... ips) {
+      externalIPs = List.of(ips);
+      return this;
+    }
+
+    Svc loadBalancer(String... ips) {
+      lbVIPs = List.of(ips);
+      return this;
+    }
+
+    Svc sourceRanges(String... r) {
+      sourceRanges = List.of(r);
+      return this;
+    }
+
+    Svc affinity(int seconds) {
+      affinity = true;
+      stickySeconds = seconds;
+      return this;
+    }
+
+    Svc etpLocal() {
+      etpLocal = true;
+      healthCheckNodePort = 32000;
+      return this;
+    }
+
+    Svc itpLocal() {
+      itpLocal = true;
+      return this;
+    }
+
+    ServicePort build() {
+      return new ServicePort(name, clusterIP, port, protocol, nodePort, externalIPs, lbVIPs, sourceRanges, affinity,
+          stickySeconds, etpLocal, itpLocal, healthCheckNodePort, "");
+    }
+  }
+
+  static Svc svc(ServicePortName name, String clusterIP, int port) {
+    return new Svc(name, clusterIP, port);
+  }
+
+  static Endpoint ready(String ip, int port, boolean local) {
+    return new Endpoint(ip, port, local, true, true, false, Set.of());
+  }
+
+  static Endpoint terminating(String ip, int port, boolean local) {
+    return new Endpoint(ip, port, local, false, true, true, Set.of());
+  }
+
+  /** A model snapshot; endpoints are sorted by identity like the model does. */
+  static final class Model {
+    final Map<ServicePortName, ServicePort> services = new HashMap<>();
+    final Map<ServicePortName, List<Endpoint>> endpoints = new HashMap<>();
+    Map<String, String> nodeLabels = Map.of();
+    List<String> serviceCIDRs = List.of();
+
+    Model put(Svc svc, Endpoint... eps) {
+      ServicePort sp = svc.build();
+      services.put(sp.name(), sp);
+      List<Endpoint> list = new ArrayList<>(List.of(eps));
+      list.sort((a, b) -> a.endpoint().compareTo(b.endpoint()));
+      endpoints.put(sp.name(), List.copyOf(list));
+      return this;
+    }
+
+    Model endpoints(ServicePortName name, Endpoint... eps) {
+      List<Endpoint> list = new ArrayList<>(List.of(eps));
+      list.sort((a, b) -> a.endpoint().compareTo(b.endpoint()));
+      endpoints.put(name, List.copyOf(list));
+      return this;
+    }
+
+    Model remove(ServicePortName name) {
+      services.remove(name);
+      endpoints.remove(name);
+      return this;
+    }
+
+    ProxyState state() {
+      return new ProxyState(Map.copyOf(services), Map.copyOf(endpoints), Set.of(), nodeLabels, serviceCIDRs,
+          Map.of());
+    }
+  }
+
+  /** A clock the test moves by hand. */
+  static final class TestClock extends Clock {
+    Instant now = Instant.parse("2026-01-01T00:00:00Z");
+
+    void advance(Duration d) {
+      now = now.plus(d);
+    }
+
+    @Override
+    public java.time.ZoneId getZone() {
+      return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(java.time.ZoneId zone) {
+      return this;
+    }
+
+    @Override
+    public Instant instant() {
+      return now;
+    }
+  }
+
+  /** ProxyMetrics that counts the nftables failure meters. */
+  static final class CountingMetrics extends ProxyMetrics {
+    final AtomicInteger syncFailures = new AtomicInteger();
+    final AtomicInteger cleanupFailures = new AtomicInteger();
+
+    @Override
+    public void incNftablesSyncFailures() {
+      syncFailures.incrementAndGet();
+    }
+
+    @Override
+    public void incNftablesCleanupFailures() {
+      cleanupFailures.incrementAndGet();
+    }
+  }
+
+  static NftablesProxier proxier(ProxierSettings settings, Nftables nft, ProxyMetrics metrics, Clock clock) {
+    return new NftablesProxier(settings, new CommandRunner(), nft, metrics, clock, List::of);
+  }
+
+  /** The lines of a transaction that come after the fixed part (the per-service part). */
+  static String servicePart(String transaction) {
+    String marker = "flush map ip kube-proxy service-nodeports\n";
+    String marker6 = "flush map ip6 kube-proxy service-nodeports\n";
+    int i = transaction.indexOf(marker);
+    if (i >= 0) {
+      return transaction.substring(i + marker.length());
+    }
+    i = transaction.indexOf(marker6);
+    return i >= 0 ? transaction.substring(i + marker6.length()) : transaction;
+  }
+
+  static TreeMap<String, String> sorted(Map<String, String> m) {
+    return new TreeMap<>(m);
+  }
+}

@@ -1,0 +1,155 @@
+package dev.kubeproxy.proxy.nftables;
+
+import static dev.kubeproxy.proxy.nftables.Fixtures.*;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.kubeproxy.platform.CommandRunner;
+import dev.kubeproxy.proxy.IpFamily;
+import dev.kubeproxy.proxy.ProxierSettings;
+import dev.kubeproxy.proxy.ProxyBackend;
+import dev.kubeproxy.proxy.ServicePortName;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The backend against the real kernel through "nft -f -", inside a network namespace created for
+ * each test (never the root namespace). Skipped when not root or when ip/nft are missing.
+ */
+class NftablesKernelTest {
+  static final ServicePortName web = spn("demo", "web", "http");
+  private String ns;
+  private CommandRunner inNs;
+  private final TestClock clock = new TestClock();
+  private final CountingMetrics metrics = new CountingMetrics();
+
+  @BeforeEach
+  void createNamespace() throws Exception {
+    assumeTrue("root".equals(System.getProperty("user.name")), "needs root to create network namespaces");
+    assumeTrue(runs("ip", "-V") && runs("nft", "--version"), "needs the ip and nft commands");
+    ns = "kp-nft-" + UUID.randomUUID().toString().substring(0, 8);
+    CommandRunner.Result r = new CommandRunner().run(List.of("ip", "netns", "add", ns));
+    assumeTrue(r.ok(), "cannot create a network namespace: " + r.stderr());
+    inNs = CommandRunner.inNetns(ns);
+  }
+
+  @AfterEach
+  void deleteNamespace() throws Exception {
+    if (ns != null) {
+      new CommandRunner().run(List.of("ip", "netns", "del", ns));
+    }
+  }
+
+  private static boolean runs(String... argv) {
+    try {
+      return new CommandRunner().run(List.of(argv)).ok();
+    } catch (Exception e) {
+      return false;
+    }
+  }
+
+  private NftablesProxier proxier(ProxierSettings s) {
+    return new NftablesProxier(s, inNs, new NftCommand(s.family(), inNs), metrics, clock, List::of);
+  }
+
+  private String list(String what) throws Exception {
+    CommandRunner.Result r = inNs.run(List.of("sh", "-c", "nft list " + what));
+    return r.ok() ? r.stdout() : "ERROR " + r.stderr();
+  }
+
+  private Model example() {
+    return new Model().put(svc(web, "10.96.12.34", 80).nodePort(30080).externalIPs("192.0.2.50")
+        .loadBalancer("203.0.113.10").sourceRanges("198.51.100.0/24").etpLocal(),
+        ready("10.244.1.5", 8080, true), ready("10.244.2.7", 8080, false))
+        .put(svc(spn("demo", "sticky", "p"), "10.96.0.50", 81).affinity(600), ready("10.244.1.6", 80, true));
+  }
+
+  @Test
+  void startupCheckPassesOnThisKernel() throws Exception {
+    NftablesProxier p = new NftablesProxier(settings(IpFamily.IPv4), inNs);
+    p.privilegedInit();
+    assertEquals("ERROR", list("table ip kube-proxy").substring(0, 5), "the check commits nothing");
+  }
+
+  @Test
+  void fullThenPartialSyncThenCleanupTwice() throws Exception {
+    NftablesProxier p = proxier(settings(IpFamily.IPv4));
+    Model m = example();
+    assertTrue(p.sync(m.state()).full());
+    String table = list("table ip kube-proxy");
+    assertTrue(table.contains("chain service-AXK6CI2C-demo/web/tcp/http {"), table);
+    assertTrue(table.contains("dnat ip to numgen random mod 2 map { 0 : 10.244.1.5 . 8080, 1 : 10.244.2.7 . 8080 }"), table);
+    assertTrue(table.contains("type nat hook prerouting priority dstnat; policy accept;"), table);
+    assertTrue(table.contains("10.96.12.34 . tcp . 80 : goto service-AXK6CI2C-demo/web/tcp/http"), table);
+    assertTrue(table.contains("203.0.113.10 . tcp . 80 comment \"demo/web:http\" : goto firewall-AXK6CI2C-demo/web/tcp/http"), table);
+    assertTrue(table.contains("set affinity-"), table);
+    assertTrue(table.contains("timeout 10m"), table);
+
+    // Same chains as the fake builds.
+    FakeNftables fake = new FakeNftables(IpFamily.IPv4);
+    Fixtures.proxier(settings(IpFamily.IPv4), fake, new CountingMetrics(), new TestClock()).sync(m.state());
+    assertEquals(fake.list().chains(), new NftCommand(IpFamily.IPv4, inNs).list().chains());
+    assertEquals(fake.list().sets(), new NftCommand(IpFamily.IPv4, inNs).list().sets());
+
+    // Partial: one more endpoint, and the sticky service goes away.
+    m.endpoints(web, ready("10.244.1.5", 8080, true), ready("10.244.2.7", 8080, false), ready("10.244.3.3", 8080, false));
+    m.remove(spn("demo", "sticky", "p"));
+    assertFalse(p.sync(m.state()).full());
+    table = list("table ip kube-proxy");
+    assertTrue(table.contains("mod 3 map { 0 : 10.244.1.5 . 8080, 1 : 10.244.2.7 . 8080, 2 : 10.244.3.3 . 8080 }"), table);
+    assertFalse(table.contains("set affinity-"), table);
+    assertTrue(table.contains("-demo/sticky/tcp/p {"), "the stale chain still exists, flushed");
+    clock.advance(Duration.ofSeconds(2));
+    p.sync(m.state());
+    assertFalse(list("table ip kube-proxy").contains("-demo/sticky/tcp/p"), "deleted after the grace period");
+
+    p.cleanup();
+    assertTrue(list("table ip kube-proxy").startsWith("ERROR"));
+    p.cleanup();
+    assertTrue(NftablesProxier.cleanupTable(IpFamily.IPv4, inNs));
+    assertEquals(0, metrics.syncFailures.get());
+  }
+
+  @Test
+  void failingTransactionKeepsThePreviousRulesAndIsRetriedInFull() throws Exception {
+    NftablesProxier p = proxier(settings(IpFamily.IPv4));
+    Model m = example();
+    p.sync(m.state());
+    String before = list("table ip kube-proxy");
+    // An address nft cannot parse: the whole transaction is refused.
+    m.put(svc(spn("demo", "bad", "x"), "10.96.300.1", 80), ready("10.244.1.7", 80, true));
+    ProxyBackend.SyncException e = assertThrows(ProxyBackend.SyncException.class, () -> p.sync(m.state()));
+    assertTrue(e.getMessage().contains("10.96.300.1"), e.getMessage());
+    assertTrue(e.getMessage().contains("failing input line "), e.getMessage());
+    assertTrue(e.getMessage().contains("^"), "nft's caret line is included: " + e.getMessage());
+    assertEquals(1, metrics.syncFailures.get());
+    assertEquals(before, list("table ip kube-proxy"));
+    m.remove(spn("demo", "bad", "x"));
+    assertTrue(p.sync(m.state()).full());
+    assertEquals(before, list("table ip kube-proxy"));
+  }
+
+  @Test
+  void ipv6TableWorks() throws Exception {
+    NftablesProxier p = proxier(settings(IpFamily.IPv6));
+    Model m = new Model().put(svc(web, "fd00:10:96::1", 80).nodePort(30080), ready("fd00:10:244::5", 8080, true),
+        ready("fd00:10:244::6", 8080, false));
+    m.serviceCIDRs = List.of("fd00:10:96::/112");
+    p.sync(m.state());
+    String table = list("table ip6 kube-proxy");
+    assertTrue(table.contains("dnat ip6 to numgen random mod 2 map { 0 : fd00:10:244::5 . 8080, 1 : fd00:10:244::6 . 8080 }"), table);
+    assertTrue(table.contains("ip6 daddr fd00:10:96::/112 drop"), table);
+    m.endpoints(web, ready("fd00:10:244::5", 8080, true));
+    assertFalse(p.sync(m.state()).full());
+    assertTrue(list("table ip6 kube-proxy").contains("dnat to [fd00:10:244::5]:8080"));
+    p.cleanup();
+    assertTrue(list("table ip6 kube-proxy").startsWith("ERROR"));
+  }
+}
