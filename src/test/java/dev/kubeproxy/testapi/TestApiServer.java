@@ -135,6 +135,7 @@ public final class TestApiServer {
   private long compactedBelow = 0;
   private HttpServer server;
   private int port;
+  private volatile String requiredToken;
 
   public TestApiServer(Vertx vertx) {
     this(vertx, 200_000);
@@ -202,6 +203,11 @@ public final class TestApiServer {
   public synchronized void expireHistory() {
     history.clear();
     compactedBelow = resourceVersion + 1;
+  }
+
+  /** Test hook: from now on answer 401 Unauthorized unless the request carries this bearer token (null: open). */
+  public void requireToken(String token) {
+    requiredToken = token;
   }
 
   public synchronized int watchCount() {
@@ -317,6 +323,11 @@ public final class TestApiServer {
   // ---------------------------------------------------------------- HTTP
 
   private void handle(HttpServerRequest req) {
+    String token = requiredToken;
+    if (token != null && !("Bearer " + token).equals(req.getHeader("Authorization"))) {
+      status(req.response(), 401, "Unauthorized", "Unauthorized");
+      return;
+    }
     req.body().onComplete(ar -> {
       try {
         route(req, ar.succeeded() ? ar.result() : Buffer.buffer());
