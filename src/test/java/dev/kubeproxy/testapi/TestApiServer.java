@@ -554,19 +554,31 @@ public final class TestApiServer {
     }
   }
 
-  private synchronized void list(HttpServerRequest req, ResourceType type, String namespace) {
+  private void list(HttpServerRequest req, ResourceType type, String namespace) {
     Selector labels = selector(req, "labelSelector", false);
     Selector fields = selector(req, "fieldSelector", true);
     JsonArray items = new JsonArray();
-    for (JsonObject o : store.get(type).values()) {
-      String ns = o.getJsonObject("metadata").getString("namespace", "");
-      if ((namespace == null || namespace.equals(ns)) && labels.matchesLabels(o) && fields.matchesFields(o)) {
-        items.add(o);
+    String rv;
+    synchronized (this) {
+      for (JsonObject o : store.get(type).values()) {
+        String ns = o.getJsonObject("metadata").getString("namespace", "");
+        if ((namespace == null || namespace.equals(ns)) && labels.matchesLabels(o) && fields.matchesFields(o)) {
+          items.add(o);
+        }
       }
+      rv = Long.toString(resourceVersion);
     }
-    json(req.response(), 200, new JsonObject().put("kind", type.kind + "List").put("apiVersion", type.apiVersion())
-        .put("metadata", new JsonObject().put("resourceVersion", Long.toString(resourceVersion)))
-        .put("items", items));
+    JsonObject list = new JsonObject().put("kind", type.kind + "List").put("apiVersion", type.apiVersion())
+        .put("metadata", new JsonObject().put("resourceVersion", rv)).put("items", items);
+    // Stored objects are never mutated in place, so a large list can be encoded off the event loop.
+    HttpServerResponse resp = req.response();
+    vertx.executeBlocking(list::toBuffer, false).onComplete(ar -> {
+      if (ar.failed()) {
+        status(resp, 500, "InternalError", String.valueOf(ar.cause()));
+      } else if (!resp.ended()) {
+        resp.setStatusCode(200).putHeader("Content-Type", "application/json").end(ar.result());
+      }
+    });
   }
 
   private synchronized void watch(HttpServerRequest req, ResourceType type, String namespace) {
