@@ -21,6 +21,12 @@ public final class EventBusAddresses {
   /** Body: {@link dev.kubeproxy.cluster.ClusterEvent.Kind}: the initial list of that kind has been delivered. */
   public static final String SYNCED = "cluster.synced";
 
+  /**
+   * Body: {@link dev.kubeproxy.cluster.EventRequest}: an events.k8s.io/v1 event to record (regarding
+   * this node or a Service). The cluster watch writes it to the API (or only logs it in --manifests mode).
+   */
+  public static final String EVENTS = "cluster.events";
+
   /** Body: {@link dev.kubeproxy.health.HealthUpdate}: the proxier queued or finished a sync. */
   public static final String HEALTH = "health.update";
   /** Body: Boolean, the node's eligibility (no deletion timestamp, no autoscaler taint). */

@@ -1,7 +1,60 @@
 package dev.kubeproxy;
 
+import dev.kubeproxy.cli.Startup;
+import dev.kubeproxy.logging.JulBridge;
+import dev.kubeproxy.logging.Log;
+import io.vertx.core.Vertx;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * {@code java -jar kube-proxy.jar [flags]}: prepares the configuration (flags, file, validation),
+ * deploys the {@link AgentVerticle} and owns the process exit. The only place that calls System.exit.
+ */
 public final class Main {
+  private Main() {}
+
+  /** How long closing Vert.x may take before the process exits anyway. */
+  static final long CLOSE_TIMEOUT_MS = 800;
+
+  private static final AtomicBoolean EXITING = new AtomicBoolean();
+
   public static void main(String[] args) {
-    System.out.println("kube-proxy");
+    JulBridge.install();
+    Startup.Outcome outcome = Startup.prepare(List.of(args), System.out, System.err);
+    if (outcome instanceof Startup.Exit exit) {
+      System.out.flush();
+      System.exit(exit.status());
+      return;
+    }
+    AgentOptions options = ((Startup.Run) outcome).options();
+    Vertx vertx = Vertx.vertx();
+    vertx.deployVerticle(new AgentVerticle(options, Main::exitProcess)).onFailure(err -> {
+      // AgentVerticle has logged why; a failed deployment never exits 0
+      Log.v(2).info("Deployment failed", "err", err);
+      exitProcess(vertx, 1);
+    });
+  }
+
+  /**
+   * Closes Vert.x and exits with this status, from a thread of its own (never an event loop). Only
+   * the first call counts.
+   */
+  public static void exitProcess(Vertx vertx, int status) {
+    if (!EXITING.compareAndSet(false, true)) {
+      return;
+    }
+    Thread exiter = new Thread(() -> {
+      try {
+        vertx.close().toCompletionStage().toCompletableFuture().get(CLOSE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+      } catch (Exception e) {
+        // exit anyway: a verticle that cannot stop must not keep the process alive
+      }
+      System.out.flush();
+      System.err.flush();
+      System.exit(status);
+    }, "kube-proxy-exit");
+    exiter.start();
   }
 }

@@ -1,9 +1,136 @@
 package dev.kubeproxy.health;
 
 import dev.kubeproxy.AgentOptions;
+import dev.kubeproxy.EventBusAddresses;
+import dev.kubeproxy.metrics.ProxyMetrics;
+import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 
-/** The proxier healthz server: /healthz and /livez on healthzBindAddress. (Skeleton: owned by helper B (http).) */
+/**
+ * The proxier health server: /healthz and /livez on healthzBindAddress (observability.md §2),
+ * driven by {@link HealthUpdate} messages on {@link EventBusAddresses#HEALTH} and the node's
+ * eligibility on {@link EventBusAddresses#NODE_ELIGIBLE}. An empty healthzBindAddress disables it.
+ *
+ * <p>The proxier must <em>publish</em> its health messages: this verticle and the service
+ * health-check servers both keep the state.
+ */
 public class HealthzServerVerticle extends VerticleBase {
-  public HealthzServerVerticle(AgentOptions options) {}
+  private static final Logger LOG = System.getLogger(HealthzServerVerticle.class.getName());
+  static final String NOT_FOUND = "404 page not found\n";
+
+  private final AgentOptions options;
+  private final Clock clock;
+  private final ProxyMetrics metrics;
+  private ProxierHealth health;
+  private ServerLoop loop;
+
+  public HealthzServerVerticle(AgentOptions options) {
+    this(options, Clock.systemUTC(), ProxyMetrics.global());
+  }
+
+  public HealthzServerVerticle(AgentOptions options, Clock clock, ProxyMetrics metrics) {
+    this.options = options;
+    this.clock = clock;
+    this.metrics = metrics;
+  }
+
+  /** The health timeout: 2 × the mode's syncPeriod (60 s by default). */
+  public static Duration healthTimeout(AgentOptions options) {
+    return options.config().syncPeriod().multipliedBy(2);
+  }
+
+  @Override
+  public Future<?> start() {
+    String bind = options.config().healthzBindAddress;
+    if (bind == null || bind.isEmpty()) {
+      LOG.log(Level.DEBUG, "Healthz server disabled: healthzBindAddress is empty");
+      return Future.succeededFuture();
+    }
+    HostPort address;
+    try {
+      address = HostPort.parse(bind);
+    } catch (IllegalArgumentException e) {
+      return Future.failedFuture("healthzBindAddress: " + e.getMessage());
+    }
+    health = new ProxierHealth(healthTimeout(options), clock);
+    vertx.eventBus().<HealthUpdate>localConsumer(EventBusAddresses.HEALTH, m -> health.apply(m.body()));
+    vertx.eventBus().<Boolean>localConsumer(EventBusAddresses.NODE_ELIGIBLE, m -> health.setNodeEligible(Boolean.TRUE.equals(m.body())));
+    loop = new ServerLoop(vertx, address, new HttpServerOptions(), this::handle, options.config().bindAddressHardFail,
+        "Healthz", err -> "failed to start proxier healthz on " + address + ": " + err,
+        err -> "healthz server failed: " + err, LOG);
+    return loop.start();
+  }
+
+  @Override
+  public Future<?> stop() {
+    return loop == null ? Future.succeededFuture() : loop.close();
+  }
+
+  /** The listening port (for tests that bind port 0), or -1. */
+  public int actualPort() {
+    return loop == null ? -1 : loop.actualPort();
+  }
+
+  /** The state this server answers from. */
+  public ProxierHealth health() {
+    return health;
+  }
+
+  private void handle(HttpServerRequest req) {
+    switch (req.path()) {
+      case "/healthz" -> healthz(req);
+      case "/livez" -> livez(req);
+      default -> notFound(req.response());
+    }
+  }
+
+  private void healthz(HttpServerRequest req) {
+    boolean nodeEligible = health.nodeEligible();
+    ProxierHealth.Verdict verdict = health.verdict();
+    Instant now = clock.instant();
+    boolean healthy = verdict.healthy() && nodeEligible;
+    int code = healthy ? 200 : 503;
+    metrics.incHealthz(code);
+    Instant lastUpdated = healthy ? now : verdict.lastUpdated(); // upstream: "recent if healthy"
+    json(req.response(), code, "{\"lastUpdated\": " + quote(GoTime.format(lastUpdated)) + ",\"currentTime\": "
+        + quote(GoTime.format(now)) + ", \"nodeEligible\": " + nodeEligible + "}");
+  }
+
+  private void livez(HttpServerRequest req) {
+    ProxierHealth.Verdict verdict = health.verdict();
+    Instant now = clock.instant();
+    int code = verdict.healthy() ? 200 : 503;
+    metrics.incLivez(code);
+    Instant lastUpdated = verdict.healthy() ? now : verdict.lastUpdated();
+    json(req.response(), code, "{\"lastUpdated\": " + quote(GoTime.format(lastUpdated)) + ",\"currentTime\": "
+        + quote(GoTime.format(now)) + "}");
+  }
+
+  static void json(HttpServerResponse resp, int code, String body) {
+    resp.setStatusCode(code)
+        .putHeader("Content-Type", "application/json")
+        .putHeader("X-Content-Type-Options", "nosniff")
+        .end(body);
+  }
+
+  /** Go's http.NotFound. */
+  static void notFound(HttpServerResponse resp) {
+    resp.setStatusCode(404)
+        .putHeader("Content-Type", "text/plain; charset=utf-8")
+        .putHeader("X-Content-Type-Options", "nosniff")
+        .end(NOT_FOUND);
+  }
+
+  /** Go's %q for the strings we print (no control characters): JSON string quoting. */
+  static String quote(String s) {
+    return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+  }
 }

@@ -1,58 +1,233 @@
 package dev.kubeproxy.metrics;
 
+import dev.kubeproxy.metrics.KubeMetric.Stability;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
 
 /**
  * The kubeproxy_* meters (observability.md §5). The verticle that owns a value updates it through
- * these methods; names, types, labels and buckets are upstream's. Skeleton: helper B registers them.
+ * these methods; names, types, help texts, labels and buckets are upstream's.
+ *
+ * <p>Meters exist from construction and can always be updated, but /metrics shows only the sets
+ * registered for the running mode ({@link #registerFor}), as upstream registers them once at start:
+ * the common set in every mode, plus the iptables-only or nftables-only ones.
  */
 public class ProxyMetrics {
-  private static final ProxyMetrics GLOBAL = new ProxyMetrics();
+  /** Upstream's EXP15: 1 ms doubling 15 times (0.001 … 16.384 s). */
+  static final double[] EXP15 = KubeHistogram.exponentialBuckets(0.001, 2, 15);
+  /** Upstream's network-programming-latency buckets (0.25 s … 300 s, 80 bounds). */
+  static final double[] NPL = networkProgrammingBuckets();
+
+  private static final ProxyMetrics GLOBAL = new ProxyMetrics(); // after the bucket arrays it uses
+
+  private final KubeRegistry registry = new KubeRegistry();
+
+  final KubeHistogram syncDuration = new KubeHistogram("kubeproxy_sync_proxy_rules_duration_seconds",
+      "SyncProxyRules latency in seconds", Stability.ALPHA, EXP15);
+  final KubeHistogram fullSyncDuration = new KubeHistogram("kubeproxy_sync_full_proxy_rules_duration_seconds",
+      "SyncProxyRules latency in seconds for full resyncs", Stability.ALPHA, EXP15);
+  final KubeHistogram partialSyncDuration = new KubeHistogram("kubeproxy_sync_partial_proxy_rules_duration_seconds",
+      "SyncProxyRules latency in seconds for partial resyncs", Stability.ALPHA, EXP15);
+  final KubeGauge lastSyncTimestamp = new KubeGauge("kubeproxy_sync_proxy_rules_last_timestamp_seconds",
+      "The last time proxy rules were successfully synced", Stability.ALPHA);
+  final KubeGauge lastQueuedTimestamp = new KubeGauge("kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds",
+      "The last time a sync of proxy rules was queued", Stability.ALPHA);
+  final KubeHistogram networkProgrammingLatency = new KubeHistogram("kubeproxy_network_programming_duration_seconds",
+      "In Cluster Network Programming Latency in seconds", Stability.ALPHA, NPL);
+  final KubeGauge endpointChangesPending = new KubeGauge("kubeproxy_sync_proxy_rules_endpoint_changes_pending",
+      "Pending proxy rules Endpoint changes", Stability.ALPHA);
+  final KubeCounter endpointChangesTotal = new KubeCounter("kubeproxy_sync_proxy_rules_endpoint_changes_total",
+      "Cumulative proxy rules Endpoint changes", Stability.ALPHA);
+  final KubeGauge serviceChangesPending = new KubeGauge("kubeproxy_sync_proxy_rules_service_changes_pending",
+      "Pending proxy rules Service changes", Stability.ALPHA);
+  final KubeCounter serviceChangesTotal = new KubeCounter("kubeproxy_sync_proxy_rules_service_changes_total",
+      "Cumulative proxy rules Service changes", Stability.ALPHA);
+  final KubeGauge noLocalEndpoints = new KubeGauge("kubeproxy_sync_proxy_rules_no_local_endpoints_total",
+      "Number of services with a Local traffic policy and no endpoints", Stability.ALPHA, "traffic_policy");
+  final KubeCounter iptablesRestoreFailures = new KubeCounter("kubeproxy_sync_proxy_rules_iptables_restore_failures_total",
+      "Cumulative proxy iptables restore failures", Stability.ALPHA);
+  final KubeCounter iptablesPartialRestoreFailures = new KubeCounter(
+      "kubeproxy_sync_proxy_rules_iptables_partial_restore_failures_total",
+      "Cumulative proxy iptables partial restore failures", Stability.ALPHA);
+  final KubeGauge iptablesRulesTotal = new KubeGauge("kubeproxy_sync_proxy_rules_iptables_total",
+      "Total number of iptables rules owned by kube-proxy", Stability.ALPHA, "table");
+  final KubeGauge iptablesRulesLast = new KubeGauge("kubeproxy_sync_proxy_rules_iptables_last",
+      "Number of iptables rules written by kube-proxy in last sync", Stability.ALPHA, "table");
+  final KubeCounter nftablesSyncFailures = new KubeCounter("kubeproxy_sync_proxy_rules_nftables_sync_failures_total",
+      "Cumulative proxy nftables sync failures", Stability.ALPHA);
+  final KubeCounter nftablesCleanupFailures = new KubeCounter("kubeproxy_sync_proxy_rules_nftables_cleanup_failures_total",
+      "Cumulative proxy nftables cleanup failures", Stability.ALPHA);
+  final KubeCounter healthzTotal = new KubeCounter("kubeproxy_proxy_healthz_total",
+      "Cumulative proxy healthz HTTP status", Stability.ALPHA, "code");
+  final KubeCounter livezTotal = new KubeCounter("kubeproxy_proxy_livez_total",
+      "Cumulative proxy livez HTTP status", Stability.ALPHA, "code");
+  final KubeGauge featureEnabled = new KubeGauge("kubernetes_feature_enabled",
+      "This metric records the data about the stage and enablement of a k8s feature.", Stability.BETA, "name", "stage");
 
   /** The process-wide instance that /metrics exposes. */
   public static ProxyMetrics global() {
     return GLOBAL;
   }
 
-  public void observeSyncDuration(Duration d) {}
+  /**
+   * Registers the metric sets of this proxy mode (observability.md §5.2); call once at start, as
+   * upstream's ProxyServer.Run does. iptables and ipvs add their backend sets, nftables its own.
+   */
+  public ProxyMetrics registerFor(String mode) {
+    for (KubeMetric<?> m : common()) {
+      registry.register(m);
+    }
+    switch (mode == null ? "" : mode.toLowerCase(Locale.ROOT)) {
+      case "", "iptables" -> {
+        registry.register(fullSyncDuration);
+        registry.register(partialSyncDuration);
+        registry.register(iptablesRestoreFailures);
+        registry.register(iptablesPartialRestoreFailures);
+        registry.register(iptablesRulesTotal);
+        registry.register(iptablesRulesLast);
+      }
+      case "ipvs" -> registry.register(iptablesRestoreFailures);
+      case "nftables" -> {
+        registry.register(nftablesSyncFailures);
+        registry.register(nftablesCleanupFailures);
+      }
+      default -> { } // unknown modes are rejected by validation before this point
+    }
+    return this;
+  }
 
-  public void observeFullSyncDuration(Duration d) {}
+  private List<KubeMetric<?>> common() {
+    List<KubeMetric<?>> list = new ArrayList<>();
+    list.add(syncDuration);
+    list.add(lastQueuedTimestamp);
+    list.add(lastSyncTimestamp);
+    list.add(endpointChangesPending);
+    list.add(endpointChangesTotal);
+    list.add(serviceChangesPending);
+    list.add(serviceChangesTotal);
+    list.add(healthzTotal);
+    list.add(livezTotal);
+    list.add(networkProgrammingLatency);
+    list.add(noLocalEndpoints);
+    return list;
+  }
 
-  public void observePartialSyncDuration(Duration d) {}
+  /** The registry /metrics writes (the registered families only). */
+  public KubeRegistry registry() {
+    return registry;
+  }
 
-  public void setLastSyncTimestamp(Instant t) {}
+  public void observeSyncDuration(Duration d) {
+    syncDuration.observe(seconds(d));
+  }
 
-  public void setLastQueuedTimestamp(Instant t) {}
+  public void observeFullSyncDuration(Duration d) {
+    fullSyncDuration.observe(seconds(d));
+  }
 
-  public void observeNetworkProgrammingLatency(Duration d) {}
+  public void observePartialSyncDuration(Duration d) {
+    partialSyncDuration.observe(seconds(d));
+  }
 
-  public void setEndpointChangesPending(int n) {}
+  public void setLastSyncTimestamp(Instant t) {
+    lastSyncTimestamp.set(epochSeconds(t));
+  }
 
-  public void incEndpointChanges() {}
+  public void setLastQueuedTimestamp(Instant t) {
+    lastQueuedTimestamp.set(epochSeconds(t));
+  }
 
-  public void setServiceChangesPending(int n) {}
+  public void observeNetworkProgrammingLatency(Duration d) {
+    networkProgrammingLatency.observe(seconds(d));
+  }
 
-  public void incServiceChanges() {}
+  public void setEndpointChangesPending(int n) {
+    endpointChangesPending.set(n);
+  }
+
+  public void incEndpointChanges() {
+    endpointChangesTotal.inc();
+  }
+
+  public void setServiceChangesPending(int n) {
+    serviceChangesPending.set(n);
+  }
+
+  public void incServiceChanges() {
+    serviceChangesTotal.inc();
+  }
 
   /** trafficPolicy: "internal" or "external". */
-  public void setNoLocalEndpoints(String trafficPolicy, int n) {}
+  public void setNoLocalEndpoints(String trafficPolicy, int n) {
+    noLocalEndpoints.set(n, trafficPolicy);
+  }
 
-  public void incIptablesRestoreFailures() {}
+  public void incIptablesRestoreFailures() {
+    iptablesRestoreFailures.inc();
+  }
 
-  public void incIptablesPartialRestoreFailures() {}
+  public void incIptablesPartialRestoreFailures() {
+    iptablesPartialRestoreFailures.inc();
+  }
 
   /** table: "filter" or "nat"; rules owned by kube-proxy after a successful sync. */
-  public void setIptablesRulesTotal(String table, int n) {}
+  public void setIptablesRulesTotal(String table, int n) {
+    iptablesRulesTotal.set(n, table);
+  }
 
   /** table: "filter" or "nat"; rules written in the last sync. */
-  public void setIptablesRulesLast(String table, int n) {}
+  public void setIptablesRulesLast(String table, int n) {
+    iptablesRulesLast.set(n, table);
+  }
 
-  public void incNftablesSyncFailures() {}
+  public void incNftablesSyncFailures() {
+    nftablesSyncFailures.inc();
+  }
 
-  public void incNftablesCleanupFailures() {}
+  public void incNftablesCleanupFailures() {
+    nftablesCleanupFailures.inc();
+  }
 
-  public void incHealthz(int code) {}
+  public void incHealthz(int code) {
+    healthzTotal.inc(Integer.toString(code));
+  }
 
-  public void incLivez(int code) {}
+  public void incLivez(int code) {
+    livezTotal.inc(Integer.toString(code));
+  }
+
+  /**
+   * kubernetes_feature_enabled{name,stage} = 1 or 0 for one feature gate (upstream's stage label:
+   * "ALPHA", "BETA", "DEPRECATED", or "" for GA). The first call registers the family, as upstream
+   * does after validating the gates.
+   */
+  public void setFeatureEnabled(String name, String stage, boolean enabled) {
+    registry.register(featureEnabled);
+    featureEnabled.set(enabled ? 1 : 0, name, stage == null ? "" : stage);
+  }
+
+  private static double seconds(Duration d) {
+    return d.toNanos() / 1e9;
+  }
+
+  private static double epochSeconds(Instant t) {
+    return t.getEpochSecond() + t.getNano() / 1e9;
+  }
+
+  private static double[] networkProgrammingBuckets() {
+    List<Double> b = new ArrayList<>(List.of(0.25, 0.5));
+    for (int s = 1; s <= 59; s++) {
+      b.add((double) s);
+    }
+    for (int s = 60; s <= 115; s += 5) {
+      b.add((double) s);
+    }
+    for (int s = 120; s <= 300; s += 30) {
+      b.add((double) s);
+    }
+    return b.stream().mapToDouble(Double::doubleValue).toArray();
+  }
 }

@@ -34,6 +34,9 @@ public final class EndpointCategorizer {
 
   public static Result categorize(
       ServicePort svc, List<Endpoint> endpoints, Map<String, String> nodeLabels, TopologyGates gates) {
+    if (nodeLabels == null) {
+      nodeLabels = Map.of();
+    }
     boolean useTopology = false;
     boolean hasAny = false;
     List<Endpoint> cluster = List.of();

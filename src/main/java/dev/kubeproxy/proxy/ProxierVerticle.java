@@ -1,9 +1,277 @@
 package dev.kubeproxy.proxy;
 
 import dev.kubeproxy.AgentOptions;
+import dev.kubeproxy.EventBusAddresses;
+import dev.kubeproxy.cluster.ClusterEvent;
+import dev.kubeproxy.cluster.NodeInfo;
+import dev.kubeproxy.config.KubeProxyConfiguration;
+import dev.kubeproxy.metrics.ProxyMetrics;
+import dev.kubeproxy.platform.CommandRunner;
+import dev.kubeproxy.proxy.conntrack.StaleConntrackCleaner;
+import io.kubernetes.client.openapi.models.V1EndpointSlice;
+import io.kubernetes.client.openapi.models.V1Node;
+import io.kubernetes.client.openapi.models.V1Service;
+import io.kubernetes.client.openapi.models.V1ServiceCIDR;
+import io.kubernetes.client.openapi.models.V1beta1ServiceCIDR;
+import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.eventbus.MessageConsumer;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 
-/** Owns the change trackers per family, the bounded-frequency sync runner and the backends. (Skeleton: owned by helper C (model).) */
+/**
+ * The meta-proxier (service-model.md §1.1): consumes the cluster.* events, keeps the last object
+ * per key, feeds every family's trackers (EndpointSlices only to the family of their address
+ * type), holds off programming until the Service and EndpointSlice lists have both been delivered
+ * (§8.1), then lets each family's bounded-frequency runner sync its backend.
+ */
 public class ProxierVerticle extends VerticleBase {
-  public ProxierVerticle(AgentOptions options, dev.kubeproxy.cluster.NodeInfo nodeInfo) {}
+  private static final Logger LOG = System.getLogger(ProxierVerticle.class.getName());
+
+  /** Builds the backends; blocking (it may probe the system). */
+  @FunctionalInterface
+  public interface BackendFactory {
+    List<ProxyBackend> create(AgentOptions options, NodeInfo node, CommandRunner runner) throws Exception;
+  }
+
+  private final AgentOptions options;
+  private final NodeInfo nodeInfo;
+  private final BackendFactory backendFactory;
+  private final CommandRunner commandRunner;
+  private final ProxyMetrics metrics;
+
+  private final List<FamilyProxier> families = new ArrayList<>();
+  private final List<MessageConsumer<?>> consumers = new ArrayList<>();
+  /** Events that arrived while the backends were still being built. */
+  private List<Runnable> early = new ArrayList<>();
+
+  private final Map<String, V1Service> services = new HashMap<>();
+  private final Map<String, V1EndpointSlice> slices = new HashMap<>();
+  private final Map<String, List<String>> serviceCIDRs = new HashMap<>();
+  private boolean servicesSynced;
+  private boolean endpointSlicesSynced;
+  private boolean initialized;
+
+  public ProxierVerticle(AgentOptions options, NodeInfo nodeInfo) {
+    this(options, nodeInfo, Proxiers::create, new CommandRunner(), ProxyMetrics.global());
+  }
+
+  /** For tests and embedders: other backends, another command runner (conntrack), other metrics. */
+  public ProxierVerticle(
+      AgentOptions options, NodeInfo nodeInfo, BackendFactory backendFactory, CommandRunner commandRunner,
+      ProxyMetrics metrics) {
+    this.options = options;
+    this.nodeInfo = nodeInfo;
+    this.backendFactory = backendFactory;
+    this.commandRunner = commandRunner;
+    this.metrics = metrics;
+  }
+
+  @Override
+  public Future<?> start() {
+    consume(EventBusAddresses.SERVICES, this::onService);
+    consume(EventBusAddresses.ENDPOINT_SLICES, this::onEndpointSlice);
+    consume(EventBusAddresses.NODE, this::onNode);
+    consume(EventBusAddresses.SERVICE_CIDRS, this::onServiceCIDR);
+    consume(EventBusAddresses.SYNCED, this::onSynced);
+    List<Future<?>> registered = new ArrayList<>();
+    consumers.forEach(c -> registered.add(c.completion()));
+    return Future.all(registered)
+        .compose(v -> vertx.executeBlocking(() -> {
+          List<ProxyBackend> backends = backendFactory.create(options, nodeInfo, commandRunner);
+          for (ProxyBackend backend : backends) {
+            backend.privilegedInit();
+          }
+          return backends;
+        }))
+        .onSuccess(this::startFamilies);
+  }
+
+  private void startFamilies(List<ProxyBackend> backends) {
+    KubeProxyConfiguration config = options.config();
+    ModelGates gates = ModelGates.from(config.featureGates);
+    Duration syncPeriod = positiveOr(config.syncPeriod(), Duration.ofSeconds(30));
+    Duration minSyncPeriod = config.minSyncPeriod() == null || config.minSyncPeriod().isNegative()
+        ? Duration.ofSeconds(1) : config.minSyncPeriod();
+    StaleConntrackCleaner cleaner = options.dryRun() ? null : new StaleConntrackCleaner(commandRunner);
+    for (ProxyBackend backend : backends) {
+      FamilyProxier family = new FamilyProxier(vertx, backend, config.effectiveMode(), nodeInfo.name(),
+          nodeInfo.labels(), syncPeriod, minSyncPeriod, gates, metrics, cleaner, () -> initialized,
+          RunnerTimer.of(vertx), Clock.systemUTC());
+      families.add(family);
+      family.startLoop();
+    }
+    List<Runnable> replay = early;
+    early = null;
+    replay.forEach(Runnable::run);
+  }
+
+  @Override
+  public Future<?> stop() {
+    families.forEach(FamilyProxier::stop);
+    return Future.succeededFuture();
+  }
+
+  /** The per-family proxiers (for tests and diagnostics). */
+  public List<FamilyProxier> families() {
+    return List.copyOf(families);
+  }
+
+  public boolean initialized() {
+    return initialized;
+  }
+
+  private <T> void consume(String address, java.util.function.Consumer<T> handler) {
+    MessageConsumer<T> consumer = vertx.eventBus().consumer(address, (Message<T> msg) -> {
+      T body = msg.body();
+      if (early != null) {
+        early.add(() -> handle(address, handler, body));
+      } else {
+        handle(address, handler, body);
+      }
+    });
+    consumers.add(consumer);
+  }
+
+  private <T> void handle(String address, java.util.function.Consumer<T> handler, T body) {
+    try {
+      handler.accept(body);
+    } catch (RuntimeException e) {
+      // One bad object must never stop the agent or the other services.
+      LOG.log(Level.ERROR, "Ignoring a " + address + " event that could not be processed: " + e, e);
+    }
+  }
+
+  private void onService(ClusterEvent<?> event) {
+    if (!(event.object() instanceof V1Service svc) && event.type() == ClusterEvent.Type.UPSERT) {
+      LOG.log(Level.ERROR, "Ignoring Service event " + event.key() + " without a v1 Service");
+      return;
+    }
+    V1Service old;
+    V1Service current;
+    if (event.type() == ClusterEvent.Type.UPSERT) {
+      current = (V1Service) event.object();
+      old = services.put(event.key(), current);
+    } else {
+      current = null;
+      old = services.remove(event.key());
+      if (old == null && event.object() instanceof V1Service last) {
+        old = last;
+      }
+    }
+    if (old == null && current == null) {
+      return;
+    }
+    for (FamilyProxier f : families) {
+      f.onServiceUpdate(old, current);
+    }
+  }
+
+  private void onEndpointSlice(ClusterEvent<?> event) {
+    if (event.type() == ClusterEvent.Type.UPSERT) {
+      if (!(event.object() instanceof V1EndpointSlice slice)) {
+        LOG.log(Level.ERROR, "Ignoring EndpointSlice event " + event.key() + " without a v1 EndpointSlice");
+        return;
+      }
+      V1EndpointSlice old = slices.put(event.key(), slice);
+      if (old != null && !Objects.equals(old.getAddressType(), slice.getAddressType())) {
+        routeSlice(old, true);
+      }
+      routeSlice(slice, false);
+    } else {
+      V1EndpointSlice old = slices.remove(event.key());
+      if (old == null && event.object() instanceof V1EndpointSlice last) {
+        old = last;
+      }
+      if (old != null) {
+        routeSlice(old, true);
+      }
+    }
+  }
+
+  private void routeSlice(V1EndpointSlice slice, boolean remove) {
+    String type = slice.getAddressType();
+    if (!IpFamily.IPv4.name().equals(type) && !IpFamily.IPv6.name().equals(type)) {
+      LOG.log(Level.DEBUG, "EndpointSlice " + sliceName(slice) + " has unsupported address type " + type
+          + "; ignoring it");
+      return;
+    }
+    for (FamilyProxier f : families) {
+      if (f.family().name().equals(type)) {
+        f.onEndpointSliceUpdate(slice, remove);
+      }
+    }
+  }
+
+  private static String sliceName(V1EndpointSlice slice) {
+    return slice.getMetadata() == null ? "?" : slice.getMetadata().getNamespace() + "/" + slice.getMetadata().getName();
+  }
+
+  private void onNode(ClusterEvent<?> event) {
+    if (!(event.object() instanceof V1Node node) || node.getMetadata() == null) {
+      LOG.log(Level.ERROR, "Ignoring Node event " + event.key() + " without a v1 Node");
+      return;
+    }
+    String name = node.getMetadata().getName();
+    if (!Objects.equals(name, nodeInfo.name())) {
+      LOG.log(Level.ERROR, "Received a watch event for a node " + name + " that doesn't match the current node "
+          + nodeInfo.name());
+      return;
+    }
+    Map<String, String> labels = event.type() == ClusterEvent.Type.DELETE ? null : node.getMetadata().getLabels();
+    for (FamilyProxier f : families) {
+      f.onNodeLabels(labels);
+    }
+  }
+
+  private void onServiceCIDR(ClusterEvent<?> event) {
+    if (event.type() == ClusterEvent.Type.DELETE) {
+      serviceCIDRs.remove(event.key());
+    } else {
+      List<String> cidrs;
+      if (event.object() instanceof V1beta1ServiceCIDR o && o.getSpec() != null) {
+        cidrs = o.getSpec().getCidrs();
+      } else if (event.object() instanceof V1ServiceCIDR o && o.getSpec() != null) {
+        cidrs = o.getSpec().getCidrs();
+      } else {
+        LOG.log(Level.ERROR, "Ignoring ServiceCIDR event " + event.key() + " without a ServiceCIDR spec");
+        return;
+      }
+      serviceCIDRs.put(event.key(), cidrs == null ? List.of() : List.copyOf(cidrs));
+    }
+    List<String> all = new ArrayList<>();
+    serviceCIDRs.keySet().stream().sorted().forEach(k -> all.addAll(serviceCIDRs.get(k)));
+    for (FamilyProxier f : families) {
+      f.onServiceCIDRs(all);
+    }
+  }
+
+  private void onSynced(ClusterEvent.Kind kind) {
+    switch (kind) {
+      case SERVICE -> servicesSynced = true;
+      case ENDPOINT_SLICE -> endpointSlicesSynced = true;
+      default -> {
+        return;
+      }
+    }
+    if (!initialized && servicesSynced && endpointSlicesSynced) {
+      initialized = true;
+      LOG.log(Level.INFO, "Services and EndpointSlices received; programming rules");
+      for (FamilyProxier f : families) {
+        f.requestSync();
+      }
+    }
+  }
+
+  private static Duration positiveOr(Duration d, Duration fallback) {
+    return d == null || d.isZero() || d.isNegative() ? fallback : d;
+  }
 }

@@ -2,23 +2,249 @@ package dev.kubeproxy.proxy;
 
 import dev.kubeproxy.AgentOptions;
 import dev.kubeproxy.cluster.NodeInfo;
+import dev.kubeproxy.config.KubeProxyConfiguration;
 import dev.kubeproxy.platform.CommandRunner;
+import dev.kubeproxy.proxy.iptables.IptablesProxier;
+import dev.kubeproxy.proxy.nftables.NftablesProxier;
+import java.io.IOException;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 
-/** Builds the backends of the configured mode, one per active family, and removes leftovers. Skeleton: helper C. */
+/**
+ * Builds the backends of the configured mode, one per active family (server.md §9 steps 12 and 14),
+ * and removes the leftovers of the modes not in use (server.md §6 step 2).
+ */
 public final class Proxiers {
+  private static final Logger LOG = System.getLogger(Proxiers.class.getName());
+
   private Proxiers() {}
 
-  /** One backend per family the node runs (dual-stack: both), in the configured mode. */
-  public static List<ProxyBackend> create(AgentOptions options, NodeInfo node, CommandRunner runner) {
-    return List.of();
+  /** A proxier that cannot be built: the agent must stop with this message. */
+  public static final class ProxierCreationException extends RuntimeException {
+    public ProxierCreationException(String message) {
+      super(message);
+    }
   }
 
   /**
-   * Removes the rules of every mode (iptables, ip6tables, nftables); true when all went well.
-   * Used by --cleanup, and at start for the modes that are not in use (server.md §6 step 2).
+   * One backend per family the node runs (dual-stack: both, primary first), in the configured
+   * mode. Blocking (probes iptables): call it on a worker.
+   *
+   * @throws ProxierCreationException for ipvs mode, an unknown mode, or no support for the primary family
+   */
+  public static List<ProxyBackend> create(AgentOptions options, NodeInfo node, CommandRunner runner) {
+    KubeProxyConfiguration config = options.config();
+    String mode = config.effectiveMode();
+    if (mode.equals("ipvs")) {
+      throw new ProxierCreationException("can't use the IPVS proxier: IPVS is not supported by this kube-proxy"
+          + " (and not available in this kernel); use --proxy-mode=nftables (or iptables) instead");
+    }
+    if (!mode.equals("iptables") && !mode.equals("nftables")) {
+      throw new ProxierCreationException("unknown proxy mode \"" + mode + "\"; use iptables or nftables");
+    }
+    IpFamily primary = primaryFamily(node);
+    Map<IpFamily, Boolean> supported = new EnumMap<>(IpFamily.class);
+    if (mode.equals("iptables")) {
+      supported.put(IpFamily.IPv4, iptablesWorks(runner, "iptables"));
+      supported.put(IpFamily.IPv6, iptablesWorks(runner, "ip6tables"));
+      if (!supported.get(IpFamily.IPv4) && !supported.get(IpFamily.IPv6)) {
+        throw new ProxierCreationException("iptables is not available on this host");
+      }
+      for (IpFamily f : IpFamily.values()) {
+        if (!supported.get(f)) {
+          LOG.log(Level.INFO, "No iptables support for family ipFamily=\"" + f + "\"");
+        }
+      }
+    } else {
+      supported.put(IpFamily.IPv4, true);
+      supported.put(IpFamily.IPv6, true);
+    }
+    if (!supported.get(primary)) {
+      throw new ProxierCreationException("no support for primary IP family \"" + primary + "\"");
+    }
+    boolean dualStack = supported.get(IpFamily.IPv4) && supported.get(IpFamily.IPv6);
+    if (dualStack) {
+      LOG.log(Level.INFO, "kube-proxy running in dual-stack mode primary ipFamily=\"" + primary + "\"");
+    } else {
+      LOG.log(Level.INFO, "kube-proxy running in single-stack mode ipFamily=\"" + primary + "\"");
+    }
+    Map<IpFamily, LocalTrafficDetector> detectors = localDetectors(config, node, primary);
+    List<IpFamily> families = new ArrayList<>();
+    families.add(primary);
+    if (dualStack) {
+      families.add(primary == IpFamily.IPv4 ? IpFamily.IPv6 : IpFamily.IPv4);
+    }
+    LOG.log(Level.INFO, mode.equals("iptables") ? "Using iptables Proxier" : "Using nftables Proxier");
+    List<ProxyBackend> backends = new ArrayList<>();
+    for (IpFamily family : families) {
+      ProxierSettings settings = settings(options, node, family, detectors.get(family));
+      backends.add(mode.equals("iptables")
+          ? new IptablesProxier(settings, runner)
+          : new NftablesProxier(settings, runner));
+    }
+    return List.copyOf(backends);
+  }
+
+  /** The family of the first node IP; IPv4 when none is known (as detectNodeIPs starts). */
+  static IpFamily primaryFamily(NodeInfo node) {
+    if (node == null || node.nodeIPs().isEmpty()) {
+      return IpFamily.IPv4;
+    }
+    return IpFamily.ofText(node.nodeIPs().get(0));
+  }
+
+  /** A read-only probe: can this iptables binary list the nat table? */
+  static boolean iptablesWorks(CommandRunner runner, String binary) {
+    try {
+      CommandRunner.Result r = runner.run(List.of(binary, "-w", "5", "-t", "nat", "-S", "POSTROUTING"));
+      if (!r.ok()) {
+        LOG.log(Level.DEBUG, binary + " probe failed: " + r.stderr().trim());
+      }
+      return r.ok();
+    } catch (IOException e) {
+      LOG.log(Level.DEBUG, binary + " probe failed: " + e.getMessage());
+      return false;
+    }
+  }
+
+  /** getLocalDetectors: one detector per family from detectLocalMode (server.md §9 step 14). */
+  static Map<IpFamily, LocalTrafficDetector> localDetectors(
+      KubeProxyConfiguration config, NodeInfo node, IpFamily primary) {
+    Map<IpFamily, LocalTrafficDetector> out = new EnumMap<>(IpFamily.class);
+    String mode = config.detectLocalMode == null || config.detectLocalMode.isEmpty()
+        ? "ClusterCIDR" : config.detectLocalMode;
+    for (IpFamily f : IpFamily.values()) {
+      out.put(f, LocalTrafficDetector.noop());
+    }
+    switch (mode) {
+      case "ClusterCIDR" -> {
+        firstCidrPerFamily(config.clusterCIDRs()).forEach((f, cidr) -> out.put(f, new LocalTrafficDetector(mode, cidr)));
+        if (!out.get(primary).implemented()) {
+          LOG.log(Level.INFO, "Detect-local-mode set to ClusterCIDR, but no cluster CIDR specified for primary IP family");
+        }
+      }
+      case "NodeCIDR" -> {
+        List<String> podCIDRs = node == null ? List.of() : node.podCIDRs();
+        firstCidrPerFamily(podCIDRs).forEach((f, cidr) -> out.put(f, new LocalTrafficDetector(mode, cidr)));
+        if (!out.get(primary).implemented()) {
+          LOG.log(Level.INFO, "Detect-local-mode set to NodeCIDR, but no PodCIDR defined at node for primary IP family");
+        }
+      }
+      case "BridgeInterface" -> {
+        String bridge = config.detectLocal.bridgeInterface;
+        for (IpFamily f : IpFamily.values()) {
+          out.put(f, new LocalTrafficDetector(mode, bridge));
+        }
+      }
+      case "InterfaceNamePrefix" -> {
+        String prefix = config.detectLocal.interfaceNamePrefix;
+        for (IpFamily f : IpFamily.values()) {
+          out.put(f, new LocalTrafficDetector(mode, prefix));
+        }
+      }
+      default -> LOG.log(Level.INFO, "Defaulting to no-op detect-local");
+    }
+    return out;
+  }
+
+  private static Map<IpFamily, String> firstCidrPerFamily(List<String> cidrs) {
+    Map<IpFamily, String> out = new EnumMap<>(IpFamily.class);
+    for (String raw : cidrs) {
+      String cidr = IpAddresses.normalizeCidr(raw.trim());
+      if (cidr != null) {
+        out.putIfAbsent(IpFamily.ofText(cidr), cidr);
+      }
+    }
+    return out;
+  }
+
+  /** The settings of one family's backend. */
+  static ProxierSettings settings(
+      AgentOptions options, NodeInfo node, IpFamily family, LocalTrafficDetector detector) {
+    KubeProxyConfiguration config = options.config();
+    List<String> nodeIPs = new ArrayList<>();
+    if (node != null) {
+      for (String ip : node.nodeIPs()) {
+        String n = IpAddresses.normalize(ip);
+        if (n != null && IpFamily.ofText(n) == family) {
+          nodeIPs.add(n);
+        }
+      }
+    }
+    if (nodeIPs.isEmpty()) {
+      nodeIPs.add(family == IpFamily.IPv4 ? "127.0.0.1" : "::1");
+    }
+    List<String> nodePortAddresses = new ArrayList<>();
+    if (config.nodePortAddresses != null) {
+      for (String raw : config.nodePortAddresses) {
+        String cidr = IpAddresses.normalizeCidr(raw == null ? "" : raw.trim());
+        if (cidr != null && IpFamily.ofText(cidr) == family) {
+          nodePortAddresses.add(cidr);
+        }
+      }
+    }
+    boolean localhostNodePorts = config.iptables.localhostNodePorts == null || config.iptables.localhostNodePorts;
+    return new ProxierSettings(
+        family,
+        options.hostname() != null ? options.hostname() : node == null ? "" : node.name(),
+        nodeIPs,
+        nodePortAddresses,
+        config.masqueradeAll(),
+        config.masqueradeBit(),
+        localhostNodePorts,
+        detector == null ? LocalTrafficDetector.noop() : detector,
+        positiveOr(config.syncPeriod(), Duration.ofSeconds(30)),
+        config.minSyncPeriod() == null ? Duration.ofSeconds(1) : config.minSyncPeriod(),
+        options.dryRun() ? System.out : null);
+  }
+
+  private static Duration positiveOr(Duration d, Duration fallback) {
+    return d == null || d.isZero() || d.isNegative() ? fallback : d;
+  }
+
+  /**
+   * Removes leftovers (server.md §6 step 2): with all, or in nftables mode, the iptables rules of
+   * both families; with all, or in iptables mode, the nftables tables. Blocking.
+   *
+   * @return true when every cleanup succeeded
    */
   public static boolean cleanupLeftovers(String activeMode, boolean all, CommandRunner runner) {
-    return true;
+    boolean iptablesBased = activeMode == null || activeMode.isEmpty()
+        || activeMode.equals("iptables") || activeMode.equals("ipvs");
+    List<ProxyBackend> targets = new ArrayList<>();
+    if (all || !iptablesBased) {
+      for (IpFamily family : IpFamily.values()) {
+        targets.add(new IptablesProxier(minimalSettings(family), runner));
+      }
+    }
+    if (all || iptablesBased) {
+      for (IpFamily family : IpFamily.values()) {
+        targets.add(new NftablesProxier(minimalSettings(family), runner));
+      }
+    }
+    boolean ok = true;
+    for (ProxyBackend backend : targets) {
+      try {
+        backend.cleanup();
+      } catch (Exception e) {
+        LOG.log(Level.ERROR, "Cleanup of " + backend.getClass().getSimpleName() + " for " + backend.family()
+            + " failed: " + e.getMessage());
+        ok = false;
+      }
+    }
+    if (!ok) {
+      LOG.log(Level.ERROR, "encountered an error while tearing down rules");
+    }
+    return ok;
+  }
+
+  private static ProxierSettings minimalSettings(IpFamily family) {
+    return new ProxierSettings(family, "", List.of(), List.of(), false, 14, false, LocalTrafficDetector.noop(),
+        Duration.ofSeconds(30), Duration.ofSeconds(1), null);
   }
 }

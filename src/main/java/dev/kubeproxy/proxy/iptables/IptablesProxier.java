@@ -1,18 +1,80 @@
 package dev.kubeproxy.proxy.iptables;
 
+import static dev.kubeproxy.proxy.iptables.ChainNames.KUBE_PROXY_CANARY;
+
+import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.platform.CommandRunner;
 import dev.kubeproxy.proxy.IpFamily;
 import dev.kubeproxy.proxy.ProxierSettings;
 import dev.kubeproxy.proxy.ProxyBackend;
 import dev.kubeproxy.proxy.ProxyState;
 import dev.kubeproxy.proxy.SyncResult;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Supplier;
 
-/** The iptables backend for one family. Skeleton: its helper writes it. */
+/**
+ * The iptables backend for one family (iptables.md): full and partial syncs through
+ * iptables-restore --noflush --counters, jump rules at full syncs, stale-chain deletion, the canary
+ * check (done at the start of every sync: a missing mangle canary forces a full sync), cleanup,
+ * and --dry-run (print the restore input, touch nothing).
+ */
 public class IptablesProxier implements ProxyBackend {
+  private static final System.Logger LOG = System.getLogger(IptablesProxier.class.getName());
+  private static final List<String> CANARY_TABLES = List.of("mangle", "nat", "filter");
+
   private final ProxierSettings settings;
+  private final CommandRunner runner;
+  private final Sysctls sysctls;
+  private final Supplier<List<String>> interfaceAddresses;
+  private final RulesetGenerator generator = new RulesetGenerator();
+  private final ProxyMetrics metrics = ProxyMetrics.global();
+  private final boolean localhostNodePorts;
+
+  private IptablesTool tool;
+  private Boolean conntrackTcpLiberal;
+  private boolean needFullSync = true;
+  private boolean canariesCreated;
+  private Map<String, String> lastNodeLabels;
+  /** Service chains of the last applied ruleset: any of them not active any more is deleted. */
+  private Set<String> appliedChains = Set.of();
+  private long lastStaleScanNanos;
+  private boolean staleScanDone;
+  private Ruleset lastRuleset;
+  private SyncTimings lastTimings;
+
+  /**
+   * Where the time of the last successful sync went: the agent's own work (generating the input)
+   * versus the tools (iptables-restore; jump-rule, canary and save commands).
+   */
+  public record SyncTimings(long generateNanos, long restoreNanos, long otherCommandsNanos, long totalNanos) {}
 
   public IptablesProxier(ProxierSettings settings, CommandRunner runner) {
+    this(settings, runner, new Sysctls(), NodeAddresses.ofInterfaces(), null);
+  }
+
+  /**
+   * With explicit sysctl root, interface-address source and backend (null = choose as
+   * iptables-wrapper does): for tests and the benchmark, which run commands in a scratch namespace.
+   */
+  public IptablesProxier(
+      ProxierSettings settings, CommandRunner runner, Sysctls sysctls,
+      Supplier<List<String>> interfaceAddresses, IptablesBackend backend) {
     this.settings = settings;
+    this.runner = runner;
+    this.sysctls = sysctls;
+    this.interfaceAddresses = interfaceAddresses;
+    this.localhostNodePorts = settings.family() == IpFamily.IPv4 && settings.localhostNodePorts()
+        && containsIPv4Loopback(settings.nodePortAddresses());
+    if (backend != null) {
+      this.tool = new IptablesTool(runner, settings.family(), backend);
+    }
   }
 
   @Override
@@ -20,14 +82,303 @@ public class IptablesProxier implements ProxyBackend {
     return settings.family();
   }
 
-  @Override
-  public SyncResult sync(ProxyState state) throws SyncException {
-    throw new SyncException("iptables backend not written yet");
+  /** The iptables tool in use (iptables-legacy, ip6tables-nft, ...); chooses the backend on first use. */
+  public synchronized IptablesTool tool() {
+    if (tool == null) {
+      tool = new IptablesTool(runner, settings.family(), BackendSelector.choose(runner));
+    }
+    return tool;
+  }
+
+  /** The last ruleset generated (applied or printed), for diagnostics and tests. */
+  public Ruleset lastRuleset() {
+    return lastRuleset;
+  }
+
+  /** Timings of the last successful sync (null before the first). */
+  public SyncTimings lastTimings() {
+    return lastTimings;
+  }
+
+  /** Whether the next sync will be a full one. */
+  public boolean needsFullSync() {
+    return needFullSync;
   }
 
   @Override
-  public void privilegedInit() throws SyncException {}
+  public void privilegedInit() throws SyncException {
+    if (settings.dryRun()) {
+      return;
+    }
+    if (localhostNodePorts) {
+      try {
+        sysctls.write("net.ipv4.conf.all.route_localnet", "1");
+        LOG.log(System.Logger.Level.INFO, "Set sysctl net.ipv4.conf.all.route_localnet=1 for localhost NodePorts");
+      } catch (IOException e) {
+        throw new SyncException("cannot set sysctl net/ipv4/conf/all/route_localnet to 1 (needed for localhost"
+            + " NodePorts; set iptables.localhostNodePorts to false to run without): " + e.getMessage(), e);
+      }
+    }
+    conntrackTcpLiberal();
+    IptablesTool t = tool();
+    if (!t.available()) {
+      throw new SyncException(t.command() + " is not installed or does not run; install iptables");
+    }
+    LOG.log(System.Logger.Level.INFO, "iptables mode for " + settings.family() + " uses " + t.command());
+    ensureCanaries(t, null);
+  }
+
+  private boolean conntrackTcpLiberal() {
+    if (conntrackTcpLiberal == null) {
+      String value = sysctls.read("net.netfilter.nf_conntrack_tcp_be_liberal");
+      conntrackTcpLiberal = value != null && !value.equals("0");
+      if (conntrackTcpLiberal) {
+        LOG.log(System.Logger.Level.INFO, "nf_conntrack_tcp_be_liberal is set, not installing DROP rules for"
+            + " INVALID packets");
+      }
+    }
+    return conntrackTcpLiberal;
+  }
 
   @Override
-  public void cleanup() throws SyncException {}
+  public SyncResult sync(ProxyState state) throws SyncException {
+    long start = System.nanoTime();
+    if (settings.dryRun()) {
+      return dryRun(state);
+    }
+    IptablesTool t = tool();
+    boolean full = needFullSync;
+    Map<String, String> labels = state.nodeLabels() == null ? Map.of() : state.nodeLabels();
+    if (!full && lastNodeLabels != null && !lastNodeLabels.equals(labels)) {
+      full = true;
+    }
+    boolean tryPartial = !full;
+    try {
+      if (!full && canariesCreated && canaryMissing(t)) {
+        LOG.log(System.Logger.Level.WARNING, "iptables canary " + KUBE_PROXY_CANARY + " was deleted (tables"
+            + " flushed by something else); forcing a full resync");
+        full = true;
+      }
+      Set<String> known = new HashSet<>(appliedChains);
+      boolean large = RulesetGenerator.largeClusterMode(state);
+      if (full) {
+        // One iptables-save of every existing table tells which chains and jump rules are there already,
+        // so only the missing ones cost a command; its nat part also finds stale chains.
+        Map<String, String> tables = null;
+        try {
+          tables = IptablesTool.tablesOf(t.save(null));
+        } catch (IOException e) {
+          LOG.log(System.Logger.Level.ERROR, "Failed to execute iptables-save: stale chains will not be deleted ("
+              + e.getMessage() + ")");
+        }
+        ensureJumpRules(t, tables);
+        ensureCanaries(t, tables);
+        if (tables != null) {
+          known.addAll(IptablesTool.chainsOf(tables.getOrDefault("nat", "")));
+          staleScanDone = true;
+          lastStaleScanNanos = System.nanoTime();
+        }
+      } else if (!large || !staleScanDone
+          || System.nanoTime() - lastStaleScanNanos > settings.syncPeriod().toNanos()) {
+        try {
+          known.addAll(IptablesTool.chainsOf(t.save("nat")));
+          staleScanDone = true;
+          lastStaleScanNanos = System.nanoTime();
+        } catch (IOException e) {
+          LOG.log(System.Logger.Level.ERROR, "Failed to execute iptables-save: stale chains will not be deleted ("
+              + e.getMessage() + ")");
+        }
+      }
+      long generateStart = System.nanoTime();
+      Ruleset ruleset = generator.generate(options(t), state, full, known);
+      lastRuleset = ruleset;
+      long restoreStart = System.nanoTime();
+      t.restore(ruleset.payload(), null);
+      long end = System.nanoTime();
+      lastTimings = new SyncTimings(restoreStart - generateStart, end - restoreStart,
+          generateStart - start, end - start);
+      LOG.log(System.Logger.Level.DEBUG, () -> String.format("iptables %s sync: %d bytes, generated in %d ms,"
+          + " restored in %d ms", tryPartial ? "partial" : "full", ruleset.payload().length(),
+          lastTimings.generateNanos() / 1_000_000, lastTimings.restoreNanos() / 1_000_000));
+
+      needFullSync = false;
+      lastNodeLabels = Map.copyOf(labels);
+      appliedChains = ruleset.activeNatChains();
+      metrics.setIptablesRulesTotal("filter", ruleset.filterRules());
+      metrics.setIptablesRulesLast("filter", ruleset.filterRules());
+      metrics.setIptablesRulesTotal("nat", ruleset.natRulesTotal());
+      metrics.setIptablesRulesLast("nat", ruleset.natRulesLast());
+      return new SyncResult(full, Map.of("filter", ruleset.filterRules(), "nat", ruleset.natRulesTotal()),
+          ruleset.noLocalEndpointsInternal(), ruleset.noLocalEndpointsExternal());
+    } catch (IptablesTool.RestoreException e) {
+      needFullSync = true;
+      metrics.incIptablesRestoreFailures();
+      if (tryPartial) {
+        metrics.incIptablesPartialRestoreFailures();
+      }
+      LOG.log(System.Logger.Level.ERROR, "Failed to execute iptables-restore (" + (full ? "full" : "partial")
+          + " sync); the previous rules stay in place and a full sync follows: " + e.getMessage());
+      throw new SyncException(e.getMessage(), e);
+    } catch (IOException | RuntimeException e) {
+      needFullSync = true;
+      LOG.log(System.Logger.Level.ERROR, "iptables sync failed: " + e.getMessage());
+      throw new SyncException("iptables sync failed: " + e.getMessage(), e);
+    } finally {
+      Duration took = Duration.ofNanos(System.nanoTime() - start);
+      if (tryPartial) {
+        metrics.observePartialSyncDuration(took);
+      } else {
+        metrics.observeFullSyncDuration(took);
+      }
+    }
+  }
+
+  private SyncResult dryRun(ProxyState state) {
+    IptablesTool probe = new IptablesTool(runner, settings.family(), IptablesBackend.LEGACY);
+    int[] version = probe.version();
+    boolean randomFully = version == null || probe.supportsRandomFully();
+    Ruleset ruleset = generator.generate(options(randomFully), state, true, null);
+    lastRuleset = ruleset;
+    settings.dryRunOutput().print("# " + (settings.family() == IpFamily.IPv6 ? "ip6tables" : "iptables")
+        + "-restore --noflush --counters input (dry run, nothing applied)\n");
+    settings.dryRunOutput().print(ruleset.payload());
+    settings.dryRunOutput().flush();
+    return new SyncResult(true, Map.of("filter", ruleset.filterRules(), "nat", ruleset.natRulesTotal()),
+        ruleset.noLocalEndpointsInternal(), ruleset.noLocalEndpointsExternal());
+  }
+
+  RulesetOptions options(IptablesTool t) {
+    return options(t.supportsRandomFully());
+  }
+
+  private RulesetOptions options(boolean randomFully) {
+    boolean matchAll = matchesAll(settings.nodePortAddresses());
+    List<String> nodePortIPs = matchAll ? List.of() : nodePortIPs();
+    return new RulesetOptions(settings.family(), settings.masqueradeMark(), settings.masqueradeAll(),
+        localhostNodePorts, settings.localDetector(), randomFully, conntrackTcpLiberal(), matchAll, nodePortIPs,
+        settings.nodeIPs());
+  }
+
+  /** The node's addresses inside nodePortAddresses (loopback only where localhost NodePorts work). */
+  private List<String> nodePortIPs() {
+    List<Cidr> cidrs = new ArrayList<>();
+    for (String cidr : settings.nodePortAddresses()) {
+      cidrs.add(Cidr.parse(cidr));
+    }
+    Set<String> out = new LinkedHashSet<>();
+    List<String> addresses;
+    try {
+      addresses = interfaceAddresses.get();
+    } catch (RuntimeException e) {
+      LOG.log(System.Logger.Level.ERROR, "Failed to get node ip address matching nodeport cidrs, services with"
+          + " nodeport may not work as intended: " + e.getMessage());
+      return List.of();
+    }
+    for (String ip : addresses) {
+      if (NodeAddresses.familyOf(ip) != settings.family()) {
+        continue;
+      }
+      boolean inside = false;
+      for (Cidr cidr : cidrs) {
+        inside |= cidr.contains(ip);
+      }
+      if (!inside) {
+        continue;
+      }
+      if (NodeAddresses.isLoopback(ip)) {
+        if (settings.family() == IpFamily.IPv6) {
+          LOG.log(System.Logger.Level.ERROR, "--nodeport-addresses includes localhost but localhost NodePorts are"
+              + " not supported on IPv6 (address " + ip + ")");
+          continue;
+        } else if (!localhostNodePorts) {
+          LOG.log(System.Logger.Level.ERROR, "--nodeport-addresses includes localhost but"
+              + " --iptables-localhost-nodeports=false was passed (address " + ip + ")");
+          continue;
+        }
+      }
+      out.add(ip);
+    }
+    return new ArrayList<>(out);
+  }
+
+  static boolean matchesAll(List<String> nodePortAddresses) {
+    if (nodePortAddresses.isEmpty()) {
+      return true;
+    }
+    for (String cidr : nodePortAddresses) {
+      if (Cidr.parse(cidr).matchesAll()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  static boolean containsIPv4Loopback(List<String> nodePortAddresses) {
+    if (nodePortAddresses.isEmpty()) {
+      return true;
+    }
+    boolean anyIPv4 = false;
+    for (String text : nodePortAddresses) {
+      if (text.indexOf(':') >= 0) {
+        continue;
+      }
+      anyIPv4 = true;
+      Cidr cidr = Cidr.parse(text);
+      if ((cidr.network()[0] & 0xff) == 127 || cidr.contains("127.0.0.0")) {
+        return true;
+      }
+    }
+    return !anyIPv4;
+  }
+
+  /** Jump rules of §5 (tables: the current iptables-save per table, or null when unknown). */
+  private void ensureJumpRules(IptablesTool t, Map<String, String> tables) throws IOException {
+    List<JumpRule> all = new ArrayList<>(JumpRule.KUBE_PROXY);
+    all.addAll(JumpRule.KUBELET);
+    Set<String> ensured = new HashSet<>();
+    for (JumpRule jump : all) {
+      String dump = tables == null ? null : tables.get(jump.table());
+      if (ensured.add(jump.table() + "/" + jump.target())
+          && (dump == null || !IptablesTool.chainsOf(dump).contains(jump.target()))) {
+        t.ensureChain(jump.table(), jump.target());
+      }
+      if (dump == null || !dump.contains("\n" + jump.saveLine() + "\n") && !dump.startsWith(jump.saveLine() + "\n")) {
+        t.ensureRuleAtTop(jump.table(), jump.builtin(), jump.ruleArgs());
+      }
+    }
+  }
+
+  private void ensureCanaries(IptablesTool t, Map<String, String> tables) {
+    try {
+      for (String table : CANARY_TABLES) {
+        String dump = tables == null ? null : tables.get(table);
+        if (dump == null || !IptablesTool.chainsOf(dump).contains(KUBE_PROXY_CANARY)) {
+          t.ensureChain(table, KUBE_PROXY_CANARY);
+        }
+      }
+      canariesCreated = true;
+    } catch (IOException e) {
+      LOG.log(System.Logger.Level.WARNING, "Could not create the iptables canary chains (will retry): "
+          + e.getMessage());
+    }
+  }
+
+  private boolean canaryMissing(IptablesTool t) throws IOException {
+    return !t.chainExists("mangle", KUBE_PROXY_CANARY);
+  }
+
+  @Override
+  public void cleanup() throws SyncException {
+    boolean ok = true;
+    for (IptablesBackend backend : IptablesBackend.values()) {
+      ok &= IptablesCleanup.cleanup(new IptablesTool(runner, settings.family(), backend));
+    }
+    needFullSync = true;
+    appliedChains = Set.of();
+    canariesCreated = false;
+    if (!ok) {
+      throw new SyncException("iptables cleanup for " + settings.family() + " did not remove everything; see the"
+          + " errors logged above");
+    }
+  }
 }

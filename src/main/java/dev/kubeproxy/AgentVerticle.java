@@ -1,0 +1,174 @@
+package dev.kubeproxy;
+
+import dev.kubeproxy.cli.JsonArgs;
+import dev.kubeproxy.cli.Startup;
+import dev.kubeproxy.cli.Version;
+import dev.kubeproxy.cluster.ClusterWatchVerticle;
+import dev.kubeproxy.cluster.NodeInfo;
+import dev.kubeproxy.cluster.NodeInfoResolver;
+import dev.kubeproxy.config.ConfigVerticle;
+import dev.kubeproxy.health.HealthzServerVerticle;
+import dev.kubeproxy.health.ServiceHealthServerVerticle;
+import dev.kubeproxy.logging.JulBridge;
+import dev.kubeproxy.logging.Log;
+import dev.kubeproxy.metrics.MetricsServerVerticle;
+import dev.kubeproxy.platform.CommandRunner;
+import dev.kubeproxy.platform.PlatformSetup;
+import dev.kubeproxy.proxy.Proxiers;
+import dev.kubeproxy.proxy.ProxyBackend;
+import io.vertx.core.Future;
+import io.vertx.core.Deployable;
+import io.vertx.core.VerticleBase;
+
+/**
+ * The agent: deploys the verticles in upstream's start order (server.md §6, §9, §10) and turns any
+ * agent.fatal message into "close Vert.x, exit 1".
+ *
+ * <p>{@code java -jar} builds it with the prepared options ({@link Main}); {@code vertx run
+ * dev.kubeproxy.AgentVerticle -conf file.json} builds it with no arguments, and it reads the same
+ * flags from the JSON configuration ({@link JsonArgs}).
+ */
+public class AgentVerticle extends VerticleBase {
+  /** upstream's --cleanup failure text. */
+  public static final String CLEANUP_FAILED = "encountered an error while tearing down rules";
+
+  private final AgentOptions prepared;
+  private final ProcessExit processExit;
+
+  /** For {@code vertx run}: options come from {@code config()}, and the verticle ends the process itself. */
+  public AgentVerticle() {
+    this(null, Main::exitProcess);
+  }
+
+  public AgentVerticle(AgentOptions options, ProcessExit processExit) {
+    this.prepared = options;
+    this.processExit = processExit;
+  }
+
+  @Override
+  public Future<?> start() {
+    EventBusCodecs.register(vertx);
+    AgentOptions options = prepared;
+    if (options == null) {
+      JulBridge.install();
+      Startup.Outcome outcome = Startup.prepare(JsonArgs.toArgs(config()), System.out, System.err);
+      if (outcome instanceof Startup.Exit exit) {
+        exit(exit.status());
+        return Future.succeededFuture();
+      }
+      options = ((Startup.Run) outcome).options();
+    }
+    vertx.eventBus().<Object>consumer(EventBusAddresses.FATAL, msg -> {
+      Log.error("Error running ProxyServer", "err", String.valueOf(msg.body()));
+      Log.error("command failed", "err", String.valueOf(msg.body()));
+      exit(1);
+    });
+    // A failed start fails this deployment: Main then exits 1 (vertx run's launcher exits 15).
+    return startAgent(options).onFailure(err -> {
+      Log.error("Error running ProxyServer", err);
+      Log.error("command failed", "err", message(err));
+    });
+  }
+
+  private void exit(int status) {
+    processExit.exit(vertx, status);
+  }
+
+  private Future<?> startAgent(AgentOptions options) {
+    String mode = options.config().effectiveMode();
+    CommandRunner runner = new CommandRunner();
+    Log.info("Version info", "version", Version.gitVersion());
+    Log.info("Java settings", "javaVersion", System.getProperty("java.version"),
+        "availableProcessors", Runtime.getRuntime().availableProcessors(),
+        "maxHeapBytes", Runtime.getRuntime().maxMemory());
+
+    // 1. the config-file watch, first, so an edit during start still restarts
+    return deployChild(new ConfigVerticle(options))
+        // 2. --cleanup, or the leftovers of the modes not in use
+        .compose(v -> cleanup(options, mode, runner))
+        .compose(done -> {
+          if (done) {
+            return Future.succeededFuture();
+          }
+          return runAgent(options, mode, runner);
+        });
+  }
+
+  /** True when the process is finished (--cleanup). */
+  private Future<Boolean> cleanup(AgentOptions options, String mode, CommandRunner runner) {
+    if (options.cleanup()) {
+      if (options.dryRun()) {
+        Log.info("Dry run: not removing any rules", "cleanup", true);
+        exit(0);
+        return Future.succeededFuture(true);
+      }
+      return vertx.executeBlocking(() -> Proxiers.cleanupLeftovers(mode, true, runner))
+          .map(ok -> {
+            if (!ok) {
+              Log.error("command failed", "err", CLEANUP_FAILED);
+            }
+            exit(ok ? 0 : 1);
+            return true;
+          });
+    }
+    if (options.dryRun()) {
+      return Future.succeededFuture(false);
+    }
+    return vertx.executeBlocking(() -> Proxiers.cleanupLeftovers(mode, false, runner))
+        .otherwise(false)
+        .map(ignored -> false);
+  }
+
+  private Future<?> runAgent(AgentOptions options, String mode, CommandRunner runner) {
+    if (mode.equals("ipvs")) {
+      return Future.failedFuture("can't use the IPVS proxier: this kube-proxy has no ipvs mode (the kernel it "
+          + "targets has no IPVS, and upstream deprecated ipvs mode in v1.35); use --proxy-mode=nftables "
+          + "(or mode: nftables in the configuration file) instead");
+    }
+    return NodeInfoResolver.resolve(vertx, options).compose(node -> platformSetup(options)
+        .compose(v -> {
+          if (options.initOnly()) {
+            return initOnly(options, node, runner);
+          }
+          return deployChild(new HealthzServerVerticle(options))
+              .compose(v2 -> deployChild(new MetricsServerVerticle(options)))
+              .compose(v2 -> deployChild(new ServiceHealthServerVerticle(options, node)))
+              .compose(v2 -> deployChild(new dev.kubeproxy.proxy.ProxierVerticle(options, node)))
+              // last: no cluster event is sent before the proxier listens
+              .compose(v2 -> deployChild(new ClusterWatchVerticle(options)))
+              .map(v2 -> {
+                Log.v(2).info("kube-proxy started", "mode", mode, "node", node.name());
+                return null;
+              });
+        }));
+  }
+
+  private Future<Void> platformSetup(AgentOptions options) {
+    if (options.dryRun()) {
+      return Future.succeededFuture();
+    }
+    return vertx.<Void>executeBlocking(() -> {
+      PlatformSetup.apply(options);
+      return null;
+    });
+  }
+
+  private Future<Void> initOnly(AgentOptions options, NodeInfo node, CommandRunner runner) {
+    return vertx.<Void>executeBlocking(() -> {
+      for (ProxyBackend backend : Proxiers.create(options, node, runner)) {
+        backend.privilegedInit();
+      }
+      return null;
+    }).onSuccess(v -> exit(0));
+  }
+
+  private Future<String> deployChild(Deployable verticle) {
+    return vertx.deployVerticle(verticle)
+        .recover(err -> Future.failedFuture(new IllegalStateException(
+            verticle.getClass().getSimpleName() + " failed to start: " + message(err), err)));
+  }
+
+  private static String message(Throwable t) {
+    return t.getMessage() != null ? t.getMessage() : t.toString();
+  }
+}

@@ -1,0 +1,335 @@
+package dev.kubeproxy.cli;
+
+import dev.kubeproxy.config.ConfigCodec;
+import dev.kubeproxy.config.ConfigDecodeException;
+import dev.kubeproxy.config.ConfigDefaults;
+import dev.kubeproxy.config.FeatureGates;
+import dev.kubeproxy.config.IpUtil;
+import dev.kubeproxy.config.KubeProxyConfiguration;
+import dev.kubeproxy.logging.Log;
+import dev.kubeproxy.logging.VModule;
+import java.io.IOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * upstream's Options.Complete (server.md §4): builds the effective configuration from the flag
+ * defaults, the flags or the --config file, the platform defaults, --hostname-override and the
+ * feature gates, with upstream's precedence.
+ *
+ * @param config        the completed configuration (the mode's sync periods and masqueradeAll are in
+ *                      the active mode's section, where {@link KubeProxyConfiguration} reads them)
+ * @param configFile    --config, or null
+ * @param writeConfigTo --write-config-to, or null
+ * @param gates         the feature gates after applying the configuration's featureGates
+ */
+public record KubeProxyOptions(
+    KubeProxyConfiguration config,
+    String configFile,
+    String writeConfigTo,
+    String master,
+    boolean cleanup,
+    boolean initOnly,
+    String manifestsDir,
+    boolean dryRun,
+    FeatureGates gates) {
+
+  public static KubeProxyOptions complete(ParsedFlags f) throws CompleteException {
+    String configFile = emptyToNull(f.getString("config"));
+    String writeConfigTo = emptyToNull(f.getString("write-config-to"));
+
+    // The flags start from the defaulted v1alpha1 object, converted to the internal view: the sync
+    // periods come from the iptables section whatever mode is chosen later (server.md §3).
+    KubeProxyConfiguration config = ConfigDefaults.defaulted();
+    Duration syncPeriod = config.iptables.syncPeriod;
+    Duration minSyncPeriod = config.iptables.minSyncPeriod;
+    boolean masqueradeAll = f.getBool("masquerade-all");
+    applyConfigFlags(config, f);
+    applyLoggingFlags(config.logging, f, false);
+
+    // 1. deprecated port flags, only without --config and --write-config-to
+    if (configFile == null && writeConfigTo == null) {
+      config.healthzBindAddress = addressFromDeprecated(config.healthzBindAddress, f.<Integer>get("healthz-port"));
+      config.metricsBindAddress = addressFromDeprecated(config.metricsBindAddress, f.<Integer>get("metrics-port"));
+    }
+
+    if (configFile != null) {
+      // 2. the file replaces every configuration flag; explicitly set logging flags win
+      KubeProxyConfiguration loaded = load(configFile);
+      applyLoggingFlags(loaded.logging, f, true);
+      config = loaded;
+    } else {
+      // 3. processV1Alpha1Flags: the sync-period flags by (raw) mode, the cluster CIDRs
+      String rawMode = f.getString("proxy-mode");
+      boolean ipvs = "ipvs".equals(rawMode);
+      if (f.isSet("iptables-sync-period") && !ipvs) {
+        syncPeriod = f.get("iptables-sync-period");
+      }
+      if (f.isSet("iptables-min-sync-period") && !ipvs) {
+        minSyncPeriod = f.get("iptables-min-sync-period");
+      }
+      if (f.isSet("ipvs-sync-period") && ipvs) {
+        syncPeriod = f.get("ipvs-sync-period");
+      }
+      if (f.isSet("ipvs-min-sync-period") && ipvs) {
+        minSyncPeriod = f.get("ipvs-min-sync-period");
+      }
+      if (f.isSet("cluster-cidr")) {
+        config.clusterCIDR = f.getString("cluster-cidr");
+      }
+    }
+
+    // 4. platform defaults (Linux)
+    if (config.mode == null || config.mode.isEmpty()) {
+      Log.info("Using iptables proxy");
+      config.mode = "iptables";
+    }
+    if (config.mode.equals("nftables") && (config.nodePortAddresses == null || config.nodePortAddresses.isEmpty())) {
+      config.nodePortAddresses = new ArrayList<>(List.of("primary"));
+    }
+    if (config.detectLocalMode == null || config.detectLocalMode.isEmpty()) {
+      Log.v(4).info("Defaulting detect-local-mode", "localModeClusterCIDR", "ClusterCIDR");
+      config.detectLocalMode = "ClusterCIDR";
+    }
+    Log.v(2).info("DetectLocalMode", "localMode", config.detectLocalMode);
+    if (configFile == null) {
+      storeInternalValues(config, syncPeriod, minSyncPeriod, masqueradeAll);
+    }
+
+    // 5. --hostname-override wins even over the file
+    String override = f.getString("hostname-override");
+    if (!override.isEmpty()) {
+      String trimmed = override.strip();
+      if (trimmed.isEmpty()) {
+        throw new CompleteException("empty hostname-override is invalid");
+      }
+      config.hostnameOverride = trimmed.toLowerCase(Locale.ROOT);
+    }
+
+    // 6. feature gates: from the file with --config, else from the flag
+    FeatureGates.Applied applied;
+    try {
+      applied = FeatureGates.apply(config.featureGates == null ? Map.of() : config.featureGates);
+    } catch (IllegalArgumentException e) {
+      throw new CompleteException(e.getMessage());
+    }
+    applied.warnings().forEach(Log::warn);
+
+    return new KubeProxyOptions(config, configFile, writeConfigTo, emptyToNull(f.getString("master")),
+        f.getBool("cleanup"), f.getBool("init-only"), emptyToNull(f.getString("manifests")), f.getBool("dry-run"),
+        applied.gates());
+  }
+
+  /** Reads and decodes --config, falling back to lenient decoding with upstream's log line. */
+  static KubeProxyConfiguration load(String configFile) throws CompleteException {
+    byte[] data;
+    try {
+      data = Files.readAllBytes(Path.of(configFile));
+    } catch (NoSuchFileException e) {
+      throw new CompleteException("open " + configFile + ": no such file or directory");
+    } catch (AccessDeniedException e) {
+      throw new CompleteException("open " + configFile + ": permission denied");
+    } catch (IOException e) {
+      throw new CompleteException("read " + configFile + ": " + e.getMessage());
+    }
+    ConfigCodec.Decoded decoded;
+    try {
+      decoded = ConfigCodec.decode(configFile, data);
+    } catch (ConfigDecodeException e) {
+      throw new CompleteException("failed to decode: " + e.getMessage());
+    }
+    if (!decoded.strict()) {
+      Log.info("Using lenient decoding as strict decoding failed", "err", decoded.strictError());
+    }
+    return decoded.config();
+  }
+
+  /** Sets the flag-bound configuration fields that were given on the command line. */
+  private static void applyConfigFlags(KubeProxyConfiguration c, ParsedFlags f) {
+    if (f.isSet("feature-gates")) {
+      Map<String, Boolean> gates = new TreeMap<>(c.featureGates);
+      gates.putAll(f.get("feature-gates"));
+      c.featureGates = gates;
+    }
+    if (f.isSet("kubeconfig")) {
+      c.clientConnection.kubeconfig = f.getString("kubeconfig");
+    }
+    if (f.isSet("kube-api-content-type")) {
+      c.clientConnection.contentType = f.getString("kube-api-content-type");
+    }
+    if (f.isSet("kube-api-burst")) {
+      c.clientConnection.burst = f.<Integer>get("kube-api-burst");
+    }
+    if (f.isSet("kube-api-qps")) {
+      c.clientConnection.qps = f.<Float>get("kube-api-qps");
+    }
+    if (f.isSet("hostname-override")) {
+      c.hostnameOverride = f.getString("hostname-override");
+    }
+    if (f.isSet("bind-address")) {
+      c.bindAddress = f.getString("bind-address");
+    }
+    if (f.isSet("healthz-bind-address")) {
+      c.healthzBindAddress = f.getString("healthz-bind-address");
+    }
+    if (f.isSet("metrics-bind-address")) {
+      c.metricsBindAddress = f.getString("metrics-bind-address");
+    }
+    if (f.isSet("bind-address-hard-fail")) {
+      c.bindAddressHardFail = f.getBool("bind-address-hard-fail");
+    }
+    if (f.isSet("profiling")) {
+      c.enableProfiling = f.getBool("profiling");
+    }
+    if (f.isSet("show-hidden-metrics-for-version")) {
+      c.showHiddenMetricsForVersion = f.getString("show-hidden-metrics-for-version");
+    }
+    if (f.isSet("proxy-mode")) {
+      c.mode = f.getString("proxy-mode");
+    }
+    if (f.isSet("iptables-masquerade-bit")) {
+      c.iptables.masqueradeBit = f.get("iptables-masquerade-bit");
+    }
+    if (f.isSet("iptables-localhost-nodeports")) {
+      c.iptables.localhostNodePorts = f.getBool("iptables-localhost-nodeports");
+    }
+    if (f.isSet("ipvs-scheduler")) {
+      c.ipvs.scheduler = f.getString("ipvs-scheduler");
+    }
+    if (f.isSet("ipvs-exclude-cidrs")) {
+      c.ipvs.excludeCIDRs = new ArrayList<>(f.<List<String>>get("ipvs-exclude-cidrs"));
+    }
+    if (f.isSet("ipvs-strict-arp")) {
+      c.ipvs.strictARP = f.getBool("ipvs-strict-arp");
+    }
+    if (f.isSet("ipvs-tcp-timeout")) {
+      c.ipvs.tcpTimeout = f.get("ipvs-tcp-timeout");
+    }
+    if (f.isSet("ipvs-tcpfin-timeout")) {
+      c.ipvs.tcpFinTimeout = f.get("ipvs-tcpfin-timeout");
+    }
+    if (f.isSet("ipvs-udp-timeout")) {
+      c.ipvs.udpTimeout = f.get("ipvs-udp-timeout");
+    }
+    if (f.isSet("detect-local-mode")) {
+      c.detectLocalMode = f.getString("detect-local-mode");
+    }
+    if (f.isSet("pod-bridge-interface")) {
+      c.detectLocal.bridgeInterface = f.getString("pod-bridge-interface");
+    }
+    if (f.isSet("pod-interface-name-prefix")) {
+      c.detectLocal.interfaceNamePrefix = f.getString("pod-interface-name-prefix");
+    }
+    if (f.isSet("nodeport-addresses")) {
+      c.nodePortAddresses = new ArrayList<>(f.<List<String>>get("nodeport-addresses"));
+    }
+    if (f.isSet("oom-score-adj")) {
+      c.oomScoreAdj = f.get("oom-score-adj");
+    }
+    if (f.isSet("conntrack-max-per-core")) {
+      c.conntrack.maxPerCore = f.get("conntrack-max-per-core");
+    }
+    if (f.isSet("conntrack-min")) {
+      c.conntrack.min = f.get("conntrack-min");
+    }
+    if (f.isSet("conntrack-tcp-timeout-established")) {
+      c.conntrack.tcpEstablishedTimeout = f.get("conntrack-tcp-timeout-established");
+    }
+    if (f.isSet("conntrack-tcp-timeout-close-wait")) {
+      c.conntrack.tcpCloseWaitTimeout = f.get("conntrack-tcp-timeout-close-wait");
+    }
+    if (f.isSet("conntrack-tcp-be-liberal")) {
+      c.conntrack.tcpBeLiberal = f.getBool("conntrack-tcp-be-liberal");
+    }
+    if (f.isSet("conntrack-udp-timeout")) {
+      c.conntrack.udpTimeout = f.get("conntrack-udp-timeout");
+    }
+    if (f.isSet("conntrack-udp-timeout-stream")) {
+      c.conntrack.udpStreamTimeout = f.get("conntrack-udp-timeout-stream");
+    }
+    if (f.isSet("config-sync-period")) {
+      c.configSyncPeriod = f.get("config-sync-period");
+    }
+  }
+
+  /**
+   * The logging flags. Without --config every flag value counts; over a file only the explicitly
+   * set ones, and --vmodule's entries then come before the file's.
+   */
+  private static void applyLoggingFlags(KubeProxyConfiguration.Logging l, ParsedFlags f, boolean overFile) {
+    if (f.isSet("v")) {
+      l.verbosity = f.<Integer>get("v");
+    }
+    if (f.isSet("vmodule")) {
+      List<KubeProxyConfiguration.VModuleItem> items = new ArrayList<>();
+      for (VModule.Entry e : f.<List<VModule.Entry>>get("vmodule")) {
+        items.add(new KubeProxyConfiguration.VModuleItem(e.pattern(), e.verbosity()));
+      }
+      if (overFile && l.vmodule != null) {
+        items.addAll(l.vmodule);
+      }
+      l.vmodule = items;
+    }
+    if (f.isSet("logging-format")) {
+      l.format = f.getString("logging-format");
+    }
+    if (f.isSet("log-flush-frequency")) {
+      l.flushFrequency = f.get("log-flush-frequency");
+    }
+    if (f.isSet("log-text-split-stream")) {
+      l.options.text.splitStream = f.getBool("log-text-split-stream");
+    }
+    if (f.isSet("log-text-info-buffer-size")) {
+      l.options.text.infoBufferSize = f.getString("log-text-info-buffer-size");
+    }
+    if (f.isSet("log-json-split-stream")) {
+      l.options.json.splitStream = f.getBool("log-json-split-stream");
+    }
+    if (f.isSet("log-json-info-buffer-size")) {
+      l.options.json.infoBufferSize = f.getString("log-json-info-buffer-size");
+    }
+  }
+
+  /** Puts upstream's single internal values into the section the final mode reads them from. */
+  private static void storeInternalValues(KubeProxyConfiguration c, Duration sync, Duration minSync, boolean masqAll) {
+    switch (c.effectiveMode()) {
+      case "ipvs" -> {
+        c.ipvs.syncPeriod = sync;
+        c.ipvs.minSyncPeriod = minSync;
+      }
+      case "nftables" -> {
+        c.nftables.syncPeriod = sync;
+        c.nftables.minSyncPeriod = minSync;
+      }
+      default -> {
+        c.iptables.syncPeriod = sync;
+        c.iptables.minSyncPeriod = minSync;
+      }
+    }
+    if (c.effectiveMode().equals("nftables")) {
+      c.nftables.masqueradeAll = masqAll;
+    } else {
+      c.iptables.masqueradeAll = masqAll;
+    }
+  }
+
+  /** upstream's addressFromDeprecatedFlags: port 0 disables, a bare IP gets the port. */
+  static String addressFromDeprecated(String addr, int port) {
+    if (port == 0) {
+      return "";
+    }
+    return IpUtil.appendPortIfNeeded(addr, port);
+  }
+
+  private static String emptyToNull(String s) {
+    return s == null || s.isEmpty() ? null : s;
+  }
+}

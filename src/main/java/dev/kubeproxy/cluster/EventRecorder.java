@@ -1,0 +1,74 @@
+package dev.kubeproxy.cluster;
+
+import io.kubernetes.client.openapi.ApiClient;
+import io.kubernetes.client.openapi.apis.EventsV1Api;
+import io.kubernetes.client.openapi.models.EventsV1Event;
+import io.kubernetes.client.openapi.models.V1ObjectMeta;
+import io.kubernetes.client.openapi.models.V1ObjectReference;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+
+/**
+ * Writes events.k8s.io/v1 events as upstream's recorder does (server.md §9 step 8): reporting
+ * controller "kube-proxy", instance "kube-proxy-&lt;hostname&gt;", node events regarding
+ * {kind Node, name, uid = name} in namespace "default". Without an API client (--manifests
+ * mode) events are only logged. A failed write is logged and dropped, as client-go's broadcaster
+ * drops events it cannot deliver.
+ */
+public final class EventRecorder {
+  private static final System.Logger LOG = System.getLogger(EventRecorder.class.getName());
+
+  private final Vertx vertx;
+  private final ApiClient client;
+  private final String nodeName;
+  private final String instance;
+
+  /** @param client the API client, or null to log events only */
+  public EventRecorder(Vertx vertx, ApiClient client, String nodeName) {
+    this.vertx = vertx;
+    this.client = client;
+    this.nodeName = nodeName;
+    this.instance = "kube-proxy-" + nodeName;
+  }
+
+  /** Builds the API object for a request (visible for tests). */
+  EventsV1Event toEvent(EventRequest r) {
+    String namespace = r.regardsNode() ? "default" : r.serviceNamespace();
+    String regardingName = r.regardsNode() ? nodeName : r.serviceName();
+    V1ObjectReference regarding = r.regardsNode()
+        ? new V1ObjectReference().kind("Node").name(nodeName).uid(nodeName).namespace("")
+        : new V1ObjectReference().kind("Service").apiVersion("v1").namespace(r.serviceNamespace())
+            .name(r.serviceName()).uid(r.serviceNamespace() + "/" + r.serviceName());
+    OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
+    return new EventsV1Event()
+        .apiVersion("events.k8s.io/v1").kind("Event")
+        .metadata(new V1ObjectMeta().namespace(namespace)
+            .name(regardingName + "." + Long.toHexString(System.currentTimeMillis() * 1_000_000L + System.nanoTime() % 1_000_000L)))
+        .eventTime(now)
+        .reportingController("kube-proxy")
+        .reportingInstance(instance)
+        .action(r.action())
+        .reason(r.reason())
+        .type(r.type())
+        .note(r.note())
+        .regarding(regarding);
+  }
+
+  /** Records the event; the future completes when the API accepted it (or it was only logged). */
+  public Future<Void> record(EventRequest r) {
+    String about = r.regardsNode() ? "Node " + nodeName : "Service " + r.serviceNamespace() + "/" + r.serviceName();
+    LOG.log(r.type().equals(EventRequest.WARNING) ? System.Logger.Level.WARNING : System.Logger.Level.INFO,
+        "Event(" + about + "): type: '" + r.type() + "' reason: '" + r.reason() + "' " + r.note());
+    if (client == null) {
+      return Future.succeededFuture();
+    }
+    EventsV1Event event = toEvent(r);
+    return vertx.<Void>executeBlocking(() -> {
+      new EventsV1Api(client).createNamespacedEvent(event.getMetadata().getNamespace(), event).execute();
+      return null;
+    }, false).onFailure(e -> LOG.log(System.Logger.Level.WARNING, "Unable to write event "
+        + r.reason() + " (" + ApiClients.describe(client.getBasePath(), e) + "); dropping it"));
+  }
+}

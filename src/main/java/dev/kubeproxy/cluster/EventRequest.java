@@ -1,0 +1,70 @@
+package dev.kubeproxy.cluster;
+
+/**
+ * An events.k8s.io/v1 event to record, sent by any verticle on {@link dev.kubeproxy.EventBusAddresses#EVENTS}
+ * so that only the cluster package talks to the API. The factories below are the events of
+ * server.md §14 and service-model.md §4.5.
+ *
+ * @param type             "Normal" or "Warning"
+ * @param reason           the machine-readable reason
+ * @param action           what kube-proxy was doing
+ * @param note             the human-readable text (may be empty)
+ * @param serviceNamespace namespace of the Service the event is about, or null for this node
+ * @param serviceName      name of that Service, or null for this node
+ */
+public record EventRequest(String type, String reason, String action, String note,
+                           String serviceNamespace, String serviceName) {
+  public static final String NORMAL = "Normal";
+  public static final String WARNING = "Warning";
+
+  public EventRequest {
+    note = note == null ? "" : note;
+  }
+
+  /** An event regarding this node. */
+  public static EventRequest onNode(String type, String reason, String action, String note) {
+    return new EventRequest(type, reason, action, note, null, null);
+  }
+
+  /** An event regarding a Service. */
+  public static EventRequest onService(String namespace, String name, String type, String reason, String action, String note) {
+    return new EventRequest(type, reason, action, note, namespace, name);
+  }
+
+  public boolean regardsNode() {
+    return serviceName == null;
+  }
+
+  /** The birth cry, recorded by the cluster watch once the watches have started. */
+  public static EventRequest starting() {
+    return onNode(NORMAL, "Starting", "StartKubeProxy", "");
+  }
+
+  /** The healthz server could not start and bindAddressHardFail is set. */
+  public static EventRequest failedToStartProxierHealthcheck(String error) {
+    return onNode(WARNING, "FailedToStartProxierHealthcheck", "StartKubeProxy", error);
+  }
+
+  /** The metrics server could not start and bindAddressHardFail is set. */
+  public static EventRequest failedToStartMetricServer(String error) {
+    return onNode(WARNING, "FailedToStartMetricServer", "StartKubeProxy", error);
+  }
+
+  /** The conntrack hashsize could not be raised because /sys is read-only. */
+  public static EventRequest readOnlySysFS() {
+    return onNode(WARNING, "readOnlySysFS", "StartKubeProxy",
+        "CRI error: /sys is read-only: cannot modify conntrack limits, problems may arise later (If running Docker, see docker issue #24000)");
+  }
+
+  /** A service's healthCheckNodePort could not be opened. */
+  public static EventRequest failedToStartServiceHealthcheck(String nodeName, String namespace, String name, int port, String error) {
+    return onService(namespace, name, WARNING, "FailedToStartServiceHealthcheck", "Listen",
+        "node " + nodeName + " failed to start healthcheck \"" + namespace + "/" + name + "\" on port " + port + ": " + error);
+  }
+
+  /** An endpoint address of the wrong family for the proxier that read it. */
+  public static EventRequest incorrectIpVersion(String namespace, String name, String ip, String action) {
+    return onService(namespace, name, WARNING, "KubeProxyIncorrectIPVersion", action,
+        ip + " in endpointslice has incorrect IP version");
+  }
+}

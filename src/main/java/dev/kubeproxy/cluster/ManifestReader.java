@@ -1,0 +1,125 @@
+package dev.kubeproxy.cluster;
+
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.MappingIterator;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.kubernetes.client.common.KubernetesObject;
+import io.kubernetes.client.openapi.JSON;
+import io.kubernetes.client.openapi.models.V1EndpointSlice;
+import io.kubernetes.client.openapi.models.V1Node;
+import io.kubernetes.client.openapi.models.V1Service;
+import io.kubernetes.client.openapi.models.V1ServiceCIDR;
+import io.kubernetes.client.openapi.models.V1beta1ServiceCIDR;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Reads the cluster objects kube-proxy uses from one YAML or JSON file: several YAML documents
+ * (or concatenated JSON objects) per file, and "kind: List" documents. Other kinds are skipped
+ * with a log line. A syntax or schema error fails the whole file with its position, so the
+ * caller can keep the file's last good content.
+ */
+final class ManifestReader {
+  private static final System.Logger LOG = System.getLogger(ManifestReader.class.getName());
+  private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+  private static final ObjectMapper JSON_MAPPER = new ObjectMapper();
+  private static final JSON MODEL_JSON = new JSON();
+
+  /** apiVersion + " " + kind → client-java model class. */
+  private static final Map<String, Class<? extends KubernetesObject>> MODELS = Map.of(
+      "v1 Service", V1Service.class,
+      "discovery.k8s.io/v1 EndpointSlice", V1EndpointSlice.class,
+      "v1 Node", V1Node.class,
+      "networking.k8s.io/v1beta1 ServiceCIDR", V1beta1ServiceCIDR.class,
+      "networking.k8s.io/v1 ServiceCIDR", V1ServiceCIDR.class);
+
+  /** A file that cannot be used, with where the problem is. */
+  static final class ManifestException extends Exception {
+    ManifestException(Path file, long line, long column, String message) {
+      super(file + (line > 0 ? ":" + line + ":" + column : "") + ": " + message);
+    }
+  }
+
+  private ManifestReader() {}
+
+  static boolean isManifest(Path file) {
+    String name = file.getFileName().toString();
+    return !name.startsWith(".") && (name.endsWith(".yaml") || name.endsWith(".yml") || name.endsWith(".json"));
+  }
+
+  static List<KubernetesObject> read(Path file) throws ManifestException {
+    ObjectMapper mapper = file.getFileName().toString().endsWith(".json") ? JSON_MAPPER : YAML;
+    List<KubernetesObject> out = new ArrayList<>();
+    try (MappingIterator<JsonNode> docs = mapper.readerFor(JsonNode.class).readValues(Files.newBufferedReader(file))) {
+      int index = 0;
+      while (docs.hasNextValue()) {
+        JsonParser parser = docs.getParser();
+        JsonLocation start = parser.currentTokenLocation();
+        JsonNode doc = docs.nextValue();
+        index++;
+        if (doc == null || doc.isNull() || doc.isMissingNode() || (doc.isObject() && doc.isEmpty())) {
+          continue;
+        }
+        addDocument(file, start, index, doc, out);
+      }
+    } catch (JsonProcessingException e) {
+      JsonLocation at = e.getLocation();
+      // YAML errors come with quoted source lines and carets: keep the sentences only, on one line.
+      String problem = String.join("; ", e.getOriginalMessage().lines()
+          .filter(l -> !l.isBlank() && !l.startsWith(" ")).toList());
+      throw new ManifestException(file, at == null ? 0 : at.getLineNr(), at == null ? 0 : at.getColumnNr(), problem);
+    } catch (IOException | RuntimeException e) {
+      if (e.getCause() instanceof JsonProcessingException jpe && jpe.getLocation() != null) {
+        throw new ManifestException(file, jpe.getLocation().getLineNr(), jpe.getLocation().getColumnNr(), jpe.getOriginalMessage());
+      }
+      throw new ManifestException(file, 0, 0, "cannot read: " + e.getMessage());
+    }
+    return out;
+  }
+
+  private static void addDocument(Path file, JsonLocation at, int index, JsonNode doc, List<KubernetesObject> out)
+      throws ManifestException {
+    long line = at.getLineNr();
+    long col = at.getColumnNr();
+    if (!doc.isObject()) {
+      throw new ManifestException(file, line, col, "document " + index + " is not an object");
+    }
+    String apiVersion = doc.path("apiVersion").asText("");
+    String kind = doc.path("kind").asText("");
+    if (apiVersion.isEmpty() || kind.isEmpty()) {
+      throw new ManifestException(file, line, col, "document " + index + " has no apiVersion or kind");
+    }
+    if (kind.equals("List")) {
+      for (JsonNode item : doc.path("items")) {
+        addDocument(file, at, index, item, out);
+      }
+      return;
+    }
+    Class<? extends KubernetesObject> model = MODELS.get(apiVersion + " " + kind);
+    if (model == null) {
+      LOG.log(System.Logger.Level.INFO, file + ":" + line + ": skipping " + apiVersion + " " + kind
+          + " (kube-proxy reads Services, EndpointSlices, Nodes and ServiceCIDRs)");
+      return;
+    }
+    String name = doc.path("metadata").path("name").asText("");
+    if (name.isEmpty()) {
+      throw new ManifestException(file, line, col, "document " + index + " (" + kind + ") has no metadata.name");
+    }
+    KubernetesObject object;
+    try {
+      object = MODEL_JSON.deserialize(doc.toString(), model);
+    } catch (RuntimeException e) {
+      throw new ManifestException(file, line, col, kind + " " + name + " does not match the " + apiVersion
+          + " schema: " + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()));
+    }
+    out.add(object);
+  }
+}

@@ -1,0 +1,208 @@
+package dev.kubeproxy.cluster;
+
+import dev.kubeproxy.AgentOptions;
+import dev.kubeproxy.cluster.ClusterEvent.Kind;
+import io.kubernetes.client.common.KubernetesObject;
+import io.kubernetes.client.openapi.models.V1EndpointSlice;
+import io.kubernetes.client.openapi.models.V1Node;
+import io.kubernetes.client.openapi.models.V1ObjectMeta;
+import io.kubernetes.client.openapi.models.V1Service;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import java.io.IOException;
+import java.nio.file.ClosedWatchServiceException;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardWatchEventKinds;
+import java.nio.file.WatchKey;
+import java.nio.file.WatchService;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+
+/**
+ * The --manifests DIR source (beyond upstream): the cluster objects come from YAML/JSON files in a
+ * directory instead of the API. The directory is watched; after each (debounced) change its new
+ * state is diffed against what was last sent, and the same upsert/delete messages as the
+ * informers' go out, with SYNCED for every kind after the first read. A file that cannot be
+ * parsed is reported with its position and its last good content stays in effect.
+ */
+final class ManifestSource {
+  private static final System.Logger LOG = System.getLogger(ManifestSource.class.getName());
+  private static final long DEBOUNCE_MS = 200;
+
+  private final Vertx vertx;
+  private final AgentOptions options;
+  private final ClusterEventSink sink;
+  private final Path dir;
+  /** The last content of each file that parsed. */
+  private final Map<Path, List<KubernetesObject>> goodFiles = new TreeMap<>();
+  /** What the bus was last told, per kind and key. */
+  private final Map<Kind, Map<String, Object>> sent = new EnumMap<>(Kind.class);
+  private WatchService watchService;
+  private Thread watchThread;
+  private long debounceTimer = -1;
+
+  ManifestSource(Vertx vertx, AgentOptions options, ClusterEventSink sink) {
+    this.vertx = vertx;
+    this.options = options;
+    this.sink = sink;
+    this.dir = Path.of(options.manifestsDir());
+    for (Kind k : Kind.values()) {
+      sent.put(k, new HashMap<>());
+    }
+  }
+
+  /** Reads the directory once, sends the state and SYNCED, then watches for changes. */
+  Future<Void> start() {
+    return vertx.<Void>executeBlocking(() -> {
+      if (!Files.isDirectory(dir)) {
+        throw new IOException("--manifests " + dir + " is not a readable directory");
+      }
+      LOG.log(System.Logger.Level.INFO, "Reading Services, EndpointSlices, Node and ServiceCIDRs from " + dir.toAbsolutePath());
+      rescan();
+      for (Kind k : kindsServed()) {
+        sink.synced(k);
+      }
+      watchService = FileSystems.getDefault().newWatchService();
+      dir.register(watchService, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_MODIFY,
+          StandardWatchEventKinds.ENTRY_DELETE);
+      watchThread = new Thread(this::watchLoop, "manifests-watch");
+      watchThread.setDaemon(true);
+      watchThread.start();
+      return null;
+    });
+  }
+
+  void stop() {
+    try {
+      if (watchService != null) {
+        watchService.close();
+      }
+    } catch (IOException e) {
+      LOG.log(System.Logger.Level.DEBUG, "closing the watch service: " + e);
+    }
+  }
+
+  private List<Kind> kindsServed() {
+    return InformerSource.serviceCidrsEnabled(options)
+        ? List.of(Kind.SERVICE, Kind.ENDPOINT_SLICE, Kind.SERVICE_CIDR, Kind.NODE)
+        : List.of(Kind.SERVICE, Kind.ENDPOINT_SLICE, Kind.NODE);
+  }
+
+  private void watchLoop() {
+    try {
+      while (true) {
+        WatchKey key = watchService.take();
+        key.pollEvents();
+        key.reset();
+        vertx.runOnContext(v -> scheduleRescan());
+      }
+    } catch (InterruptedException | ClosedWatchServiceException e) {
+      // stopped
+    }
+  }
+
+  /** Several writes (an editor's save, a ConfigMap swap) become one rescan. */
+  private void scheduleRescan() {
+    if (debounceTimer >= 0) {
+      vertx.cancelTimer(debounceTimer);
+    }
+    debounceTimer = vertx.setTimer(DEBOUNCE_MS, id -> {
+      debounceTimer = -1;
+      vertx.executeBlocking(() -> {
+        rescan();
+        return null;
+      }, true).onFailure(e -> LOG.log(System.Logger.Level.ERROR, "Rescanning " + dir + " failed: " + e));
+    });
+  }
+
+  /** Reads every manifest file and sends the difference to the last sent state. Runs on a worker, one at a time. */
+  synchronized void rescan() throws IOException {
+    List<Path> files;
+    try (Stream<Path> s = Files.list(dir)) {
+      files = s.filter(ManifestReader::isManifest).filter(Files::isRegularFile).sorted().toList();
+    }
+    goodFiles.keySet().retainAll(files);
+    for (Path f : files) {
+      try {
+        goodFiles.put(f, ManifestReader.read(f));
+      } catch (ManifestReader.ManifestException e) {
+        LOG.log(System.Logger.Level.ERROR, "Skipping manifest file " + e.getMessage()
+            + (goodFiles.containsKey(f) ? " (keeping its last good content)" : ""));
+      }
+    }
+    Map<Kind, Map<String, Object>> desired = new EnumMap<>(Kind.class);
+    for (Kind k : Kind.values()) {
+      desired.put(k, new LinkedHashMap<>());
+    }
+    for (Map.Entry<Path, List<KubernetesObject>> e : goodFiles.entrySet()) {
+      for (KubernetesObject o : e.getValue()) {
+        Kind kind = kindOf(o);
+        if (kind == null || !wanted(kind, o)) {
+          continue;
+        }
+        String key = keyOf(kind, o);
+        if (desired.get(kind).put(key, o) != null) {
+          LOG.log(System.Logger.Level.WARNING, kind + " " + key + " is defined more than once; the one in "
+              + e.getKey().getFileName() + " is used");
+        }
+      }
+    }
+    for (Kind kind : Kind.values()) {
+      Map<String, Object> before = sent.get(kind);
+      Map<String, Object> after = desired.get(kind);
+      for (Map.Entry<String, Object> e : before.entrySet()) {
+        if (!after.containsKey(e.getKey())) {
+          sink.delete(kind, e.getKey(), e.getValue());
+        }
+      }
+      for (Map.Entry<String, Object> e : after.entrySet()) {
+        if (!Objects.equals(before.get(e.getKey()), e.getValue())) {
+          sink.upsert(kind, e.getKey(), e.getValue());
+        }
+      }
+      sent.put(kind, after);
+    }
+  }
+
+  private static Kind kindOf(KubernetesObject o) {
+    if (o instanceof V1Service) return Kind.SERVICE;
+    if (o instanceof V1EndpointSlice) return Kind.ENDPOINT_SLICE;
+    if (o instanceof V1Node) return Kind.NODE;
+    return Kind.SERVICE_CIDR;
+  }
+
+  /** The same filters as the informers: the label selector, the own node, the feature gate. */
+  private boolean wanted(Kind kind, KubernetesObject o) {
+    V1ObjectMeta meta = o.getMetadata();
+    return switch (kind) {
+      case NODE -> options.hostname().equals(meta.getName());
+      case SERVICE_CIDR -> InformerSource.serviceCidrsEnabled(options) && !excludedByLabels(meta);
+      default -> !excludedByLabels(meta);
+    };
+  }
+
+  static boolean excludedByLabels(V1ObjectMeta meta) {
+    Map<String, String> labels = meta.getLabels();
+    return labels != null && (labels.containsKey("service.kubernetes.io/service-proxy-name")
+        || labels.containsKey("service.kubernetes.io/headless"));
+  }
+
+  private static String keyOf(Kind kind, KubernetesObject o) {
+    V1ObjectMeta meta = o.getMetadata();
+    if (kind == Kind.SERVICE || kind == Kind.ENDPOINT_SLICE) {
+      if (meta.getNamespace() == null || meta.getNamespace().isEmpty()) {
+        meta.setNamespace("default");
+      }
+      return meta.getNamespace() + "/" + meta.getName();
+    }
+    return meta.getName();
+  }
+}

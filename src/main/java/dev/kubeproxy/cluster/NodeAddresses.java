@@ -1,0 +1,211 @@
+package dev.kubeproxy.cluster;
+
+import dev.kubeproxy.proxy.IpFamily;
+import io.kubernetes.client.openapi.models.V1Node;
+import io.kubernetes.client.openapi.models.V1NodeAddress;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * Node IP selection (server.md §9 steps 5–7): the Node's host IPs, detectNodeIPs' precedence and
+ * the "primary" nodePortAddresses expansion. Pure functions on text; IPs are parsed as literals
+ * only (never resolved through DNS).
+ */
+public final class NodeAddresses {
+  private static final Pattern IPV4 = Pattern.compile("(0|[1-9][0-9]{0,2})(\\.(0|[1-9][0-9]{0,2})){3}");
+  private static final Pattern IPV6_CHARS = Pattern.compile("[0-9A-Fa-f:.]+");
+
+  private NodeAddresses() {}
+
+  /** Parses an IP literal as Go's net.ParseIP would, or returns null. */
+  public static InetAddress parseIp(String text) {
+    if (text == null || text.isEmpty()) {
+      return null;
+    }
+    if (IPV4.matcher(text).matches()) {
+      for (String part : text.split("\\.")) {
+        if (Integer.parseInt(part) > 255) {
+          return null;
+        }
+      }
+    } else if (!(text.indexOf(':') >= 0 && IPV6_CHARS.matcher(text).matches())) {
+      return null;
+    }
+    try {
+      return InetAddress.getByName(text);
+    } catch (UnknownHostException e) {
+      return null;
+    }
+  }
+
+  /** Parses "ip/prefix" strictly; returns the address part or null when it is not a CIDR. */
+  public static InetAddress parseCidr(String text) {
+    if (text == null) {
+      return null;
+    }
+    int slash = text.indexOf('/');
+    if (slash < 0) {
+      return null;
+    }
+    InetAddress ip = parseIp(text.substring(0, slash));
+    if (ip == null) {
+      return null;
+    }
+    try {
+      int bits = Integer.parseInt(text.substring(slash + 1));
+      int max = ip.getAddress().length * 8;
+      return bits >= 0 && bits <= max ? ip : null;
+    } catch (NumberFormatException e) {
+      return null;
+    }
+  }
+
+  static IpFamily family(InetAddress ip) {
+    return IpFamily.of(ip);
+  }
+
+  /**
+   * GetNodeHostIPs: all InternalIP then all ExternalIP addresses; the first is the primary, the
+   * first later one of the other family the secondary.
+   *
+   * @throws IllegalArgumentException "host IP unknown; known addresses: [...]" when there is none
+   */
+  public static List<String> nodeHostIPs(V1Node node) {
+    List<V1NodeAddress> addresses = node.getStatus() == null || node.getStatus().getAddresses() == null
+        ? List.of() : node.getStatus().getAddresses();
+    List<InetAddress> all = new ArrayList<>();
+    for (String type : List.of("InternalIP", "ExternalIP")) {
+      for (V1NodeAddress a : addresses) {
+        InetAddress ip = type.equals(a.getType()) ? parseIp(a.getAddress()) : null;
+        if (ip != null) {
+          all.add(ip);
+        }
+      }
+    }
+    if (all.isEmpty()) {
+      List<String> known = addresses.stream().map(a -> "{" + a.getType() + " " + a.getAddress() + "}").toList();
+      throw new IllegalArgumentException("host IP unknown; known addresses: " + known);
+    }
+    List<String> out = new ArrayList<>();
+    out.add(all.get(0).getHostAddress());
+    for (InetAddress ip : all) {
+      if (family(ip) != family(all.get(0))) {
+        out.add(ip.getHostAddress());
+        break;
+      }
+    }
+    return out.stream().map(NodeAddresses::canonical).toList();
+  }
+
+  /** Textual form without Java's "%scope" and with compressed IPv6 zeros, as Go prints it. */
+  static String canonical(String ip) {
+    InetAddress a = parseIp(ip);
+    if (a == null) {
+      return ip;
+    }
+    String s = a.getHostAddress();
+    if (a.getAddress().length == 16) {
+      s = compressIpv6(a.getAddress());
+    }
+    return s;
+  }
+
+  private static String compressIpv6(byte[] b) {
+    int[] words = new int[8];
+    for (int i = 0; i < 8; i++) {
+      words[i] = ((b[2 * i] & 0xff) << 8) | (b[2 * i + 1] & 0xff);
+    }
+    int bestStart = -1;
+    int bestLen = 0;
+    for (int i = 0; i < 8; ) {
+      if (words[i] != 0) {
+        i++;
+        continue;
+      }
+      int j = i;
+      while (j < 8 && words[j] == 0) j++;
+      if (j - i > bestLen && j - i >= 2) {
+        bestStart = i;
+        bestLen = j - i;
+      }
+      i = j;
+    }
+    StringBuilder sb = new StringBuilder();
+    for (int i = 0; i < 8; i++) {
+      if (i == bestStart) {
+        sb.append("::");
+        i += bestLen - 1;
+        continue;
+      }
+      if (sb.length() > 0 && sb.charAt(sb.length() - 1) != ':') sb.append(':');
+      sb.append(Integer.toHexString(words[i]));
+    }
+    return sb.toString();
+  }
+
+  /** The outcome of detectNodeIPs: the primary family and one IP per family. */
+  public record DetectedIPs(IpFamily primaryFamily, Map<IpFamily, String> ips) {
+    public String primary() {
+      return ips.get(primaryFamily);
+    }
+
+    /** Primary first, then the other family's IP. */
+    public List<String> ordered() {
+      IpFamily other = primaryFamily == IpFamily.IPv4 ? IpFamily.IPv6 : IpFamily.IPv4;
+      return List.of(ips.get(primaryFamily), ips.get(other));
+    }
+
+    public boolean primaryIsLoopback() {
+      InetAddress ip = parseIp(primary());
+      return ip != null && ip.isLoopbackAddress();
+    }
+  }
+
+  /** detectNodeIPs (server.md §9 step 6): node IPs, then a specified bind address overrides its family. */
+  public static DetectedIPs detectNodeIPs(List<String> rawNodeIPs, String bindAddress) {
+    Map<IpFamily, String> ips = new EnumMap<>(IpFamily.class);
+    ips.put(IpFamily.IPv4, "127.0.0.1");
+    ips.put(IpFamily.IPv6, "::1");
+    IpFamily primary = IpFamily.IPv4;
+    if (!rawNodeIPs.isEmpty()) {
+      InetAddress first = parseIp(rawNodeIPs.get(0));
+      primary = family(first);
+      ips.put(primary, canonical(rawNodeIPs.get(0)));
+      if (rawNodeIPs.size() > 1) {
+        InetAddress second = parseIp(rawNodeIPs.get(1));
+        ips.put(family(second), canonical(rawNodeIPs.get(1)));
+      }
+    }
+    InetAddress bind = parseIp(bindAddress);
+    if (bind != null && !bind.isAnyLocalAddress()) {
+      primary = family(bind);
+      ips.put(primary, canonical(bindAddress));
+    }
+    return new DetectedIPs(primary, ips);
+  }
+
+  /**
+   * nodePortAddresses ["primary"] becomes the node IP of each family as a /32 or /128, skipping
+   * loopback; an empty result means all local IPs. Other values are returned unchanged.
+   */
+  public static List<String> expandPrimary(List<String> nodePortAddresses, DetectedIPs detected) {
+    if (nodePortAddresses == null || nodePortAddresses.size() != 1 || !"primary".equals(nodePortAddresses.get(0))) {
+      return nodePortAddresses;
+    }
+    List<String> out = new ArrayList<>();
+    String v4 = detected.ips().get(IpFamily.IPv4);
+    String v6 = detected.ips().get(IpFamily.IPv6);
+    if (v4 != null && !parseIp(v4).isLoopbackAddress()) {
+      out.add(v4 + "/32");
+    }
+    if (v6 != null && !parseIp(v6).isLoopbackAddress()) {
+      out.add(v6 + "/128");
+    }
+    return out;
+  }
+}

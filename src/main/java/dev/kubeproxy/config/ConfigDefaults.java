@@ -1,0 +1,111 @@
+package dev.kubeproxy.config;
+
+import java.net.Inet4Address;
+import java.time.Duration;
+import java.util.TreeMap;
+
+/** The v1alpha1 defaulting function (config.md §1.2, §2): zero or absent means "take the default". */
+public final class ConfigDefaults {
+  private ConfigDefaults() {}
+
+  public static final int HEALTHZ_PORT = 10256;
+  public static final int METRICS_PORT = 10249;
+
+  /** A fully defaulted configuration, as the flags start from. */
+  public static KubeProxyConfiguration defaulted() {
+    KubeProxyConfiguration c = new KubeProxyConfiguration();
+    apply(c);
+    return c;
+  }
+
+  public static void apply(KubeProxyConfiguration c) {
+    if (c.bindAddress == null || c.bindAddress.isEmpty()) {
+      c.bindAddress = "0.0.0.0";
+    }
+    boolean v4 = IpUtil.parseIp(c.bindAddress) instanceof Inet4Address;
+    String healthzHost = v4 ? "0.0.0.0" : "[::]";
+    String metricsHost = v4 ? "127.0.0.1" : "[::1]";
+    if (c.healthzBindAddress == null || c.healthzBindAddress.isEmpty()) {
+      c.healthzBindAddress = healthzHost + ":" + HEALTHZ_PORT;
+    } else {
+      c.healthzBindAddress = IpUtil.appendPortIfNeeded(c.healthzBindAddress, HEALTHZ_PORT);
+    }
+    if (c.metricsBindAddress == null || c.metricsBindAddress.isEmpty()) {
+      c.metricsBindAddress = metricsHost + ":" + METRICS_PORT;
+    } else {
+      c.metricsBindAddress = IpUtil.appendPortIfNeeded(c.metricsBindAddress, METRICS_PORT);
+    }
+    if (c.oomScoreAdj == null) {
+      c.oomScoreAdj = -999;
+    }
+    if (isZero(c.iptables.syncPeriod)) {
+      c.iptables.syncPeriod = Duration.ofSeconds(30);
+    }
+    if (isZero(c.iptables.minSyncPeriod)) {
+      c.iptables.minSyncPeriod = Duration.ofSeconds(1);
+    }
+    if (c.iptables.localhostNodePorts == null) {
+      c.iptables.localhostNodePorts = true;
+    }
+    if (isZero(c.ipvs.syncPeriod)) {
+      c.ipvs.syncPeriod = Duration.ofSeconds(30);
+    }
+    if (isZero(c.nftables.syncPeriod)) {
+      c.nftables.syncPeriod = Duration.ofSeconds(30);
+    }
+    if (isZero(c.nftables.minSyncPeriod)) {
+      c.nftables.minSyncPeriod = Duration.ofSeconds(1);
+    }
+    if (c.conntrack.maxPerCore == null) {
+      c.conntrack.maxPerCore = 32 * 1024;
+    }
+    if (c.conntrack.min == null) {
+      c.conntrack.min = 128 * 1024;
+    }
+    if (c.iptables.masqueradeBit == null) {
+      c.iptables.masqueradeBit = 14;
+    }
+    if (c.nftables.masqueradeBit == null) {
+      c.nftables.masqueradeBit = 14;
+    }
+    if (c.conntrack.tcpEstablishedTimeout == null) {
+      c.conntrack.tcpEstablishedTimeout = Duration.ofHours(24);
+    }
+    if (c.conntrack.tcpCloseWaitTimeout == null) {
+      c.conntrack.tcpCloseWaitTimeout = Duration.ofHours(1);
+    }
+    if (isZero(c.configSyncPeriod)) {
+      c.configSyncPeriod = Duration.ofMinutes(15);
+    }
+    if (c.clientConnection.contentType == null || c.clientConnection.contentType.isEmpty()) {
+      c.clientConnection.contentType = "application/vnd.kubernetes.protobuf";
+    }
+    if (c.clientConnection.qps == 0.0f) {
+      c.clientConnection.qps = 5.0f;
+    }
+    if (c.clientConnection.burst == 0) {
+      c.clientConnection.burst = 10;
+    }
+    if (c.featureGates == null) {
+      c.featureGates = new TreeMap<>();
+    }
+    // component-base's recommended logging configuration
+    if (c.logging.format == null || c.logging.format.isEmpty()) {
+      c.logging.format = "text";
+    }
+    if (isZero(c.logging.flushFrequency)) {
+      c.logging.flushFrequency = Duration.ofSeconds(5);
+    }
+    if (c.logging.options.text.infoBufferSize == null || c.logging.options.text.infoBufferSize.isEmpty()) {
+      c.logging.options.text.infoBufferSize = "0";
+    }
+    if (c.logging.options.json.infoBufferSize == null || c.logging.options.json.infoBufferSize.isEmpty()) {
+      c.logging.options.json.infoBufferSize = "0";
+    }
+    // ipvs.minSyncPeriod has no default in v1alpha1 (stays 0s).
+  }
+
+  private static boolean isZero(Duration d) {
+    return d == null || d.isZero();
+  }
+}

@@ -1,0 +1,128 @@
+package dev.kubeproxy.config;
+
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The body of /configz (observability.md §6): one section, "kubeproxy.config.k8s.io", holding
+ * upstream's internal configuration the way Go's encoding/json prints it: PascalCase field names in
+ * struct order, durations as strings, nil slices as null, the logging section in camelCase.
+ */
+public final class ConfigzJson {
+  private ConfigzJson() {}
+
+  public static final String SECTION = "kubeproxy.config.k8s.io";
+
+  /** {@code {"kubeproxy.config.k8s.io": {...}}}. */
+  public static JsonObject of(KubeProxyConfiguration c) {
+    return new JsonObject().put(SECTION, internal(c));
+  }
+
+  /** The single-line JSON text /configz answers with. */
+  public static String encode(KubeProxyConfiguration c) {
+    return of(c).encode();
+  }
+
+  /** The internal configuration object alone. */
+  public static JsonObject internal(KubeProxyConfiguration c) {
+    JsonObject conntrack = new JsonObject()
+        .put("MaxPerCore", c.conntrack.maxPerCore)
+        .put("Min", c.conntrack.min)
+        .put("TCPEstablishedTimeout", duration(c.conntrack.tcpEstablishedTimeout))
+        .put("TCPCloseWaitTimeout", duration(c.conntrack.tcpCloseWaitTimeout))
+        .put("TCPBeLiberal", c.conntrack.tcpBeLiberal)
+        .put("UDPTimeout", duration(c.conntrack.udpTimeout))
+        .put("UDPStreamTimeout", duration(c.conntrack.udpStreamTimeout));
+    JsonObject o = new JsonObject();
+    o.put("Linux", new JsonObject()
+        .put("Conntrack", conntrack)
+        .put("MasqueradeAll", c.masqueradeAll())
+        .put("OOMScoreAdj", c.oomScoreAdj));
+    o.put("Windows", new JsonObject().put("RunAsService", c.windowsRunAsService));
+    o.put("FeatureGates", new JsonObject(new TreeMap<String, Object>(
+        c.featureGates == null ? Map.of() : c.featureGates)));
+    o.put("ClientConnection", new JsonObject()
+        .put("Kubeconfig", c.clientConnection.kubeconfig)
+        .put("AcceptContentTypes", c.clientConnection.acceptContentTypes)
+        .put("ContentType", c.clientConnection.contentType)
+        .put("QPS", ConfigCodec.qps(c.clientConnection.qps))
+        .put("Burst", c.clientConnection.burst));
+    o.put("Logging", logging(c.logging));
+    o.put("HostnameOverride", c.hostnameOverride);
+    o.put("BindAddress", c.bindAddress);
+    o.put("HealthzBindAddress", c.healthzBindAddress);
+    o.put("MetricsBindAddress", c.metricsBindAddress);
+    o.put("BindAddressHardFail", c.bindAddressHardFail);
+    o.put("EnableProfiling", c.enableProfiling);
+    o.put("ShowHiddenMetricsForVersion", c.showHiddenMetricsForVersion);
+    o.put("Mode", c.mode);
+    o.put("IPTables", new JsonObject()
+        .put("MasqueradeBit", c.iptables.masqueradeBit)
+        .put("LocalhostNodePorts", c.iptables.localhostNodePorts));
+    o.put("IPVS", new JsonObject()
+        .put("Scheduler", c.ipvs.scheduler)
+        .put("ExcludeCIDRs", list(c.ipvs.excludeCIDRs))
+        .put("StrictARP", c.ipvs.strictARP)
+        .put("TCPTimeout", duration(c.ipvs.tcpTimeout))
+        .put("TCPFinTimeout", duration(c.ipvs.tcpFinTimeout))
+        .put("UDPTimeout", duration(c.ipvs.udpTimeout)));
+    o.put("Winkernel", new JsonObject()
+        .put("NetworkName", c.winkernel.networkName)
+        .put("SourceVip", c.winkernel.sourceVip)
+        .put("EnableDSR", c.winkernel.enableDSR)
+        .put("RootHnsEndpointName", c.winkernel.rootHnsEndpointName)
+        .put("ForwardHealthCheckVip", c.winkernel.forwardHealthCheckVip));
+    o.put("NFTables", new JsonObject().put("MasqueradeBit", c.nftables.masqueradeBit));
+    o.put("DetectLocalMode", c.detectLocalMode);
+    List<String> clusterCIDRs = c.clusterCIDRs();
+    o.put("DetectLocal", new JsonObject()
+        .put("BridgeInterface", c.detectLocal.bridgeInterface)
+        .put("ClusterCIDRs", clusterCIDRs.isEmpty() ? null : new JsonArray(clusterCIDRs))
+        .put("InterfaceNamePrefix", c.detectLocal.interfaceNamePrefix));
+    o.put("NodePortAddresses", list(c.nodePortAddresses));
+    o.put("SyncPeriod", duration(c.syncPeriod()));
+    o.put("MinSyncPeriod", duration(c.minSyncPeriod()));
+    o.put("ConfigSyncPeriod", duration(c.configSyncPeriod));
+    return o;
+  }
+
+  private static JsonObject logging(KubeProxyConfiguration.Logging l) {
+    JsonObject o = new JsonObject();
+    if (l.format != null && !l.format.isEmpty()) {
+      o.put("format", l.format);
+    }
+    o.put("flushFrequency", duration(l.flushFrequency));
+    o.put("verbosity", l.verbosity);
+    if (l.vmodule != null && !l.vmodule.isEmpty()) {
+      JsonArray items = new JsonArray();
+      for (KubeProxyConfiguration.VModuleItem item : l.vmodule) {
+        items.add(new JsonObject().put("filePattern", item.filePattern).put("verbosity", item.verbosity));
+      }
+      o.put("vmodule", items);
+    }
+    o.put("options", new JsonObject()
+        .put("text", stream(l.options.text))
+        .put("json", stream(l.options.json)));
+    return o;
+  }
+
+  private static JsonObject stream(KubeProxyConfiguration.StreamOptions s) {
+    JsonObject o = new JsonObject();
+    if (s.splitStream) {
+      o.put("splitStream", true);
+    }
+    return o.put("infoBufferSize", s.infoBufferSize);
+  }
+
+  private static String duration(Duration d) {
+    return d == null ? null : GoDuration.format(d);
+  }
+
+  private static JsonArray list(List<String> l) {
+    return l == null ? null : new JsonArray(List.copyOf(l));
+  }
+}

@@ -1,0 +1,146 @@
+package dev.kubeproxy.config;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The feature gates kube-proxy knows (config.md §5) and their state after --feature-gates /
+ * featureGates were applied. The agent sets the process-wide state once in Complete; other code
+ * asks {@code FeatureGates.current().isEnabled("MultiCIDRServiceAllocator")}.
+ */
+public final class FeatureGates {
+  /** Release stage of a gate, as --help and kubernetes_feature_enabled{stage} print it. */
+  public enum Stage {
+    ALPHA, BETA, GA, DEPRECATED;
+
+    /** The label value of kubernetes_feature_enabled: "ALPHA", "BETA", "" for GA, "DEPRECATED". */
+    public String metricLabel() {
+      return this == GA ? "" : name();
+    }
+  }
+
+  /** One known gate: name, stage, default, and whether it can still be changed. */
+  public record Gate(String name, Stage stage, boolean defaultValue, boolean locked) {}
+
+  public static final String ALL_ALPHA = "AllAlpha";
+  public static final String ALL_BETA = "AllBeta";
+
+  /** The v1.31 gates that matter to kube-proxy, plus the bulk toggles, sorted by name. */
+  public static final List<Gate> KNOWN = List.of(
+      new Gate(ALL_ALPHA, Stage.ALPHA, false, false),
+      new Gate(ALL_BETA, Stage.BETA, false, false),
+      new Gate("ComponentSLIs", Stage.BETA, true, false),
+      new Gate("ContextualLogging", Stage.BETA, true, false),
+      new Gate("KubeProxyDrainingTerminatingNodes", Stage.GA, true, true),
+      new Gate("LoadBalancerIPMode", Stage.BETA, true, false),
+      new Gate("LoggingAlphaOptions", Stage.ALPHA, false, false),
+      new Gate("LoggingBetaOptions", Stage.BETA, true, false),
+      new Gate("MultiCIDRServiceAllocator", Stage.BETA, false, false),
+      new Gate("NFTablesProxyMode", Stage.BETA, true, false),
+      new Gate("ServiceTrafficDistribution", Stage.BETA, true, false),
+      new Gate("TopologyAwareHints", Stage.BETA, true, false),
+      new Gate("WinDSR", Stage.ALPHA, false, false),
+      new Gate("WinOverlay", Stage.BETA, true, false));
+
+  private static final Map<String, Gate> BY_NAME = new LinkedHashMap<>();
+
+  static {
+    for (Gate g : KNOWN) {
+      BY_NAME.put(g.name(), g);
+    }
+  }
+
+  private static volatile FeatureGates current = new FeatureGates(Map.of());
+
+  /** The process-wide state (defaults until the agent applied the configuration). */
+  public static FeatureGates current() {
+    return current;
+  }
+
+  public static void setCurrent(FeatureGates gates) {
+    current = gates;
+  }
+
+  private final Map<String, Boolean> explicit;
+
+  private FeatureGates(Map<String, Boolean> explicit) {
+    this.explicit = Collections.unmodifiableMap(new TreeMap<>(explicit));
+  }
+
+  /** The result of applying a featureGates map: the state, and warnings to log. */
+  public record Applied(FeatureGates gates, List<String> warnings) {}
+
+  /**
+   * Applies a featureGates map as upstream's SetFromMap does (names in sorted order).
+   *
+   * @throws IllegalArgumentException {@code unrecognized feature gate: Foo} or {@code cannot set
+   *     feature gate X to false, feature is locked to true}
+   */
+  public static Applied apply(Map<String, Boolean> requested) {
+    List<String> warnings = new ArrayList<>();
+    Map<String, Boolean> set = new TreeMap<>();
+    for (Map.Entry<String, Boolean> e : new TreeMap<>(requested).entrySet()) {
+      Gate gate = BY_NAME.get(e.getKey());
+      boolean value = Boolean.TRUE.equals(e.getValue());
+      if (gate == null) {
+        throw new IllegalArgumentException("unrecognized feature gate: " + e.getKey());
+      }
+      if (gate.locked() && value != gate.defaultValue()) {
+        throw new IllegalArgumentException("cannot set feature gate " + gate.name() + " to " + value
+            + ", feature is locked to " + gate.defaultValue());
+      }
+      set.put(gate.name(), value);
+      if (gate.stage() == Stage.GA) {
+        warnings.add("Setting GA feature gate " + gate.name() + "=" + value + ". It will be removed in a future release.");
+      } else if (gate.stage() == Stage.DEPRECATED) {
+        warnings.add("Setting deprecated feature gate " + gate.name() + "=" + value
+            + ". It will be removed in a future release.");
+      }
+    }
+    return new Applied(new FeatureGates(set), warnings);
+  }
+
+  /** Defaults with these explicit settings; AllAlpha/AllBeta switch their stage's unset gates. */
+  public boolean isEnabled(String name) {
+    Gate gate = BY_NAME.get(name);
+    if (gate == null) {
+      throw new IllegalArgumentException("feature " + name + " is not registered");
+    }
+    Boolean value = explicit.get(name);
+    if (value != null) {
+      return value;
+    }
+    if (gate.stage() == Stage.ALPHA && !name.equals(ALL_ALPHA) && Boolean.TRUE.equals(explicit.get(ALL_ALPHA))) {
+      return true;
+    }
+    if (gate.stage() == Stage.BETA && !name.equals(ALL_BETA) && Boolean.TRUE.equals(explicit.get(ALL_BETA))) {
+      return true;
+    }
+    return gate.defaultValue();
+  }
+
+  /** Every known gate with its effective state, sorted by name. */
+  public Map<String, Boolean> states() {
+    Map<String, Boolean> m = new TreeMap<>();
+    for (Gate g : KNOWN) {
+      m.put(g.name(), isEnabled(g.name()));
+    }
+    return m;
+  }
+
+  /** The --feature-gates help lines: non-GA, non-deprecated gates as {@code Name=true|false (BETA - default=true)}. */
+  public static List<String> helpLines() {
+    List<String> lines = new ArrayList<>();
+    for (Gate g : KNOWN) {
+      if (g.stage() == Stage.GA || g.stage() == Stage.DEPRECATED) {
+        continue;
+      }
+      lines.add(g.name() + "=true|false (" + g.stage().name() + " - default=" + g.defaultValue() + ")");
+    }
+    return lines;
+  }
+}

@@ -1,0 +1,131 @@
+package dev.kubeproxy.config;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.regex.Pattern;
+
+/** Go-compatible address parsing (net.ParseIP "sloppy", ParseCIDR, SplitHostPort) without DNS. */
+public final class IpUtil {
+  private IpUtil() {}
+
+  private static final Pattern V4 = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
+  private static final Pattern V6_CHARS = Pattern.compile("[0-9A-Fa-f:.]+");
+
+  /** The address, or null when the text is not an IP literal. Leading zeros in IPv4 are tolerated. */
+  public static InetAddress parseIp(String text) {
+    if (text == null || text.isEmpty()) {
+      return null;
+    }
+    try {
+      if (V4.matcher(text).matches()) {
+        String[] parts = text.split("\\.");
+        byte[] b = new byte[4];
+        for (int i = 0; i < 4; i++) {
+          int v = Integer.parseInt(parts[i]);
+          if (v > 255) {
+            return null;
+          }
+          b[i] = (byte) v;
+        }
+        return InetAddress.getByAddress(b);
+      }
+      if (text.contains(":") && V6_CHARS.matcher(text).matches()) {
+        // a literal with ':' never triggers a DNS lookup
+        return InetAddress.getByName(text);
+      }
+    } catch (UnknownHostException | NumberFormatException e) {
+      return null;
+    }
+    return null;
+  }
+
+  public static boolean isIp(String text) {
+    return parseIp(text) != null;
+  }
+
+  public static boolean isIpv4(String text) {
+    return parseIp(text) instanceof java.net.Inet4Address;
+  }
+
+  /** A CIDR "ip/bits" with bits in range for the family; null when invalid. */
+  public static InetAddress parseCidr(String text) {
+    if (text == null) {
+      return null;
+    }
+    int slash = text.indexOf('/');
+    if (slash < 0) {
+      return null;
+    }
+    InetAddress ip = parseIp(text.substring(0, slash));
+    String bits = text.substring(slash + 1);
+    if (ip == null || bits.isEmpty() || bits.length() > 3 || !bits.chars().allMatch(Character::isDigit)) {
+      return null;
+    }
+    int n = Integer.parseInt(bits);
+    // an IPv4-mapped IPv6 literal parses as IPv4 here, but Go counts its prefix in IPv6 bits
+    int max = ip instanceof java.net.Inet4Address && !text.substring(0, slash).contains(":") ? 32 : 128;
+    return n <= max ? ip : null;
+  }
+
+  public static boolean isCidr(String text) {
+    return parseCidr(text) != null;
+  }
+
+  /** Go's net.SplitHostPort. */
+  public record HostPort(String host, String port) {}
+
+  /** @throws IllegalArgumentException with Go's text, e.g. {@code address x: missing port in address} */
+  public static HostPort splitHostPort(String hostport) {
+    String host;
+    String port;
+    int last = hostport.lastIndexOf(':');
+    if (last < 0) {
+      throw addrErr(hostport, "missing port in address");
+    }
+    if (hostport.startsWith("[")) {
+      int end = hostport.indexOf(']');
+      if (end < 0) {
+        throw addrErr(hostport, "missing ']' in address");
+      }
+      if (end + 1 == hostport.length()) {
+        throw addrErr(hostport, "missing port in address");
+      }
+      if (end + 1 != last) {
+        throw addrErr(hostport, hostport.charAt(end + 1) == ':' ? "too many colons in address"
+            : "missing port in address");
+      }
+      host = hostport.substring(1, end);
+      if (host.contains("[") || host.contains("]")) {
+        throw addrErr(hostport, "unexpected '[' in address");
+      }
+    } else {
+      host = hostport.substring(0, last);
+      if (host.contains(":")) {
+        throw addrErr(hostport, "too many colons in address");
+      }
+      if (host.contains("[") || host.contains("]")) {
+        throw addrErr(hostport, "unexpected '[' in address");
+      }
+    }
+    port = hostport.substring(last + 1);
+    return new HostPort(host, port);
+  }
+
+  private static IllegalArgumentException addrErr(String addr, String why) {
+    return new IllegalArgumentException("address " + addr + ": " + why);
+  }
+
+  /** upstream's AppendPortIfNeeded: a bare IP gets the port; anything else is returned unchanged. */
+  public static String appendPortIfNeeded(String addr, int port) {
+    try {
+      splitHostPort(addr);
+      return addr;
+    } catch (IllegalArgumentException notHostPort) {
+      InetAddress ip = parseIp(addr);
+      if (ip == null) {
+        return addr;
+      }
+      return ip instanceof java.net.Inet4Address && !addr.contains(":") ? addr + ":" + port : "[" + addr + "]:" + port;
+    }
+  }
+}

@@ -1,0 +1,116 @@
+package dev.kubeproxy.health;
+
+import dev.kubeproxy.EventBusAddresses;
+import io.vertx.core.Future;
+import io.vertx.core.Handler;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.util.Locale;
+import java.util.function.UnaryOperator;
+
+/**
+ * Keeps one HTTP server listening the way upstream's serveHealthz/serveMetrics loops do
+ * (server.md §13): if listening fails, either report it on {@link EventBusAddresses#FATAL}
+ * (bindAddressHardFail: the agent exits 1) or log it and try again 5 seconds later, forever.
+ */
+public final class ServerLoop {
+  static final long RETRY_MILLIS = 5_000;
+
+  private final Vertx vertx;
+  private final HostPort address;
+  private final HttpServerOptions serverOptions;
+  private final Handler<HttpServerRequest> handler;
+  private final boolean hardFail;
+  private final String logName;
+  private final UnaryOperator<String> wrapError;
+  private final UnaryOperator<String> fatalText;
+  private final Logger log;
+  private HttpServer server;
+  private long retryTimer = -1;
+  private boolean closed;
+
+  /**
+   * @param logName   for the log lines, e.g. "Healthz" ("Healthz server failed")
+   * @param wrapError turns the Go-style listen error into the server's error text
+   * @param fatalText turns the server's error text into the fatal reason in hard-fail mode
+   */
+  public ServerLoop(Vertx vertx, HostPort address, HttpServerOptions serverOptions, Handler<HttpServerRequest> handler,
+      boolean hardFail, String logName, UnaryOperator<String> wrapError, UnaryOperator<String> fatalText, Logger log) {
+    this.vertx = vertx;
+    this.address = address;
+    this.serverOptions = new HttpServerOptions(serverOptions).setHost(address.host()).setPort(address.port());
+    this.handler = handler;
+    this.hardFail = hardFail;
+    this.logName = logName;
+    this.wrapError = wrapError;
+    this.fatalText = fatalText;
+    this.log = log;
+  }
+
+  /** Makes the first attempt; completes when it has either succeeded or been handled. */
+  public Future<Void> start() {
+    return attempt();
+  }
+
+  /** The bound port, or -1 while not listening. */
+  public int actualPort() {
+    HttpServer s = server;
+    return s == null ? -1 : s.actualPort();
+  }
+
+  public boolean listening() {
+    return server != null;
+  }
+
+  public Future<Void> close() {
+    closed = true;
+    if (retryTimer >= 0) {
+      vertx.cancelTimer(retryTimer);
+    }
+    HttpServer s = server;
+    server = null;
+    return s == null ? Future.succeededFuture() : s.close();
+  }
+
+  private Future<Void> attempt() {
+    retryTimer = -1;
+    if (closed) {
+      return Future.succeededFuture();
+    }
+    HttpServer candidate = vertx.createHttpServer(serverOptions).requestHandler(handler);
+    return candidate.listen().<Void>map(s -> {
+      server = s;
+      log.log(Level.DEBUG, "Starting " + logName.toLowerCase(Locale.ROOT) + " HTTP server address=" + address.text(s.actualPort()));
+      return null;
+    }).recover(err -> {
+      String error = wrapError.apply(listenError(address, err));
+      log.log(Level.ERROR, logName + " server failed err=\"" + error + "\"");
+      if (hardFail) {
+        vertx.eventBus().send(EventBusAddresses.FATAL, fatalText.apply(error));
+      } else if (!closed) {
+        retryTimer = vertx.setTimer(RETRY_MILLIS, id -> attempt());
+      }
+      return Future.succeededFuture();
+    });
+  }
+
+  /** Go's wording for a failed listen: "listen tcp 0.0.0.0:10256: bind: address already in use". */
+  public static String listenError(HostPort address, Throwable err) {
+    Throwable root = err;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    String message = root.getMessage() == null ? root.toString() : root.getMessage();
+    message = message.replaceFirst("^bind\\(\\.\\.\\) failed: ", "");
+    if (!message.isEmpty()) {
+      message = Character.toLowerCase(message.charAt(0)) + message.substring(1);
+    }
+    boolean bind = root instanceof java.net.BindException || message.contains("address already in use")
+        || message.contains("cannot assign requested address") || message.contains("permission denied");
+    return "listen tcp " + address + ": " + (bind ? "bind: " : "") + message;
+  }
+}

@@ -1,0 +1,269 @@
+package dev.kubeproxy.proxy;
+
+import dev.kubeproxy.metrics.ProxyMetrics;
+import io.kubernetes.client.openapi.models.V1Endpoint;
+import io.kubernetes.client.openapi.models.V1EndpointConditions;
+import io.kubernetes.client.openapi.models.V1EndpointSlice;
+import io.kubernetes.client.openapi.models.DiscoveryV1EndpointPort;
+import io.kubernetes.client.openapi.models.V1ForZone;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.BiConsumer;
+
+/**
+ * The EndpointSlice cache of one family (service-model.md §4): the slices applied at the last
+ * sync and the pending ones, per Service. Only what the model uses is kept from a slice, so a
+ * change elsewhere in the object (targetRef, labels, endpoint order) is no change.
+ */
+public final class EndpointsChangeTracker {
+  private static final Logger LOG = System.getLogger(EndpointsChangeTracker.class.getName());
+
+  static final String SERVICE_NAME_LABEL = "kubernetes.io/service-name";
+  static final String TRIGGER_TIME_ANNOTATION = "endpoints.kubernetes.io/last-change-trigger-time";
+  /** Go's zero time, which the annotation may carry and which means "unset". */
+  private static final Instant GO_ZERO_TIME = Instant.parse("0001-01-01T00:00:00Z");
+
+  record PortData(String name, Integer port, String protocol) {}
+
+  record EndpointData(
+      List<String> addresses, String nodeName, String zone, Set<String> zoneHints,
+      boolean ready, boolean serving, boolean terminating) {}
+
+  /** What is kept of one slice; a removal has no endpoints and the remove flag. */
+  record SliceData(List<PortData> ports, List<EndpointData> endpoints, boolean remove) {}
+
+  /** One Service's endpoints before and after applying its pending slices. */
+  record ServiceChange(Map<ServicePortName, List<Endpoint>> previous, Map<ServicePortName, List<Endpoint>> current) {}
+
+  /** Everything a sync takes out of the tracker. */
+  record Checkout(Map<NamespacedName, ServiceChange> changes, Map<NamespacedName, List<Instant>> triggerTimes) {}
+
+  private final IpFamily family;
+  private final String nodeName;
+  private final boolean topologyAwareHintsGate;
+  private final ProxyMetrics metrics;
+  private final Instant startTime;
+  private final BiConsumer<NamespacedName, String> incorrectIpVersion;
+  private final Map<NamespacedName, Map<String, SliceData>> applied = new HashMap<>();
+  private final Map<NamespacedName, Map<String, SliceData>> pending = new LinkedHashMap<>();
+  private final Map<NamespacedName, List<Instant>> triggerTimes = new HashMap<>();
+  private int pendingCount;
+
+  /**
+   * @param nodeName           endpoints on this node are local
+   * @param incorrectIpVersion told (service, endpoint IP) about endpoints of the wrong family,
+   *                           for the KubeProxyIncorrectIPVersion event
+   */
+  public EndpointsChangeTracker(
+      IpFamily family, String nodeName, boolean topologyAwareHintsGate, ProxyMetrics metrics, Clock clock,
+      BiConsumer<NamespacedName, String> incorrectIpVersion) {
+    this.family = family;
+    this.nodeName = nodeName == null ? "" : nodeName;
+    this.topologyAwareHintsGate = topologyAwareHintsGate;
+    this.metrics = metrics;
+    this.startTime = clock.instant();
+    this.incorrectIpVersion = incorrectIpVersion;
+  }
+
+  public IpFamily family() {
+    return family;
+  }
+
+  /**
+   * Records a slice add/update (remove false) or delete (remove true).
+   *
+   * @return whether this call changed the pending state
+   */
+  public boolean update(V1EndpointSlice slice, boolean remove) {
+    if (slice == null || !family.name().equals(slice.getAddressType())) {
+      return false;
+    }
+    String namespace = slice.getMetadata() == null ? null : slice.getMetadata().getNamespace();
+    String sliceName = slice.getMetadata() == null ? null : slice.getMetadata().getName();
+    Map<String, String> labels = slice.getMetadata() == null ? null : slice.getMetadata().getLabels();
+    String serviceName = labels == null ? null : labels.get(SERVICE_NAME_LABEL);
+    if (namespace == null || namespace.isEmpty() || sliceName == null || sliceName.isEmpty()
+        || serviceName == null || serviceName.isEmpty()) {
+      LOG.log(Level.ERROR, "Error getting endpoint slice cache keys for EndpointSlice " + namespace + "/" + sliceName
+          + ": it needs a namespace, a name and the label " + SERVICE_NAME_LABEL + "; ignoring it");
+      return false;
+    }
+    metrics.incEndpointChanges();
+    NamespacedName service = new NamespacedName(namespace, serviceName);
+    SliceData data = sliceData(slice, remove);
+
+    Map<String, SliceData> pendingOfService = pending.get(service);
+    SliceData pendingData = pendingOfService == null ? null : pendingOfService.get(sliceName);
+    boolean changed;
+    if (pendingData != null) {
+      changed = !pendingData.equals(data);
+    } else {
+      Map<String, SliceData> appliedOfService = applied.get(service);
+      SliceData appliedData = appliedOfService == null ? null : appliedOfService.get(sliceName);
+      changed = appliedData != null ? !appliedData.equals(data) : !remove;
+    }
+    if (!changed) {
+      return false;
+    }
+    pending.computeIfAbsent(service, k -> new HashMap<>()).put(sliceName, data);
+    pendingCount++;
+    metrics.setEndpointChangesPending(pendingCount);
+    if (remove) {
+      triggerTimes.remove(service);
+    } else {
+      Instant t = triggerTime(slice);
+      if (t != null && t.isAfter(startTime)) {
+        triggerTimes.computeIfAbsent(service, k -> new ArrayList<>()).add(t);
+      }
+    }
+    return true;
+  }
+
+  private Instant triggerTime(V1EndpointSlice slice) {
+    Map<String, String> annotations = slice.getMetadata().getAnnotations();
+    String value = annotations == null ? null : annotations.get(TRIGGER_TIME_ANNOTATION);
+    if (value == null || value.isEmpty()) {
+      return null;
+    }
+    try {
+      Instant t = OffsetDateTime.parse(value).toInstant();
+      return t.equals(GO_ZERO_TIME) ? null : t;
+    } catch (DateTimeParseException e) {
+      LOG.log(Level.ERROR, "Error while parsing EndpointsLastChangeTriggerTimeAnnotation value " + value
+          + " of EndpointSlice " + slice.getMetadata().getNamespace() + "/" + slice.getMetadata().getName()
+          + ": " + e.getMessage());
+      return null;
+    }
+  }
+
+  private SliceData sliceData(V1EndpointSlice slice, boolean remove) {
+    List<PortData> ports = new ArrayList<>();
+    if (slice.getPorts() != null) {
+      for (DiscoveryV1EndpointPort p : slice.getPorts()) {
+        ports.add(new PortData(p.getName(), p.getPort(), p.getProtocol() == null ? "TCP" : p.getProtocol()));
+      }
+    }
+    ports.sort(Comparator.comparingInt(p -> p.port() == null ? 0 : p.port()));
+    if (remove) {
+      return new SliceData(List.copyOf(ports), List.of(), true);
+    }
+    List<EndpointData> endpoints = new ArrayList<>();
+    if (slice.getEndpoints() != null) {
+      for (V1Endpoint ep : slice.getEndpoints()) {
+        V1EndpointConditions c = ep.getConditions();
+        boolean ready = c == null || c.getReady() == null || c.getReady();
+        boolean serving = c == null || c.getServing() == null || c.getServing();
+        boolean terminating = c != null && Boolean.TRUE.equals(c.getTerminating());
+        Set<String> hints = null;
+        if (topologyAwareHintsGate && ep.getHints() != null && ep.getHints().getForZones() != null
+            && !ep.getHints().getForZones().isEmpty()) {
+          hints = new TreeSet<>();
+          for (V1ForZone z : ep.getHints().getForZones()) {
+            hints.add(z.getName());
+          }
+          hints = Collections.unmodifiableSet(hints);
+        }
+        List<String> addresses = ep.getAddresses() == null ? List.of() : List.copyOf(ep.getAddresses());
+        endpoints.add(new EndpointData(addresses, ep.getNodeName(), ep.getZone(), hints, ready, serving, terminating));
+      }
+    }
+    endpoints.sort(Comparator.comparing(e -> String.join(",", e.addresses())));
+    return new SliceData(List.copyOf(ports), List.copyOf(endpoints), false);
+  }
+
+  public int pendingCount() {
+    return pendingCount;
+  }
+
+  /** Applies the pending slices and hands over each changed Service's old and new endpoints. */
+  Checkout checkout() {
+    Map<NamespacedName, ServiceChange> changes = new HashMap<>();
+    for (Map.Entry<NamespacedName, Map<String, SliceData>> e : pending.entrySet()) {
+      NamespacedName service = e.getKey();
+      // Slices are read in name order so that the dedupe winner does not depend on hashing.
+      Map<String, SliceData> slices = applied.computeIfAbsent(service, k -> new TreeMap<>());
+      Map<ServicePortName, List<Endpoint>> previous = endpointsOf(service, slices);
+      for (Map.Entry<String, SliceData> s : e.getValue().entrySet()) {
+        if (s.getValue().remove()) {
+          slices.remove(s.getKey());
+        } else {
+          slices.put(s.getKey(), s.getValue());
+        }
+      }
+      if (slices.isEmpty()) {
+        applied.remove(service);
+      }
+      changes.put(service, new ServiceChange(previous, endpointsOf(service, slices)));
+    }
+    pending.clear();
+    pendingCount = 0;
+    metrics.setEndpointChangesPending(0);
+    Map<NamespacedName, List<Instant>> times = new HashMap<>();
+    triggerTimes.forEach((k, v) -> times.put(k, List.copyOf(v)));
+    triggerTimes.clear();
+    return new Checkout(changes, times);
+  }
+
+  /** §4.5: the endpoints of every port of one Service from all its slices, deduplicated and sorted. */
+  private Map<ServicePortName, List<Endpoint>> endpointsOf(NamespacedName service, Map<String, SliceData> slices) {
+    Map<ServicePortName, Map<String, Endpoint>> byPort = new HashMap<>();
+    for (SliceData slice : slices.values()) {
+      for (PortData port : slice.ports()) {
+        if (port.name() == null) {
+          LOG.log(Level.DEBUG, "Ignoring port with nil name in EndpointSlice of service " + service);
+          continue;
+        }
+        if (port.port() == null || port.port() == 0) {
+          LOG.log(Level.DEBUG, "Ignoring invalid endpoint port " + port.name() + " of service " + service);
+          continue;
+        }
+        ServicePortName spn = new ServicePortName(service, port.name(), port.protocol());
+        Map<String, Endpoint> eps = byPort.computeIfAbsent(spn, k -> new HashMap<>());
+        for (EndpointData ep : slice.endpoints()) {
+          if (ep.addresses().isEmpty()) {
+            LOG.log(Level.DEBUG, "Ignoring endpoint with no addresses in service " + service);
+            continue;
+          }
+          String raw = ep.addresses().get(0);
+          String ip = IpAddresses.normalize(raw);
+          if (ip == null) {
+            LOG.log(Level.ERROR, "Ignoring endpoint with invalid address " + raw + " in service " + service);
+            continue;
+          }
+          if (IpFamily.ofText(ip) != family) {
+            incorrectIpVersion.accept(service, raw);
+            continue;
+          }
+          boolean local = ep.nodeName() != null && !ep.nodeName().isEmpty() && ep.nodeName().equals(nodeName);
+          Endpoint endpoint = new Endpoint(ip, port.port(), local, ep.ready(), ep.serving(), ep.terminating(),
+              ep.zoneHints());
+          // The first one wins, except that a local duplicate replaces it.
+          if (!eps.containsKey(endpoint.endpoint()) || local) {
+            eps.put(endpoint.endpoint(), endpoint);
+          }
+        }
+      }
+    }
+    Map<ServicePortName, List<Endpoint>> out = new HashMap<>();
+    byPort.forEach((spn, eps) -> {
+      List<Endpoint> list = new ArrayList<>(eps.values());
+      list.sort(Comparator.comparing(Endpoint::endpoint));
+      out.put(spn, List.copyOf(list));
+    });
+    return out;
+  }
+}

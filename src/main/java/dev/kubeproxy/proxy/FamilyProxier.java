@@ -1,0 +1,226 @@
+package dev.kubeproxy.proxy;
+
+import dev.kubeproxy.EventBusAddresses;
+import dev.kubeproxy.health.HealthUpdate;
+import dev.kubeproxy.health.ServiceHealthState;
+import dev.kubeproxy.metrics.ProxyMetrics;
+import dev.kubeproxy.proxy.conntrack.StaleConntrackCleaner;
+import io.kubernetes.client.openapi.models.V1EndpointSlice;
+import io.kubernetes.client.openapi.models.V1Service;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The single-family half of the proxier (upstream's per-family Proxier minus the rule writing):
+ * its change trackers and live maps, its sync runner, and the sync itself, which checks the
+ * trackers out into a {@link ProxyState} and hands it to the backend on a worker.
+ *
+ * <p>Lives on the proxier verticle's event loop; only {@link ProxyBackend#sync} and the conntrack
+ * cleanup run on a worker (ordered, so never two at once).
+ */
+public final class FamilyProxier {
+  private static final Logger LOG = System.getLogger(FamilyProxier.class.getName());
+  /** Both backends of 1.31 allow two syncs back to back, then one per minSyncPeriod. */
+  static final int BURST_SYNCS = 2;
+  static final Duration IPTABLES_MAX_INTERVAL = Duration.ofHours(1);
+
+  private final Vertx vertx;
+  private final ProxyBackend backend;
+  private final IpFamily family;
+  private final ProxyMetrics metrics;
+  private final StaleConntrackCleaner conntrack;
+  private final BooleanSupplier initialized;
+  private final Duration syncPeriod;
+  private final Clock clock;
+  private final ServiceChangeTracker serviceChanges;
+  private final EndpointsChangeTracker endpointChanges;
+  private final ServicePortMap services = new ServicePortMap();
+  private final EndpointsMap endpoints = new EndpointsMap();
+  private final BoundedFrequencyRunner runner;
+  private Map<String, String> nodeLabels;
+  private List<String> serviceCIDRs = List.of();
+  /** Services whose state changed in a sync that failed: the next sync reports them again. */
+  private final Set<NamespacedName> unsyncedServices = new HashSet<>();
+  private long successfulSyncs;
+  private long failedSyncs;
+
+  /**
+   * @param mode          "iptables" or "nftables": picks the runner's maxInterval (§8.3)
+   * @param conntrack     null in --dry-run (no conntrack cleanup)
+   * @param initialized   whether both initial lists (Services, EndpointSlices) have been delivered
+   */
+  public FamilyProxier(
+      Vertx vertx, ProxyBackend backend, String mode, String nodeName, Map<String, String> nodeLabels,
+      Duration syncPeriod, Duration minSyncPeriod, ModelGates gates, ProxyMetrics metrics,
+      StaleConntrackCleaner conntrack, BooleanSupplier initialized, RunnerTimer timer, Clock clock) {
+    this.vertx = vertx;
+    this.backend = backend;
+    this.family = backend.family();
+    this.metrics = metrics;
+    this.conntrack = conntrack;
+    this.initialized = initialized;
+    this.syncPeriod = syncPeriod;
+    this.clock = clock;
+    this.nodeLabels = Map.copyOf(nodeLabels);
+    this.serviceChanges = new ServiceChangeTracker(family, gates.loadBalancerIPMode(), metrics);
+    this.endpointChanges = new EndpointsChangeTracker(family, nodeName, gates.topologyAwareHints(), metrics, clock,
+        (service, ip) -> LOG.log(Level.WARNING, "Event(Service " + service + "): type: Warning reason: "
+            + "KubeProxyIncorrectIPVersion " + ip + " in endpointslice has incorrect IP version"));
+    Duration maxInterval = mode.equals("nftables") ? syncPeriod : IPTABLES_MAX_INTERVAL;
+    Duration minInterval = minSyncPeriod.compareTo(maxInterval) > 0 ? maxInterval : minSyncPeriod;
+    this.runner = new BoundedFrequencyRunner("sync-runner-" + family, this::syncOnce, minInterval, maxInterval,
+        BURST_SYNCS, timer);
+  }
+
+  public IpFamily family() {
+    return family;
+  }
+
+  public ProxyBackend backend() {
+    return backend;
+  }
+
+  public long successfulSyncs() {
+    return successfulSyncs;
+  }
+
+  public long failedSyncs() {
+    return failedSyncs;
+  }
+
+  public void onServiceUpdate(V1Service old, V1Service current) {
+    if (serviceChanges.update(old, current) && initialized.getAsBoolean()) {
+      requestSync();
+    }
+  }
+
+  public void onEndpointSliceUpdate(V1EndpointSlice slice, boolean remove) {
+    if (endpointChanges.update(slice, remove) && initialized.getAsBoolean()) {
+      requestSync();
+    }
+  }
+
+  /** The node's labels changed (null or empty when the Node is gone); topology depends on them. */
+  public void onNodeLabels(Map<String, String> labels) {
+    Map<String, String> copy = labels == null ? Map.of() : Map.copyOf(labels);
+    if (copy.equals(nodeLabels)) {
+      return;
+    }
+    nodeLabels = copy;
+    if (initialized.getAsBoolean()) {
+      requestSync();
+    }
+  }
+
+  /** All ServiceCIDRs of the cluster; this family's are used from the next sync on (no sync of its own). */
+  public void onServiceCIDRs(List<String> allCidrs) {
+    List<String> mine = new ArrayList<>();
+    for (String cidr : allCidrs) {
+      if (IpFamily.ofText(cidr) == family) {
+        mine.add(cidr);
+      }
+    }
+    serviceCIDRs = List.copyOf(mine);
+  }
+
+  /** SyncLoop start: the family counts as fresh, and the runner's periodic timer starts. */
+  public void startLoop() {
+    publishHealth(HealthUpdate.Type.UPDATED);
+    metrics.setLastQueuedTimestamp(clock.instant());
+    runner.start();
+  }
+
+  public void stop() {
+    runner.stop();
+  }
+
+  /** Sync(): mark the update queued and ask the runner for a run (coalesced, rate-limited). */
+  public void requestSync() {
+    publishHealth(HealthUpdate.Type.QUEUED);
+    metrics.setLastQueuedTimestamp(clock.instant());
+    runner.run();
+  }
+
+  /** One run of the runner: nothing before initialization, else check out, sync, report. */
+  Future<Void> syncOnce() {
+    if (!initialized.getAsBoolean()) {
+      LOG.log(Level.DEBUG, "Not syncing " + family + " rules until Services and EndpointSlices have been received");
+      return Future.succeededFuture();
+    }
+    long start = System.nanoTime();
+    ServicePortMap.UpdateResult serviceUpdate = services.update(serviceChanges);
+    EndpointsMap.UpdateResult endpointsUpdate = endpoints.update(endpointChanges);
+    Set<NamespacedName> changed = new HashSet<>(unsyncedServices);
+    changed.addAll(serviceUpdate.updatedServices());
+    changed.addAll(endpointsUpdate.updatedServices());
+    ProxyState state = new ProxyState(services.snapshot(), endpoints.snapshot(), Set.copyOf(changed), nodeLabels,
+        serviceCIDRs, endpointsUpdate.triggerTimes());
+    return vertx.executeBlocking(() -> backend.sync(state), true)
+        .transform(ar -> {
+          Duration took = Duration.ofNanos(System.nanoTime() - start);
+          metrics.observeSyncDuration(took);
+          if (ar.failed()) {
+            failedSyncs++;
+            unsyncedServices.addAll(changed);
+            LOG.log(Level.ERROR, "Failed to sync " + family + " proxy rules, will retry in " + syncPeriod.toSeconds()
+                + "s: " + ar.cause().getMessage());
+            runner.retryAfter(syncPeriod);
+            return Future.succeededFuture();
+          }
+          successfulSyncs++;
+          unsyncedServices.clear();
+          afterSuccess(ar.result(), state, took);
+          if (conntrack == null) {
+            return Future.<Void>succeededFuture();
+          }
+          return vertx.<Void>executeBlocking(() -> {
+            conntrack.cleanup(family, services, serviceUpdate, endpointsUpdate);
+            return null;
+          }, true).recover(e -> {
+            LOG.log(Level.ERROR, "Stale conntrack cleanup failed: " + e.getMessage());
+            return Future.succeededFuture();
+          });
+        });
+  }
+
+  private void afterSuccess(SyncResult result, ProxyState state, Duration took) {
+    Instant now = clock.instant();
+    LOG.log(Level.DEBUG, "Synced " + family + " proxy rules in " + took.toMillis() + "ms ("
+        + (result != null && result.full() ? "full" : "partial") + ", " + state.services().size() + " service ports)");
+    publishHealth(HealthUpdate.Type.UPDATED);
+    metrics.setLastSyncTimestamp(now);
+    for (List<Instant> times : state.triggerTimes().values()) {
+      for (Instant t : times) {
+        metrics.observeNetworkProgrammingLatency(Duration.between(t, now));
+      }
+    }
+    if (result != null) {
+      metrics.setNoLocalEndpoints("internal", result.noLocalEndpointsInternal());
+      metrics.setNoLocalEndpoints("external", result.noLocalEndpointsExternal());
+    }
+    Map<NamespacedName, Integer> healthCheckPorts = new HashMap<>();
+    for (ServicePort port : state.services().values()) {
+      if (port.healthCheckNodePort() != 0) {
+        healthCheckPorts.put(port.name().service(), port.healthCheckNodePort());
+      }
+    }
+    vertx.eventBus().publish(EventBusAddresses.SERVICE_HEALTH,
+        new ServiceHealthState(Map.copyOf(healthCheckPorts), Map.copyOf(endpoints.localReadyEndpoints())));
+  }
+
+  private void publishHealth(HealthUpdate.Type type) {
+    vertx.eventBus().publish(EventBusAddresses.HEALTH, new HealthUpdate(family, type, clock.instant()));
+  }
+}

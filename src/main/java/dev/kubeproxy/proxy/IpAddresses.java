@@ -1,0 +1,170 @@
+package dev.kubeproxy.proxy;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+
+/**
+ * IP and CIDR text as upstream reads it: IPv4 "sloppily" (leading zeros tolerated and read as
+ * decimal), IPv6 in any valid literal form; results are printed in Go's canonical form
+ * (IPv4 dotted decimal, IPv6 lower-case with the longest zero run compressed).
+ * Never does a DNS lookup.
+ */
+public final class IpAddresses {
+  private IpAddresses() {}
+
+  /** The parsed address bytes (4 or 16), or null when the text is not an IP. */
+  public static byte[] parse(String text) {
+    if (text == null || text.isEmpty()) {
+      return null;
+    }
+    if (text.indexOf(':') < 0) {
+      return parseIPv4(text);
+    }
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      boolean ok = c == ':' || c == '.' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+      if (!ok) {
+        return null;
+      }
+    }
+    try {
+      InetAddress address = InetAddress.getByName(text);
+      // IPv4-mapped IPv6 literals come back as IPv4, as in Go.
+      return address.getAddress();
+    } catch (UnknownHostException | IllegalArgumentException e) {
+      return null;
+    }
+  }
+
+  private static byte[] parseIPv4(String text) {
+    String[] parts = text.split("\\.", -1);
+    if (parts.length != 4) {
+      return null;
+    }
+    byte[] out = new byte[4];
+    for (int i = 0; i < 4; i++) {
+      String p = parts[i];
+      if (p.isEmpty() || p.length() > 8) {
+        return null;
+      }
+      int v = 0;
+      for (int j = 0; j < p.length(); j++) {
+        char c = p.charAt(j);
+        if (c < '0' || c > '9') {
+          return null;
+        }
+        v = v * 10 + (c - '0');
+      }
+      if (v > 255) {
+        return null;
+      }
+      out[i] = (byte) v;
+    }
+    return out;
+  }
+
+  /** The canonical text of an IP, or null when it does not parse. */
+  public static String normalize(String text) {
+    byte[] b = parse(text);
+    return b == null ? null : format(b);
+  }
+
+  /** The family of a parsed IP text, or null when it does not parse. */
+  public static IpFamily familyOf(String ip) {
+    byte[] b = parse(ip);
+    return b == null ? null : b.length == 4 ? IpFamily.IPv4 : IpFamily.IPv6;
+  }
+
+  public static boolean isLoopback(String ip) {
+    byte[] b = parse(ip);
+    if (b == null) {
+      return false;
+    }
+    if (b.length == 4) {
+      return (b[0] & 0xff) == 127;
+    }
+    for (int i = 0; i < 15; i++) {
+      if (b[i] != 0) {
+        return false;
+      }
+    }
+    return b[15] == 1;
+  }
+
+  /** Go's net.IP.String for 4 or 16 bytes. */
+  public static String format(byte[] b) {
+    if (b.length == 4) {
+      return (b[0] & 0xff) + "." + (b[1] & 0xff) + "." + (b[2] & 0xff) + "." + (b[3] & 0xff);
+    }
+    int[] groups = new int[8];
+    for (int i = 0; i < 8; i++) {
+      groups[i] = ((b[2 * i] & 0xff) << 8) | (b[2 * i + 1] & 0xff);
+    }
+    int bestStart = -1;
+    int bestLen = 0;
+    for (int i = 0; i < 8; ) {
+      if (groups[i] != 0) {
+        i++;
+        continue;
+      }
+      int j = i;
+      while (j < 8 && groups[j] == 0) {
+        j++;
+      }
+      if (j - i > bestLen) {
+        bestStart = i;
+        bestLen = j - i;
+      }
+      i = j;
+    }
+    if (bestLen < 2) {
+      bestStart = -1;
+    }
+    StringBuilder sb = new StringBuilder();
+    for (int i = 0; i < 8; i++) {
+      if (i == bestStart) {
+        sb.append("::");
+        i += bestLen - 1;
+        continue;
+      }
+      if (sb.length() > 0 && sb.charAt(sb.length() - 1) != ':') {
+        sb.append(':');
+      }
+      sb.append(Integer.toHexString(groups[i]));
+    }
+    return sb.toString();
+  }
+
+  /**
+   * A CIDR normalised to its network address ("10.0.0.5/24" → "10.0.0.0/24"), or null when it
+   * does not parse.
+   */
+  public static String normalizeCidr(String text) {
+    if (text == null) {
+      return null;
+    }
+    int slash = text.indexOf('/');
+    if (slash < 0) {
+      return null;
+    }
+    byte[] b = parse(text.substring(0, slash));
+    String len = text.substring(slash + 1);
+    if (b == null || len.isEmpty() || len.length() > 3 || !len.chars().allMatch(Character::isDigit)) {
+      return null;
+    }
+    int prefix = Integer.parseInt(len);
+    if (prefix > b.length * 8) {
+      return null;
+    }
+    for (int bit = prefix; bit < b.length * 8; bit++) {
+      b[bit / 8] &= (byte) ~(0x80 >> (bit % 8));
+    }
+    return format(b) + "/" + prefix;
+  }
+
+  /** The family of a CIDR text, or null when it does not parse. */
+  public static IpFamily cidrFamily(String cidr) {
+    String n = normalizeCidr(cidr);
+    return n == null ? null : IpFamily.ofText(n);
+  }
+}

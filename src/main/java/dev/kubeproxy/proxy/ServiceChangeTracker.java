@@ -1,0 +1,69 @@
+package dev.kubeproxy.proxy;
+
+import dev.kubeproxy.metrics.ProxyMetrics;
+import io.kubernetes.client.openapi.models.V1Service;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Pending Service changes of one family between two syncs (service-model.md §3.2): per Service,
+ * the ports as of the last sync and as of now. A change that returns to the synced state
+ * cancels out.
+ */
+public final class ServiceChangeTracker {
+  /** Ports of one Service at the last sync and now. */
+  record Change(Map<ServicePortName, ServicePort> previous, Map<ServicePortName, ServicePort> current) {}
+
+  private final IpFamily family;
+  private final boolean loadBalancerIPModeGate;
+  private final ProxyMetrics metrics;
+  private final Map<NamespacedName, Change> pending = new LinkedHashMap<>();
+
+  public ServiceChangeTracker(IpFamily family, boolean loadBalancerIPModeGate, ProxyMetrics metrics) {
+    this.family = family;
+    this.loadBalancerIPModeGate = loadBalancerIPModeGate;
+    this.metrics = metrics;
+  }
+
+  public IpFamily family() {
+    return family;
+  }
+
+  /**
+   * Records a change; old null is an add, current null a delete.
+   *
+   * @return whether any change is pending at all (not whether this call changed anything)
+   */
+  public boolean update(V1Service old, V1Service current) {
+    if (old == null && current == null) {
+      return false;
+    }
+    metrics.incServiceChanges();
+    V1Service any = current != null ? current : old;
+    NamespacedName name = new NamespacedName(any.getMetadata().getNamespace(), any.getMetadata().getName());
+    Change change = pending.get(name);
+    Map<ServicePortName, ServicePort> previous =
+        change != null ? change.previous() : ServicePorts.of(old, family, loadBalancerIPModeGate);
+    Map<ServicePortName, ServicePort> now = ServicePorts.of(current, family, loadBalancerIPModeGate);
+    if (previous.equals(now)) {
+      pending.remove(name);
+    } else {
+      pending.put(name, new Change(previous, now));
+    }
+    metrics.setServiceChangesPending(pending.size());
+    return !pending.isEmpty();
+  }
+
+  public int pendingCount() {
+    return pending.size();
+  }
+
+  /** Hands the pending changes over and forgets them (the map applies them). */
+  Map<NamespacedName, Change> checkout() {
+    Map<NamespacedName, Change> out = new HashMap<>(pending);
+    pending.clear();
+    metrics.setServiceChangesPending(0);
+    return out;
+  }
+}

@@ -1,0 +1,51 @@
+package dev.kubeproxy.proxy;
+
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+
+/** The live ServicePorts of one family, updated from the tracker at the start of each sync (§3.2). */
+public final class ServicePortMap {
+  /**
+   * @param updatedServices      services whose ports changed
+   * @param deletedUDPClusterIPs cluster IPs of UDP ports that went away (stale conntrack input)
+   */
+  public record UpdateResult(Set<NamespacedName> updatedServices, Set<String> deletedUDPClusterIPs) {}
+
+  private final Map<ServicePortName, ServicePort> ports = new HashMap<>();
+
+  public UpdateResult update(ServiceChangeTracker tracker) {
+    Set<NamespacedName> updated = new HashSet<>();
+    Set<String> deletedUDP = new HashSet<>();
+    for (Map.Entry<NamespacedName, ServiceChangeTracker.Change> e : tracker.checkout().entrySet()) {
+      updated.add(e.getKey());
+      ServiceChangeTracker.Change change = e.getValue();
+      ports.putAll(change.current());
+      for (Map.Entry<ServicePortName, ServicePort> prev : change.previous().entrySet()) {
+        if (change.current().containsKey(prev.getKey())) {
+          continue; // an update, not a deletion
+        }
+        ServicePort removed = ports.remove(prev.getKey());
+        if (removed != null && "UDP".equals(removed.protocol())) {
+          deletedUDP.add(removed.clusterIP());
+        }
+      }
+    }
+    return new UpdateResult(Collections.unmodifiableSet(updated), Collections.unmodifiableSet(deletedUDP));
+  }
+
+  public ServicePort get(ServicePortName name) {
+    return ports.get(name);
+  }
+
+  public int size() {
+    return ports.size();
+  }
+
+  /** An immutable copy for a backend to read on another thread. */
+  public Map<ServicePortName, ServicePort> snapshot() {
+    return Map.copyOf(ports);
+  }
+}

@@ -1,0 +1,471 @@
+package dev.kubeproxy.proxy.iptables;
+
+import static dev.kubeproxy.proxy.iptables.ChainNames.KUBE_EXTERNAL_SERVICES;
+import static dev.kubeproxy.proxy.iptables.ChainNames.KUBE_FIREWALL;
+import static dev.kubeproxy.proxy.iptables.ChainNames.KUBE_FORWARD;
+import static dev.kubeproxy.proxy.iptables.ChainNames.KUBE_MARK_MASQ;
+import static dev.kubeproxy.proxy.iptables.ChainNames.KUBE_NODEPORTS;
+import static dev.kubeproxy.proxy.iptables.ChainNames.KUBE_POSTROUTING;
+import static dev.kubeproxy.proxy.iptables.ChainNames.KUBE_PROXY_FIREWALL;
+import static dev.kubeproxy.proxy.iptables.ChainNames.KUBE_SERVICES;
+
+import dev.kubeproxy.proxy.Endpoint;
+import dev.kubeproxy.proxy.EndpointCategorizer;
+import dev.kubeproxy.proxy.IpFamily;
+import dev.kubeproxy.proxy.LocalTrafficDetector;
+import dev.kubeproxy.proxy.ProxyState;
+import dev.kubeproxy.proxy.ServicePort;
+import dev.kubeproxy.proxy.ServicePortName;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Turns the service model into upstream's iptables-restore input (iptables.md §6–§9): top-level
+ * chains, static rules, per-service-port rules and chains, stale-chain deletion and the final
+ * NodePort rule. Keeps chain-name and probability caches between syncs, so it is not thread safe:
+ * one generator per proxier, called from one thread at a time.
+ */
+public final class RulesetGenerator {
+  /** Above this many endpoints in total, SVC/SEP rules lose their comments (upstream's large-cluster mode). */
+  static final int LARGE_CLUSTER_ENDPOINTS_THRESHOLD = 1000;
+
+  private static final String NODEPORTS_COMMENT =
+      "\"kubernetes service nodeports; NOTE: this must be the last rule in this chain\"";
+
+  private final ChainNames names = new ChainNames();
+  private final Map<ServicePortName, ServiceChains> serviceChains = new HashMap<>();
+  private final Map<ServicePortName, Map<String, String>> endpointChains = new HashMap<>();
+  private final List<String> probabilities = new ArrayList<>(List.of(""));
+
+  /** The chain names of one service port, computed once. */
+  record ServiceChains(String spn, String protocol, String svc, String svl, String ext, String fw) {}
+
+  /** Whether the state puts the proxier into large-cluster mode (all endpoints, ready or not). */
+  public static boolean largeClusterMode(ProxyState state) {
+    long total = 0;
+    for (ServicePortName name : state.services().keySet()) {
+      total += state.endpointsOf(name).size();
+    }
+    return total > LARGE_CLUSTER_ENDPOINTS_THRESHOLD;
+  }
+
+  /**
+   * Builds the restore input.
+   *
+   * @param fullSync        write every service's chains; else only those of state.changedServices()
+   * @param knownNatChains  nat chains that may exist in the kernel (from iptables-save and/or the last
+   *                        applied ruleset); those of ours that are not active any more are deleted
+   */
+  public Ruleset generate(
+      RulesetOptions options, ProxyState state, boolean fullSync, Collection<String> knownNatChains) {
+    boolean large = largeClusterMode(state);
+    int serviceCount = state.services().size();
+    LineBuffer filterChains = LineBuffer.create(256);
+    LineBuffer filterRules = LineBuffer.create(256 + serviceCount * 200);
+    LineBuffer natChains = LineBuffer.create(256 + (fullSync ? serviceCount * 200 : 4096));
+    LineBuffer natRules = LineBuffer.create(1024 + (fullSync ? serviceCount * 2000 : serviceCount * 300));
+    LineBuffer skippedChains = LineBuffer.discarding();
+    LineBuffer skippedRules = LineBuffer.discarding();
+    Set<String> active = new HashSet<>(serviceCount * 4 + 16);
+    String mark = options.masqueradeMark();
+    boolean ipv6 = options.family() == IpFamily.IPv6;
+
+    for (String chain : new String[] {
+        KUBE_SERVICES, KUBE_EXTERNAL_SERVICES, KUBE_FORWARD, KUBE_NODEPORTS, KUBE_PROXY_FIREWALL}) {
+      filterChains.chainLine(chain);
+    }
+    for (String chain : new String[] {KUBE_SERVICES, KUBE_NODEPORTS, KUBE_POSTROUTING, KUBE_MARK_MASQ}) {
+      natChains.chainLine(chain);
+    }
+    natRules.t("-A").t(KUBE_POSTROUTING).t("-m mark ! --mark").t(mark + "/" + mark).t("-j RETURN").end();
+    natRules.t("-A").t(KUBE_POSTROUTING).t("-j MARK --xor-mark").t(mark).end();
+    natRules.t("-A").t(KUBE_POSTROUTING)
+        .comment("kubernetes service traffic requiring SNAT", "").t("-j MASQUERADE");
+    if (options.randomFully()) {
+      natRules.t("--random-fully");
+    }
+    natRules.end();
+    natRules.t("-A").t(KUBE_MARK_MASQ).t("-j MARK --or-mark").t(mark).end();
+    if (!ipv6 && options.localhostNodePorts()) {
+      filterChains.chainLine(KUBE_FIREWALL);
+      filterRules.t("-A").t(KUBE_FIREWALL).comment("block incoming localnet connections", "")
+          .t("-d 127.0.0.0/8 ! -s 127.0.0.0/8 -m conntrack ! --ctstate RELATED,ESTABLISHED,DNAT -j DROP").end();
+    }
+
+    List<ServicePortName> order = new ArrayList<>(state.services().keySet());
+    order.sort(null);
+    int noLocalInternal = 0;
+    int noLocalExternal = 0;
+    Map<String, String> labels = state.nodeLabels() == null ? Map.of() : state.nodeLabels();
+    for (ServicePortName name : order) {
+      ServicePort svc = state.services().get(name);
+      boolean write = fullSync || state.changedServices().contains(name.service());
+      int flags = writeService(options, svc, state.endpointsOf(name), labels, large, active,
+          filterRules, natRules, write ? natChains : skippedChains, write ? natRules : skippedRules);
+      noLocalInternal += flags & 1;
+      noLocalExternal += (flags >> 1) & 1;
+    }
+
+    int deleted = 0;
+    if (knownNatChains != null) {
+      for (String chain : new TreeSet<>(knownNatChains)) {
+        if (!active.contains(chain) && ChainNames.isServiceChain(chain)) {
+          natChains.chainLine(chain);
+          natRules.t("-X").t(chain).end();
+          deleted++;
+        }
+      }
+    }
+
+    if (options.nodePortMatchAll()) {
+      natRules.t("-A").t(KUBE_SERVICES).t("-m comment --comment").t(NODEPORTS_COMMENT)
+          .t("-m addrtype --dst-type LOCAL");
+      if (ipv6) {
+        natRules.t("! -d ::1/128");
+      } else if (!options.localhostNodePorts()) {
+        natRules.t("! -d 127.0.0.0/8");
+      }
+      natRules.t("-j").t(KUBE_NODEPORTS).end();
+    } else {
+      for (String ip : options.nodePortIPs()) {
+        natRules.t("-A").t(KUBE_SERVICES).t("-m comment --comment").t(NODEPORTS_COMMENT)
+            .t("-d").t(ip).t("-j").t(KUBE_NODEPORTS).end();
+      }
+    }
+
+    if (!options.conntrackTcpLiberal()) {
+      filterRules.t("-A").t(KUBE_FORWARD).t("-m conntrack --ctstate INVALID -j DROP").end();
+    }
+    filterRules.t("-A").t(KUBE_FORWARD).comment("kubernetes forwarding rules", "")
+        .t("-m mark --mark").t(mark + "/" + mark).t("-j ACCEPT").end();
+    filterRules.t("-A").t(KUBE_FORWARD).comment("kubernetes forwarding conntrack rule", "")
+        .t("-m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT").end();
+
+    StringBuilder payload = new StringBuilder(
+        filterChains.length() + filterRules.length() + natChains.length() + natRules.length() + 32);
+    payload.append("*filter\n");
+    filterChains.appendTo(payload);
+    filterRules.appendTo(payload);
+    payload.append("COMMIT\n*nat\n");
+    natChains.appendTo(payload);
+    natRules.appendTo(payload);
+    payload.append("COMMIT\n");
+
+    if (fullSync) {
+      serviceChains.keySet().retainAll(state.services().keySet());
+      endpointChains.keySet().retainAll(state.services().keySet());
+    }
+    return new Ruleset(payload.toString(), filterRules.lines(), natRules.lines(), skippedRules.lines(), deleted,
+        active, noLocalInternal, noLocalExternal, large);
+  }
+
+  /** Writes one service port; returns bit 0 = no local endpoints internal, bit 1 = external. */
+  private int writeService(
+      RulesetOptions options, ServicePort svc, List<Endpoint> endpoints, Map<String, String> labels,
+      boolean large, Set<String> active, LineBuffer filterRules, LineBuffer natServiceRules,
+      LineBuffer natChains, LineBuffer natRules) {
+    ServiceChains chains = chainsOf(svc.name());
+    String spn = chains.spn();
+    String proto = chains.protocol();
+    EndpointCategorizer.Result selection = EndpointCategorizer.categorize(svc, endpoints, labels);
+    List<Endpoint> clusterEndpoints = selection.cluster();
+    List<Endpoint> localEndpoints = selection.local();
+    boolean hasEndpoints = selection.hasAnyEndpoints();
+
+    boolean usesClusterPolicyChain = !clusterEndpoints.isEmpty() && svc.usesClusterEndpoints();
+    boolean usesLocalPolicyChain = !localEndpoints.isEmpty() && svc.usesLocalEndpoints();
+    String internalChain = chains.svc();
+    boolean hasInternalEndpoints = hasEndpoints;
+    if (svc.internalPolicyLocal()) {
+      internalChain = chains.svl();
+      hasInternalEndpoints = hasInternalEndpoints && !localEndpoints.isEmpty();
+    }
+    String externalPolicyChain = chains.svc();
+    boolean hasExternalEndpoints = hasEndpoints;
+    if (svc.externalPolicyLocal()) {
+      externalPolicyChain = chains.svl();
+      hasExternalEndpoints = hasExternalEndpoints && !localEndpoints.isEmpty();
+    }
+    boolean usesExternalChain = hasEndpoints && svc.externallyAccessible();
+    boolean usesFwChain = hasEndpoints && !svc.loadBalancerVIPs().isEmpty()
+        && !svc.loadBalancerSourceRanges().isEmpty();
+    String lbTarget = usesFwChain ? chains.fw() : chains.ext();
+
+    String internalFilterTarget = null;
+    String internalFilterComment = null;
+    String externalFilterTarget = null;
+    String externalFilterComment = null;
+    int flags = 0;
+    if (!hasEndpoints) {
+      internalFilterTarget = "REJECT";
+      externalFilterTarget = "REJECT";
+      internalFilterComment = " has no endpoints";
+      externalFilterComment = internalFilterComment;
+    } else {
+      if (!hasInternalEndpoints) {
+        internalFilterTarget = "DROP";
+        internalFilterComment = " has no local endpoints";
+        flags |= 1;
+      }
+      if (!hasExternalEndpoints) {
+        externalFilterTarget = "DROP";
+        externalFilterComment = " has no local endpoints";
+        flags |= 2;
+      }
+    }
+
+    String port = Integer.toString(svc.port());
+    // Cluster IP.
+    if (hasInternalEndpoints) {
+      natServiceRules.t("-A").t(KUBE_SERVICES).comment(spn, " cluster IP").t("-m").t(proto).t("-p").t(proto)
+          .t("-d").t(svc.clusterIP()).t("--dport").t(port).t("-j").t(internalChain).end();
+    } else {
+      filterRules.t("-A").t(KUBE_SERVICES).comment(spn, internalFilterComment).t("-m").t(proto).t("-p").t(proto)
+          .t("-d").t(svc.clusterIP()).t("--dport").t(port).t("-j").t(internalFilterTarget).end();
+    }
+    // External IPs.
+    for (String externalIP : svc.externalIPs()) {
+      if (hasEndpoints) {
+        natServiceRules.t("-A").t(KUBE_SERVICES).comment(spn, " external IP").t("-m").t(proto).t("-p").t(proto)
+            .t("-d").t(externalIP).t("--dport").t(port).t("-j").t(chains.ext()).end();
+      }
+      if (!hasExternalEndpoints) {
+        filterRules.t("-A").t(KUBE_EXTERNAL_SERVICES).comment(spn, externalFilterComment)
+            .t("-m").t(proto).t("-p").t(proto).t("-d").t(externalIP).t("--dport").t(port)
+            .t("-j").t(externalFilterTarget).end();
+      }
+    }
+    // Load balancer IPs.
+    for (String lbIP : svc.loadBalancerVIPs()) {
+      if (hasEndpoints) {
+        natServiceRules.t("-A").t(KUBE_SERVICES).comment(spn, " loadbalancer IP").t("-m").t(proto).t("-p").t(proto)
+            .t("-d").t(lbIP).t("--dport").t(port).t("-j").t(lbTarget).end();
+      }
+      if (usesFwChain) {
+        filterRules.t("-A").t(KUBE_PROXY_FIREWALL).comment(spn, " traffic not accepted by " + chains.fw())
+            .t("-m").t(proto).t("-p").t(proto).t("-d").t(lbIP).t("--dport").t(port).t("-j DROP").end();
+      }
+    }
+    if (!hasExternalEndpoints) {
+      for (String lbIP : svc.loadBalancerVIPs()) {
+        filterRules.t("-A").t(KUBE_EXTERNAL_SERVICES).comment(spn, externalFilterComment)
+            .t("-m").t(proto).t("-p").t(proto).t("-d").t(lbIP).t("--dport").t(port)
+            .t("-j").t(externalFilterTarget).end();
+      }
+    }
+    // NodePort.
+    if (svc.nodePort() != 0) {
+      if (hasEndpoints) {
+        natServiceRules.t("-A").t(KUBE_NODEPORTS).comment(spn, "").t("-m").t(proto).t("-p").t(proto)
+            .t("--dport").t(svc.nodePort()).t("-j").t(chains.ext()).end();
+      }
+      if (!hasExternalEndpoints) {
+        filterRules.t("-A").t(KUBE_EXTERNAL_SERVICES).comment(spn, externalFilterComment)
+            .t("-m addrtype --dst-type LOCAL").t("-m").t(proto).t("-p").t(proto)
+            .t("--dport").t(svc.nodePort()).t("-j").t(externalFilterTarget).end();
+      }
+    }
+    // Health check node port: accepted whatever the endpoints.
+    if (svc.healthCheckNodePort() != 0) {
+      filterRules.t("-A").t(KUBE_NODEPORTS).comment(spn, " health check node port")
+          .t("-m tcp -p tcp --dport").t(svc.healthCheckNodePort()).t("-j ACCEPT").end();
+    }
+
+    // From here on: the service's own chains (into discarding buffers when unchanged in a partial sync).
+    LocalTrafficDetector detector = options.localDetector();
+    if (hasInternalEndpoints) {
+      if (options.masqueradeAll()) {
+        natRules.t("-A").t(internalChain).comment(spn, " cluster IP").t("-m").t(proto).t("-p").t(proto)
+            .t("-d").t(svc.clusterIP()).t("--dport").t(port).t("-j").t(KUBE_MARK_MASQ).end();
+      } else if (detector != null && detector.implemented()) {
+        natRules.t("-A").t(internalChain).comment(spn, " cluster IP").t("-m").t(proto).t("-p").t(proto)
+            .t("-d").t(svc.clusterIP()).t("--dport").t(port);
+        ifNotLocal(natRules, detector).t("-j").t(KUBE_MARK_MASQ).end();
+      }
+    }
+
+    if (usesExternalChain) {
+      natChains.chainLine(chains.ext());
+      active.add(chains.ext());
+      if (!svc.externalPolicyLocal()) {
+        natRules.t("-A").t(chains.ext()).comment("masquerade traffic for ", spn + " external destinations")
+            .t("-j").t(KUBE_MARK_MASQ).end();
+      } else {
+        if (detector != null && detector.implemented()) {
+          natRules.t("-A").t(chains.ext()).comment("pod traffic for ", spn + " external destinations");
+          ifLocal(natRules, detector).t("-j").t(chains.svc()).end();
+        }
+        natRules.t("-A").t(chains.ext()).comment("masquerade LOCAL traffic for ", spn + " external destinations")
+            .t("-m addrtype --src-type LOCAL -j").t(KUBE_MARK_MASQ).end();
+        natRules.t("-A").t(chains.ext()).comment("route LOCAL traffic for ", spn + " external destinations")
+            .t("-m addrtype --src-type LOCAL -j").t(chains.svc()).end();
+      }
+      if (hasExternalEndpoints) {
+        natRules.t("-A").t(chains.ext()).t("-j").t(externalPolicyChain).end();
+      }
+    }
+
+    if (usesFwChain) {
+      natChains.chainLine(chains.fw());
+      active.add(chains.fw());
+      boolean allowFromNode = false;
+      for (String range : svc.loadBalancerSourceRanges()) {
+        natRules.t("-A").t(chains.fw()).comment(spn, " loadbalancer IP").t("-s").t(range)
+            .t("-j").t(chains.ext()).end();
+        allowFromNode |= containsAny(range, options.nodeIPs());
+      }
+      if (allowFromNode) {
+        for (String lbIP : svc.loadBalancerVIPs()) {
+          natRules.t("-A").t(chains.fw()).comment(spn, " loadbalancer IP").t("-s").t(lbIP)
+              .t("-j").t(chains.ext()).end();
+        }
+      }
+      natRules.t("-A").t(chains.fw())
+          .comment("other traffic to ", spn + " will be dropped by KUBE-PROXY-FIREWALL").end();
+    }
+
+    Map<String, String> previousEndpointChains = endpointChains.getOrDefault(svc.name(), Map.of());
+    Map<String, String> currentEndpointChains = new HashMap<>(selection.allReachable().size() * 2 + 1);
+    if (usesClusterPolicyChain) {
+      natChains.chainLine(chains.svc());
+      active.add(chains.svc());
+      writeDispatch(natRules, svc, chains, chains.svc(), clusterEndpoints, large,
+          previousEndpointChains, currentEndpointChains);
+    }
+    if (usesLocalPolicyChain) {
+      natChains.chainLine(chains.svl());
+      active.add(chains.svl());
+      writeDispatch(natRules, svc, chains, chains.svl(), localEndpoints, large,
+          previousEndpointChains, currentEndpointChains);
+    }
+    for (Endpoint ep : selection.allReachable()) {
+      String identity = ep.endpoint();
+      String sep = endpointChain(chains, identity, previousEndpointChains, currentEndpointChains);
+      natChains.chainLine(sep);
+      active.add(sep);
+      natRules.t("-A").t(sep);
+      if (!large) {
+        natRules.comment(spn, "");
+      }
+      natRules.t("-s").t(ep.ip()).t("-j").t(KUBE_MARK_MASQ).end();
+      natRules.t("-A").t(sep);
+      if (!large) {
+        natRules.comment(spn, "");
+      }
+      if (svc.sessionAffinityClientIP()) {
+        natRules.t("-m recent --name").t(sep).t("--set");
+      }
+      natRules.t("-m").t(proto).t("-p").t(proto).t("-j DNAT --to-destination").t(identity).end();
+    }
+    if (currentEndpointChains.isEmpty()) {
+      endpointChains.remove(svc.name());
+    } else {
+      endpointChains.put(svc.name(), currentEndpointChains);
+    }
+    return flags;
+  }
+
+  private void writeDispatch(
+      LineBuffer natRules, ServicePort svc, ServiceChains chains, String chain, List<Endpoint> endpoints,
+      boolean large, Map<String, String> previous, Map<String, String> current) {
+    String spn = chains.spn();
+    if (svc.sessionAffinityClientIP()) {
+      for (Endpoint ep : endpoints) {
+        String identity = ep.endpoint();
+        String sep = endpointChain(chains, identity, previous, current);
+        natRules.t("-A").t(chain);
+        if (!large) {
+          natRules.comment(spn, " -> " + identity);
+        }
+        natRules.t("-m recent --name").t(sep).t("--rcheck --seconds").t(svc.stickyMaxAgeSeconds())
+            .t("--reap -j").t(sep).end();
+      }
+    }
+    int n = endpoints.size();
+    for (int i = 0; i < n; i++) {
+      String identity = endpoints.get(i).endpoint();
+      String sep = endpointChain(chains, identity, previous, current);
+      natRules.t("-A").t(chain);
+      if (!large) {
+        natRules.comment(spn, " -> " + identity);
+      }
+      if (i < n - 1) {
+        natRules.t("-m statistic --mode random --probability").t(probability(n - i));
+      }
+      natRules.t("-j").t(sep).end();
+    }
+  }
+
+  private String endpointChain(
+      ServiceChains chains, String identity, Map<String, String> previous, Map<String, String> current) {
+    String sep = current.get(identity);
+    if (sep == null) {
+      sep = previous.get(identity);
+      if (sep == null) {
+        sep = names.endpointChain(chains.spn(), chains.protocol(), identity);
+      }
+      current.put(identity, sep);
+    }
+    return sep;
+  }
+
+  ServiceChains chainsOf(ServicePortName name) {
+    ServiceChains chains = serviceChains.get(name);
+    if (chains == null) {
+      String hash = names.serviceHash(name);
+      chains = new ServiceChains(name.toString(), name.protocol().toLowerCase(),
+          "KUBE-SVC-" + hash, "KUBE-SVL-" + hash, "KUBE-EXT-" + hash, "KUBE-FW-" + hash);
+      serviceChains.put(name, chains);
+    }
+    return chains;
+  }
+
+  /** 1/k printed like Go's %0.10f (binary value rounded half-even). */
+  String probability(int k) {
+    while (probabilities.size() <= k) {
+      int next = probabilities.size();
+      probabilities.add(new BigDecimal(1.0 / next).setScale(10, RoundingMode.HALF_EVEN).toPlainString());
+    }
+    return probabilities.get(k);
+  }
+
+  private static LineBuffer ifLocal(LineBuffer out, LocalTrafficDetector detector) {
+    if (detector.byCidr()) {
+      return out.t("-s").t(detector.value());
+    }
+    if (detector.byInterfacePrefix()) {
+      return out.t("-i").t(detector.value() + "+");
+    }
+    return out.t("-i").t(detector.value());
+  }
+
+  private static LineBuffer ifNotLocal(LineBuffer out, LocalTrafficDetector detector) {
+    return ifLocal(out.t("!"), detector);
+  }
+
+  private static boolean containsAny(String cidr, List<String> ips) {
+    if (ips.isEmpty()) {
+      return false;
+    }
+    Cidr parsed;
+    try {
+      parsed = Cidr.parse(cidr);
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+    for (String ip : ips) {
+      if (parsed.contains(ip)) {
+        return true;
+      }
+    }
+    return false;
+  }
+}

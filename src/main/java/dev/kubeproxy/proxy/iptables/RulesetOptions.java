@@ -1,0 +1,34 @@
+package dev.kubeproxy.proxy.iptables;
+
+import dev.kubeproxy.proxy.IpFamily;
+import dev.kubeproxy.proxy.LocalTrafficDetector;
+import java.util.List;
+
+/**
+ * Everything besides the service model that shapes the ruleset, resolved once per sync.
+ *
+ * @param masqueradeMark      e.g. 0x00004000
+ * @param localhostNodePorts  effective value: IPv4 only, and only when nodePortAddresses covers 127.0.0.1
+ * @param randomFully         iptables supports MASQUERADE --random-fully (1.6.2+)
+ * @param conntrackTcpLiberal nf_conntrack_tcp_be_liberal is set: no INVALID drop rule
+ * @param nodePortMatchAll    nodePortAddresses is empty or holds a zero-length CIDR
+ * @param nodePortIPs         when not match-all: the node's interface addresses inside nodePortAddresses
+ * @param nodeIPs             this family's node IPs (for the "allow from node" loadBalancerSourceRanges rule)
+ */
+public record RulesetOptions(
+    IpFamily family,
+    String masqueradeMark,
+    boolean masqueradeAll,
+    boolean localhostNodePorts,
+    LocalTrafficDetector localDetector,
+    boolean randomFully,
+    boolean conntrackTcpLiberal,
+    boolean nodePortMatchAll,
+    List<String> nodePortIPs,
+    List<String> nodeIPs) {
+
+  public RulesetOptions {
+    nodePortIPs = List.copyOf(nodePortIPs);
+    nodeIPs = List.copyOf(nodeIPs);
+  }
+}

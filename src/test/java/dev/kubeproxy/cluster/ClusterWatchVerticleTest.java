@@ -1,0 +1,216 @@
+package dev.kubeproxy.cluster;
+
+import static dev.kubeproxy.cluster.BusRecorder.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kubeproxy.AgentOptions;
+import dev.kubeproxy.EventBusAddresses;
+import dev.kubeproxy.cluster.ClusterEvent.Kind;
+import dev.kubeproxy.testapi.TestApiServer;
+import io.kubernetes.client.openapi.models.V1Node;
+import io.kubernetes.client.openapi.models.V1Service;
+import io.kubernetes.client.openapi.models.V1Taint;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The real ClusterWatchVerticle (client-java informers) against the in-process test API server. */
+class ClusterWatchVerticleTest {
+  private static final Duration WAIT = Duration.ofSeconds(30);
+  private static final String PROXY_NAME = "service.kubernetes.io/service-proxy-name";
+
+  @TempDir Path tmp;
+  private Vertx vertx;
+  private TestApiServer api;
+  private BusRecorder bus;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    vertx = Vertx.vertx();
+    api = new TestApiServer(vertx);
+    get(api.start(0));
+    bus = new BusRecorder(vertx);
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    get(vertx.close());
+  }
+
+  static <T> T get(Future<T> f) throws Exception {
+    return f.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+  }
+
+  private ClusterWatchVerticle deploy(AgentOptions options) throws Exception {
+    ClusterWatchVerticle v = new ClusterWatchVerticle(options);
+    get(vertx.deployVerticle(v));
+    return v;
+  }
+
+  private AgentOptions options() throws Exception {
+    return Fixtures.options(api.writeKubeconfig(tmp).toString(), "node-1");
+  }
+
+  @Test
+  void initialListThenSyncedThenChanges() throws Exception {
+    api.upsert(Fixtures.service("default", "web", "10.96.0.10", Map.of("app", "web")));
+    api.upsert(Fixtures.service("default", "other-proxy", "10.96.0.11", Map.of(PROXY_NAME, "x")));
+    api.upsert(Fixtures.service("kube-system", "dns", "10.96.0.12", null));
+    api.upsert(Fixtures.slice("default", "web", "web-abc", 3, "node-1"));
+    api.upsert(Fixtures.slice("default", "headless", "headless-abc", 2, "node-1")
+        .metadata(new io.kubernetes.client.openapi.models.V1ObjectMeta().namespace("default").name("headless-abc")
+            .labels(Map.of("service.kubernetes.io/headless", ""))));
+    api.upsert(Fixtures.node("node-1", List.of("10.244.1.0/24"), List.of(Fixtures.address("InternalIP", "192.168.200.10"))));
+    api.upsert(Fixtures.node("node-2", List.of("10.244.2.0/24"), List.of()));
+
+    deploy(options());
+    await("all kinds synced", WAIT, () -> bus.synced.containsAll(Set.of(Kind.SERVICE, Kind.ENDPOINT_SLICE, Kind.NODE)));
+    // SYNCED comes after the initial list, and excluded objects never arrive.
+    assertEquals(Set.of("default/web", "kube-system/dns"), bus.keysAtSync.get(Kind.SERVICE));
+    assertEquals(Set.of("default/web-abc"), bus.keysAtSync.get(Kind.ENDPOINT_SLICE));
+    assertEquals(Set.of("node-1"), bus.keysAtSync.get(Kind.NODE));
+    assertFalse(bus.synced.contains(Kind.SERVICE_CIDR), "ServiceCIDRs are only watched with MultiCIDRServiceAllocator");
+
+    // update, delete
+    api.upsert(Fixtures.service("default", "web", "10.96.0.10", Map.of("app", "web", "v", "2")));
+    await("update arrives", WAIT, () -> ((V1Service) bus.state.get(Kind.SERVICE).get("default/web"))
+        .getMetadata().getLabels().containsKey("v"));
+    api.delete("Service", "kube-system", "dns");
+    await("delete arrives", WAIT, () -> bus.keys(Kind.SERVICE).equals(Set.of("default/web")));
+
+    // gaining an excluded label makes it disappear; losing it brings it back
+    api.upsert(Fixtures.service("default", "web", "10.96.0.10", Map.of(PROXY_NAME, "other")));
+    await("excluded label deletes", WAIT, () -> bus.keys(Kind.SERVICE).isEmpty());
+    api.upsert(Fixtures.service("default", "web", "10.96.0.10", Map.of("app", "web")));
+    await("label removed re-adds", WAIT, () -> bus.keys(Kind.SERVICE).equals(Set.of("default/web")));
+
+    // the birth cry reached the API
+    await("Starting event", WAIT, () -> api.list("Event").stream().anyMatch(e -> "Starting".equals(e.getString("reason"))));
+    JsonObject starting = api.list("Event").stream().filter(e -> "Starting".equals(e.getString("reason"))).findFirst().orElseThrow();
+    assertEquals("kube-proxy", starting.getString("reportingController"));
+    assertEquals("kube-proxy-node-1", starting.getString("reportingInstance"));
+    assertEquals("StartKubeProxy", starting.getString("action"));
+    assertEquals("Normal", starting.getString("type"));
+    assertEquals("default", starting.getJsonObject("metadata").getString("namespace"));
+    assertEquals(new JsonObject().put("kind", "Node").put("name", "node-1").put("uid", "node-1").put("namespace", ""),
+        starting.getJsonObject("regarding"));
+  }
+
+  @Test
+  void droppedWatchesAndObjectsCreatedMeanwhileConverge() throws Exception {
+    api.upsert(Fixtures.service("default", "a", "10.96.0.1", null));
+    deploy(options());
+    await("synced", WAIT, () -> bus.synced.contains(Kind.SERVICE));
+    await("watches open", WAIT, () -> api.watchCount() >= 3);
+    api.dropAllWatches();
+    api.upsert(Fixtures.service("default", "b", "10.96.0.2", null));
+    api.delete("Service", "default", "a");
+    await("converged after drop", WAIT, () -> bus.keys(Kind.SERVICE).equals(Set.of("default/b")));
+  }
+
+  @Test
+  void goneHistoryRelistsWithoutLossOrDuplicates() throws Exception {
+    for (int i = 0; i < 20; i++) {
+      api.upsert(Fixtures.service("default", "s" + i, "10.96.1." + i, null));
+    }
+    deploy(options());
+    await("synced", WAIT, () -> bus.synced.contains(Kind.SERVICE) && bus.keys(Kind.SERVICE).size() == 20);
+    await("watches open", WAIT, () -> api.watchCount() >= 3);
+    api.expireHistory();
+    api.dropAllWatches();
+    api.upsert(Fixtures.service("default", "new", "10.96.2.1", null));
+    api.delete("Service", "default", "s0");
+    api.upsert(Fixtures.service("default", "s1", "10.96.1.1", Map.of("changed", "yes")));
+    await("converged after 410", WAIT, () -> bus.keys(Kind.SERVICE).size() == 20
+        && bus.keys(Kind.SERVICE).contains("default/new") && !bus.keys(Kind.SERVICE).contains("default/s0")
+        && ((V1Service) bus.state.get(Kind.SERVICE).get("default/s1")).getMetadata().getLabels() != null);
+    // every delivered delete matched something we had, every upsert carries the latest object
+    long deletes = bus.events.stream().filter(e -> e.type() == ClusterEvent.Type.DELETE && e.kind() == Kind.SERVICE).count();
+    assertEquals(1, deletes);
+  }
+
+  @Test
+  void apiServerRestartConvergesWithoutAgentRestart() throws Exception {
+    api.upsert(Fixtures.service("default", "a", "10.96.0.1", null));
+    deploy(options());
+    await("synced", WAIT, () -> bus.keys(Kind.SERVICE).equals(Set.of("default/a")));
+    int port = api.port();
+    get(api.stop());
+    // changes "in etcd" while the server is down
+    api.upsert(Fixtures.service("default", "b", "10.96.0.2", null));
+    api.delete("Service", "default", "a");
+    Thread.sleep(1500); // let the informers fail at least once against the closed port
+    get(api.start(port));
+    await("converged after restart", WAIT, () -> bus.keys(Kind.SERVICE).equals(Set.of("default/b")));
+  }
+
+  @Test
+  void unreachableAtStartThenServerAppears() throws Exception {
+    int port = api.port();
+    AgentOptions options = options();
+    get(api.stop());
+    api.upsert(Fixtures.service("default", "late", "10.96.0.3", null));
+    deploy(options);
+    Thread.sleep(1200);
+    assertFalse(bus.synced.contains(Kind.SERVICE), "nothing is synced while the API is unreachable");
+    get(api.start(port));
+    await("synced once reachable", WAIT, () -> bus.synced.contains(Kind.SERVICE)
+        && bus.keys(Kind.SERVICE).equals(Set.of("default/late")));
+  }
+
+  @Test
+  void nodeEligibilityAndNodeCidrGuard() throws Exception {
+    api.upsert(Fixtures.node("node-1", List.of("10.244.1.0/24"), List.of()));
+    AgentOptions options = options();
+    options.config().detectLocalMode = "NodeCIDR";
+    deploy(options);
+    await("node synced", WAIT, () -> bus.synced.contains(Kind.NODE) && !bus.eligibility.isEmpty());
+    assertTrue(bus.eligibility.get(bus.eligibility.size() - 1));
+
+    V1Node tainted = Fixtures.node("node-1", List.of("10.244.1.0/24"), List.of());
+    tainted.getSpec().taints(List.of(new V1Taint().key("ToBeDeletedByClusterAutoscaler").value("1").effect("NoSchedule")));
+    api.upsert(tainted);
+    await("ineligible", WAIT, () -> !bus.eligibility.get(bus.eligibility.size() - 1));
+    assertTrue(bus.fatal.isEmpty());
+
+    api.upsert(Fixtures.node("node-1", List.of("10.244.9.0/24"), List.of()));
+    await("fatal on podCIDR change", WAIT, () -> !bus.fatal.isEmpty());
+    assertTrue(bus.fatal.get(0).contains(
+        "Using NodeCIDR LocalDetector mode, current PodCIDRs are different than previous PodCIDRs, restarting"), bus.fatal.get(0));
+  }
+
+  @Test
+  void serviceCidrsWithFeatureGateAndEventsAddress() throws Exception {
+    api.upsert(new JsonObject().put("apiVersion", "networking.k8s.io/v1beta1").put("kind", "ServiceCIDR")
+        .put("metadata", new JsonObject().put("name", "kubernetes"))
+        .put("spec", new JsonObject().put("cidrs", new io.vertx.core.json.JsonArray().add("10.96.0.0/16").add("fd00:10:96::/112"))));
+    AgentOptions options = options();
+    options.config().featureGates.put("MultiCIDRServiceAllocator", true);
+    deploy(options);
+    await("servicecidrs synced", WAIT, () -> bus.synced.contains(Kind.SERVICE_CIDR)
+        && bus.keys(Kind.SERVICE_CIDR).equals(Set.of("kubernetes")));
+
+    vertx.eventBus().send(EventBusAddresses.EVENTS,
+        EventRequest.failedToStartServiceHealthcheck("node-1", "default", "web", 30000, "bind: address already in use"));
+    await("service event written", WAIT, () -> api.list("Event").stream()
+        .anyMatch(e -> "FailedToStartServiceHealthcheck".equals(e.getString("reason"))));
+    JsonObject ev = api.list("Event").stream()
+        .filter(e -> "FailedToStartServiceHealthcheck".equals(e.getString("reason"))).findFirst().orElseThrow();
+    assertEquals("node node-1 failed to start healthcheck \"default/web\" on port 30000: bind: address already in use",
+        ev.getString("note"));
+    assertEquals("default/web", ev.getJsonObject("regarding").getString("uid"));
+    assertEquals("Listen", ev.getString("action"));
+  }
+}

@@ -1,0 +1,104 @@
+package dev.kubeproxy.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kubeproxy.config.KubeProxyConfiguration;
+import dev.kubeproxy.proxy.IpFamily;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class NodeAddressesTest {
+  @Test
+  void parsesLiteralsOnly() {
+    assertEquals("10.0.0.1", NodeAddresses.parseIp("10.0.0.1").getHostAddress());
+    assertNull(NodeAddresses.parseIp("localhost"));
+    assertNull(NodeAddresses.parseIp("10.0.0.256"));
+    assertNull(NodeAddresses.parseIp("010.0.0.1"));
+    assertEquals("fd00::1", NodeAddresses.canonical("fd00:0:0:0:0:0:0:1"));
+    assertEquals("fd00:10:244:1::", NodeAddresses.canonical("fd00:10:244:1:0:0:0:0"));
+    assertNull(NodeAddresses.parseCidr("10.0.0.0/33"));
+  }
+
+  @Test
+  void hostIPsTakeInternalThenExternalAndOneOfTheOtherFamily() {
+    var node = Fixtures.node("n", List.of(), List.of(
+        Fixtures.address("Hostname", "n"),
+        Fixtures.address("ExternalIP", "fd00::9"),
+        Fixtures.address("InternalIP", "192.168.200.10"),
+        Fixtures.address("InternalIP", "192.168.200.11")));
+    assertEquals(List.of("192.168.200.10", "fd00::9"), NodeAddresses.nodeHostIPs(node));
+    var none = Fixtures.node("n", List.of(), List.of(Fixtures.address("Hostname", "n")));
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> NodeAddresses.nodeHostIPs(none));
+    assertEquals("host IP unknown; known addresses: [{Hostname n}]", e.getMessage());
+  }
+
+  @Test
+  void detectNodeIPsPrecedence() {
+    var loop = NodeAddresses.detectNodeIPs(List.of(), "0.0.0.0");
+    assertEquals(IpFamily.IPv4, loop.primaryFamily());
+    assertEquals(List.of("127.0.0.1", "::1"), loop.ordered());
+    assertTrue(loop.primaryIsLoopback());
+
+    var fromNode = NodeAddresses.detectNodeIPs(List.of("fd00::10", "192.168.200.10"), "");
+    assertEquals(IpFamily.IPv6, fromNode.primaryFamily());
+    assertEquals(List.of("fd00::10", "192.168.200.10"), fromNode.ordered());
+
+    var bind = NodeAddresses.detectNodeIPs(List.of("fd00::10"), "192.168.200.20");
+    assertEquals(IpFamily.IPv4, bind.primaryFamily());
+    assertEquals(List.of("192.168.200.20", "fd00::10"), bind.ordered());
+  }
+
+  @Test
+  void primaryNodePortAddresses() {
+    var detected = NodeAddresses.detectNodeIPs(List.of("192.168.200.10"), "");
+    assertEquals(List.of("192.168.200.10/32"), NodeAddresses.expandPrimary(List.of("primary"), detected));
+    var dual = NodeAddresses.detectNodeIPs(List.of("192.168.200.10", "fd00::10"), "");
+    assertEquals(List.of("192.168.200.10/32", "fd00::10/128"), NodeAddresses.expandPrimary(List.of("primary"), dual));
+    assertEquals(List.of(), NodeAddresses.expandPrimary(List.of("primary"), NodeAddresses.detectNodeIPs(List.of(), "")));
+    assertEquals(List.of("10.0.0.0/8"), NodeAddresses.expandPrimary(List.of("10.0.0.0/8"), detected));
+  }
+
+  @Test
+  void checkBadConfigTexts() {
+    KubeProxyConfiguration c = new KubeProxyConfiguration();
+    assertEquals(List.of("nodePortAddresses is unset; NodePort connections will be accepted on all local IPs. Consider using `--nodeport-addresses primary`"),
+        ConfigChecks.checkBadConfig(c, List.of(), IpFamily.IPv4).messages());
+    c.nodePortAddresses = List.of("192.168.200.0/24");
+    c.clusterCIDR = "10.244.0.0/16,fd00:10:244::/64";
+    assertEquals(List.of("cluster appears to be dual-stack but nodePortAddresses contains only IPv4 addresses; NodePort connections will be accepted on all local IPv6 IPs"),
+        ConfigChecks.checkBadConfig(c, List.of(), IpFamily.IPv4).messages());
+    c.clusterCIDR = "";
+    c.nodePortAddresses = List.of("fd00::/64");
+    assertEquals(List.of("cluster appears to be IPv4-primary but nodePortAddresses contains only IPv6 addresses; NodePort connections will be accepted on all local IPv4 IPs"),
+        ConfigChecks.checkBadConfig(c, List.of(), IpFamily.IPv4).messages());
+    c.nodePortAddresses = List.of("192.168.200.0/24", "fd00::/64");
+    assertEquals(List.of(), ConfigChecks.checkBadConfig(c, List.of(), IpFamily.IPv4).messages());
+  }
+
+  @Test
+  void checkBadIPConfigFatalCases() {
+    KubeProxyConfiguration c = new KubeProxyConfiguration();
+    c.clusterCIDR = "fd00:10:244::/64";
+    c.detectLocalMode = "ClusterCIDR";
+    var single = ConfigChecks.checkBadIPConfig(c, List.of(), IpFamily.IPv4, false);
+    assertEquals(List.of("cluster is IPv4-only but clusterCIDRs contains only IPv6 addresses"), single.messages());
+    assertTrue(single.fatal());
+    var dual = ConfigChecks.checkBadIPConfig(c, List.of(), IpFamily.IPv4, true);
+    assertEquals(List.of("cluster is IPv4-primary but clusterCIDRs contains only IPv6 addresses"), dual.messages());
+    assertEquals(false, dual.fatal());
+
+    KubeProxyConfiguration n = new KubeProxyConfiguration();
+    n.detectLocalMode = "NodeCIDR";
+    n.healthzBindAddress = "[fd00::1]:10256";
+    n.metricsBindAddress = "[::]:10249";
+    var r = ConfigChecks.checkBadIPConfig(n, List.of("fd00:10:244:1::/64"), IpFamily.IPv4, false);
+    assertEquals(List.of("cluster is IPv4-only but node.spec.podCIDRs contains only IPv6 addresses",
+        "cluster is IPv4-only but healthzBindAddress is IPv6"), r.messages());
+    assertTrue(r.fatal());
+    assertEquals("[cluster is IPv4-only but node.spec.podCIDRs contains only IPv6 addresses, cluster is IPv4-only but healthzBindAddress is IPv6]",
+        r.aggregated());
+  }
+}

@@ -1,0 +1,128 @@
+package dev.kubeproxy.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kubeproxy.AgentOptions;
+import dev.kubeproxy.testapi.TestApiServer;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class NodeInfoResolverTest {
+  @TempDir Path tmp;
+  private Vertx vertx;
+  private TestApiServer api;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    vertx = Vertx.vertx();
+    api = new TestApiServer(vertx);
+    get(api.start(0));
+    NodeInfoResolver.backoffInitial = Duration.ofMillis(100);
+    NodeInfoResolver.podCidrPoll = Duration.ofMillis(100);
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    NodeInfoResolver.backoffInitial = Duration.ofSeconds(1);
+    NodeInfoResolver.podCidrPoll = Duration.ofSeconds(1);
+    NodeInfoResolver.podCidrTimeout = Duration.ofMinutes(5);
+    get(vertx.close());
+  }
+
+  static <T> T get(Future<T> f) throws Exception {
+    return f.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+  }
+
+  private AgentOptions options() throws Exception {
+    return Fixtures.options(api.writeKubeconfig(tmp).toString(), "node-1");
+  }
+
+  @Test
+  void nodeFoundAndPrimaryExpandedInTheConfig() throws Exception {
+    api.upsert(Fixtures.node("node-1", List.of("10.244.1.0/24"), List.of(
+        Fixtures.address("InternalIP", "192.168.200.10"), Fixtures.address("InternalIP", "fd00:200::10"))));
+    AgentOptions o = options();
+    o.config().nodePortAddresses = List.of("primary");
+    NodeInfo info = get(NodeInfoResolver.resolve(vertx, o));
+    assertEquals("node-1", info.name());
+    assertEquals(List.of("192.168.200.10", "fd00:200::10"), info.nodeIPs());
+    assertEquals("zone-a", info.labels().get("topology.kubernetes.io/zone"));
+    assertEquals(List.of("192.168.200.10/32", "fd00:200::10/128"), o.config().nodePortAddresses);
+  }
+
+  @Test
+  void nodeAppearingDuringTheBackoffIsUsed() throws Exception {
+    AgentOptions o = options();
+    vertx.setTimer(250, t -> api.upsert(Fixtures.node("node-1", List.of(),
+        List.of(Fixtures.address("InternalIP", "192.168.200.12")))));
+    assertEquals(List.of("192.168.200.12", "::1"), get(NodeInfoResolver.resolve(vertx, o)).nodeIPs());
+  }
+
+  @Test
+  void exhaustedBackoffIsNotFatalAndFallsBackToLoopbackOrBindAddress() throws Exception {
+    NodeInfoResolver.backoffInitial = Duration.ofMillis(10);
+    AgentOptions o = options();
+    assertEquals(List.of("127.0.0.1", "::1"), get(NodeInfoResolver.resolve(vertx, o)).nodeIPs());
+    o.config().bindAddress = "fd00:200::7";
+    assertEquals(List.of("fd00:200::7", "127.0.0.1"), get(NodeInfoResolver.resolve(vertx, o)).nodeIPs());
+  }
+
+  @Test
+  void nodeCidrModeWaitsForPodCIDRsAndTimesOut() throws Exception {
+    AgentOptions o = options();
+    o.config().detectLocalMode = "NodeCIDR";
+    o.config().clusterCIDR = "10.244.0.0/16";
+    api.upsert(Fixtures.node("node-1", List.of(), List.of(Fixtures.address("InternalIP", "192.168.200.10"))));
+    vertx.setTimer(400, t -> api.upsert(Fixtures.node("node-1", List.of("10.244.1.0/24"),
+        List.of(Fixtures.address("InternalIP", "192.168.200.10")))));
+    assertEquals(List.of("10.244.1.0/24"), get(NodeInfoResolver.resolve(vertx, o)).podCIDRs());
+
+    api.upsert(Fixtures.node("node-1", List.of(), List.of(Fixtures.address("InternalIP", "192.168.200.10"))));
+    NodeInfoResolver.podCidrTimeout = Duration.ofMillis(300);
+    ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
+        () -> get(NodeInfoResolver.resolve(vertx, o)));
+    assertEquals("timeout waiting for PodCIDR allocation to configure detect-local-mode NodeCIDR: timed out waiting for the condition",
+        e.getCause().getMessage());
+  }
+
+  @Test
+  void badIpConfigIsFatal() throws Exception {
+    api.upsert(Fixtures.node("node-1", List.of("fd00:10:244:1::/64"), List.of(Fixtures.address("InternalIP", "192.168.200.10"))));
+    AgentOptions o = options();
+    o.config().detectLocalMode = "NodeCIDR";
+    ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
+        () -> get(NodeInfoResolver.resolve(vertx, o)));
+    assertTrue(e.getCause().getMessage().startsWith("kube-proxy configuration is incorrect: cluster is IPv4-"), e.getCause().getMessage());
+  }
+
+  @Test
+  void manifestsModeReadsTheNodeFromTheDirectory() throws Exception {
+    Path dir = Files.createDirectory(tmp.resolve("m"));
+    Files.writeString(dir.resolve("node.yaml"), """
+        apiVersion: v1
+        kind: Node
+        metadata: {name: node-1, labels: {topology.kubernetes.io/zone: z1}}
+        spec: {podCIDR: 10.244.1.0/24, podCIDRs: [10.244.1.0/24]}
+        status:
+          addresses: [{type: InternalIP, address: 192.168.200.10}]
+        """);
+    AgentOptions o = Fixtures.withManifests(Fixtures.options(null, "node-1"), dir.toString());
+    NodeInfo info = get(NodeInfoResolver.resolve(vertx, o));
+    assertEquals(List.of("192.168.200.10", "::1"), info.nodeIPs());
+    assertEquals(Map.of("topology.kubernetes.io/zone", "z1"), info.labels());
+    AgentOptions other = Fixtures.withManifests(Fixtures.options(null, "node-2"), dir.toString());
+    assertEquals(List.of("127.0.0.1", "::1"), get(NodeInfoResolver.resolve(vertx, other)).nodeIPs());
+  }
+}

@@ -1,0 +1,27 @@
+package dev.kubeproxy.e2e;
+
+import java.util.List;
+import java.util.Set;
+
+/** iptables mode (legacy backend), dual-stack Services: every check, for both families. */
+class IptablesLegacyDualStackIT extends ProxyScenarios {
+  @Override
+  String mode() {
+    return "iptables";
+  }
+
+  @Override
+  IptablesVariant iptablesVariant() {
+    return IptablesVariant.LEGACY;
+  }
+
+  @Override
+  List<Family> families() {
+    return List.of(Family.V4, Family.V6);
+  }
+
+  @Override
+  Set<Check> checks() {
+    return Check.all();
+  }
+}

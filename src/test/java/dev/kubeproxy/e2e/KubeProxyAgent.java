@@ -1,0 +1,148 @@
+package dev.kubeproxy.e2e;
+
+import dev.kubeproxy.platform.CommandRunner;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The packaged agent ({@code target/kube-proxy.jar}) running in the node namespace of a
+ * {@link Topology}, reading its cluster from a {@link Manifests} directory. Its output goes to
+ * a log file next to the topology's other logs, for diagnosis.
+ */
+public final class KubeProxyAgent implements AutoCloseable {
+  public static final int HEALTHZ_PORT = 10256;
+  public static final int METRICS_PORT = 10249;
+
+  private final Topology topo;
+  private final Path jar;
+  private final List<String> args;
+  private final List<String> pathPrefix;
+  private final Path log;
+  private Process process;
+
+  /**
+   * @param mode      "iptables" or "nftables"
+   * @param families  the cluster's families (cluster CIDRs follow them)
+   * @param binDir    a folder put first on the agent's PATH (to pin the iptables variant), or null
+   * @param extraArgs further flags for the scenario
+   */
+  public KubeProxyAgent(Topology topo, Path jar, String mode, Manifests manifests, List<Family> families,
+      Path binDir, List<String> extraArgs) {
+    this.topo = topo;
+    this.jar = jar;
+    this.pathPrefix = binDir == null ? List.of() : List.of(binDir.toString());
+    this.log = topo.logDir().resolve("agent-" + mode + ".log");
+    List<String> a = new ArrayList<>(List.of(
+        "--manifests", manifests.dir().toString(),
+        "--hostname-override", Manifests.NODE_NAME,
+        "--proxy-mode", mode,
+        "--cluster-cidr", String.join(",", families.stream().map(Family::clusterCidr).toList()),
+        "--healthz-bind-address", "127.0.0.1:" + HEALTHZ_PORT,
+        "--metrics-bind-address", "127.0.0.1:" + METRICS_PORT,
+        "-v=2"));
+    a.addAll(extraArgs);
+    this.args = List.copyOf(a);
+  }
+
+  public Path log() {
+    return log;
+  }
+
+  public void start() throws IOException {
+    Files.writeString(log, "# " + String.join(" ", command(args)) + "\n");
+    ProcessBuilder pb = new ProcessBuilder(command(args))
+        .redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    pathPrefix.forEach(p -> pb.environment().put("PATH", p + ":" + pb.environment().getOrDefault("PATH", "/usr/sbin:/usr/bin:/sbin:/bin")));
+    process = pb.start();
+  }
+
+  public boolean alive() {
+    return process != null && process.isAlive();
+  }
+
+  /** Waits until /healthz answers 200 (the first sync of every family is done). */
+  public void awaitHealthy(Duration timeout) {
+    Await.until("the agent's /healthz to answer 200 (agent log: " + log + ")", timeout, () -> {
+      if (!alive()) {
+        throw new AssertionError("the agent exited with " + process.exitValue() + "; its log " + log
+            + " ends with:\n" + tail(40));
+      }
+      return topo.host("node").http("http://127.0.0.1:" + HEALTHZ_PORT + "/healthz");
+    }, a -> a.httpStatus() == 200);
+  }
+
+  /** GET on the metrics server from inside the node namespace. */
+  public Answer metrics(String path) {
+    return topo.host("node").http("http://127.0.0.1:" + METRICS_PORT + path);
+  }
+
+  /** Stops the agent with SIGTERM (then SIGKILL) and returns its exit status. */
+  public int stop() {
+    if (process == null) {
+      return -1;
+    }
+    process.destroy();
+    try {
+      if (!process.waitFor(15, TimeUnit.SECONDS)) {
+        process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+      }
+      return process.exitValue();
+    } catch (InterruptedException e) {
+      process.destroyForcibly();
+      Thread.currentThread().interrupt();
+      return -1;
+    }
+  }
+
+  /** Runs {@code kube-proxy --cleanup} (with the same flags) to completion in the node namespace. */
+  public CommandRunner.Result cleanup() throws IOException {
+    List<String> a = new ArrayList<>(args);
+    a.add("--cleanup");
+    Files.writeString(log, "\n# " + String.join(" ", command(a)) + "\n", java.nio.file.StandardOpenOption.APPEND);
+    ProcessBuilder pb = new ProcessBuilder(command(a)).redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    pathPrefix.forEach(p -> pb.environment().put("PATH", p + ":" + pb.environment().getOrDefault("PATH", "/usr/sbin:/usr/bin:/sbin:/bin")));
+    Process p = pb.start();
+    try {
+      if (!p.waitFor(60, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+        throw new IOException("kube-proxy --cleanup did not finish within 60s");
+      }
+      return new CommandRunner.Result(p.exitValue(), tail(30), "");
+    } catch (InterruptedException e) {
+      p.destroyForcibly();
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted", e);
+    }
+  }
+
+  /** The last lines of the agent's log, for failure messages. */
+  public String tail(int lines) {
+    try {
+      List<String> all = Files.readAllLines(log);
+      return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+    } catch (IOException e) {
+      return "(no log: " + e + ")";
+    }
+  }
+
+  @Override
+  public void close() {
+    if (alive()) {
+      stop();
+    }
+  }
+
+  private List<String> command(List<String> agentArgs) {
+    List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", topo.node().name(),
+        Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", jar.toString()));
+    cmd.addAll(agentArgs);
+    return cmd;
+  }
+}

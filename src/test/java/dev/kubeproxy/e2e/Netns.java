@@ -1,0 +1,51 @@
+package dev.kubeproxy.e2e;
+
+import dev.kubeproxy.platform.CommandRunner;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.List;
+
+/** One network namespace the tests created, and commands run inside it. */
+public final class Netns {
+  private final String name;
+  private final CommandRunner runner;
+
+  Netns(String name) {
+    this.name = name;
+    this.runner = CommandRunner.inNetns(name);
+  }
+
+  public String name() {
+    return name;
+  }
+
+  /** Runs a command in this namespace and returns its result, whatever the exit status. */
+  public CommandRunner.Result exec(String... argv) {
+    try {
+      return runner.run(List.of(argv));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot run " + String.join(" ", argv) + " in " + name, e);
+    }
+  }
+
+  /** Runs a command that must succeed; its stdout. */
+  public String must(String... argv) {
+    CommandRunner.Result r = exec(argv);
+    if (!r.ok()) {
+      throw new IllegalStateException("in netns " + name + ": `" + String.join(" ", argv) + "` exited "
+          + r.exitCode() + ": " + r.stderr().trim() + r.stdout().trim());
+    }
+    return r.stdout();
+  }
+
+  /** Output of a command, or its error text when it failed (for diagnostics and rule checks). */
+  public String output(String... argv) {
+    CommandRunner.Result r = exec(argv);
+    return r.ok() ? r.stdout() : r.stdout() + r.stderr();
+  }
+
+  @Override
+  public String toString() {
+    return name;
+  }
+}

@@ -1,0 +1,22 @@
+package dev.kubeproxy.e2e;
+
+import java.util.List;
+import java.util.Set;
+
+/** nftables mode, IPv4: every check. */
+class NftablesIpv4IT extends ProxyScenarios {
+  @Override
+  String mode() {
+    return "nftables";
+  }
+
+  @Override
+  List<Family> families() {
+    return List.of(Family.V4);
+  }
+
+  @Override
+  Set<Check> checks() {
+    return Check.all();
+  }
+}

@@ -1,0 +1,22 @@
+package dev.kubeproxy.e2e;
+
+import java.util.List;
+import java.util.Set;
+
+/** nftables mode, IPv6-only cluster: the reduced set. */
+class NftablesIpv6IT extends ProxyScenarios {
+  @Override
+  String mode() {
+    return "nftables";
+  }
+
+  @Override
+  List<Family> families() {
+    return List.of(Family.V6);
+  }
+
+  @Override
+  Set<Check> checks() {
+    return Check.reduced();
+  }
+}

@@ -1,0 +1,85 @@
+package dev.kubeproxy.health;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kubeproxy.proxy.IpFamily;
+import dev.kubeproxy.testutil.MutableClock;
+import java.time.Duration;
+import java.time.Instant;
+import org.junit.jupiter.api.Test;
+
+class ProxierHealthTest {
+  private final Instant t0 = Instant.parse("2026-01-01T00:00:00Z");
+  private final MutableClock clock = new MutableClock(t0);
+  private final ProxierHealth health = new ProxierHealth(Duration.ofSeconds(60), clock);
+
+  @Test
+  void healthyWithZeroTimeBeforeAnyUpdate() {
+    ProxierHealth.Verdict v = health.verdict();
+    assertTrue(v.healthy());
+    assertNull(v.lastUpdated());
+    assertTrue(health.nodeEligible());
+  }
+
+  @Test
+  void aFamilyThatOnlyQueuedIsNotConsidered() {
+    health.queued(IpFamily.IPv4, t0);
+    clock.advance(Duration.ofMinutes(10));
+    assertTrue(health.verdict().healthy());
+  }
+
+  @Test
+  void unhealthyOnlyOnceAQueuedChangeWaitedTheTimeout() {
+    health.updated(IpFamily.IPv4, t0);
+    clock.advance(Duration.ofSeconds(5));
+    health.queued(IpFamily.IPv4, clock.instant());
+    clock.advance(Duration.ofSeconds(59));
+    assertEquals(new ProxierHealth.Verdict(true, t0), health.verdict());
+    clock.advance(Duration.ofSeconds(1)); // exactly the timeout: no longer "less than"
+    assertEquals(new ProxierHealth.Verdict(false, t0), health.verdict());
+    Instant synced = clock.instant();
+    health.updated(IpFamily.IPv4, synced);
+    assertEquals(new ProxierHealth.Verdict(true, synced), health.verdict());
+  }
+
+  @Test
+  void theOldestQueuedTimeIsKept() {
+    health.updated(IpFamily.IPv4, t0);
+    health.queued(IpFamily.IPv4, t0);
+    clock.advance(Duration.ofSeconds(30));
+    health.queued(IpFamily.IPv4, clock.instant());
+    clock.advance(Duration.ofSeconds(30));
+    assertFalse(health.verdict().healthy());
+  }
+
+  @Test
+  void dualStackReportsTheNewestUpdateOrTheFailingFamily() {
+    Instant v4 = t0;
+    Instant v6 = t0.plusSeconds(10);
+    health.updated(IpFamily.IPv4, v4);
+    health.updated(IpFamily.IPv6, v6);
+    clock.advance(Duration.ofSeconds(20));
+    assertEquals(new ProxierHealth.Verdict(true, v6), health.verdict());
+    health.queued(IpFamily.IPv4, clock.instant());
+    clock.advance(Duration.ofSeconds(61));
+    assertEquals(new ProxierHealth.Verdict(false, v4), health.verdict());
+  }
+
+  @Test
+  void nodeEligibilityIsSeparateFromTheVerdict() {
+    health.setNodeEligible(false);
+    assertFalse(health.nodeEligible());
+    assertTrue(health.verdict().healthy());
+  }
+
+  @Test
+  void messagesApply() {
+    health.apply(new HealthUpdate(IpFamily.IPv6, HealthUpdate.Type.UPDATED, t0));
+    health.apply(new HealthUpdate(IpFamily.IPv6, HealthUpdate.Type.QUEUED, t0));
+    clock.advance(Duration.ofSeconds(60));
+    assertEquals(new ProxierHealth.Verdict(false, t0), health.verdict());
+  }
+}

@@ -1,0 +1,186 @@
+package dev.kubeproxy.health;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kubeproxy.EventBusAddresses;
+import dev.kubeproxy.cluster.NodeInfo;
+import dev.kubeproxy.proxy.IpFamily;
+import dev.kubeproxy.proxy.NamespacedName;
+import dev.kubeproxy.testutil.Await;
+import dev.kubeproxy.testutil.LocalCodec;
+import dev.kubeproxy.testutil.MutableClock;
+import dev.kubeproxy.testutil.TestConfigs;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.ext.web.client.WebClient;
+import io.vertx.junit5.VertxExtension;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+@ExtendWith(VertxExtension.class)
+class ServiceHealthServerVerticleTest {
+  private static final NamespacedName WEB = new NamespacedName("default", "web");
+  private static final NamespacedName DB = new NamespacedName("prod", "db");
+
+  private final Instant t0 = Instant.now();
+  private final MutableClock clock = new MutableClock(t0);
+  private final NodeInfo node = new NodeInfo("node-1", List.of("192.168.200.10"), List.of(), Map.of());
+  private Vertx vertx;
+  private WebClient client;
+  private ServiceHealthServerVerticle verticle;
+
+  @BeforeEach
+  void deploy(Vertx vertx) {
+    this.vertx = vertx;
+    LocalCodec.register(vertx, HealthUpdate.class, ServiceHealthState.class);
+    verticle = new ServiceHealthServerVerticle(TestConfigs.options(c -> c.nodePortAddresses = List.of("127.0.0.0/8")), node, clock);
+    Await.result(vertx.deployVerticle(verticle));
+    client = WebClient.create(vertx);
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+      return s.getLocalPort();
+    }
+  }
+
+  private static boolean listening(int port) {
+    try (Socket s = new Socket()) {
+      s.connect(new InetSocketAddress("127.0.0.1", port), 500);
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  private void send(Map<NamespacedName, Integer> ports, Map<NamespacedName, Integer> endpoints) {
+    vertx.eventBus().send(EventBusAddresses.SERVICE_HEALTH, new ServiceHealthState(ports, endpoints));
+  }
+
+  private HttpResponse<Buffer> get(int port, String path) {
+    return Await.result(client.get(port, "127.0.0.1", path).send());
+  }
+
+  @Test
+  void listensOnTheNodePortAddressesIps() {
+    assertEquals(List.of("127.0.0.1"), verticle.listenHosts());
+  }
+
+  @Test
+  void servesEndpointCountsAndHealthOnAnyPath() throws Exception {
+    int webPort = freePort();
+    int dbPort = freePort();
+    send(Map.of(WEB, webPort, DB, dbPort), Map.of(WEB, 2));
+    Await.until("both ports open", 5000, () -> verticle.openPorts().size() == 2 && listening(webPort) && listening(dbPort));
+
+    HttpResponse<Buffer> r = get(webPort, "/anything?x=1");
+    assertEquals(200, r.statusCode());
+    assertEquals("application/json", r.getHeader("Content-Type"));
+    assertEquals("nosniff", r.getHeader("X-Content-Type-Options"));
+    assertEquals("2", r.getHeader("X-Load-Balancing-Endpoint-Weight"));
+    assertEquals("{\n\t\"service\": {\n\t\t\"namespace\": \"default\",\n\t\t\"name\": \"web\"\n\t},\n"
+        + "\t\"localEndpoints\": 2,\n\t\"serviceProxyHealthy\": true\n}", r.bodyAsString());
+
+    HttpResponse<Buffer> d = Await.result(client.post(dbPort, "127.0.0.1", "/").send());
+    assertEquals(503, d.statusCode()); // no local endpoints
+    assertEquals("0", d.getHeader("X-Load-Balancing-Endpoint-Weight"));
+    assertTrue(d.bodyAsString().contains("\t\"localEndpoints\": 0,\n\t\"serviceProxyHealthy\": true\n}"));
+
+    // endpoints move: counts follow; services missing from the map report 0
+    send(Map.of(WEB, webPort, DB, dbPort), Map.of(DB, 1));
+    Await.until("counts updated", 5000, () -> get(dbPort, "/").statusCode() == 200);
+    assertEquals("0", get(webPort, "/").getHeader("X-Load-Balancing-Endpoint-Weight"));
+  }
+
+  @Test
+  void anUnhealthyProxierMakesEveryServiceReport503() throws Exception {
+    int webPort = freePort();
+    send(Map.of(WEB, webPort), Map.of(WEB, 3));
+    Await.until("port open", 5000, () -> listening(webPort));
+    vertx.eventBus().publish(EventBusAddresses.HEALTH, new HealthUpdate(IpFamily.IPv4, HealthUpdate.Type.UPDATED, t0));
+    vertx.eventBus().publish(EventBusAddresses.HEALTH, new HealthUpdate(IpFamily.IPv4, HealthUpdate.Type.QUEUED, t0));
+    Await.until("health applied", 5000, () -> get(webPort, "/").statusCode() == 200);
+    clock.advance(Duration.ofSeconds(61));
+    HttpResponse<Buffer> r = get(webPort, "/");
+    assertEquals(503, r.statusCode());
+    assertEquals("3", r.getHeader("X-Load-Balancing-Endpoint-Weight"));
+    assertTrue(r.bodyAsString().endsWith("\t\"localEndpoints\": 3,\n\t\"serviceProxyHealthy\": false\n}"));
+  }
+
+  @Test
+  void removedOrMovedServicesAreClosed() throws Exception {
+    int webPort = freePort();
+    int dbPort = freePort();
+    send(Map.of(WEB, webPort, DB, dbPort), Map.of(WEB, 1, DB, 1));
+    Await.until("ports open", 5000, () -> listening(webPort) && listening(dbPort));
+    int webPort2 = freePort();
+    send(Map.of(WEB, webPort2), Map.of(WEB, 1));
+    Await.until("db closed and web moved", 5000, () -> !listening(dbPort) && !listening(webPort) && listening(webPort2));
+    assertEquals(Map.of(WEB, webPort2), verticle.openPorts());
+    send(Map.of(), Map.of());
+    Await.until("all closed", 5000, () -> !listening(webPort2) && verticle.openPorts().isEmpty());
+  }
+
+  @Test
+  void aPortThatCannotBeOpenedIsRetriedOnTheNextSync() throws Exception {
+    try (ServerSocket blocker = new ServerSocket()) {
+      blocker.bind(new InetSocketAddress("127.0.0.1", 0));
+      int port = blocker.getLocalPort();
+      send(Map.of(WEB, port), Map.of(WEB, 1));
+      // the message is processed (and fails) before a later one: wait for that later one
+      int other = freePort();
+      send(Map.of(WEB, port, DB, other), Map.of(WEB, 1));
+      Await.until("db opened", 5000, () -> verticle.openPorts().containsKey(DB));
+      assertEquals(Map.of(DB, other), verticle.openPorts());
+      blocker.close();
+      send(Map.of(WEB, port, DB, other), Map.of(WEB, 1));
+      Await.until("web opened on retry", 5000, () -> verticle.openPorts().containsKey(WEB));
+      assertEquals(200, get(port, "/").statusCode());
+    }
+  }
+
+  @Test
+  void healthIsAlwaysTrueWhenHealthzIsDisabled() throws Exception {
+    Vertx other = Vertx.vertx(); // its own event bus: the verticle of this test class must not see these messages
+    try {
+      LocalCodec.register(other, HealthUpdate.class, ServiceHealthState.class);
+      ServiceHealthServerVerticle noHealthz = new ServiceHealthServerVerticle(TestConfigs.options(c -> {
+        c.healthzBindAddress = "";
+        c.nodePortAddresses = List.of("127.0.0.1/32");
+      }), node, clock);
+      Await.result(other.deployVerticle(noHealthz));
+      other.eventBus().publish(EventBusAddresses.HEALTH, new HealthUpdate(IpFamily.IPv4, HealthUpdate.Type.UPDATED, t0));
+      other.eventBus().publish(EventBusAddresses.HEALTH, new HealthUpdate(IpFamily.IPv4, HealthUpdate.Type.QUEUED, t0));
+      clock.advance(Duration.ofMinutes(5));
+      int port = freePort();
+      other.eventBus().send(EventBusAddresses.SERVICE_HEALTH, new ServiceHealthState(Map.of(WEB, port), Map.of(WEB, 1)));
+      Await.until("port opened", 5000, () -> noHealthz.openPorts().containsKey(WEB));
+      HttpResponse<Buffer> r = get(port, "/");
+      assertEquals(200, r.statusCode());
+      assertTrue(r.bodyAsString().endsWith("\"serviceProxyHealthy\": true\n}"));
+    } finally {
+      Await.result(other.close());
+    }
+  }
+
+  @Test
+  void primaryMeansTheNodeIpsThatAreNotLoopback(Vertx vertx) {
+    NodeInfo loopbackNode = new NodeInfo("node-1", List.of("127.0.0.1"), List.of(), Map.of());
+    ServiceHealthServerVerticle v = new ServiceHealthServerVerticle(TestConfigs.options(c -> c.nodePortAddresses = List.of("primary")),
+        loopbackNode, clock);
+    Await.result(vertx.deployVerticle(v));
+    // a loopback node IP is dropped, leaving an empty list = every address
+    assertTrue(List.of(List.of("::"), List.of("0.0.0.0")).contains(v.listenHosts()), v.listenHosts().toString());
+  }
+}

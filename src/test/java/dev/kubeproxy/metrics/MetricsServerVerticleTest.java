@@ -1,0 +1,193 @@
+package dev.kubeproxy.metrics;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.kubeproxy.AgentOptions;
+import dev.kubeproxy.EventBusAddresses;
+import dev.kubeproxy.testutil.Await;
+import dev.kubeproxy.testutil.TestConfigs;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.ext.web.client.WebClient;
+import io.vertx.ext.web.client.WebClientOptions;
+import io.vertx.junit5.VertxExtension;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+@ExtendWith(VertxExtension.class)
+class MetricsServerVerticleTest {
+  private Vertx vertx;
+  private WebClient client;
+  private final ProxyMetrics metrics = new ProxyMetrics().registerFor("nftables");
+  private final List<Integer> verbosity = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+  @BeforeEach
+  void setUp(Vertx vertx) {
+    this.vertx = vertx;
+    client = WebClient.create(vertx, new WebClientOptions().setFollowRedirects(false));
+  }
+
+  private int deploy(boolean profiling) {
+    AgentOptions opts = TestConfigs.options(c -> {
+      c.metricsBindAddress = "127.0.0.1:0";
+      c.mode = "nftables";
+      c.enableProfiling = profiling;
+    });
+    MetricsServerVerticle v = new MetricsServerVerticle(opts, metrics, verbosity::add);
+    Await.result(vertx.deployVerticle(v));
+    return v.actualPort();
+  }
+
+  private HttpResponse<Buffer> call(int port, HttpMethod method, String path, String body) {
+    var req = client.request(method, port, "127.0.0.1", path);
+    return Await.result(body == null ? req.send() : req.sendBuffer(Buffer.buffer(body)));
+  }
+
+  private HttpResponse<Buffer> get(int port, String path) {
+    return call(port, HttpMethod.GET, path, null);
+  }
+
+  @Test
+  void metricsServesKubeProxyAndRuntimeFamilies() {
+    int port = deploy(false);
+    metrics.incNftablesSyncFailures();
+    HttpResponse<Buffer> r = get(port, "/metrics");
+    assertEquals(200, r.statusCode());
+    assertEquals("text/plain; version=0.0.4; charset=utf-8", r.getHeader("Content-Type"));
+    String text = r.bodyAsString();
+    assertTrue(text.contains("# TYPE kubeproxy_sync_proxy_rules_duration_seconds histogram\n"), text);
+    assertTrue(text.contains("\nkubeproxy_sync_proxy_rules_nftables_sync_failures_total 1\n"), text);
+    assertTrue(text.contains("# TYPE jvm_threads_live_threads gauge"), text);
+    assertTrue(!text.contains("kubeproxy_sync_proxy_rules_iptables"), "nftables mode has no iptables metrics");
+  }
+
+  @Test
+  void metricsAreGzippedWhenAccepted() {
+    int port = deploy(false);
+    HttpResponse<Buffer> r = Await.result(client.get(port, "127.0.0.1", "/metrics").putHeader("Accept-Encoding", "gzip").send());
+    assertEquals("gzip", r.getHeader("Content-Encoding"));
+  }
+
+  @Test
+  void healthzWithPingCheckAndSlis() {
+    int port = deploy(false);
+    HttpResponse<Buffer> r = get(port, "/healthz");
+    assertEquals(200, r.statusCode());
+    assertEquals("ok", r.bodyAsString());
+    assertEquals("text/plain; charset=utf-8", r.getHeader("Content-Type"));
+    assertEquals("nosniff", r.getHeader("X-Content-Type-Options"));
+    assertEquals("[+]ping ok\nhealthz check passed\n", get(port, "/healthz?verbose").bodyAsString());
+    assertEquals("[+]ping excluded: ok\nhealthz check passed\n", get(port, "/healthz?verbose&exclude=ping").bodyAsString());
+    assertEquals("[+]ping ok\nwarn: some health checks cannot be excluded: no matches for \"etcd\"\nhealthz check passed\n",
+        get(port, "/healthz?verbose=true&exclude=etcd").bodyAsString());
+    assertEquals("ok", get(port, "/healthz?exclude=ping").bodyAsString());
+    HttpResponse<Buffer> ping = get(port, "/healthz/ping");
+    assertEquals(200, ping.statusCode());
+    assertEquals("ok", ping.bodyAsString());
+
+    // four runs of the ping check (the excluded ones do not count), one of /healthz/ping does not either
+    String slis = get(port, "/metrics/slis").bodyAsString();
+    assertTrue(slis.contains("kubernetes_healthcheck{name=\"ping\",type=\"healthz\"} 1\n"), slis);
+    assertTrue(slis.contains("kubernetes_healthchecks_total{name=\"ping\",status=\"success\",type=\"healthz\"} 3\n"), slis);
+    HttpResponse<Buffer> reset = call(port, HttpMethod.DELETE, "/metrics/slis", null);
+    assertEquals("metrics reset\n", reset.bodyAsString());
+    HttpResponse<Buffer> empty = get(port, "/metrics/slis");
+    assertEquals(200, empty.statusCode());
+    assertTrue(empty.body() == null || empty.body().length() == 0, empty.bodyAsString());
+  }
+
+  @Test
+  void proxyMode() {
+    int port = deploy(false);
+    HttpResponse<Buffer> r = get(port, "/proxyMode");
+    assertEquals(200, r.statusCode());
+    assertEquals("nftables", r.bodyAsString());
+    assertEquals("text/plain; charset=utf-8", r.getHeader("Content-Type"));
+    assertEquals("nosniff", r.getHeader("X-Content-Type-Options"));
+  }
+
+  @Test
+  void configzHasTheInternalShape() throws Exception {
+    int port = deploy(false);
+    HttpResponse<Buffer> r = get(port, "/configz");
+    assertEquals(200, r.statusCode());
+    assertEquals("application/json", r.getHeader("Content-Type"));
+    assertEquals("nosniff", r.getHeader("X-Content-Type-Options"));
+    JsonNode c = new ObjectMapper().readTree(r.bodyAsString()).get("kubeproxy.config.k8s.io");
+    assertEquals("nftables", c.get("Mode").asText());
+    assertEquals("127.0.0.1:0", c.get("MetricsBindAddress").asText());
+    assertEquals(32768, c.get("Linux").get("Conntrack").get("MaxPerCore").asInt());
+  }
+
+  @Test
+  void unknownPathsAndTrailingSlashesAre404AndProfilingIsOffByDefault() {
+    int port = deploy(false);
+    for (String path : List.of("/", "/metrics/", "/livez", "/proxyMode/", "/debug/pprof/", "/debug/flags/v", "/configz/x")) {
+      HttpResponse<Buffer> r = get(port, path);
+      assertEquals(404, r.statusCode(), path);
+      assertEquals("404 page not found\n", r.bodyAsString(), path);
+    }
+  }
+
+  @Test
+  void debugFlagsVChangesVerbosity() {
+    int port = deploy(true);
+    HttpResponse<Buffer> ok = call(port, HttpMethod.PUT, "/debug/flags/v", "4");
+    assertEquals(200, ok.statusCode());
+    assertEquals("successfully set klog.logging.verbosity to 4\n", ok.bodyAsString());
+    assertEquals("text/plain", ok.getHeader("Content-Type"));
+    assertEquals(List.of(4), verbosity);
+    HttpResponse<Buffer> bad = call(port, HttpMethod.PUT, "/debug/flags/v", "-1");
+    assertEquals(400, bad.statusCode());
+    assertTrue(bad.bodyAsString().startsWith("failed set klog.logging.verbosity -1: "), bad.bodyAsString());
+    assertEquals(406, get(port, "/debug/flags/v").statusCode());
+    assertEquals("unsupported http method\n", get(port, "/debug/flags/v").bodyAsString());
+    assertEquals(List.of(4), verbosity);
+    assertTrue(get(port, "/debug/flags").bodyAsString().contains("/debug/flags/v"));
+    assertTrue(get(port, "/debug/flags/").bodyAsString().contains("/debug/flags/v"));
+  }
+
+  @Test
+  void profilingEndpoints() {
+    int port = deploy(true);
+    HttpResponse<Buffer> redirect = get(port, "/debug/pprof");
+    assertEquals(302, redirect.statusCode());
+    assertEquals("/debug/pprof/", redirect.getHeader("Location"));
+    assertTrue(get(port, "/debug/pprof/").bodyAsString().contains("href=\"heap\""));
+    String threads = get(port, "/debug/pprof/goroutine").bodyAsString();
+    assertTrue(threads.contains("Full thread dump") && threads.contains("vert.x-eventloop-thread"), threads);
+    String heap = get(port, "/debug/pprof/heap").bodyAsString();
+    assertTrue(heap.contains("java.lang.String"), heap);
+    assertTrue(get(port, "/debug/pprof/cmdline").bodyAsString().contains("java"));
+    assertEquals(404, get(port, "/debug/pprof/nonsense").statusCode());
+    HttpResponse<Buffer> jfr = get(port, "/debug/pprof/profile?seconds=1");
+    assertEquals(200, jfr.statusCode());
+    assertEquals("application/octet-stream", jfr.getHeader("Content-Type"));
+    assertTrue(jfr.body().length() > 1000);
+    assertEquals("FLR\u0000", jfr.body().getString(0, 4)); // the JFR file magic
+  }
+
+  @Test
+  void bindFailureWithHardFailIsFatal() throws Exception {
+    int taken = deploy(false);
+    BlockingQueue<String> fatal = new ArrayBlockingQueue<>(2);
+    vertx.eventBus().<String>consumer(EventBusAddresses.FATAL, m -> fatal.add(m.body()));
+    AgentOptions opts = TestConfigs.options(c -> {
+      c.metricsBindAddress = "127.0.0.1:" + taken;
+      c.bindAddressHardFail = true;
+    });
+    Await.result(vertx.deployVerticle(new MetricsServerVerticle(opts, metrics, verbosity::add)));
+    assertEquals("starting metrics server failed: listen tcp 127.0.0.1:" + taken + ": bind: address already in use",
+        fatal.poll(10, TimeUnit.SECONDS));
+  }
+}

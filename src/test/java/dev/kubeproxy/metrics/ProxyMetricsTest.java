@@ -1,0 +1,223 @@
+package dev.kubeproxy.metrics;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/** Exact exposition (names, types, help, labels, buckets) of every kubeproxy_* family. */
+class ProxyMetricsTest {
+  private static final Pattern TYPE = Pattern.compile("^# TYPE (\\S+) (\\S+)$", Pattern.MULTILINE);
+
+  private static Set<String> typeLines(String text) {
+    Set<String> lines = new TreeSet<>();
+    Matcher m = TYPE.matcher(text);
+    while (m.find()) {
+      lines.add(m.group(1) + " " + m.group(2));
+    }
+    return lines;
+  }
+
+  private static final List<String> COMMON = List.of(
+      "kubeproxy_network_programming_duration_seconds histogram",
+      "kubeproxy_sync_proxy_rules_duration_seconds histogram",
+      "kubeproxy_sync_proxy_rules_endpoint_changes_pending gauge",
+      "kubeproxy_sync_proxy_rules_endpoint_changes_total counter",
+      "kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds gauge",
+      "kubeproxy_sync_proxy_rules_last_timestamp_seconds gauge",
+      "kubeproxy_sync_proxy_rules_service_changes_pending gauge",
+      "kubeproxy_sync_proxy_rules_service_changes_total counter");
+
+  @Test
+  void iptablesModeRegistersTheCommonAndIptablesSets() {
+    ProxyMetrics m = new ProxyMetrics().registerFor("iptables");
+    // label vectors appear once a series exists
+    m.setNoLocalEndpoints("internal", 2);
+    m.setNoLocalEndpoints("external", 0);
+    m.setIptablesRulesTotal("nat", 12);
+    m.setIptablesRulesTotal("filter", 3);
+    m.setIptablesRulesLast("nat", 5);
+    m.incHealthz(200);
+    m.incLivez(503);
+    Set<String> expected = new TreeSet<>(COMMON);
+    expected.addAll(List.of(
+        "kubeproxy_proxy_healthz_total counter",
+        "kubeproxy_proxy_livez_total counter",
+        "kubeproxy_sync_proxy_rules_no_local_endpoints_total gauge",
+        "kubeproxy_sync_full_proxy_rules_duration_seconds histogram",
+        "kubeproxy_sync_partial_proxy_rules_duration_seconds histogram",
+        "kubeproxy_sync_proxy_rules_iptables_restore_failures_total counter",
+        "kubeproxy_sync_proxy_rules_iptables_partial_restore_failures_total counter",
+        "kubeproxy_sync_proxy_rules_iptables_total gauge",
+        "kubeproxy_sync_proxy_rules_iptables_last gauge"));
+    String text = m.registry().scrape();
+    assertEquals(expected, typeLines(text));
+    assertTrue(text.contains("# HELP kubeproxy_sync_proxy_rules_iptables_total [ALPHA] Total number of iptables rules owned by kube-proxy\n"
+        + "# TYPE kubeproxy_sync_proxy_rules_iptables_total gauge\n"
+        + "kubeproxy_sync_proxy_rules_iptables_total{table=\"filter\"} 3\n"
+        + "kubeproxy_sync_proxy_rules_iptables_total{table=\"nat\"} 12\n"), text);
+    assertTrue(text.contains("# HELP kubeproxy_sync_proxy_rules_no_local_endpoints_total [ALPHA] Number of services with a Local traffic policy and no endpoints\n"
+        + "# TYPE kubeproxy_sync_proxy_rules_no_local_endpoints_total gauge\n"
+        + "kubeproxy_sync_proxy_rules_no_local_endpoints_total{traffic_policy=\"external\"} 0\n"
+        + "kubeproxy_sync_proxy_rules_no_local_endpoints_total{traffic_policy=\"internal\"} 2\n"), text);
+    assertTrue(text.contains("kubeproxy_proxy_healthz_total{code=\"200\"} 1\n"), text);
+    assertTrue(text.contains("kubeproxy_proxy_livez_total{code=\"503\"} 1\n"), text);
+    assertFalse(text.contains("nftables"));
+  }
+
+  @Test
+  void nftablesModeHasItsOwnCountersAndNoIptablesOnes() {
+    ProxyMetrics m = new ProxyMetrics().registerFor("nftables");
+    m.incNftablesSyncFailures();
+    m.setIptablesRulesTotal("nat", 1); // updated but not registered: must not show
+    Set<String> expected = new TreeSet<>(COMMON);
+    expected.add("kubeproxy_sync_proxy_rules_nftables_sync_failures_total counter");
+    expected.add("kubeproxy_sync_proxy_rules_nftables_cleanup_failures_total counter");
+    String text = m.registry().scrape();
+    assertEquals(expected, typeLines(text));
+    assertTrue(text.contains("# HELP kubeproxy_sync_proxy_rules_nftables_sync_failures_total [ALPHA] Cumulative proxy nftables sync failures\n"
+        + "# TYPE kubeproxy_sync_proxy_rules_nftables_sync_failures_total counter\n"
+        + "kubeproxy_sync_proxy_rules_nftables_sync_failures_total 1\n"), text);
+    assertTrue(text.contains("kubeproxy_sync_proxy_rules_nftables_cleanup_failures_total 0\n"));
+  }
+
+  @Test
+  void ipvsModeAddsOnlyTheRestoreFailureCounter() {
+    ProxyMetrics m = new ProxyMetrics().registerFor("ipvs");
+    Set<String> expected = new TreeSet<>(COMMON);
+    expected.add("kubeproxy_sync_proxy_rules_iptables_restore_failures_total counter");
+    assertEquals(expected, typeLines(m.registry().scrape()));
+  }
+
+  @Test
+  void syncDurationUsesExp15Buckets() {
+    ProxyMetrics m = new ProxyMetrics().registerFor("iptables");
+    m.observeSyncDuration(Duration.ofMillis(3));
+    m.observeSyncDuration(Duration.ofMillis(20));
+    m.observeSyncDuration(Duration.ofSeconds(20));
+    String text = m.registry().scrape();
+    String expected = "# HELP kubeproxy_sync_proxy_rules_duration_seconds [ALPHA] SyncProxyRules latency in seconds\n"
+        + "# TYPE kubeproxy_sync_proxy_rules_duration_seconds histogram\n"
+        + "kubeproxy_sync_proxy_rules_duration_seconds_bucket{le=\"0.001\"} 0\n"
+        + "kubeproxy_sync_proxy_rules_duration_seconds_bucket{le=\"0.002\"} 0\n"
+        + "kubeproxy_sync_proxy_rules_duration_seconds_bucket{le=\"0.004\"} 1\n"
+        + "kubeproxy_sync_proxy_rules_duration_seconds_bucket{le=\"0.008\"} 1\n"
+        + "kubeproxy_sync_proxy_rules_duration_seconds_bucket{le=\"0.016\"} 1\n"
+        + "kubeproxy_sync_proxy_rules_duration_seconds_bucket{le=\"0.032\"} 2\n"
+        + "kubeproxy_sync_proxy_rules_duration_seconds_bucket{le=\"0.064\"} 2\n"
+        + "kubeproxy_sync_proxy_rules_duration_seconds_bucket{le=\"0.128\"} 2\n"
+        + "kubeproxy_sync_proxy_rules_duration_seconds_bucket{le=\"0.256\"} 2\n"
+        + "kubeproxy_sync_proxy_rules_duration_seconds_bucket{le=\"0.512\"} 2\n"
+        + "kubeproxy_sync_proxy_rules_duration_seconds_bucket{le=\"1.024\"} 2\n"
+        + "kubeproxy_sync_proxy_rules_duration_seconds_bucket{le=\"2.048\"} 2\n"
+        + "kubeproxy_sync_proxy_rules_duration_seconds_bucket{le=\"4.096\"} 2\n"
+        + "kubeproxy_sync_proxy_rules_duration_seconds_bucket{le=\"8.192\"} 2\n"
+        + "kubeproxy_sync_proxy_rules_duration_seconds_bucket{le=\"16.384\"} 2\n"
+        + "kubeproxy_sync_proxy_rules_duration_seconds_bucket{le=\"+Inf\"} 3\n"
+        + "kubeproxy_sync_proxy_rules_duration_seconds_sum 20.023\n"
+        + "kubeproxy_sync_proxy_rules_duration_seconds_count 3\n";
+    assertTrue(text.contains(expected), text);
+  }
+
+  @Test
+  void networkProgrammingLatencyUsesUpstreamBuckets() {
+    ProxyMetrics m = new ProxyMetrics().registerFor("nftables");
+    m.observeNetworkProgrammingLatency(Duration.ofMillis(1500));
+    String text = m.registry().scrape();
+    List<String> les = new ArrayList<>();
+    Matcher le = Pattern.compile("kubeproxy_network_programming_duration_seconds_bucket\\{le=\"([^\"]+)\"\\} (\\d+)").matcher(text);
+    while (le.find()) {
+      les.add(le.group(1));
+    }
+    List<String> expected = new ArrayList<>(List.of("0.25", "0.5"));
+    for (int i = 1; i <= 59; i++) {
+      expected.add(Integer.toString(i));
+    }
+    for (int i = 60; i <= 115; i += 5) {
+      expected.add(Integer.toString(i));
+    }
+    expected.addAll(List.of("120", "150", "180", "210", "240", "270", "300", "+Inf"));
+    assertEquals(expected, les);
+    assertEquals(81, les.size());
+    assertTrue(text.contains("kubeproxy_network_programming_duration_seconds_bucket{le=\"1\"} 0\n"));
+    assertTrue(text.contains("kubeproxy_network_programming_duration_seconds_bucket{le=\"2\"} 1\n"));
+    assertTrue(text.contains("# HELP kubeproxy_network_programming_duration_seconds [ALPHA] In Cluster Network Programming Latency in seconds\n"));
+  }
+
+  @Test
+  void timestampsAreUnixSecondsInGoFloatFormat() {
+    ProxyMetrics m = new ProxyMetrics().registerFor("iptables");
+    m.setLastSyncTimestamp(Instant.ofEpochSecond(1_717_171_717L, 500_000_000));
+    m.setLastQueuedTimestamp(Instant.ofEpochSecond(1_717_171_718L));
+    String text = m.registry().scrape();
+    assertTrue(text.contains("\nkubeproxy_sync_proxy_rules_last_timestamp_seconds 1.7171717175e+09\n"), text);
+    assertTrue(text.contains("\nkubeproxy_sync_proxy_rules_last_queued_timestamp_seconds 1.717171718e+09\n"), text);
+  }
+
+  @Test
+  void changeCountersAndPendingGauges() {
+    ProxyMetrics m = new ProxyMetrics().registerFor("iptables");
+    m.incEndpointChanges();
+    m.incEndpointChanges();
+    m.incServiceChanges();
+    m.setEndpointChangesPending(4);
+    m.setServiceChangesPending(1);
+    m.incIptablesRestoreFailures();
+    m.incIptablesPartialRestoreFailures();
+    m.observeFullSyncDuration(Duration.ofMillis(1));
+    m.observePartialSyncDuration(Duration.ofMillis(1));
+    String text = m.registry().scrape();
+    assertTrue(text.contains("\nkubeproxy_sync_proxy_rules_endpoint_changes_total 2\n"));
+    assertTrue(text.contains("\nkubeproxy_sync_proxy_rules_service_changes_total 1\n"));
+    assertTrue(text.contains("\nkubeproxy_sync_proxy_rules_endpoint_changes_pending 4\n"));
+    assertTrue(text.contains("\nkubeproxy_sync_proxy_rules_service_changes_pending 1\n"));
+    assertTrue(text.contains("\nkubeproxy_sync_proxy_rules_iptables_restore_failures_total 1\n"));
+    assertTrue(text.contains("\nkubeproxy_sync_proxy_rules_iptables_partial_restore_failures_total 1\n"));
+    assertTrue(text.contains("\nkubeproxy_sync_full_proxy_rules_duration_seconds_bucket{le=\"0.001\"} 1\n"));
+    assertTrue(text.contains("\nkubeproxy_sync_partial_proxy_rules_duration_seconds_count 1\n"));
+    assertTrue(text.contains("# HELP kubeproxy_sync_partial_proxy_rules_duration_seconds [ALPHA] SyncProxyRules latency in seconds for partial resyncs\n"));
+    assertTrue(text.contains("# HELP kubeproxy_sync_full_proxy_rules_duration_seconds [ALPHA] SyncProxyRules latency in seconds for full resyncs\n"));
+  }
+
+  @Test
+  void featureGatesAsBetaGauge() {
+    ProxyMetrics m = new ProxyMetrics();
+    m.setFeatureEnabled("NFTablesProxyMode", "BETA", true);
+    m.setFeatureEnabled("AllAlpha", "ALPHA", false);
+    assertEquals("# HELP kubernetes_feature_enabled [BETA] This metric records the data about the stage and enablement of a k8s feature.\n"
+        + "# TYPE kubernetes_feature_enabled gauge\n"
+        + "kubernetes_feature_enabled{name=\"AllAlpha\",stage=\"ALPHA\"} 0\n"
+        + "kubernetes_feature_enabled{name=\"NFTablesProxyMode\",stage=\"BETA\"} 1\n", m.registry().scrape());
+  }
+
+  @Test
+  void sliMetricsSortLabelsByNameAndReset() {
+    SliMetrics s = new SliMetrics();
+    assertEquals("", s.registry().scrape());
+    s.observe("ping", "healthz", true);
+    assertEquals("# HELP kubernetes_healthcheck [STABLE] This metric records the result of a single healthcheck.\n"
+        + "# TYPE kubernetes_healthcheck gauge\n"
+        + "kubernetes_healthcheck{name=\"ping\",type=\"healthz\"} 1\n"
+        + "# HELP kubernetes_healthchecks_total [STABLE] This metric records the results of all healthcheck.\n"
+        + "# TYPE kubernetes_healthchecks_total counter\n"
+        + "kubernetes_healthchecks_total{name=\"ping\",status=\"success\",type=\"healthz\"} 1\n", s.registry().scrape());
+    s.registry().reset();
+    assertEquals("", s.registry().scrape());
+  }
+
+  @Test
+  void metricsScrapeAppendsJvmMeters() {
+    String text = Metrics.scrape(new ProxyMetrics().registerFor("iptables"));
+    assertTrue(text.startsWith("# HELP kubeproxy_"), text);
+    assertTrue(text.contains("# TYPE jvm_memory_used_bytes gauge"), text);
+  }
+}

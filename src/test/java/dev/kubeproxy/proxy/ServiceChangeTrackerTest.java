@@ -1,0 +1,153 @@
+package dev.kubeproxy.proxy;
+
+import static dev.kubeproxy.proxy.TestObjects.port;
+import static dev.kubeproxy.proxy.TestObjects.service;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kubeproxy.metrics.ProxyMetrics;
+import io.kubernetes.client.openapi.models.V1Service;
+import java.util.HashMap;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class ServiceChangeTrackerTest {
+  static final class CountingMetrics extends ProxyMetrics {
+    int serviceChanges;
+    int servicePending = -1;
+    int endpointChanges;
+    int endpointPending = -1;
+
+    @Override
+    public void incServiceChanges() {
+      serviceChanges++;
+    }
+
+    @Override
+    public void setServiceChangesPending(int n) {
+      servicePending = n;
+    }
+
+    @Override
+    public void incEndpointChanges() {
+      endpointChanges++;
+    }
+
+    @Override
+    public void setEndpointChangesPending(int n) {
+      endpointPending = n;
+    }
+  }
+
+  private final CountingMetrics metrics = new CountingMetrics();
+  private final ServiceChangeTracker tracker = new ServiceChangeTracker(IpFamily.IPv4, true, metrics);
+  private final ServicePortMap map = new ServicePortMap();
+  private static final NamespacedName WEB = new NamespacedName("demo", "web");
+
+  @Test
+  void addThenSyncMergesIntoTheMap() {
+    V1Service svc = service("demo", "web", "10.96.0.10", port("http", 80, "TCP"), port("dns", 53, "UDP"));
+    assertTrue(tracker.update(null, svc));
+    assertEquals(1, metrics.serviceChanges);
+    assertEquals(1, metrics.servicePending);
+    ServicePortMap.UpdateResult r = map.update(tracker);
+    assertEquals(Set.of(WEB), r.updatedServices());
+    assertEquals(Set.of(), r.deletedUDPClusterIPs());
+    assertEquals(2, map.size());
+    assertEquals(0, metrics.servicePending);
+    assertEquals(0, tracker.pendingCount());
+  }
+
+  @Test
+  void bothNullIsNothing() {
+    assertFalse(tracker.update(null, null));
+    assertEquals(0, metrics.serviceChanges);
+  }
+
+  @Test
+  void addThenDeleteBeforeSyncCancelsOut() {
+    V1Service svc = service("demo", "web", "10.96.0.10", port("http", 80, "TCP"));
+    assertTrue(tracker.update(null, svc));
+    assertFalse(tracker.update(svc, null));
+    assertEquals(2, metrics.serviceChanges);
+    assertEquals(0, metrics.servicePending);
+    assertEquals(Set.of(), map.update(tracker).updatedServices());
+  }
+
+  @Test
+  void irrelevantEditsAreNoChange() {
+    V1Service svc = service("demo", "web", "10.96.0.10", port("http", 80, "TCP"));
+    tracker.update(null, svc);
+    map.update(tracker);
+    V1Service relabelled = service("demo", "web", "10.96.0.10", port("http", 80, "TCP"));
+    HashMap<String, String> labels = new HashMap<>();
+    labels.put("app", "other");
+    relabelled.getMetadata().labels(labels).resourceVersion("42");
+    assertFalse(tracker.update(svc, relabelled), "a label edit is no change");
+    assertEquals(0, tracker.pendingCount());
+    // an unrelated pending change makes update return true even for a no-op call
+    tracker.update(null, service("demo", "other", "10.96.0.11", port("http", 80, "TCP")));
+    assertTrue(tracker.update(svc, relabelled));
+    assertEquals(1, tracker.pendingCount());
+  }
+
+  @Test
+  void changeAndChangeBackIsNoChange() {
+    V1Service v1 = service("demo", "web", "10.96.0.10", port("http", 80, "TCP"));
+    tracker.update(null, v1);
+    map.update(tracker);
+    V1Service v2 = service("demo", "web", "10.96.0.10", port("http", 8080, "TCP"));
+    assertTrue(tracker.update(v1, v2));
+    assertFalse(tracker.update(v2, v1));
+  }
+
+  @Test
+  void removedUdpPortsReportTheirClusterIP() {
+    V1Service v1 = service("demo", "web", "10.96.0.10", port("http", 80, "TCP"), port("dns", 53, "UDP"),
+        port("tcpdns", 53, "TCP"));
+    tracker.update(null, v1);
+    map.update(tracker);
+    V1Service v2 = service("demo", "web", "10.96.0.10", port("http", 8080, "TCP"));
+    tracker.update(v1, v2);
+    ServicePortMap.UpdateResult r = map.update(tracker);
+    assertEquals(Set.of("10.96.0.10"), r.deletedUDPClusterIPs());
+    assertEquals(1, map.size());
+    assertEquals(8080, map.get(new ServicePortName(WEB, "http", "TCP")).port(), "an update is not a deletion");
+    assertNull(map.get(new ServicePortName(WEB, "dns", "UDP")));
+
+    tracker.update(v2, null);
+    r = map.update(tracker);
+    assertEquals(Set.of(), r.deletedUDPClusterIPs());
+    assertEquals(Set.of(WEB), r.updatedServices());
+    assertEquals(0, map.size());
+  }
+
+  @Test
+  void oldObjectOfFirstUpdateIsTheBaseline() {
+    V1Service v1 = service("demo", "web", "10.96.0.10", port("dns", 53, "UDP"));
+    tracker.update(null, v1);
+    map.update(tracker);
+    V1Service v2 = service("demo", "web", "10.96.0.10", port("dns", 54, "UDP"));
+    V1Service v3 = service("demo", "web", "10.96.0.20", port("other", 55, "UDP"));
+    tracker.update(v1, v2);
+    tracker.update(v2, v3);
+    ServicePortMap.UpdateResult r = map.update(tracker);
+    assertEquals(Set.of("10.96.0.10"), r.deletedUDPClusterIPs());
+    assertNotNull(map.get(new ServicePortName(WEB, "other", "UDP")));
+    assertEquals(1, map.size());
+  }
+
+  @Test
+  void snapshotIsImmutableAndDetached() {
+    tracker.update(null, service("demo", "web", "10.96.0.10", port("http", 80, "TCP")));
+    map.update(tracker);
+    var snap = map.snapshot();
+    tracker.update(service("demo", "web", "10.96.0.10", port("http", 80, "TCP")), null);
+    map.update(tracker);
+    assertEquals(1, snap.size());
+    assertEquals(0, map.size());
+  }
+}

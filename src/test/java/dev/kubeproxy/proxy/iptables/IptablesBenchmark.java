@@ -1,0 +1,177 @@
+package dev.kubeproxy.proxy.iptables;
+
+import dev.kubeproxy.proxy.Endpoint;
+import dev.kubeproxy.proxy.IpFamily;
+import dev.kubeproxy.proxy.LocalTrafficDetector;
+import dev.kubeproxy.proxy.NamespacedName;
+import dev.kubeproxy.proxy.ProxierSettings;
+import dev.kubeproxy.proxy.ProxyState;
+import dev.kubeproxy.proxy.ServicePort;
+import dev.kubeproxy.proxy.ServicePortName;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Prints figures for the iptables backend (a benchmark, not a test: it asserts nothing).
+ *
+ * <p>For 1,000 and 10,000 ClusterIP Services × 10 endpoints: ruleset generation time, restore-input
+ * size, iptables-restore time on the legacy backend (and the nft backend at 1,000 only: at 10,000 it
+ * takes more than 20 minutes), the agent-to-kernel ratio, then at 10,000 a one-endpoint change (partial
+ * sync) and the JVM's RSS. Every rule goes into a scratch network namespace (kp-ipt-*) that it deletes.
+ *
+ * <pre>
+ * mvn -B -o -q test-compile
+ * java -cp target/classes:target/test-classes dev.kubeproxy.proxy.iptables.IptablesBenchmark [sizes...]
+ * </pre>
+ * Needs root, ip and the iptables tools. Default sizes: 1000 10000.
+ */
+public final class IptablesBenchmark {
+  private static final int ENDPOINTS = 10;
+
+  public static void main(String[] args) throws Exception {
+    String why = ScratchNamespace.whyUnavailable();
+    if (why != null) {
+      System.err.println("cannot run the benchmark: " + why);
+      System.exit(2);
+    }
+    List<Integer> sizes = new ArrayList<>();
+    for (String arg : args) {
+      sizes.add(Integer.parseInt(arg));
+    }
+    if (sizes.isEmpty()) {
+      sizes = List.of(1000, 10000);
+    }
+    warmUp();
+    for (int services : sizes) {
+      run(services);
+    }
+  }
+
+  /** Lets the JIT compile the generator, as it is in a running agent after its first syncs. */
+  private static void warmUp() {
+    ProxyState state = state(2000, -1);
+    RulesetGenerator generator = new RulesetGenerator();
+    for (int i = 0; i < 5; i++) {
+      generator.generate(options(), state, true, List.of());
+    }
+  }
+
+  private static void run(int services) throws Exception {
+    System.out.printf("%n== %,d Services x %d endpoints (%,d endpoints)%n", services, ENDPOINTS, services * ENDPOINTS);
+    ProxyState state = state(services, -1);
+
+    RulesetGenerator generator = new RulesetGenerator();
+    long cold = time(() -> generator.generate(options(), state, true, List.of()));
+    long[] warm = new long[3];
+    Ruleset ruleset = null;
+    for (int i = 0; i < warm.length; i++) {
+      long start = System.nanoTime();
+      ruleset = generator.generate(options(), state, true, List.of());
+      warm[i] = System.nanoTime() - start;
+    }
+    java.util.Arrays.sort(warm);
+    System.out.printf("generation: first %d ms (fresh chain-name caches), median of 3 %d ms%n", ms(cold), ms(warm[1]));
+    System.out.printf("restore input: %,d bytes, %,d lines (filter %d rules, nat %,d rules)%n",
+        ruleset.payload().length(), ruleset.payload().split("\n", -1).length - 1, ruleset.filterRules(),
+        ruleset.natRulesTotal());
+
+    for (IptablesBackend backend : IptablesBackend.values()) {
+      if (backend == IptablesBackend.NFT && services > 2000) {
+        System.out.println("iptables-nft-restore: not measured above 2,000 Services (more than 20 minutes at 10,000)");
+        continue;
+      }
+      try (ScratchNamespace ns = ScratchNamespace.create()) {
+        IptablesProxier proxier = proxier(ns, backend);
+        proxier.sync(state);
+        IptablesProxier.SyncTimings full = proxier.lastTimings();
+        System.out.printf("%s full sync: total %d ms = agent %d ms (generation) + iptables-restore %d ms"
+                + " + other commands %d ms (jump rules, canaries, iptables-save); agent/kernel = %.1f %%%n",
+            proxier.tool().restoreCommand(), ms(full.totalNanos()), ms(full.generateNanos()),
+            ms(full.restoreNanos()), ms(full.otherCommandsNanos()),
+            100.0 * full.generateNanos() / full.restoreNanos());
+
+        if (backend == IptablesBackend.LEGACY) {
+          // One endpoint of one service changes: a partial sync.
+          ProxyState changed = state(services, services / 2);
+          proxier.sync(changed);
+          IptablesProxier.SyncTimings partial = proxier.lastTimings();
+          System.out.printf("one-endpoint change (partial sync): input %,d bytes; total %d ms = agent %d ms +"
+                  + " iptables-restore %d ms + other commands %d ms%n",
+              proxier.lastRuleset().payload().length(), ms(partial.totalNanos()), ms(partial.generateNanos()),
+              ms(partial.restoreNanos()), ms(partial.otherCommandsNanos()));
+          System.gc();
+          System.out.printf("JVM RSS after the sync: %s (heap used after GC %d MiB)%n", rss(),
+              (Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory()) >> 20);
+        }
+      }
+    }
+  }
+
+  private static IptablesProxier proxier(ScratchNamespace ns, IptablesBackend backend) throws Exception {
+    Path sysctls = Files.createTempDirectory("kp-ipt-sysctl");
+    Files.createDirectories(sysctls.resolve("net/ipv4/conf/all"));
+    ProxierSettings settings = new ProxierSettings(IpFamily.IPv4, "node-a", List.of("192.168.200.10"), List.of(),
+        false, 14, true, new LocalTrafficDetector("ClusterCIDR", "10.244.0.0/16"), Duration.ofSeconds(30),
+        Duration.ofSeconds(1), null);
+    return new IptablesProxier(settings, ns.runner, new Sysctls(sysctls), List::of, backend);
+  }
+
+  private static RulesetOptions options() {
+    return new RulesetOptions(IpFamily.IPv4, "0x00004000", false, true,
+        new LocalTrafficDetector("ClusterCIDR", "10.244.0.0/16"), true, false, true, List.of(),
+        List.of("192.168.200.10"));
+  }
+
+  /**
+   * services ClusterIP Services with 10 ready endpoints each (one on this node); changedService
+   * (if >= 0) gets a different last endpoint and is marked changed.
+   */
+  static ProxyState state(int services, int changedService) {
+    Map<ServicePortName, ServicePort> ports = new HashMap<>();
+    Map<ServicePortName, List<Endpoint>> endpoints = new HashMap<>();
+    Set<NamespacedName> changed = new java.util.HashSet<>();
+    for (int s = 0; s < services; s++) {
+      NamespacedName svc = new NamespacedName("bench", "svc-" + s);
+      ServicePortName name = new ServicePortName(svc, "http", "TCP");
+      ports.put(name, new ServicePort(name, "10.96." + (s >> 8) + "." + (s & 0xff), 80, "TCP", 0, List.of(),
+          List.of(), List.of(), false, 0, false, false, 0, ""));
+      List<Endpoint> eps = new ArrayList<>(ENDPOINTS);
+      for (int e = 0; e < ENDPOINTS; e++) {
+        int n = s * ENDPOINTS + e + (s == changedService && e == ENDPOINTS - 1 ? 200_000 : 0);
+        eps.add(new Endpoint("10." + (128 + (n >> 16)) + "." + ((n >> 8) & 0xff) + "." + (n & 0xff), 8080, e == 0,
+            true, true, false, null));
+      }
+      eps.sort(java.util.Comparator.comparing(Endpoint::endpoint));
+      endpoints.put(name, eps);
+      if (s == changedService) {
+        changed.add(svc);
+      }
+    }
+    return new ProxyState(ports, endpoints, changed, Map.of(), List.of(), Map.of());
+  }
+
+  private static long time(Runnable r) {
+    long start = System.nanoTime();
+    r.run();
+    return System.nanoTime() - start;
+  }
+
+  private static long ms(long nanos) {
+    return nanos / 1_000_000;
+  }
+
+  private static String rss() throws Exception {
+    for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+      if (line.startsWith("VmRSS:")) {
+        return line.substring(6).trim();
+      }
+    }
+    return "unknown";
+  }
+}

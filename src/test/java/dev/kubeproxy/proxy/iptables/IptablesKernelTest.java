@@ -1,0 +1,182 @@
+package dev.kubeproxy.proxy.iptables;
+
+import static dev.kubeproxy.proxy.iptables.Fixtures.clusterCidr;
+import static dev.kubeproxy.proxy.iptables.Fixtures.ready;
+import static dev.kubeproxy.proxy.iptables.Fixtures.spn;
+import static dev.kubeproxy.proxy.iptables.Fixtures.state;
+import static dev.kubeproxy.proxy.iptables.Fixtures.svc;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.kubeproxy.proxy.IpFamily;
+import dev.kubeproxy.proxy.ProxierSettings;
+import dev.kubeproxy.proxy.ProxyBackend.SyncException;
+import dev.kubeproxy.proxy.ServicePortName;
+import dev.kubeproxy.proxy.SyncResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Real iptables-restore into a scratch network namespace, on both backends: full sync, partial sync,
+ * a failing restore that leaves the previous rules, the canary forcing a full sync, cleanup twice.
+ * Needs root and the iptables tools; skipped otherwise.
+ */
+class IptablesKernelTest {
+  static final ServicePortName WEB = spn("demo", "web", "http", "TCP");
+  static final ServicePortName DNS = spn("kube-system", "dns", "dns", "UDP");
+
+  @TempDir Path sysctlRoot;
+  private ScratchNamespace ns;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    String why = ScratchNamespace.whyUnavailable();
+    assumeTrue(why == null, () -> "skipped: " + why);
+    ns = ScratchNamespace.create();
+    Files.createDirectories(sysctlRoot.resolve("net/ipv4/conf/all"));
+    Files.createDirectories(sysctlRoot.resolve("net/netfilter"));
+    Files.writeString(sysctlRoot.resolve("net/netfilter/nf_conntrack_tcp_be_liberal"), "0\n");
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    if (ns != null) {
+      ns.close();
+    }
+  }
+
+  private IptablesProxier proxier(IpFamily family, IptablesBackend backend) {
+    ProxierSettings settings = Fixtures.settings(family, List.of(),
+        clusterCidr(family == IpFamily.IPv4 ? "10.244.0.0/16" : "fd00:10:244::/64"), false, true, null);
+    return new IptablesProxier(settings, ns.runner, new Sysctls(sysctlRoot), List::of, backend);
+  }
+
+  private String save(IptablesBackend backend, IpFamily family, String table) throws Exception {
+    String command = (family == IpFamily.IPv6 ? "ip6tables-" : "iptables-") + backend.suffix() + "-save";
+    return ns.out(command, "-t", table);
+  }
+
+  private static Fixtures.StateBuilder twoServices(String secondWebEndpoint) {
+    return state()
+        .add(svc(WEB, "10.96.12.34", 80).nodePort(30080).lb("203.0.113.10").sourceRange("198.51.100.0/24"),
+            ready("10.244.1.5", 8080, true), ready(secondWebEndpoint, 8080, false))
+        .add(svc(DNS, "10.96.0.10", 53), ready("10.244.2.9", 53, false));
+  }
+
+  @ParameterizedTest
+  @EnumSource(IptablesBackend.class)
+  void fullSyncPartialSyncFailureCanaryAndCleanup(IptablesBackend backend) throws Exception {
+    IptablesProxier proxier = proxier(IpFamily.IPv4, backend);
+    proxier.privilegedInit();
+    assertEquals("1", Files.readString(sysctlRoot.resolve("net/ipv4/conf/all/route_localnet")).trim());
+
+    SyncResult first = proxier.sync(twoServices("10.244.2.7").build());
+    assertTrue(first.full());
+    String nat = save(backend, IpFamily.IPv4, "nat");
+    assertTrue(nat.contains(":KUBE-SVC-XRY76EGRC3BSCIIJ "), nat);
+    assertTrue(nat.contains(":KUBE-SEP-JPICTQTYOLMYNIJ7 "), nat);
+    assertTrue(nat.contains(":KUBE-FW-XRY76EGRC3BSCIIJ "), nat);
+    assertTrue(nat.contains("-A PREROUTING -m comment --comment \"kubernetes service portals\" -j KUBE-SERVICES"), nat);
+    assertTrue(nat.contains("-A KUBE-SEP-JPICTQTYOLMYNIJ7 -p tcp -m comment --comment \"demo/web:http\" -m tcp"
+        + " -j DNAT --to-destination 10.244.2.7:8080"), nat);
+    String filter = save(backend, IpFamily.IPv4, "filter");
+    assertTrue(filter.contains("-A INPUT -m conntrack --ctstate NEW -m comment --comment \"kubernetes load balancer"
+        + " firewall\" -j KUBE-PROXY-FIREWALL"), filter);
+    assertTrue(save(backend, IpFamily.IPv4, "mangle").contains(":KUBE-PROXY-CANARY "));
+    assertEquals(first.ruleCounts().get("nat"), proxier.lastRuleset().natRulesTotal());
+
+    // Partial sync: one endpoint of demo/web replaced; its old endpoint chain is deleted.
+    SyncResult second = proxier.sync(twoServices("10.244.3.8").changed(WEB).build());
+    assertFalse(second.full());
+    nat = save(backend, IpFamily.IPv4, "nat");
+    assertFalse(nat.contains("KUBE-SEP-JPICTQTYOLMYNIJ7"), nat);
+    assertTrue(nat.contains(":KUBE-SEP-M2Y6KWOXXLJMAWI7 "), nat);
+    assertTrue(nat.contains(":KUBE-SVC-2KKYJRIGYGQNRODB "), "unchanged service's chain stays: " + nat);
+    assertFalse(proxier.lastRuleset().payload().contains(":KUBE-SVC-2KKYJRIGYGQNRODB"));
+
+    // A restore the kernel rejects: the sync fails naming the line, the previous rules stay.
+    String natBefore = withoutCounters(save(backend, IpFamily.IPv4, "nat"));
+    SyncException failure = assertThrows(SyncException.class, () -> proxier.sync(state()
+        .add(svc(WEB, "10.96.12.34", 80), ready("10.244.1.5", 8080, true), ready("10.244.3.8", 8080, false))
+        .add(svc(DNS, "10.96.0.300", 53), ready("10.244.2.9", 53, false)).changed(DNS).build()));
+    assertTrue(failure.getMessage().contains("10.96.0.300"), failure.getMessage());
+    assertTrue(proxier.needsFullSync());
+    assertEquals(natBefore, withoutCounters(save(backend, IpFamily.IPv4, "nat")));
+
+    // The sync after a failure is a full one.
+    assertTrue(proxier.sync(twoServices("10.244.3.8").build()).full());
+    assertFalse(proxier.sync(twoServices("10.244.3.8").build()).full());
+
+    // Something deletes the mangle canary: the next sync is a full one.
+    ns.out("iptables-" + backend.suffix(), "-t", "mangle", "-X", "KUBE-PROXY-CANARY");
+    assertTrue(proxier.sync(twoServices("10.244.3.8").build()).full());
+    assertTrue(save(backend, IpFamily.IPv4, "mangle").contains(":KUBE-PROXY-CANARY "));
+
+    proxier.cleanup();
+    proxier.cleanup();
+    for (String table : List.of("nat", "filter", "mangle")) {
+      String dump = save(backend, IpFamily.IPv4, table);
+      assertFalse(dump.contains("KUBE-"), table + " still has KUBE-*: " + dump);
+    }
+  }
+
+  @Test
+  void ipv6FullSyncAndCleanupOnLegacy() throws Exception {
+    IptablesProxier proxier = proxier(IpFamily.IPv6, IptablesBackend.LEGACY);
+    proxier.privilegedInit();
+    assertFalse(Files.exists(sysctlRoot.resolve("net/ipv4/conf/all/route_localnet")), "no route_localnet for IPv6");
+    ServicePortName v6 = spn("demo", "web6", "http", "TCP");
+    proxier.sync(state().add(svc(v6, "fd00:10:96::1234", 80).nodePort(30081),
+        ready("fd00:10:244::5", 8080, true)).build());
+    String nat = save(IptablesBackend.LEGACY, IpFamily.IPv6, "nat");
+    assertTrue(nat.contains("--to-destination [fd00:10:244::5]:8080"), nat);
+    assertTrue(nat.contains("! -d ::1/128"), nat);
+    proxier.cleanup();
+    assertFalse(save(IptablesBackend.LEGACY, IpFamily.IPv6, "nat").contains("KUBE-"));
+    assertFalse(save(IptablesBackend.LEGACY, IpFamily.IPv6, "filter").contains("KUBE-"));
+  }
+
+  @Test
+  void backendChoiceFollowsTheRulesOnTheNode() throws Exception {
+    assertEquals(IptablesBackend.LEGACY, BackendSelector.detect(ns.runner), "empty node: legacy works here");
+    ns.out("iptables-nft", "-t", "mangle", "-N", "KUBE-IPTABLES-HINT");
+    assertEquals(IptablesBackend.NFT, BackendSelector.detect(ns.runner), "kubelet's hint chain in nft");
+  }
+
+  @Test
+  void cleanupLeavesKubeletChainsAlone() throws Exception {
+    IptablesProxier proxier = proxier(IpFamily.IPv4, IptablesBackend.LEGACY);
+    proxier.sync(twoServices("10.244.2.7").build());
+    ns.out("iptables-legacy", "-t", "filter", "-N", "KUBE-KUBELET-CANARY");
+    ns.out("iptables-legacy", "-t", "nat", "-N", "KUBE-MARK-DROP");
+    assertTrue(IptablesCleanup.cleanupAll(ns.runner));
+    String filter = save(IptablesBackend.LEGACY, IpFamily.IPv4, "filter");
+    assertTrue(filter.contains(":KUBE-FIREWALL "), "kubelet runs here: its KUBE-FIREWALL stays");
+    assertTrue(filter.contains(":KUBE-KUBELET-CANARY "));
+    assertFalse(filter.contains("KUBE-SERVICES"));
+    String nat = save(IptablesBackend.LEGACY, IpFamily.IPv4, "nat");
+    assertTrue(nat.contains(":KUBE-MARK-DROP "));
+    assertFalse(nat.contains("KUBE-SVC-"));
+    assertFalse(nat.contains("KUBE-SERVICES"));
+  }
+
+  private static String withoutCounters(String save) {
+    StringBuilder out = new StringBuilder();
+    for (String line : save.split("\n")) {
+      if (!line.startsWith("#")) {
+        out.append(line.replaceAll("\\[\\d+:\\d+\\]", "")).append('\n');
+      }
+    }
+    return out.toString();
+  }
+}

@@ -1,0 +1,34 @@
+package dev.kubeproxy.testutil;
+
+import io.vertx.core.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+/** Blocking helpers for tests running on the JUnit thread (never on an event loop). */
+public final class Await {
+  private Await() {}
+
+  public static <T> T result(Future<T> future) {
+    try {
+      return future.toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new AssertionError("future did not succeed: " + e, e);
+    }
+  }
+
+  /** Waits until the condition holds (checked every 20 ms), failing after the timeout. */
+  public static void until(String what, long timeoutMillis, BooleanSupplier condition) {
+    long deadline = System.nanoTime() + timeoutMillis * 1_000_000;
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("timed out waiting for: " + what);
+      }
+      try {
+        Thread.sleep(20);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError("interrupted waiting for: " + what);
+      }
+    }
+  }
+}
