@@ -87,11 +87,15 @@ public final class KubeProxyAgent implements AutoCloseable {
     if (process == null) {
       return -1;
     }
+    long start = System.nanoTime();
     process.destroy();
     try {
-      if (!process.waitFor(15, TimeUnit.SECONDS)) {
+      boolean exited = process.waitFor(15, TimeUnit.SECONDS);
+      if (!exited) {
         process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
       }
+      note("# agent " + (exited ? "exited with " + process.exitValue() : "ignored SIGTERM for 15 s and was killed")
+          + " " + (System.nanoTime() - start) / 1_000_000 + " ms after SIGTERM");
       return process.exitValue();
     } catch (InterruptedException e) {
       process.destroyForcibly();
@@ -104,7 +108,8 @@ public final class KubeProxyAgent implements AutoCloseable {
   public CommandRunner.Result cleanup() throws IOException {
     List<String> a = new ArrayList<>(args);
     a.add("--cleanup");
-    Files.writeString(log, "\n# " + String.join(" ", command(a)) + "\n", java.nio.file.StandardOpenOption.APPEND);
+    note("# " + String.join(" ", command(a)));
+    long start = System.nanoTime();
     ProcessBuilder pb = new ProcessBuilder(command(a)).redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     pathPrefix.forEach(p -> pb.environment().put("PATH", p + ":" + pb.environment().getOrDefault("PATH", "/usr/sbin:/usr/bin:/sbin:/bin")));
@@ -114,11 +119,21 @@ public final class KubeProxyAgent implements AutoCloseable {
         p.destroyForcibly();
         throw new IOException("kube-proxy --cleanup did not finish within 60s");
       }
+      note("# --cleanup exited with " + p.exitValue() + " after " + (System.nanoTime() - start) / 1_000_000 + " ms");
       return new CommandRunner.Result(p.exitValue(), tail(30), "");
     } catch (InterruptedException e) {
       p.destroyForcibly();
       Thread.currentThread().interrupt();
       throw new IOException("interrupted", e);
+    }
+  }
+
+  /** Appends a line of the test's own to the agent log (timings, commands). */
+  private void note(String line) {
+    try {
+      Files.writeString(log, line + "\n", java.nio.file.StandardOpenOption.APPEND);
+    } catch (IOException e) {
+      // the log is diagnosis only
     }
   }
 

@@ -358,7 +358,7 @@ abstract class ProxyScenarios {
     for (Family f : families()) {
       awaitAnswer(f + " scaled to zero: connections refused", () -> topo.host("pod-a").tcp(scale.clusterIp(f), ServiceDef.TCP),
           Answer::refused);
-      Answer udp = topo.host("node").udp(scale.clusterIp(f), ServiceDef.UDP, clientPort);
+      Answer udp = topo.host("pod-b").udp(scale.clusterIp(f), ServiceDef.UDP, clientPort);
       assertTrue(udp.refused(), f + " scaled to zero: UDP refused: " + udp);
     }
     scale.endpoints(Backend.POD_C);
@@ -367,7 +367,7 @@ abstract class ProxyScenarios {
       awaitAnswer(f + " scaled back to one: pod-c answers", () -> topo.host("pod-a").tcp(scale.clusterIp(f), ServiceDef.TCP),
           a -> "pod-c".equals(a.backend()));
       Answer udp = awaitAnswer(f + " scaled back: the same UDP client reaches pod-c",
-          () -> topo.host("node").udp(scale.clusterIp(f), ServiceDef.UDP, clientPort), Answer::ok);
+          () -> topo.host("pod-b").udp(scale.clusterIp(f), ServiceDef.UDP, clientPort), Answer::ok);
       assertEquals("pod-c", udp.backend(), f + " " + udp);
     }
   }
