@@ -17,6 +17,11 @@ import java.util.concurrent.TimeUnit;
 public final class KubeProxyAgent implements AutoCloseable {
   public static final int HEALTHZ_PORT = 10256;
   public static final int METRICS_PORT = 10249;
+  /**
+   * JVM options for the agent under test: the client compiler and the serial collector start a
+   * short-lived JVM faster on a small shared machine. They change no behaviour the checks see.
+   */
+  static final List<String> JVM_OPTIONS = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
 
   private final Topology topo;
   private final Path jar;
@@ -32,11 +37,11 @@ public final class KubeProxyAgent implements AutoCloseable {
    * @param extraArgs further flags for the scenario
    */
   public KubeProxyAgent(Topology topo, Path jar, String mode, Manifests manifests, List<Family> families,
-      Path binDir, List<String> extraArgs) {
+      Path binDir, Path logDir, List<String> extraArgs) {
     this.topo = topo;
     this.jar = jar;
     this.pathPrefix = binDir == null ? List.of() : List.of(binDir.toString());
-    this.log = topo.logDir().resolve("agent-" + mode + ".log");
+    this.log = logDir.resolve("agent-" + mode + ".log");
     List<String> a = new ArrayList<>(List.of(
         "--manifests", manifests.dir().toString(),
         "--hostname-override", Manifests.NODE_NAME,
@@ -156,7 +161,9 @@ public final class KubeProxyAgent implements AutoCloseable {
 
   private List<String> command(List<String> agentArgs) {
     List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", topo.node().name(),
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", jar.toString()));
+        Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+    cmd.addAll(JVM_OPTIONS);
+    cmd.addAll(List.of("-jar", jar.toString()));
     cmd.addAll(agentArgs);
     return cmd;
   }
