@@ -87,7 +87,11 @@ public final class KubeProxyAgent implements AutoCloseable {
     return topo.host("node").http("http://127.0.0.1:" + METRICS_PORT + path);
   }
 
-  /** Stops the agent with SIGTERM (then SIGKILL) and returns its exit status. */
+  /**
+   * Stops the agent with SIGTERM and returns its exit status. An agent still running 15 s later
+   * gets SIGQUIT first (the JVM prints its threads into the log), then SIGKILL; one that even
+   * survives that has its threads' kernel states written to the log, and -1 is returned.
+   */
   public int stop() {
     if (process == null) {
       return -1;
@@ -95,18 +99,46 @@ public final class KubeProxyAgent implements AutoCloseable {
     long start = System.nanoTime();
     process.destroy();
     try {
-      boolean exited = process.waitFor(15, TimeUnit.SECONDS);
-      if (!exited) {
-        process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+      if (process.waitFor(15, TimeUnit.SECONDS)) {
+        note("# agent exited with " + process.exitValue() + " " + (System.nanoTime() - start) / 1_000_000
+            + " ms after SIGTERM");
+        return process.exitValue();
       }
-      note("# agent " + (exited ? "exited with " + process.exitValue() : "ignored SIGTERM for 15 s and was killed")
-          + " " + (System.nanoTime() - start) / 1_000_000 + " ms after SIGTERM");
-      return process.exitValue();
-    } catch (InterruptedException e) {
+      note("# agent still running 15 s after SIGTERM; thread dump (SIGQUIT) follows, then SIGKILL");
+      new ProcessBuilder("kill", "-QUIT", Long.toString(process.pid())).start().waitFor(5, TimeUnit.SECONDS);
+      process.waitFor(2, TimeUnit.SECONDS);
       process.destroyForcibly();
-      Thread.currentThread().interrupt();
+      if (process.waitFor(30, TimeUnit.SECONDS)) {
+        note("# agent killed (SIGKILL), status " + process.exitValue());
+        return process.exitValue();
+      }
+      note("# agent survived SIGKILL for 30 s; its threads:\n" + threadStates(process.pid()));
+      return -1;
+    } catch (InterruptedException | IOException e) {
+      process.destroyForcibly();
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
       return -1;
     }
+  }
+
+  /** State and kernel wait channel of every thread of a process (for an unkillable agent). */
+  private static String threadStates(long pid) {
+    StringBuilder sb = new StringBuilder();
+    try (var tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
+      for (Path t : tasks.toList()) {
+        String status = Files.readString(t.resolve("status"));
+        String name = status.lines().filter(l -> l.startsWith("Name:")).findFirst().orElse("");
+        String state = status.lines().filter(l -> l.startsWith("State:")).findFirst().orElse("");
+        String wchan = Files.readString(t.resolve("wchan"));
+        sb.append(t.getFileName()).append(' ').append(name).append(' ').append(state).append(" wchan=")
+            .append(wchan).append('\n');
+      }
+    } catch (IOException e) {
+      sb.append("(cannot read /proc/").append(pid).append(": ").append(e).append(")");
+    }
+    return sb.toString();
   }
 
   /** Runs {@code kube-proxy --cleanup} (with the same flags) to completion in the node namespace. */

@@ -253,6 +253,15 @@ abstract class ProxyScenarios {
       assertTrue(health.raw().replace(" ", "").contains("\"localEndpoints\":1"),
           f + " health check body counts one local endpoint: " + health);
     }
+    // ... and keeps answering: a load balancer probes it all the time, across the agent's syncs.
+    for (int i = 0; i < 6; i++) {
+      for (Family f : families()) {
+        Answer again = topo.host("client-a").http(healthUrl(f));
+        assertEquals(200, again.httpStatus(), f + " health check node port, probe " + (i + 2)
+            + " over 3 s, must still answer 200: " + again);
+      }
+      pause(500);
+    }
     // Only a remote endpoint left: the health check says 503 and external traffic is not sent away.
     local.endpoints(Backend.RPOD);
     manifests.put(local);
@@ -451,6 +460,15 @@ abstract class ProxyScenarios {
     Answer a = probe.get();
     long ms = (System.nanoTime() - start) / 1_000_000;
     assertTrue(a.refused(), what + ": expected `refused`, got `" + a + "` after " + ms + " ms");
+  }
+
+  /** A pause between repeated probes of a steady state (not a wait for convergence). */
+  static void pause(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   static Set<String> names(Backend... b) {
