@@ -201,6 +201,13 @@ class KubeProxyJarIT {
   }
 
   @Test
+  void initOnlyDryRunExitsZero() throws Exception {
+    Path manifests = Files.createDirectories(dir.resolve("m"));
+    Run r = jar("--init-only", "--dry-run", "--manifests", manifests.toString(), "--hostname-override=it-node");
+    assertEquals(0, exit(r), r.text());
+  }
+
+  @Test
   void configWriteRestartsWithStatusOne() throws Exception {
     Path f = configFile(dir.resolve("config.yaml"));
     Run r = jar(agentArgs(f).toArray(new String[0]));
