@@ -8,7 +8,6 @@ import dev.kubeproxy.config.KubeProxyConfiguration;
 import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.logging.LogFormat;
 import dev.kubeproxy.logging.VModule;
-import dev.kubeproxy.metrics.LogVerbosity;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -128,8 +127,6 @@ public final class Startup {
     if (split) {
       Log.setOutputs(System.out, System.err);
     }
-    // PUT /debug/flags/v on the metrics server changes this logger's verbosity
-    LogVerbosity.install(Log::setVerbosity);
   }
 
   /**
