@@ -75,6 +75,7 @@ class NftablesKernelTest {
   void startupCheckPassesOnThisKernel() throws Exception {
     NftablesProxier p = new NftablesProxier(settings(IpFamily.IPv4), inNs);
     p.privilegedInit();
+    new NftablesProxier(settings(IpFamily.IPv6), inNs).privilegedInit();
     assertEquals("ERROR", list("table ip kube-proxy").substring(0, 5), "the check commits nothing");
   }
 
