@@ -27,11 +27,12 @@ import java.util.UUID;
  * model update to nft returning). Needs root and nft; writes only into the namespace it creates.
  *
  * <pre>
- * mvn -B -o -q test-compile
- * java -cp target/classes:target/test-classes:$(cat cp.txt) dev.kubeproxy.proxy.nftables.NftablesBenchmark 1000 10000
+ * mvn -B -o -q test-compile dependency:build-classpath -Dmdep.outputFile=target/cp.txt
+ * java -cp target/classes:target/test-classes:$(cat target/cp.txt) \
+ *     dev.kubeproxy.proxy.nftables.NftablesBenchmark 1000 10000
  * </pre>
- * (cp.txt from "mvn -o -q dependency:build-classpath -Dmdep.outputFile=cp.txt"; the class only needs
- * the JDK and jackson-databind.)
+ * (Run as root; at 10,000 Services the whole run takes a few minutes, most of it the final full
+ * resync over the populated table.)
  */
 public final class NftablesBenchmark {
   private static final int ENDPOINTS = 10;
