@@ -97,6 +97,9 @@ public final class FixedRuleset {
     NftSet hairpin = NftSet.of("hairpin-connections", addr + " . " + addr + " . inet_proto . inet_service",
         "endpoints that reach themselves through a service");
     tx.add(hairpin);
+    NftMap targets = new NftMap("endpoint-targets", "typeof numgen random mod 1 : " + ip + " daddr . tcp dport",
+        "endpoints of each service, picked by numgen with the service's offset");
+    tx.add(targets);
     rule(tx, "mark-for-masquerade", "mark set mark or " + mark);
     rule(tx, "masquerading", "ct status dnat " + ip + " saddr . " + ip + " daddr . meta l4proto . th dport"
         + " @hairpin-connections jump mark-for-masquerade");
@@ -157,6 +160,7 @@ public final class FixedRuleset {
 
     tx.flush(NftSet.of("cluster-ips", addr, null));
     tx.flush(hairpin);
+    tx.flush(targets);
     for (String map : List.of("firewall-ips", "no-endpoint-services", "no-endpoint-nodeports", "service-ips",
         "service-nodeports")) {
       tx.flush(new NftMap(map, "", null));
@@ -165,7 +169,7 @@ public final class FixedRuleset {
 
   /** Names of every set and map of the fixed part (never stale). */
   static List<String> containerNames() {
-    return new ArrayList<>(List.of("hairpin-connections", "cluster-ips", "nodeport-ips", "no-endpoint-services",
+    return new ArrayList<>(List.of("hairpin-connections", "endpoint-targets", "cluster-ips", "nodeport-ips", "no-endpoint-services",
         "no-endpoint-nodeports", "firewall-ips", "service-ips", "service-nodeports"));
   }
 

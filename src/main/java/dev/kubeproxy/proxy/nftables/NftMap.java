@@ -3,7 +3,7 @@ package dev.kubeproxy.proxy.nftables;
 /**
  * A named map.
  *
- * @param type e.g. "ipv4_addr . inet_proto . inet_service : verdict"
+ * @param type e.g. "ipv4_addr . inet_proto . inet_service : verdict", or a "typeof …" declaration
  */
 public record NftMap(String name, String type, String comment) implements NftObject {
 
@@ -13,7 +13,7 @@ public record NftMap(String name, String type, String comment) implements NftObj
     if (!verb.createsObject()) {
       return sb.toString();
     }
-    sb.append(" { type ").append(type).append(" ;");
+    sb.append(type.startsWith("typeof ") ? " { " : " { type ").append(type).append(" ;");
     if (comment != null && objectComments) {
       sb.append(" comment ").append(NftObject.quote(comment)).append(" ;");
     }

@@ -93,6 +93,7 @@ public final class NftablesSupportCheck {
         "add chain " + t + " probe-nat { type nat hook prerouting priority -100 ; }",
         "add chain " + t + " probe-filter { type filter hook input priority -110 ; }",
         "add chain " + t + " probe-dispatch",
+        "add chain " + t + " probe-post { type nat hook postrouting priority 100 ; }",
         "add map " + t + " probe-map { type " + a + " . inet_proto . inet_service : verdict ; }",
         "add set " + t + " probe-affinity { type " + a + " ; flags dynamic,timeout ; timeout 10s ; }",
         "add rule " + t + " probe-nat " + ip + " daddr . meta l4proto . th dport vmap @probe-map",
@@ -100,8 +101,13 @@ public final class NftablesSupportCheck {
         "add rule " + t + " probe-dispatch update @probe-affinity { " + ip + " saddr }",
         "add rule " + t + " probe-dispatch meta l4proto tcp dnat " + ip + " addr . port to numgen random mod 2 map { 0 : "
             + ep1 + " . 80 , 1 : " + ep2 + " . 80 }",
+        "add map " + t + " probe-targets { typeof numgen random mod 1 : " + ip + " daddr . tcp dport ; }",
+        "add rule " + t + " probe-dispatch meta l4proto tcp dnat " + ip + " addr . port to numgen random mod 2 offset 16"
+            + " map @probe-targets",
+        "add set " + t + " probe-hairpin { type " + a + " . " + a + " . inet_proto . inet_service ; }",
+        "add rule " + t + " probe-post ct status dnat " + ip + " saddr . " + ip + " daddr . meta l4proto . th dport"
+            + " @probe-hairpin return",
         "add rule " + t + " probe-filter ct state new reject",
-        "add chain " + t + " probe-post { type nat hook postrouting priority 100 ; }",
         "add rule " + t + " probe-post mark set mark or 0x4000 masquerade fully-random",
         "");
   }

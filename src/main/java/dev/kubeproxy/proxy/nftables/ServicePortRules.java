@@ -38,10 +38,15 @@ public record ServicePortRules(
   }
 
   /** Computes the objects of one service port for the given endpoints. */
+  /**
+   * Computes the objects of one service port for the given endpoints.
+   *
+   * @param slots where the policy chains' endpoints go in the shared endpoint-targets map
+   */
   public static ServicePortRules compute(
       ServicePort svc, List<Endpoint> endpoints, Map<String, String> nodeLabels,
-      ProxierSettings settings, FamilySyntax syntax) {
-    return new Builder(svc, settings, syntax).build(EndpointCategorizer.categorize(svc, endpoints, nodeLabels));
+      ProxierSettings settings, FamilySyntax syntax, EndpointSlots slots) {
+    return new Builder(svc, settings, syntax, slots).build(EndpointCategorizer.categorize(svc, endpoints, nodeLabels));
   }
 
   private static final class Builder {
@@ -56,7 +61,10 @@ public record ServicePortRules(
     private final List<NftSet> affinitySets = new ArrayList<>();
     private final List<Element> elements = new ArrayList<>();
 
-    Builder(ServicePort svc, ProxierSettings settings, FamilySyntax syntax) {
+    private final EndpointSlots slots;
+
+    Builder(ServicePort svc, ProxierSettings settings, FamilySyntax syntax, EndpointSlots slots) {
+      this.slots = slots;
       this.svc = svc;
       this.spn = svc.name();
       this.settings = settings;
@@ -196,9 +204,13 @@ public record ServicePortRules(
       }
       if (usesClusterChain) {
         dispatch(clusterChain, cat.cluster());
+      } else {
+        slots.release(clusterChain);
       }
       if (usesLocalChain) {
         dispatch(localChain, cat.local());
+      } else {
+        slots.release(localChain);
       }
       if (affinity) {
         for (Endpoint ep : cat.allReachable()) {
@@ -221,6 +233,7 @@ public record ServicePortRules(
     private void dispatch(String chain, List<Endpoint> eps) {
       int n = eps.size();
       if (svc.sessionAffinityClientIP()) {
+        slots.release(chain);
         for (Endpoint ep : eps) {
           rule(chain, ip + " saddr @" + ChainNames.affinitySet(spn, ep) + " goto " + ChainNames.endpointChain(spn, ep));
         }
@@ -232,16 +245,19 @@ public record ServicePortRules(
         return;
       }
       if (n == 1) {
+        slots.release(chain);
         rule(chain, "meta l4proto " + proto + " dnat to " + syntax.hostPort(eps.get(0).ip(), eps.get(0).port()));
         return;
       }
-      StringBuilder map = new StringBuilder(64 + 32 * n).append("meta l4proto ").append(proto)
-          .append(" dnat ").append(ip).append(" addr . port to numgen random mod ").append(n).append(" map { ");
+      // One rule picks key offset..offset+N-1 of the shared endpoint-targets map (no endpoint chains).
+      int offset = slots.offsetFor(chain, n);
+      rule(chain, "meta l4proto " + proto + " dnat " + ip + " addr . port to numgen random mod " + n + " offset "
+          + offset + " map @endpoint-targets");
       for (int i = 0; i < n; i++) {
         Endpoint ep = eps.get(i);
-        map.append(i == 0 ? "" : " , ").append(i).append(" : ").append(ep.ip()).append(" . ").append(ep.port());
+        elements.add(new Element("endpoint-targets", true, Integer.toString(offset + i),
+            ep.ip() + " . " + ep.port(), null));
       }
-      rule(chain, map.append(" }").toString());
     }
 
     private boolean sourceRangesContainNode() {

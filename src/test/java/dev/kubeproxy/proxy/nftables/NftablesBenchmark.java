@@ -27,11 +27,12 @@ import java.util.UUID;
  * model update to nft returning). Needs root and nft; writes only into the namespace it creates.
  *
  * <pre>
- * mvn -B -o -q test-compile
- * java -cp target/classes:target/test-classes:$(cat cp.txt) dev.kubeproxy.proxy.nftables.NftablesBenchmark 1000 10000
+ * mvn -B -o -q test-compile dependency:build-classpath -Dmdep.outputFile=target/cp.txt
+ * java -cp target/classes:target/test-classes:$(cat target/cp.txt) \
+ *     dev.kubeproxy.proxy.nftables.NftablesBenchmark 1000 10000
  * </pre>
- * (cp.txt from "mvn -o -q dependency:build-classpath -Dmdep.outputFile=cp.txt"; the class only needs
- * the JDK and jackson-databind.)
+ * (Run as root; at 10,000 Services the whole run takes a few minutes, most of it the final full
+ * resync over the populated table.)
  */
 public final class NftablesBenchmark {
   private static final int ENDPOINTS = 10;
@@ -43,6 +44,7 @@ public final class NftablesBenchmark {
     final IpFamily family;
     long runNanos;
     long listNanos;
+    long runCpuMillis;
     int lastBytes;
     int lastCommands;
 
@@ -54,6 +56,7 @@ public final class NftablesBenchmark {
     void reset() {
       runNanos = 0;
       listNanos = 0;
+      runCpuMillis = 0;
     }
 
     @Override
@@ -61,8 +64,10 @@ public final class NftablesBenchmark {
       lastBytes = tx.render(family).length();
       lastCommands = tx.size();
       long t = System.nanoTime();
+      long cpu = childrenCpuMillis();
       delegate.run(tx);
       runNanos += System.nanoTime() - t;
+      runCpuMillis += childrenCpuMillis() - cpu;
     }
 
     @Override
@@ -87,6 +92,21 @@ public final class NftablesBenchmark {
     public TableContents list() {
       return TableContents.absent();
     }
+  }
+
+  /** CPU time (user + system) of finished child processes, from /proc/self/stat (ticks of 10 ms). */
+  static long childrenCpuMillis() {
+    try {
+      String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/self/stat"));
+      String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+      return (Long.parseLong(f[13]) + Long.parseLong(f[14])) * 10;
+    } catch (Exception e) {
+      return 0;
+    }
+  }
+
+  static long threadCpuMillis() {
+    return java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() / 1_000_000;
   }
 
   public static void main(String[] args) throws Exception {
@@ -125,17 +145,21 @@ public final class NftablesBenchmark {
 
     // The agent's own work for a full sync, warmed up: median of generation-only runs.
     long[] gen = new long[5];
+    long[] genCpu = new long[5];
     DiscardNftables discard = new DiscardNftables();
     for (int r = 0; r < gen.length + 3; r++) {
       NftablesProxier p = new NftablesProxier(settings, new CommandRunner(), discard, new ProxyMetrics(),
           Clock.systemUTC(), List::of);
       long t = System.nanoTime();
+      long c0 = threadCpuMillis();
       p.sync(state);
       if (r >= 3) {
         gen[r - 3] = System.nanoTime() - t;
+        genCpu[r - 3] = threadCpuMillis() - c0;
       }
     }
     Arrays.sort(gen);
+    Arrays.sort(genCpu);
 
     String ns = "kp-nft-bench-" + UUID.randomUUID().toString().substring(0, 6);
     CommandRunner root = new CommandRunner();
@@ -156,17 +180,22 @@ public final class NftablesBenchmark {
           + " transaction %,d commands / %,.1f MiB, nft -f %,d ms (+ listing %,d ms)%n",
           gen[gen.length / 2] / 1_000_000, (total - nftNanos) / 1_000_000, nft.lastCommands,
           nft.lastBytes / 1048576.0, nft.runNanos / 1_000_000, nft.listNanos / 1_000_000);
-      System.out.printf("agent-to-kernel ratio (full sync): %.1f %% (warm generation / nft -f)%n",
-          100.0 * gen[gen.length / 2] / nft.runNanos);
+      System.out.printf("agent-to-kernel ratio (full sync): %.1f %% by wall time (warm generation / nft -f);"
+          + " by CPU time %.1f %% (agent %,d ms CPU / nft %,d ms CPU)%n",
+          100.0 * gen[gen.length / 2] / nft.runNanos, 100.0 * genCpu[genCpu.length / 2] / Math.max(1, nft.runCpuMillis),
+          genCpu[genCpu.length / 2], nft.runCpuMillis);
 
       // One-endpoint changes: from the model update (a new state snapshot) to nft returning.
       long[] change = new long[CHANGES];
       long[] changeNft = new long[CHANGES];
+      long[] changeNftCpu = new long[CHANGES];
+      long[] changeAgentCpu = new long[CHANGES];
       int[] sizes = new int[CHANGES];
       Map<ServicePortName, List<Endpoint>> current = new HashMap<>(eps);
       for (int c = 0; c < CHANGES; c++) {
         ServicePortName name = names.get((c * 7919) % names.size());
         long start = System.nanoTime();
+        long c0 = threadCpuMillis();
         List<Endpoint> list = new ArrayList<>(current.get(name));
         list.set(list.size() - 1, new Endpoint("10.250." + c + ".1", 8080, false, true, true, false, Set.of()));
         list.sort((a, b) -> a.endpoint().compareTo(b.endpoint()));
@@ -177,6 +206,8 @@ public final class NftablesBenchmark {
         p.sync(next);
         change[c] = System.nanoTime() - start;
         changeNft[c] = nft.runNanos;
+        changeAgentCpu[c] = threadCpuMillis() - c0;
+        changeNftCpu[c] = nft.runCpuMillis;
         sizes[c] = nft.lastBytes;
       }
       long[] sorted = change.clone();
@@ -190,8 +221,12 @@ public final class NftablesBenchmark {
       }
       Arrays.sort(agent);
       Arrays.sort(changeNft);
+      Arrays.sort(changeNftCpu);
+      Arrays.sort(changeAgentCpu);
       System.out.printf("  of which the agent (model snapshot, diff, rendering) median %.1f ms, nft -f median %.1f ms%n",
           agent[CHANGES / 2] / 1e6, changeNft[CHANGES / 2] / 1e6);
+      System.out.printf("  CPU time: agent median %d ms, nft median %d ms (wall time above includes waiting for a"
+          + " CPU on a loaded machine)%n", changeAgentCpu[CHANGES / 2], changeNftCpu[CHANGES / 2]);
 
       // The periodic full resync on a populated table.
       p.requestFullSync();
