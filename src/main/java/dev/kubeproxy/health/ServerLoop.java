@@ -30,7 +30,7 @@ public final class ServerLoop {
   private final UnaryOperator<String> wrapError;
   private final UnaryOperator<String> fatalText;
   private final Function<String, EventRequest> hardFailEvent;
-  private HttpServer server;
+  private volatile HttpServer server; // read by actualPort() from any thread
   private long retryTimer = -1;
   private boolean closed;
 
