@@ -31,7 +31,7 @@ import java.util.List;
  * line, answering each with exactly one line on stdout:
  *
  * <pre>
- *   tcp HOST PORT TIMEOUT_MS              -> ok NAME SEEN_SOURCE | refused | timeout | unreachable | error ...
+ *   tcp HOST PORT TIMEOUT_MS              -> ok NAME SEEN_SOURCE | refused | timeout | unreachable | blocked | error ...
  *   udp HOST PORT TIMEOUT_MS [LOCAL_PORT] -> same
  *   http URL TIMEOUT_MS                   -> http STATUS BODY_ON_ONE_LINE | refused | timeout | error ...
  * </pre>
@@ -239,6 +239,9 @@ public final class EchoMain {
   private static String classify(IOException e) {
     if (e instanceof ConnectException && String.valueOf(e.getMessage()).contains("refused")) {
       return "refused";
+    }
+    if (String.valueOf(e.getMessage()).contains("Operation not permitted")) {
+      return "blocked"; // EPERM: this host's own netfilter dropped or rejected the packet we sent
     }
     if (e instanceof NoRouteToHostException) {
       return "unreachable";

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Proves the topology and the echo processes work without the agent: routing between all
@@ -18,19 +19,20 @@ import org.junit.jupiter.api.TestMethodOrder;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@ExtendWith(SharedTopology.class)
 class HarnessSelfTestIT {
   private Topology topo;
 
   @BeforeAll
-  void setUp() throws Exception {
-    Requirements.assumeNetnsCapable();
-    topo = Topology.create("selftest");
+  void setUp(Topology shared) {
+    topo = shared;
+    topo.resetNode();
   }
 
   @AfterAll
   void tearDown() {
     if (topo != null) {
-      topo.close();
+      topo.resetNode();
     }
   }
 

@@ -17,6 +17,11 @@ import java.util.concurrent.TimeUnit;
 public final class KubeProxyAgent implements AutoCloseable {
   public static final int HEALTHZ_PORT = 10256;
   public static final int METRICS_PORT = 10249;
+  /**
+   * JVM options for the agent under test: the client compiler and the serial collector start a
+   * short-lived JVM faster on a small shared machine. They change no behaviour the checks see.
+   */
+  static final List<String> JVM_OPTIONS = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
 
   private final Topology topo;
   private final Path jar;
@@ -32,11 +37,11 @@ public final class KubeProxyAgent implements AutoCloseable {
    * @param extraArgs further flags for the scenario
    */
   public KubeProxyAgent(Topology topo, Path jar, String mode, Manifests manifests, List<Family> families,
-      Path binDir, List<String> extraArgs) {
+      Path binDir, Path logDir, List<String> extraArgs) {
     this.topo = topo;
     this.jar = jar;
     this.pathPrefix = binDir == null ? List.of() : List.of(binDir.toString());
-    this.log = topo.logDir().resolve("agent-" + mode + ".log");
+    this.log = logDir.resolve("agent-" + mode + ".log");
     List<String> a = new ArrayList<>(List.of(
         "--manifests", manifests.dir().toString(),
         "--hostname-override", Manifests.NODE_NAME,
@@ -82,29 +87,66 @@ public final class KubeProxyAgent implements AutoCloseable {
     return topo.host("node").http("http://127.0.0.1:" + METRICS_PORT + path);
   }
 
-  /** Stops the agent with SIGTERM (then SIGKILL) and returns its exit status. */
+  /**
+   * Stops the agent with SIGTERM and returns its exit status. An agent still running 15 s later
+   * gets SIGQUIT first (the JVM prints its threads into the log), then SIGKILL; one that even
+   * survives that has its threads' kernel states written to the log, and -1 is returned.
+   */
   public int stop() {
     if (process == null) {
       return -1;
     }
+    long start = System.nanoTime();
     process.destroy();
     try {
-      if (!process.waitFor(15, TimeUnit.SECONDS)) {
-        process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+      if (process.waitFor(15, TimeUnit.SECONDS)) {
+        note("# agent exited with " + process.exitValue() + " " + (System.nanoTime() - start) / 1_000_000
+            + " ms after SIGTERM");
+        return process.exitValue();
       }
-      return process.exitValue();
-    } catch (InterruptedException e) {
+      note("# agent still running 15 s after SIGTERM; thread dump (SIGQUIT) follows, then SIGKILL");
+      new ProcessBuilder("kill", "-QUIT", Long.toString(process.pid())).start().waitFor(5, TimeUnit.SECONDS);
+      process.waitFor(2, TimeUnit.SECONDS);
       process.destroyForcibly();
-      Thread.currentThread().interrupt();
+      if (process.waitFor(30, TimeUnit.SECONDS)) {
+        note("# agent killed (SIGKILL), status " + process.exitValue());
+        return process.exitValue();
+      }
+      note("# agent survived SIGKILL for 30 s; its threads:\n" + threadStates(process.pid()));
+      return -1;
+    } catch (InterruptedException | IOException e) {
+      process.destroyForcibly();
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
       return -1;
     }
+  }
+
+  /** State and kernel wait channel of every thread of a process (for an unkillable agent). */
+  private static String threadStates(long pid) {
+    StringBuilder sb = new StringBuilder();
+    try (var tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
+      for (Path t : tasks.toList()) {
+        String status = Files.readString(t.resolve("status"));
+        String name = status.lines().filter(l -> l.startsWith("Name:")).findFirst().orElse("");
+        String state = status.lines().filter(l -> l.startsWith("State:")).findFirst().orElse("");
+        String wchan = Files.readString(t.resolve("wchan"));
+        sb.append(t.getFileName()).append(' ').append(name).append(' ').append(state).append(" wchan=")
+            .append(wchan).append('\n');
+      }
+    } catch (IOException e) {
+      sb.append("(cannot read /proc/").append(pid).append(": ").append(e).append(")");
+    }
+    return sb.toString();
   }
 
   /** Runs {@code kube-proxy --cleanup} (with the same flags) to completion in the node namespace. */
   public CommandRunner.Result cleanup() throws IOException {
     List<String> a = new ArrayList<>(args);
     a.add("--cleanup");
-    Files.writeString(log, "\n# " + String.join(" ", command(a)) + "\n", java.nio.file.StandardOpenOption.APPEND);
+    note("# " + String.join(" ", command(a)));
+    long start = System.nanoTime();
     ProcessBuilder pb = new ProcessBuilder(command(a)).redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     pathPrefix.forEach(p -> pb.environment().put("PATH", p + ":" + pb.environment().getOrDefault("PATH", "/usr/sbin:/usr/bin:/sbin:/bin")));
@@ -114,11 +156,21 @@ public final class KubeProxyAgent implements AutoCloseable {
         p.destroyForcibly();
         throw new IOException("kube-proxy --cleanup did not finish within 60s");
       }
+      note("# --cleanup exited with " + p.exitValue() + " after " + (System.nanoTime() - start) / 1_000_000 + " ms");
       return new CommandRunner.Result(p.exitValue(), tail(30), "");
     } catch (InterruptedException e) {
       p.destroyForcibly();
       Thread.currentThread().interrupt();
       throw new IOException("interrupted", e);
+    }
+  }
+
+  /** Appends a line of the test's own to the agent log (timings, commands). */
+  private void note(String line) {
+    try {
+      Files.writeString(log, line + "\n", java.nio.file.StandardOpenOption.APPEND);
+    } catch (IOException e) {
+      // the log is diagnosis only
     }
   }
 
@@ -141,7 +193,9 @@ public final class KubeProxyAgent implements AutoCloseable {
 
   private List<String> command(List<String> agentArgs) {
     List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", topo.node().name(),
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", jar.toString()));
+        Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+    cmd.addAll(JVM_OPTIONS);
+    cmd.addAll(List.of("-jar", jar.toString()));
     cmd.addAll(agentArgs);
     return cmd;
   }

@@ -22,15 +22,17 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * The real-traffic scenarios, run against one packaged agent in one topology per subclass
- * (a proxy mode, an iptables variant, a set of families). Checks run in order and share the
+ * The real-traffic scenarios, run against one packaged agent per subclass (a proxy mode, an
+ * iptables variant, a set of families) in the run's shared topology. Checks run in order and share the
  * agent; checks that change the cluster change only their own Service. Every check runs for
  * every family of the class; a check outside the class's set is skipped, saying so.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@ExtendWith(SharedTopology.class)
 abstract class ProxyScenarios {
   /** How long the agent may take to apply a change (generous: this machine is shared). */
   static final Duration CONVERGE = Duration.ofSeconds(30);
@@ -74,24 +76,25 @@ abstract class ProxyScenarios {
   }
 
   @BeforeAll
-  void startAgent() throws Exception {
-    Requirements.assumeNetnsCapable();
+  void startAgent(Topology shared) throws Exception {
     Requirements.assumeTool("conntrack");
     Path jar = Requirements.assumeAgentJar();
     if (iptablesVariant() != null) {
       Requirements.assumeTool(iptablesVariant().binary(false));
     }
-    topo = Topology.create(label());
-    manifests = new Manifests(topo.logDir().resolve("manifests"), families());
+    topo = shared;
+    topo.resetNode();
+    Path dir = topo.classDir(label());
+    manifests = new Manifests(dir.resolve("manifests"), families());
     for (ServiceDef s : List.of(web, ext, lb, local, itp, sticky, empty, hairpin, churn, scale)) {
       manifests.put(s);
     }
     Path binDir = null;
     if (iptablesVariant() != null) {
-      binDir = iptablesVariant().binDir(topo.logDir());
+      binDir = iptablesVariant().binDir(dir);
       iptablesVariant().markNode(topo.node());
     }
-    agent = new KubeProxyAgent(topo, jar, mode(), manifests, families(), binDir, List.of());
+    agent = new KubeProxyAgent(topo, jar, mode(), manifests, families(), binDir, dir, List.of());
     agent.start();
     agent.awaitHealthy(Duration.ofSeconds(90));
     for (Family f : families()) {
@@ -101,12 +104,9 @@ abstract class ProxyScenarios {
   }
 
   @AfterAll
-  void stopAll() {
+  void stopAgent() {
     if (agent != null) {
       agent.close();
-    }
-    if (topo != null) {
-      topo.close();
     }
   }
 
@@ -228,9 +228,8 @@ abstract class ProxyScenarios {
 
   @Test
   @Order(8)
-  void externalTrafficPolicyLocalKeepsClientAddressAndHealthCheckFollowsLocalEndpoints() {
+  void externalTrafficPolicyLocalUsesOnlyLocalEndpointsAndKeepsTheClientAddress() {
     require(Check.EXTERNAL_TRAFFIC_POLICY_LOCAL);
-    String healthUrl = "/healthz";
     for (Family f : families()) {
       List<Answer> viaNodePort = probeTcp(topo.host("client-a"), f.nodeIp(), local.tcpNodePort(), 10);
       assertEquals(Set.of("pod-a"), backends(viaNodePort),
@@ -241,27 +240,46 @@ abstract class ProxyScenarios {
       Answer viaLb = topo.host("client-a").tcp(local.lbIp(f), ServiceDef.TCP);
       assertTrue("pod-a".equals(viaLb.backend()) && viaLb.sourceIs(f.clientAIp()),
           f + " ETP=Local via LB IP: " + viaLb);
-      Answer health = awaitAnswer(f + " health check node port answers 200",
-          () -> topo.host("client-a").http("http://" + f.urlHost(f.nodeIp()) + ":" + HEALTH_CHECK_NODE_PORT + healthUrl),
-          a -> a.httpStatus() == 200);
-      assertTrue(health.raw().replace(" ", "").contains("\"localEndpoints\":1"),
-          f + " health check body counts one local endpoint: " + health);
-    }
-    // Only a remote endpoint left: the health check says 503 and external traffic is not sent away.
-    local.endpoints(Backend.RPOD);
-    manifests.put(local);
-    for (Family f : families()) {
-      awaitAnswer(f + " health check node port answers 503 without local endpoints",
-          () -> topo.host("client-a").http("http://" + f.urlHost(f.nodeIp()) + ":" + HEALTH_CHECK_NODE_PORT + healthUrl),
-          a -> a.httpStatus() == 503);
-      Answer dropped = awaitAnswer(f + " ETP=Local NodePort without local endpoints gets no answer",
-          () -> topo.host("client-a").tcp(f.nodeIp(), local.tcpNodePort(), 800), a -> !a.ok());
-      assertFalse(dropped.ok());
     }
   }
 
   @Test
   @Order(9)
+  void healthCheckNodePortAnswers200WithLocalEndpointsAnd503Without() {
+    require(Check.EXTERNAL_TRAFFIC_POLICY_LOCAL);
+    for (Family f : families()) {
+      Answer health = awaitAnswer(f + " health check node port " + HEALTH_CHECK_NODE_PORT + " answers 200",
+          () -> topo.host("client-a").http(healthUrl(f)), a -> a.httpStatus() == 200);
+      assertTrue(health.raw().replace(" ", "").contains("\"localEndpoints\":1"),
+          f + " health check body counts one local endpoint: " + health);
+    }
+    // ... and keeps answering: a load balancer probes it all the time, across the agent's syncs.
+    for (int i = 0; i < 6; i++) {
+      for (Family f : families()) {
+        Answer again = topo.host("client-a").http(healthUrl(f));
+        assertEquals(200, again.httpStatus(), f + " health check node port, probe " + (i + 2)
+            + " over 3 s, must still answer 200: " + again);
+      }
+      pause(500);
+    }
+    // Only a remote endpoint left: the health check says 503 and external traffic is not sent away.
+    local.endpoints(Backend.RPOD);
+    manifests.put(local);
+    for (Family f : families()) {
+      Answer dropped = awaitAnswer(f + " ETP=Local NodePort without local endpoints gets no answer",
+          () -> topo.host("client-a").tcp(f.nodeIp(), local.tcpNodePort(), 800), a -> !a.ok());
+      assertFalse(dropped.ok());
+      awaitAnswer(f + " health check node port answers 503 without local endpoints",
+          () -> topo.host("client-a").http(healthUrl(f)), a -> a.httpStatus() == 503);
+    }
+  }
+
+  String healthUrl(Family f) {
+    return "http://" + f.urlHost(f.nodeIp()) + ":" + HEALTH_CHECK_NODE_PORT + "/healthz";
+  }
+
+  @Test
+  @Order(10)
   void internalTrafficPolicyLocalUsesOnlyLocalEndpoints() {
     require(Check.INTERNAL_TRAFFIC_POLICY_LOCAL);
     for (Family f : families()) {
@@ -273,7 +291,7 @@ abstract class ProxyScenarios {
   }
 
   @Test
-  @Order(10)
+  @Order(11)
   void sessionAffinityKeepsOneBackendPerClient() {
     require(Check.SESSION_AFFINITY);
     for (Family f : families()) {
@@ -287,7 +305,7 @@ abstract class ProxyScenarios {
   }
 
   @Test
-  @Order(11)
+  @Order(12)
   void serviceWithoutEndpointsRefusesAtOnce() {
     require(Check.NO_ENDPOINTS);
     for (Family f : families()) {
@@ -303,7 +321,7 @@ abstract class ProxyScenarios {
   }
 
   @Test
-  @Order(12)
+  @Order(13)
   void hairpinTrafficIsMasqueraded() {
     require(Check.HAIRPIN);
     for (Family f : families()) {
@@ -315,7 +333,7 @@ abstract class ProxyScenarios {
   }
 
   @Test
-  @Order(13)
+  @Order(14)
   void removedEndpointGetsNoNewConnectionsAndItsUdpConntrackEntryIsDeleted() {
     require(Check.REMOVED_ENDPOINT);
     int clientPort = 40053;
@@ -349,7 +367,7 @@ abstract class ProxyScenarios {
   }
 
   @Test
-  @Order(14)
+  @Order(15)
   void scaleToZeroAndBack() {
     require(Check.SCALE_TO_ZERO_AND_BACK);
     int clientPort = 40054;
@@ -358,7 +376,7 @@ abstract class ProxyScenarios {
     for (Family f : families()) {
       awaitAnswer(f + " scaled to zero: connections refused", () -> topo.host("pod-a").tcp(scale.clusterIp(f), ServiceDef.TCP),
           Answer::refused);
-      Answer udp = topo.host("node").udp(scale.clusterIp(f), ServiceDef.UDP, clientPort);
+      Answer udp = topo.host("pod-b").udp(scale.clusterIp(f), ServiceDef.UDP, clientPort);
       assertTrue(udp.refused(), f + " scaled to zero: UDP refused: " + udp);
     }
     scale.endpoints(Backend.POD_C);
@@ -367,7 +385,7 @@ abstract class ProxyScenarios {
       awaitAnswer(f + " scaled back to one: pod-c answers", () -> topo.host("pod-a").tcp(scale.clusterIp(f), ServiceDef.TCP),
           a -> "pod-c".equals(a.backend()));
       Answer udp = awaitAnswer(f + " scaled back: the same UDP client reaches pod-c",
-          () -> topo.host("node").udp(scale.clusterIp(f), ServiceDef.UDP, clientPort), Answer::ok);
+          () -> topo.host("pod-b").udp(scale.clusterIp(f), ServiceDef.UDP, clientPort), Answer::ok);
       assertEquals("pod-c", udp.backend(), f + " " + udp);
     }
   }
@@ -442,6 +460,15 @@ abstract class ProxyScenarios {
     Answer a = probe.get();
     long ms = (System.nanoTime() - start) / 1_000_000;
     assertTrue(a.refused(), what + ": expected `refused`, got `" + a + "` after " + ms + " ms");
+  }
+
+  /** A pause between repeated probes of a steady state (not a wait for convergence). */
+  static void pause(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   static Set<String> names(Backend... b) {

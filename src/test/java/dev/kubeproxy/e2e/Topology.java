@@ -214,6 +214,31 @@ public final class Topology implements AutoCloseable {
     }
   }
 
+  /**
+   * Brings the node namespace back to "no proxy rules": flushes every nftables table (which
+   * includes the iptables-nft tables), every legacy iptables/ip6tables table and the conntrack
+   * table. Run before each agent starts, so one class's leftovers never reach the next.
+   */
+  public void resetNode() {
+    Netns node = node();
+    node.exec("nft", "flush", "ruleset");
+    for (String tool : List.of("iptables-legacy", "ip6tables-legacy")) {
+      if (Requirements.onPath(tool)) {
+        for (String table : List.of("filter", "nat", "mangle", "raw")) {
+          node.exec(tool, "-w", "5", "-t", table, "-F");
+          node.exec(tool, "-w", "5", "-t", table, "-X");
+        }
+      }
+    }
+    node.exec("conntrack", "-F");
+    node.exec("conntrack", "-F", "-f", "ipv6");
+  }
+
+  /** A fresh folder for one test class's files (agent log, manifests, PATH pins). */
+  public Path classDir(String name) throws IOException {
+    return Files.createDirectories(logDir.resolve(name));
+  }
+
   private static void addAddress(Netns ns, Family f, String cidr, String dev) {
     if (f.v6()) {
       ns.must("ip", "-6", "addr", "add", cidr, "dev", dev, "nodad");
