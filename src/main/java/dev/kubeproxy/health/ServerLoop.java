@@ -30,7 +30,7 @@ public final class ServerLoop {
   private final UnaryOperator<String> wrapError;
   private final UnaryOperator<String> fatalText;
   private final Function<String, EventRequest> hardFailEvent;
-  private HttpServer server;
+  private volatile HttpServer server; // read by actualPort() from any thread
   private long retryTimer = -1;
   private boolean closed;
 
@@ -84,8 +84,7 @@ public final class ServerLoop {
     if (closed) {
       return Future.succeededFuture();
     }
-    HttpServer candidate = vertx.createHttpServer(serverOptions).requestHandler(handler);
-    return candidate.listen().<Void>map(s -> {
+    return listen().<Void>map(s -> {
       server = s;
       Log.v(3).info("Starting " + logName.toLowerCase(Locale.ROOT) + " HTTP server", "address", address.text(s.actualPort()));
       return null;
@@ -100,6 +99,26 @@ public final class ServerLoop {
         retryTimer = vertx.setTimer(RETRY_MILLIS, id -> attempt());
       }
       return Future.succeededFuture();
+    });
+  }
+
+  /**
+   * Listens. A wildcard address listens on every IPv4 and IPv6 address, as Go's listener does for
+   * "0.0.0.0:port": through one "::" socket, or on IPv4 alone when the host has no IPv6.
+   */
+  private Future<HttpServer> listen() {
+    String host = address.host();
+    boolean wildcard = host.equals("0.0.0.0") || host.equals("::");
+    if (!wildcard) {
+      return vertx.createHttpServer(serverOptions).requestHandler(handler).listen();
+    }
+    HttpServerOptions dualStack = new HttpServerOptions(serverOptions).setHost("::");
+    return vertx.createHttpServer(dualStack).requestHandler(handler).listen().recover(err -> {
+      String text = listenError(address, err);
+      if (text.contains("address already in use") || text.contains("permission denied")) {
+        return Future.failedFuture(err); // the port is the problem, not the family
+      }
+      return vertx.createHttpServer(new HttpServerOptions(serverOptions).setHost("0.0.0.0")).requestHandler(handler).listen();
     });
   }
 

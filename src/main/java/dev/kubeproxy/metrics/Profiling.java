@@ -73,35 +73,40 @@ final class Profiling {
     if (seconds <= 0) {
       seconds = 30; // pprof's rule for a missing or bad value
     }
-    Recording recording;
-    try {
-      recording = new Recording(Configuration.getConfiguration("profile"));
-      recording.setName("kube-proxy /debug/pprof/profile");
-      recording.start();
-    } catch (Exception e) {
-      text(ctx, 500, "Could not enable profiling: " + e.getMessage() + "\n");
-      return;
-    }
-    vertx.setTimer(seconds * 1000, id -> vertx.<byte[]>executeBlocking(() -> {
-      Path file = Files.createTempFile("kube-proxy-", ".jfr");
-      try {
-        recording.stop();
-        recording.dump(file);
-        return Files.readAllBytes(file);
-      } finally {
-        recording.close();
-        Files.deleteIfExists(file);
+    long duration = seconds;
+    // Starting and dumping a recording read and write files: both off the event loop.
+    vertx.executeBlocking(() -> {
+      Recording r = new Recording(Configuration.getConfiguration("profile"));
+      r.setName("kube-proxy /debug/pprof/profile");
+      r.start();
+      return r;
+    }).onComplete(started -> {
+      if (started.failed()) {
+        text(ctx, 500, "Could not enable profiling: " + started.cause().getMessage() + "\n");
+        return;
       }
-    }).onComplete(ar -> {
-      if (ar.failed()) {
-        text(ctx, 500, "Could not write the recording: " + ar.cause().getMessage() + "\n");
-      } else {
-        ctx.response().putHeader("Content-Type", "application/octet-stream")
-            .putHeader("Content-Disposition", "attachment; filename=\"profile.jfr\"")
-            .putHeader("X-Content-Type-Options", "nosniff")
-            .end(io.vertx.core.buffer.Buffer.buffer(ar.result()));
-      }
-    }));
+      Recording recording = started.result();
+      vertx.setTimer(duration * 1000, id -> vertx.<byte[]>executeBlocking(() -> {
+        Path file = Files.createTempFile("kube-proxy-", ".jfr");
+        try {
+          recording.stop();
+          recording.dump(file);
+          return Files.readAllBytes(file);
+        } finally {
+          recording.close();
+          Files.deleteIfExists(file);
+        }
+      }).onComplete(ar -> {
+        if (ar.failed()) {
+          text(ctx, 500, "Could not write the recording: " + ar.cause().getMessage() + "\n");
+        } else {
+          ctx.response().putHeader("Content-Type", "application/octet-stream")
+              .putHeader("Content-Disposition", "attachment; filename=\"profile.jfr\"")
+              .putHeader("X-Content-Type-Options", "nosniff")
+              .end(io.vertx.core.buffer.Buffer.buffer(ar.result()));
+        }
+      }));
+    });
   }
 
   private void blockingText(RoutingContext ctx, java.util.concurrent.Callable<String> work) {

@@ -14,13 +14,10 @@ import java.util.Set;
 public final class LocalAddresses {
   private LocalAddresses() {}
 
-  /** Every address of every interface that is up, IPv6 scope ids removed. */
+  /** Every address of every interface (up or not, as Go's net.InterfaceAddrs), IPv6 scope ids removed. */
   public static List<InetAddress> all() throws SocketException {
     Set<InetAddress> out = new LinkedHashSet<>();
     for (NetworkInterface nic : Collections.list(NetworkInterface.getNetworkInterfaces())) {
-      if (!nic.isUp()) {
-        continue;
-      }
       for (InetAddress a : Collections.list(nic.getInetAddresses())) {
         out.add(withoutScope(a));
       }

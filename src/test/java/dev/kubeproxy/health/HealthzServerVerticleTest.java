@@ -131,6 +131,20 @@ class HealthzServerVerticleTest {
   }
 
   @Test
+  void aWildcardAddressAnswersOnIpv4AndIpv6(Vertx vertx) throws Exception {
+    HealthzServerVerticle wildcard = new HealthzServerVerticle(TestConfigs.options(c -> c.healthzBindAddress = "0.0.0.0:0"), clock, metrics);
+    Await.result(vertx.deployVerticle(wildcard));
+    int p = wildcard.actualPort();
+    assertEquals(200, Await.result(client.get(p, "127.0.0.1", "/livez").send()).statusCode());
+    boolean ipv6 = java.util.Collections.list(java.net.NetworkInterface.getNetworkInterfaces()).stream()
+        .flatMap(n -> java.util.Collections.list(n.getInetAddresses()).stream())
+        .anyMatch(a -> a instanceof java.net.Inet6Address && a.isLoopbackAddress());
+    if (ipv6) {
+      assertEquals(200, Await.result(client.get(p, "::1", "/livez").send()).statusCode());
+    }
+  }
+
+  @Test
   void emptyAddressDisablesTheServer(Vertx vertx) {
     HealthzServerVerticle off = new HealthzServerVerticle(TestConfigs.options(c -> c.healthzBindAddress = ""), clock, metrics);
     Await.result(vertx.deployVerticle(off));

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kubeproxy.AgentOptions;
 import dev.kubeproxy.EventBusAddresses;
+import dev.kubeproxy.EventBusCodecs;
 import dev.kubeproxy.testutil.Await;
 import dev.kubeproxy.testutil.TestConfigs;
 import io.vertx.core.Vertx;
@@ -34,6 +35,7 @@ class MetricsServerVerticleTest {
   @BeforeEach
   void setUp(Vertx vertx) {
     this.vertx = vertx;
+    EventBusCodecs.register(vertx);
     client = WebClient.create(vertx, new WebClientOptions().setFollowRedirects(false));
   }
 
