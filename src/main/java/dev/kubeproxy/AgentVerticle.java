@@ -4,6 +4,7 @@ import dev.kubeproxy.cli.JsonArgs;
 import dev.kubeproxy.cli.Startup;
 import dev.kubeproxy.cli.Version;
 import dev.kubeproxy.cluster.ClusterWatchVerticle;
+import dev.kubeproxy.cluster.EventRequest;
 import dev.kubeproxy.cluster.NodeInfo;
 import dev.kubeproxy.cluster.NodeInfoResolver;
 import dev.kubeproxy.config.ConfigVerticle;
@@ -127,7 +128,7 @@ public class AgentVerticle extends VerticleBase {
           + "(or mode: nftables in the configuration file) instead");
     }
     return NodeInfoResolver.resolve(vertx, options).compose(node -> platformSetup(options)
-        .compose(v -> {
+        .compose(setup -> {
           if (options.initOnly()) {
             return initOnly(options, node, runner);
           }
@@ -138,20 +139,21 @@ public class AgentVerticle extends VerticleBase {
               // last: no cluster event is sent before the proxier listens
               .compose(v2 -> deployChild(new ClusterWatchVerticle(options, node)))
               .map(v2 -> {
+                if (setup.sysfsReadOnly()) {
+                  // recorded now: the event recorder lives in the cluster watch, deployed last
+                  vertx.eventBus().send(EventBusAddresses.EVENTS, EventRequest.readOnlySysFS());
+                }
                 Log.v(2).info("kube-proxy started", "mode", mode, "node", node.name());
                 return null;
               });
         }));
   }
 
-  private Future<Void> platformSetup(AgentOptions options) {
+  private Future<PlatformSetup.Result> platformSetup(AgentOptions options) {
     if (options.dryRun()) {
-      return Future.succeededFuture();
+      return Future.succeededFuture(new PlatformSetup.Result(false));
     }
-    return vertx.<Void>executeBlocking(() -> {
-      PlatformSetup.apply(options);
-      return null;
-    });
+    return vertx.executeBlocking(() -> PlatformSetup.apply(options));
   }
 
   private Future<Void> initOnly(AgentOptions options, NodeInfo node, CommandRunner runner) {

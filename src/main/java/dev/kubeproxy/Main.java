@@ -3,6 +3,7 @@ package dev.kubeproxy;
 import dev.kubeproxy.cli.Startup;
 import dev.kubeproxy.logging.JulBridge;
 import dev.kubeproxy.logging.Log;
+import dev.kubeproxy.metrics.Metrics;
 import io.vertx.core.Vertx;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -29,7 +30,7 @@ public final class Main {
       return;
     }
     AgentOptions options = ((Startup.Run) outcome).options();
-    Vertx vertx = Vertx.vertx();
+    Vertx vertx = Metrics.vertxBuilder().build();
     vertx.deployVerticle(new AgentVerticle(options, Main::exitProcess)).onFailure(err -> {
       // AgentVerticle has logged why; a failed deployment never exits 0
       Log.v(2).info("Deployment failed", "err", err);

@@ -19,8 +19,8 @@ public final class PlatformSetup {
 
   private PlatformSetup() {}
 
-  public static void apply(AgentOptions options) throws Exception {
-    run(options, HostPaths.host());
+  public static Result apply(AgentOptions options) throws Exception {
+    return run(options, HostPaths.host());
   }
 
   /** Applies the setup against these paths; throws on a fatal conntrack failure. */

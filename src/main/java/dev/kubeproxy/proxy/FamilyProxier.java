@@ -250,7 +250,7 @@ public final class FamilyProxier {
       }
     }
     vertx.eventBus().publish(EventBusAddresses.SERVICE_HEALTH,
-        new ServiceHealthState(Map.copyOf(healthCheckPorts), Map.copyOf(localReady)));
+        new ServiceHealthState(Map.copyOf(healthCheckPorts), Map.copyOf(localReady), family));
   }
 
   /** The KubeProxyIncorrectIPVersion Warning event on the Service; the cluster watch writes it to the API. */
