@@ -1,5 +1,6 @@
 package dev.kubeproxy.cluster;
 
+import dev.kubeproxy.proxy.IpAddresses;
 import dev.kubeproxy.proxy.IpFamily;
 import io.kubernetes.client.openapi.models.V1Node;
 import io.kubernetes.client.openapi.models.V1NodeAddress;
@@ -102,50 +103,10 @@ public final class NodeAddresses {
     return out.stream().map(NodeAddresses::canonical).toList();
   }
 
-  /** Textual form without Java's "%scope" and with compressed IPv6 zeros, as Go prints it. */
+  /** Textual form as Go prints it (compressed IPv6 zeros, no "%scope"); unparsable text unchanged. */
   static String canonical(String ip) {
-    InetAddress a = parseIp(ip);
-    if (a == null) {
-      return ip;
-    }
-    String s = a.getHostAddress();
-    if (a.getAddress().length == 16) {
-      s = compressIpv6(a.getAddress());
-    }
-    return s;
-  }
-
-  private static String compressIpv6(byte[] b) {
-    int[] words = new int[8];
-    for (int i = 0; i < 8; i++) {
-      words[i] = ((b[2 * i] & 0xff) << 8) | (b[2 * i + 1] & 0xff);
-    }
-    int bestStart = -1;
-    int bestLen = 0;
-    for (int i = 0; i < 8; ) {
-      if (words[i] != 0) {
-        i++;
-        continue;
-      }
-      int j = i;
-      while (j < 8 && words[j] == 0) j++;
-      if (j - i > bestLen && j - i >= 2) {
-        bestStart = i;
-        bestLen = j - i;
-      }
-      i = j;
-    }
-    StringBuilder sb = new StringBuilder();
-    for (int i = 0; i < 8; i++) {
-      if (i == bestStart) {
-        sb.append("::");
-        i += bestLen - 1;
-        continue;
-      }
-      if (sb.length() > 0 && sb.charAt(sb.length() - 1) != ':') sb.append(':');
-      sb.append(Integer.toHexString(words[i]));
-    }
-    return sb.toString();
+    String normalized = IpAddresses.normalize(ip);
+    return normalized == null ? ip : normalized;
   }
 
   /** The outcome of detectNodeIPs: the primary family and one IP per family. */

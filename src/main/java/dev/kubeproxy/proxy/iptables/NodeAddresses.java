@@ -1,5 +1,6 @@
 package dev.kubeproxy.proxy.iptables;
 
+import dev.kubeproxy.proxy.IpAddresses;
 import dev.kubeproxy.proxy.IpFamily;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
@@ -34,43 +35,7 @@ public final class NodeAddresses {
 
   /** IPv4 dotted quad, or IPv6 in RFC 5952 form (longest zero run as "::"), as Go prints it. */
   public static String canonical(byte[] address) {
-    if (address.length == 4) {
-      return (address[0] & 0xff) + "." + (address[1] & 0xff) + "." + (address[2] & 0xff) + "." + (address[3] & 0xff);
-    }
-    int[] groups = new int[8];
-    for (int i = 0; i < 8; i++) {
-      groups[i] = ((address[2 * i] & 0xff) << 8) | (address[2 * i + 1] & 0xff);
-    }
-    int bestStart = -1;
-    int bestLength = 0;
-    for (int i = 0; i < 8; ) {
-      if (groups[i] != 0) {
-        i++;
-        continue;
-      }
-      int j = i;
-      while (j < 8 && groups[j] == 0) {
-        j++;
-      }
-      if (j - i > bestLength && j - i >= 2) {
-        bestStart = i;
-        bestLength = j - i;
-      }
-      i = j;
-    }
-    StringBuilder sb = new StringBuilder();
-    for (int i = 0; i < 8; i++) {
-      if (i == bestStart) {
-        sb.append("::");
-        i += bestLength - 1;
-        continue;
-      }
-      if (sb.length() > 0 && sb.charAt(sb.length() - 1) != ':') {
-        sb.append(':');
-      }
-      sb.append(Integer.toHexString(groups[i]));
-    }
-    return sb.toString();
+    return IpAddresses.format(address);
   }
 
   static boolean isLoopback(String ip) {
