@@ -63,7 +63,7 @@ public final class KubeProxyAgent implements AutoCloseable {
     ProcessBuilder pb = new ProcessBuilder(command(args))
         .redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
-    pathPrefix.forEach(p -> pb.environment().put("PATH", p + ":" + pb.environment().getOrDefault("PATH", "/usr/sbin:/usr/bin:/sbin:/bin")));
+    environment(pb);
     process = pb.start();
   }
 
@@ -149,7 +149,7 @@ public final class KubeProxyAgent implements AutoCloseable {
     long start = System.nanoTime();
     ProcessBuilder pb = new ProcessBuilder(command(a)).redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
-    pathPrefix.forEach(p -> pb.environment().put("PATH", p + ":" + pb.environment().getOrDefault("PATH", "/usr/sbin:/usr/bin:/sbin:/bin")));
+    environment(pb);
     Process p = pb.start();
     try {
       if (!p.waitFor(60, TimeUnit.SECONDS)) {
@@ -163,6 +163,13 @@ public final class KubeProxyAgent implements AutoCloseable {
       Thread.currentThread().interrupt();
       throw new IOException("interrupted", e);
     }
+  }
+
+  /** PATH pin of the iptables variant, and the node's own xtables lock. */
+  private void environment(ProcessBuilder pb) {
+    pathPrefix.forEach(p -> pb.environment().put("PATH",
+        p + ":" + pb.environment().getOrDefault("PATH", "/usr/sbin:/usr/bin:/sbin:/bin")));
+    pb.environment().put("XTABLES_LOCKFILE", topo.xtablesLock().toString());
   }
 
   /** Appends a line of the test's own to the agent log (timings, commands). */
