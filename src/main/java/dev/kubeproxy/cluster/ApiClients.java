@@ -1,5 +1,6 @@
 package dev.kubeproxy.cluster;
 
+import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.AgentOptions;
 import dev.kubeproxy.config.KubeProxyConfiguration.ClientConnection;
 import io.kubernetes.client.openapi.ApiClient;
@@ -25,7 +26,6 @@ import javax.net.ssl.SSLException;
  * in-cluster configuration when neither is given. Blocking (reads files): call it off the event loop.
  */
 public final class ApiClients {
-  private static final System.Logger LOG = System.getLogger(ApiClients.class.getName());
   private static final AtomicBoolean JSON_NOTICE_LOGGED = new AtomicBoolean();
 
   private ApiClients() {}
@@ -44,8 +44,7 @@ public final class ApiClients {
     ApiClient client;
     try {
       if (kubeconfig.isEmpty() && master.isEmpty()) {
-        LOG.log(System.Logger.Level.WARNING,
-            "Neither kubeconfig file nor master URL was specified, falling back to in-cluster config");
+        Log.warn("Neither kubeconfig file nor master URL was specified, falling back to in-cluster config");
         client = ClientBuilder.cluster().build();
       } else if (!kubeconfig.isEmpty()) {
         KubeConfig kc;
@@ -79,9 +78,8 @@ public final class ApiClients {
     String ct = (conn.contentType == null ? "" : conn.contentType) + " "
         + (conn.acceptContentTypes == null ? "" : conn.acceptContentTypes);
     if (ct.contains("protobuf") && JSON_NOTICE_LOGGED.compareAndSet(false, true)) {
-      LOG.log(System.Logger.Level.INFO, "The API client speaks JSON; the configured protobuf content type is not used"
-          + " (clientConnection.contentType=\"" + conn.contentType + "\", acceptContentTypes=\""
-          + conn.acceptContentTypes + "\")");
+      Log.info("The API client speaks JSON; the configured protobuf content type is not used",
+          "contentType", conn.contentType, "acceptContentTypes", conn.acceptContentTypes);
     }
   }
 

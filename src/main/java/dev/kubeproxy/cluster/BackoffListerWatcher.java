@@ -1,5 +1,6 @@
 package dev.kubeproxy.cluster;
 
+import dev.kubeproxy.logging.Log;
 import com.google.gson.reflect.TypeToken;
 import io.kubernetes.client.common.KubernetesListObject;
 import io.kubernetes.client.common.KubernetesObject;
@@ -18,7 +19,6 @@ import io.kubernetes.client.util.Watchable;
  */
 final class BackoffListerWatcher<T extends KubernetesObject, L extends KubernetesListObject>
     implements ListerWatcher<T, L> {
-  private static final System.Logger LOG = System.getLogger(BackoffListerWatcher.class.getName());
   private static final long INITIAL_BACKOFF_MS = 800;
   private static final long MAX_BACKOFF_MS = 30_000;
 
@@ -53,7 +53,7 @@ final class BackoffListerWatcher<T extends KubernetesObject, L extends Kubernete
     try {
       L result = client.<L>execute(calls.generate(params), listType).getData();
       if (nextBackoffMs > 0) {
-        LOG.log(System.Logger.Level.INFO, "Listed " + what + " from " + client.getBasePath() + " again");
+        Log.info("Listed " + what + " again", "server", client.getBasePath());
       }
       nextBackoffMs = 0;
       return result;
@@ -62,8 +62,8 @@ final class BackoffListerWatcher<T extends KubernetesObject, L extends Kubernete
         throw e;
       }
       nextBackoffMs = nextBackoffMs == 0 ? INITIAL_BACKOFF_MS : Math.min(MAX_BACKOFF_MS, nextBackoffMs * 2);
-      LOG.log(System.Logger.Level.WARNING, "Failed to list " + what + ": " + ApiClients.describe(client.getBasePath(), e)
-          + "; retrying in " + String.format("%.1fs", (nextBackoffMs + 1000) / 1000.0));
+      Log.error("Failed to list " + what, "err", ApiClients.describe(client.getBasePath(), e),
+          "retryIn", String.format("%.1fs", (nextBackoffMs + 1000) / 1000.0));
       throw e;
     }
   }
@@ -77,8 +77,7 @@ final class BackoffListerWatcher<T extends KubernetesObject, L extends Kubernete
       if (stopped) {
         throw e;
       }
-      LOG.log(System.Logger.Level.WARNING, "Failed to watch " + what + ": "
-          + ApiClients.describe(client.getBasePath(), e) + "; relisting");
+      Log.warn("Failed to watch " + what + "; relisting", "err", ApiClients.describe(client.getBasePath(), e));
       throw e;
     }
   }

@@ -1,11 +1,14 @@
 package dev.kubeproxy.cluster;
 
+import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.AgentOptions;
 import dev.kubeproxy.EventBusAddresses;
+import dev.kubeproxy.LocalCodec;
 import io.kubernetes.client.openapi.ApiClient;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
+import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.MessageConsumer;
 import java.util.List;
 
@@ -17,7 +20,6 @@ import java.util.List;
  * "Starting" event once the watches run.
  */
 public class ClusterWatchVerticle extends VerticleBase {
-  private static final System.Logger LOG = System.getLogger(ClusterWatchVerticle.class.getName());
 
   private final AgentOptions options;
   private final List<String> initialPodCIDRs;
@@ -42,8 +44,24 @@ public class ClusterWatchVerticle extends VerticleBase {
     return synced.future();
   }
 
+  /**
+   * Local codecs for the bodies this package adds to the bus (SYNCED's kind, cluster.events
+   * requests); EventBusCodecs covers the shared records. Harmless when already registered.
+   */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  public static void registerCodecs(Vertx vertx) {
+    for (Class<?> type : List.of(ClusterEvent.class, ClusterEvent.Kind.class, EventRequest.class)) {
+      try {
+        vertx.eventBus().registerDefaultCodec((Class) type, new LocalCodec<>(type));
+      } catch (IllegalStateException alreadyRegistered) {
+        // registered by EventBusCodecs or an earlier deployment
+      }
+    }
+  }
+
   @Override
   public Future<?> start() {
+    registerCodecs(vertx);
     boolean nodeCidr = "NodeCIDR".equals(options.config().detectLocalMode);
     ClusterEventSink sink = new ClusterEventSink(vertx.eventBus(),
         new NodeHandlers(vertx.eventBus(), nodeCidr, initialPodCIDRs));
@@ -77,7 +95,7 @@ public class ClusterWatchVerticle extends VerticleBase {
     if (manifests != null) {
       manifests.stop();
     }
-    LOG.log(System.Logger.Level.DEBUG, "cluster watch stopped");
+    Log.v(2).info("Cluster watch stopped");
     return eventConsumer == null ? Future.succeededFuture() : eventConsumer.unregister();
   }
 }

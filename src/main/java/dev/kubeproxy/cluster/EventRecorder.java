@@ -1,5 +1,6 @@
 package dev.kubeproxy.cluster;
 
+import dev.kubeproxy.logging.Log;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.apis.EventsV1Api;
 import io.kubernetes.client.openapi.models.EventsV1Event;
@@ -18,7 +19,6 @@ import java.time.ZoneOffset;
  * drops events it cannot deliver.
  */
 public final class EventRecorder {
-  private static final System.Logger LOG = System.getLogger(EventRecorder.class.getName());
 
   private final Vertx vertx;
   private final ApiClient client;
@@ -59,8 +59,8 @@ public final class EventRecorder {
   /** Records the event; the future completes when the API accepted it (or it was only logged). */
   public Future<Void> record(EventRequest r) {
     String about = r.regardsNode() ? "Node " + nodeName : "Service " + r.serviceNamespace() + "/" + r.serviceName();
-    LOG.log(r.type().equals(EventRequest.WARNING) ? System.Logger.Level.WARNING : System.Logger.Level.INFO,
-        "Event(" + about + "): type: '" + r.type() + "' reason: '" + r.reason() + "' " + r.note());
+    Log.info("Event occurred", "object", about, "type", r.type(), "reason", r.reason(), "action", r.action(),
+        "note", r.note());
     if (client == null) {
       return Future.succeededFuture();
     }
@@ -68,7 +68,7 @@ public final class EventRecorder {
     return vertx.<Void>executeBlocking(() -> {
       new EventsV1Api(client).createNamespacedEvent(event.getMetadata().getNamespace(), event).execute();
       return null;
-    }, false).onFailure(e -> LOG.log(System.Logger.Level.WARNING, "Unable to write event "
-        + r.reason() + " (" + ApiClients.describe(client.getBasePath(), e) + "); dropping it"));
+    }, false).onFailure(e -> Log.error("Unable to write event (will not retry)", "reason", r.reason(),
+        "err", ApiClients.describe(client.getBasePath(), e)));
   }
 }

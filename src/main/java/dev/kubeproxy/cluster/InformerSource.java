@@ -1,5 +1,6 @@
 package dev.kubeproxy.cluster;
 
+import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.AgentOptions;
 import dev.kubeproxy.cluster.ClusterEvent.Kind;
 import io.kubernetes.client.common.KubernetesListObject;
@@ -38,7 +39,6 @@ import java.util.concurrent.atomic.AtomicInteger;
  * configSyncPeriod. Handlers only enqueue into the {@link ClusterEventSink}.
  */
 final class InformerSource {
-  private static final System.Logger LOG = System.getLogger(InformerSource.class.getName());
   /** Objects for another proxy and headless services' slices are not ours (service-model.md §1). */
   static final String LABEL_SELECTOR = "!service.kubernetes.io/headless,!service.kubernetes.io/service-proxy-name";
 
@@ -98,12 +98,12 @@ final class InformerSource {
         .timeoutSeconds(p.timeoutSeconds).watch(p.watch).allowWatchBookmarks(p.watch).buildCall(null),
         V1Node.class, V1NodeList.class, resync);
 
-    LOG.log(System.Logger.Level.INFO, "\"Starting service config controller\"");
-    LOG.log(System.Logger.Level.INFO, "\"Starting endpoint slice config controller\"");
+    Log.info("Starting service config controller");
+    Log.info("Starting endpoint slice config controller");
     if (serviceCidrsEnabled(options)) {
-      LOG.log(System.Logger.Level.INFO, "\"Starting serviceCIDR config controller\"");
+      Log.info("Starting serviceCIDR config controller");
     }
-    LOG.log(System.Logger.Level.INFO, "\"Starting node config controller\"");
+    Log.info("Starting node config controller");
     factory.startAllRegisteredInformers();
     nodeFactory.startAllRegisteredInformers();
 
@@ -112,7 +112,7 @@ final class InformerSource {
       for (Watched w : watched) {
         if (!reported.contains(w.kind) && initialListDelivered(w)) {
           reported.add(w.kind);
-          LOG.log(System.Logger.Level.INFO, "Caches are synced for " + w.kind);
+          Log.info("Caches are synced", "kind", w.kind);
           sink.synced(w.kind);
         }
       }
@@ -138,7 +138,7 @@ final class InformerSource {
     listerWatchers.add(lw);
     SharedIndexInformer<T> informer = f.sharedIndexInformerFor(lw, type, resync, (cls, error) -> {
       // BackoffListerWatcher already logged list and watch failures with the server and cause.
-      LOG.log(System.Logger.Level.DEBUG, "Informer for " + what + " failed: " + error);
+      Log.v(4).info("Informer run failed", "resource", what, "err", String.valueOf(error));
     });
     Set<String> delivered = ConcurrentHashMap.newKeySet();
     informer.addEventHandler(new ResourceEventHandler<T>() {

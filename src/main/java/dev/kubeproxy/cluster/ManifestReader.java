@@ -1,5 +1,6 @@
 package dev.kubeproxy.cluster;
 
+import dev.kubeproxy.logging.Log;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -28,7 +29,6 @@ import java.util.Map;
  * caller can keep the file's last good content.
  */
 final class ManifestReader {
-  private static final System.Logger LOG = System.getLogger(ManifestReader.class.getName());
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
   private static final ObjectMapper JSON_MAPPER = new ObjectMapper();
   private static final JSON MODEL_JSON = new JSON();
@@ -105,8 +105,8 @@ final class ManifestReader {
     }
     Class<? extends KubernetesObject> model = MODELS.get(apiVersion + " " + kind);
     if (model == null) {
-      LOG.log(System.Logger.Level.INFO, file + ":" + line + ": skipping " + apiVersion + " " + kind
-          + " (kube-proxy reads Services, EndpointSlices, Nodes and ServiceCIDRs)");
+      Log.info("Skipping an object kube-proxy does not read (only Services, EndpointSlices, Nodes and ServiceCIDRs)",
+          "file", file + ":" + line, "apiVersion", apiVersion, "kind", kind);
       return;
     }
     String name = doc.path("metadata").path("name").asText("");

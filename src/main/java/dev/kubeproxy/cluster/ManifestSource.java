@@ -1,5 +1,6 @@
 package dev.kubeproxy.cluster;
 
+import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.AgentOptions;
 import dev.kubeproxy.cluster.ClusterEvent.Kind;
 import io.kubernetes.client.common.KubernetesObject;
@@ -34,7 +35,6 @@ import java.util.stream.Stream;
  * parsed is reported with its position and its last good content stays in effect.
  */
 final class ManifestSource {
-  private static final System.Logger LOG = System.getLogger(ManifestSource.class.getName());
   private static final long DEBOUNCE_MS = 200;
 
   private final Vertx vertx;
@@ -65,7 +65,7 @@ final class ManifestSource {
       if (!Files.isDirectory(dir)) {
         throw new IOException("--manifests " + dir + " is not a readable directory");
       }
-      LOG.log(System.Logger.Level.INFO, "Reading Services, EndpointSlices, Node and ServiceCIDRs from " + dir.toAbsolutePath());
+      Log.info("Reading cluster objects from the manifests directory", "dir", dir.toAbsolutePath());
       rescan();
       for (Kind k : kindsServed()) {
         sink.synced(k);
@@ -86,7 +86,7 @@ final class ManifestSource {
         watchService.close();
       }
     } catch (IOException e) {
-      LOG.log(System.Logger.Level.DEBUG, "closing the watch service: " + e);
+      Log.v(2).info("Closing the manifests watch failed", "err", e.toString());
     }
   }
 
@@ -119,7 +119,7 @@ final class ManifestSource {
       vertx.executeBlocking(() -> {
         rescan();
         return null;
-      }, true).onFailure(e -> LOG.log(System.Logger.Level.ERROR, "Rescanning " + dir + " failed: " + e));
+      }, true).onFailure(e -> Log.error("Rescanning the manifests directory failed", "dir", dir, "err", e.toString()));
     });
   }
 
@@ -134,8 +134,8 @@ final class ManifestSource {
       try {
         goodFiles.put(f, ManifestReader.read(f));
       } catch (ManifestReader.ManifestException e) {
-        LOG.log(System.Logger.Level.ERROR, "Skipping manifest file " + e.getMessage()
-            + (goodFiles.containsKey(f) ? " (keeping its last good content)" : ""));
+        Log.error(goodFiles.containsKey(f) ? "Skipping a bad manifest file; its last good content stays in effect"
+            : "Skipping a bad manifest file", "err", e.getMessage());
       }
     }
     Map<Kind, Map<String, Object>> desired = new EnumMap<>(Kind.class);
@@ -150,8 +150,8 @@ final class ManifestSource {
         }
         String key = keyOf(kind, o);
         if (desired.get(kind).put(key, o) != null) {
-          LOG.log(System.Logger.Level.WARNING, kind + " " + key + " is defined more than once; the one in "
-              + e.getKey().getFileName() + " is used");
+          Log.warn("Object defined more than once in the manifests directory; the later file wins",
+              "kind", kind, "key", key, "file", e.getKey().getFileName());
         }
       }
     }

@@ -1,5 +1,6 @@
 package dev.kubeproxy.cluster;
 
+import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.EventBusAddresses;
 import io.kubernetes.client.openapi.models.V1Node;
 import io.kubernetes.client.openapi.models.V1NodeSpec;
@@ -12,8 +13,9 @@ import java.util.List;
  * (no deletionTimestamp, no ToBeDeletedByClusterAutoscaler taint) feeds the healthz state.
  */
 final class NodeHandlers {
-  private static final System.Logger LOG = System.getLogger(NodeHandlers.class.getName());
   static final String AUTOSCALER_TAINT = "ToBeDeletedByClusterAutoscaler";
+  static final String PODCIDRS_CHANGED =
+      "Using NodeCIDR LocalDetector mode, current PodCIDRs are different than previous PodCIDRs, restarting";
 
   private final EventBus bus;
   private final boolean nodeCidrMode;
@@ -46,12 +48,11 @@ final class NodeHandlers {
       List<String> current = podCIDRsOf(node);
       if (podCIDRs.isEmpty() && !current.isEmpty()) {
         podCIDRs = current;
-        LOG.log(System.Logger.Level.INFO, "\"Setting current PodCIDRs\" podCIDRs=" + current);
+        Log.info("Setting current PodCIDRs", "podCIDRs", current);
       } else if (!current.equals(podCIDRs) && !fatalSent) {
         String name = node.getMetadata() == null ? "" : node.getMetadata().getName();
-        String message = "\"Using NodeCIDR LocalDetector mode, current PodCIDRs are different than previous PodCIDRs, restarting\""
-            + " node=\"" + name + "\" newPodCIDRs=" + current + " podCIDRs=" + podCIDRs;
-        LOG.log(System.Logger.Level.ERROR, message);
+        Log.error(PODCIDRS_CHANGED, "node", name, "newPodCIDRs", current, "podCIDRs", podCIDRs);
+        String message = PODCIDRS_CHANGED + " (node " + name + ", newPodCIDRs " + current + ", podCIDRs " + podCIDRs + ")";
         fatalSent = true;
         bus.send(EventBusAddresses.FATAL, message);
       }
@@ -61,8 +62,7 @@ final class NodeHandlers {
 
   synchronized void onDelete(V1Node node) {
     if (nodeCidrMode) {
-      LOG.log(System.Logger.Level.ERROR, "\"Current Node is being deleted\" node=\""
-          + (node.getMetadata() == null ? "" : node.getMetadata().getName()) + "\"");
+      Log.error("Current Node is being deleted", "node", node.getMetadata() == null ? "" : node.getMetadata().getName());
     }
     bus.publish(EventBusAddresses.NODE_ELIGIBLE, eligible(node));
   }

@@ -1,5 +1,6 @@
 package dev.kubeproxy.cluster;
 
+import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.AgentOptions;
 import dev.kubeproxy.config.KubeProxyConfiguration;
 import dev.kubeproxy.proxy.IpFamily;
@@ -31,7 +32,6 @@ import java.util.stream.Stream;
  * retries wait on timers.
  */
 public final class NodeInfoResolver {
-  private static final System.Logger LOG = System.getLogger(NodeInfoResolver.class.getName());
 
   /** wait.Backoff{Steps: 6, Duration: 1s, Factor: 2, Jitter: 0.2}. */
   static int backoffSteps = 6;
@@ -85,7 +85,7 @@ public final class NodeInfoResolver {
           }
         }
       } catch (ManifestReader.ManifestException e) {
-        LOG.log(System.Logger.Level.ERROR, "Skipping manifest file " + e.getMessage());
+        Log.error("Skipping a bad manifest file", "err", e.getMessage());
       }
     }
     return found;
@@ -102,18 +102,17 @@ public final class NodeInfoResolver {
     vertx.executeBlocking(fetch::call, false).onComplete(ar -> {
       V1Node node = ar.succeeded() ? ar.result() : lastNode;
       if (ar.failed()) {
-        LOG.log(System.Logger.Level.ERROR, "\"Failed to retrieve node info\" err=\"" + ar.cause().getMessage() + "\"");
+        Log.error("Failed to retrieve node info", "err", ar.cause().getMessage());
       } else if (node == null) {
-        LOG.log(System.Logger.Level.ERROR, "\"Failed to retrieve node info\" err=\"no Node " + name
-            + " in the manifests directory\"");
+        Log.error("Failed to retrieve node info", "err", "no Node " + name + " in the manifests directory");
       } else {
         try {
           List<String> ips = NodeAddresses.nodeHostIPs(node);
-          LOG.log(System.Logger.Level.INFO, "\"Successfully retrieved node IP(s)\" IPs=" + ips);
+          Log.info("Successfully retrieved node IP(s)", "IPs", ips);
           result.complete(new Found(ips, node));
           return;
         } catch (IllegalArgumentException e) {
-          LOG.log(System.Logger.Level.ERROR, "\"Failed to retrieve node IPs\" err=\"" + e.getMessage() + "\"");
+          Log.error("Failed to retrieve node IPs", "err", e.getMessage());
         }
       }
       if (step >= steps) {
@@ -129,8 +128,7 @@ public final class NodeInfoResolver {
     KubeProxyConfiguration cfg = options.config();
     NodeAddresses.DetectedIPs detected = NodeAddresses.detectNodeIPs(found.ips, cfg.bindAddress);
     if (detected.primaryIsLoopback()) {
-      LOG.log(System.Logger.Level.WARNING,
-          "Can't determine this node's IP, assuming loopback; if this is incorrect, please set the --bind-address flag");
+      Log.info("Can't determine this node's IP, assuming loopback; if this is incorrect, please set the --bind-address flag");
     }
     List<String> expanded = NodeAddresses.expandPrimary(cfg.nodePortAddresses, detected);
     if (expanded != cfg.nodePortAddresses) {
@@ -141,12 +139,12 @@ public final class NodeInfoResolver {
     return nodeForCidrs.compose(node -> {
       List<String> podCIDRs = node == null ? List.of() : NodeHandlers.podCIDRsOf(node);
       if (nodeCidr) {
-        LOG.log(System.Logger.Level.INFO, "\"NodeInfo\" podCIDRs=" + podCIDRs);
+        Log.info("NodeInfo", "podCIDRs", podCIDRs);
       }
       List<String> checkedCidrs = nodeCidr ? podCIDRs : List.of();
       ConfigChecks.Result bad = ConfigChecks.checkBadConfig(cfg, checkedCidrs, detected.primaryFamily());
       if (!bad.messages().isEmpty()) {
-        LOG.log(System.Logger.Level.ERROR, "\"Kube-proxy configuration may be incomplete or incorrect\" err=\"" + bad.aggregated() + "\"");
+        Log.error("Kube-proxy configuration may be incomplete or incorrect", "err", bad.aggregated());
       }
       ConfigChecks.Result badIp = ConfigChecks.checkBadIPConfig(cfg, checkedCidrs, detected.primaryFamily(),
           dualStackSupported(cfg));
@@ -154,7 +152,7 @@ public final class NodeInfoResolver {
         return Future.failedFuture("kube-proxy configuration is incorrect: " + badIp.aggregated());
       }
       if (!badIp.messages().isEmpty()) {
-        LOG.log(System.Logger.Level.ERROR, "\"Kube-proxy configuration may be incomplete or incorrect\" err=\"" + badIp.aggregated() + "\"");
+        Log.error("Kube-proxy configuration may be incomplete or incorrect", "err", badIp.aggregated());
       }
       Map<String, String> labels = node == null || node.getMetadata().getLabels() == null ? Map.of() : node.getMetadata().getLabels();
       return Future.succeededFuture(new NodeInfo(name, detected.ordered(), podCIDRs, labels));
@@ -184,7 +182,7 @@ public final class NodeInfoResolver {
 
   /** NodeCIDR mode: wait until the Node exists, is not being deleted and has podCIDRs (5 minutes at most). */
   private static Future<V1Node> waitForPodCIDRs(Vertx vertx, Callable<V1Node> fetch, String name) {
-    LOG.log(System.Logger.Level.INFO, "\"Watching for node, awaiting podCIDR allocation\" hostname=\"" + name + "\"");
+    Log.info("Watching for node, awaiting podCIDR allocation", "hostname", name);
     Promise<V1Node> result = Promise.promise();
     long deadline = System.nanoTime() + podCidrTimeout.toNanos();
     pollPodCIDRs(vertx, fetch, deadline, result);

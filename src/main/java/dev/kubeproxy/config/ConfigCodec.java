@@ -403,7 +403,6 @@ public final class ConfigCodec {
           .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
           .enable(YAMLGenerator.Feature.ALWAYS_QUOTE_NUMBERS_AS_STRINGS)
           .disable(YAMLGenerator.Feature.SPLIT_LINES)
-          .enable(YAMLGenerator.Feature.INDENT_ARRAYS_WITH_INDICATOR)
           .build();
       return yaml.writeValueAsString(toV1Alpha1(c));
     } catch (JsonProcessingException e) {

@@ -2,14 +2,14 @@ package dev.kubeproxy.health;
 
 import dev.kubeproxy.AgentOptions;
 import dev.kubeproxy.EventBusAddresses;
+import dev.kubeproxy.cluster.EventRequest;
+import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
-import java.lang.System.Logger;
-import java.lang.System.Logger.Level;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -23,7 +23,6 @@ import java.time.Instant;
  * health-check servers both keep the state.
  */
 public class HealthzServerVerticle extends VerticleBase {
-  private static final Logger LOG = System.getLogger(HealthzServerVerticle.class.getName());
   static final String NOT_FOUND = "404 page not found\n";
 
   private final AgentOptions options;
@@ -51,7 +50,7 @@ public class HealthzServerVerticle extends VerticleBase {
   public Future<?> start() {
     String bind = options.config().healthzBindAddress;
     if (bind == null || bind.isEmpty()) {
-      LOG.log(Level.DEBUG, "Healthz server disabled: healthzBindAddress is empty");
+      Log.v(2).info("Healthz server disabled: healthzBindAddress is empty");
       return Future.succeededFuture();
     }
     HostPort address;
@@ -65,7 +64,7 @@ public class HealthzServerVerticle extends VerticleBase {
     vertx.eventBus().<Boolean>localConsumer(EventBusAddresses.NODE_ELIGIBLE, m -> health.setNodeEligible(Boolean.TRUE.equals(m.body())));
     loop = new ServerLoop(vertx, address, new HttpServerOptions(), this::handle, options.config().bindAddressHardFail,
         "Healthz", err -> "failed to start proxier healthz on " + address + ": " + err,
-        err -> "healthz server failed: " + err, LOG);
+        err -> "healthz server failed: " + err, EventRequest::failedToStartProxierHealthcheck);
     return loop.start();
   }
 

@@ -1,15 +1,16 @@
 package dev.kubeproxy.health;
 
 import dev.kubeproxy.EventBusAddresses;
+import dev.kubeproxy.cluster.EventRequest;
+import dev.kubeproxy.logging.Log;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
-import java.lang.System.Logger;
-import java.lang.System.Logger.Level;
 import java.util.Locale;
+import java.util.function.Function;
 import java.util.function.UnaryOperator;
 
 /**
@@ -28,7 +29,7 @@ public final class ServerLoop {
   private final String logName;
   private final UnaryOperator<String> wrapError;
   private final UnaryOperator<String> fatalText;
-  private final Logger log;
+  private final Function<String, EventRequest> hardFailEvent;
   private HttpServer server;
   private long retryTimer = -1;
   private boolean closed;
@@ -37,9 +38,11 @@ public final class ServerLoop {
    * @param logName   for the log lines, e.g. "Healthz" ("Healthz server failed")
    * @param wrapError turns the Go-style listen error into the server's error text
    * @param fatalText turns the server's error text into the fatal reason in hard-fail mode
+   * @param hardFailEvent the Warning event upstream records on the Node before exiting in hard-fail mode
    */
   public ServerLoop(Vertx vertx, HostPort address, HttpServerOptions serverOptions, Handler<HttpServerRequest> handler,
-      boolean hardFail, String logName, UnaryOperator<String> wrapError, UnaryOperator<String> fatalText, Logger log) {
+      boolean hardFail, String logName, UnaryOperator<String> wrapError, UnaryOperator<String> fatalText,
+      Function<String, EventRequest> hardFailEvent) {
     this.vertx = vertx;
     this.address = address;
     this.serverOptions = new HttpServerOptions(serverOptions).setHost(address.host()).setPort(address.port());
@@ -48,7 +51,7 @@ public final class ServerLoop {
     this.logName = logName;
     this.wrapError = wrapError;
     this.fatalText = fatalText;
-    this.log = log;
+    this.hardFailEvent = hardFailEvent;
   }
 
   /** Makes the first attempt; completes when it has either succeeded or been handled. */
@@ -84,13 +87,15 @@ public final class ServerLoop {
     HttpServer candidate = vertx.createHttpServer(serverOptions).requestHandler(handler);
     return candidate.listen().<Void>map(s -> {
       server = s;
-      log.log(Level.DEBUG, "Starting " + logName.toLowerCase(Locale.ROOT) + " HTTP server address=" + address.text(s.actualPort()));
+      Log.v(3).info("Starting " + logName.toLowerCase(Locale.ROOT) + " HTTP server", "address", address.text(s.actualPort()));
       return null;
     }).recover(err -> {
       String error = wrapError.apply(listenError(address, err));
-      log.log(Level.ERROR, logName + " server failed err=\"" + error + "\"");
+      Log.error(logName + " server failed", "err", error);
       if (hardFail) {
-        vertx.eventBus().send(EventBusAddresses.FATAL, fatalText.apply(error));
+        String reason = fatalText.apply(error);
+        ClusterEvents.record(vertx, hardFailEvent.apply(reason));
+        vertx.eventBus().send(EventBusAddresses.FATAL, reason);
       } else if (!closed) {
         retryTimer = vertx.setTimer(RETRY_MILLIS, id -> attempt());
       }

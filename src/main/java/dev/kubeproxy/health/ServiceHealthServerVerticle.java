@@ -2,7 +2,9 @@ package dev.kubeproxy.health;
 
 import dev.kubeproxy.AgentOptions;
 import dev.kubeproxy.EventBusAddresses;
+import dev.kubeproxy.cluster.EventRequest;
 import dev.kubeproxy.cluster.NodeInfo;
+import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.platform.Cidr;
 import dev.kubeproxy.platform.LocalAddresses;
 import dev.kubeproxy.proxy.NamespacedName;
@@ -11,11 +13,10 @@ import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
-import java.lang.System.Logger;
-import java.lang.System.Logger.Level;
 import java.net.InetAddress;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.List;
 import java.util.Map;
@@ -29,12 +30,10 @@ import java.util.TreeMap;
  * local endpoint count and the proxier's health (from the same {@link HealthUpdate} messages the
  * healthz server reads; always healthy when healthz is disabled).
  *
- * <p>A port that cannot be opened is logged and retried on the next message, as upstream does.
- * (Upstream also records a FailedToStartServiceHealthcheck event; this agent has no event
- * recorder wired here yet.)
+ * <p>A port that cannot be opened is logged, reported as a FailedToStartServiceHealthcheck event
+ * on the Service, and retried on the next message, as upstream does.
  */
 public class ServiceHealthServerVerticle extends VerticleBase {
-  private static final Logger LOG = System.getLogger(ServiceHealthServerVerticle.class.getName());
 
   private final AgentOptions options;
   private final NodeInfo nodeInfo;
@@ -43,6 +42,7 @@ public class ServiceHealthServerVerticle extends VerticleBase {
   private ProxierHealth health; // null when the healthz server is disabled
   private List<String> listenHosts = List.of();
   private Future<Void> queue = Future.succeededFuture();
+  private final Map<Object, ServiceHealthState> byFamily = new HashMap<>(); // the latest state per proxier
 
   /** One registered service: its port, its listeners and its local ready endpoint count. */
   private static final class Service {
@@ -118,8 +118,8 @@ public class ServiceHealthServerVerticle extends VerticleBase {
       }
       return hosts;
     } catch (Exception e) {
-      LOG.log(Level.ERROR, "Failed to get node ip address matching node port addresses, health check port will listen to all node addresses err=\""
-          + e.getMessage() + "\"");
+      Log.error("Failed to get node ip address matching node port addresses, health check port will listen to all node addresses",
+          "err", e.getMessage());
       return List.of(wildcard);
     }
   }
@@ -147,14 +147,32 @@ public class ServiceHealthServerVerticle extends VerticleBase {
     return configured;
   }
 
+  /**
+   * Folds one proxier's state into the per-family views: with dual-stack the wanted ports are the
+   * union of both families' and a service's count is the larger one (one listener serves both
+   * families, and a dual-stack pod is one endpoint, not two).
+   */
   private Future<Void> reconcile(ServiceHealthState state) {
-    Map<NamespacedName, Integer> wanted = state.healthCheckNodePorts() == null ? Map.of() : state.healthCheckNodePorts();
+    if (state.family() == null) {
+      byFamily.clear();
+    }
+    byFamily.put(state.family() == null ? "all" : state.family(), state);
+    Map<NamespacedName, Integer> wanted = new HashMap<>();
+    Map<NamespacedName, Integer> counts = new HashMap<>();
+    for (ServiceHealthState s : byFamily.values()) {
+      if (s.healthCheckNodePorts() != null) {
+        wanted.putAll(s.healthCheckNodePorts());
+      }
+      if (s.localReadyEndpoints() != null) {
+        s.localReadyEndpoints().forEach((k, v) -> counts.merge(k, v, Math::max));
+      }
+    }
     List<Future<Void>> closing = new ArrayList<>();
     for (var it = services.entrySet().iterator(); it.hasNext(); ) {
       var e = it.next();
       Integer port = wanted.get(e.getKey());
       if (port == null || port != e.getValue().port) {
-        LOG.log(Level.DEBUG, "Closing healthcheck service=\"" + e.getKey() + "\" port=" + e.getValue().port);
+        Log.v(2).info("Closing healthcheck", "service", e.getKey().toString(), "port", e.getValue().port);
         e.getValue().servers.forEach(s -> closing.add(s.close()));
         it.remove();
       }
@@ -163,17 +181,16 @@ public class ServiceHealthServerVerticle extends VerticleBase {
       List<Future<Void>> opening = new ArrayList<>();
       for (Map.Entry<NamespacedName, Integer> e : new TreeMap<>(wanted).entrySet()) {
         if (services.containsKey(e.getKey())) {
-          LOG.log(Level.DEBUG, "Existing healthcheck service=\"" + e.getKey() + "\" port=" + e.getValue());
+          Log.v(3).info("Existing healthcheck", "service", e.getKey().toString(), "port", e.getValue());
         } else {
-          LOG.log(Level.DEBUG, "Opening healthcheck service=\"" + e.getKey() + "\" port=" + e.getValue());
+          Log.v(2).info("Opening healthcheck", "service", e.getKey().toString(), "port", e.getValue());
           opening.add(open(e.getKey(), e.getValue()));
         }
       }
       return Future.join(opening);
     }).transform(ignored -> {
-      Map<NamespacedName, Integer> counts = state.localReadyEndpoints() == null ? Map.of() : state.localReadyEndpoints();
       services.forEach((name, service) -> service.localEndpoints = counts.getOrDefault(name, 0));
-      LOG.log(Level.DEBUG, "Reporting endpoints for healthcheck endpoints=" + new TreeMap<>(counts));
+      Log.v(3).info("Reporting endpoints for healthcheck", "endpoints", new TreeMap<>(counts).toString());
       return Future.succeededFuture();
     });
   }
@@ -202,8 +219,9 @@ public class ServiceHealthServerVerticle extends VerticleBase {
       }
       opened.forEach(HttpServer::close);
       String node = nodeInfo == null ? "" : nodeInfo.name();
-      LOG.log(Level.ERROR, "Failed to start healthcheck err=\"" + ServerLoop.listenError(new HostPort(listenHosts.isEmpty() ? "" : listenHosts.get(0), port), failure)
-          + "\" node=\"" + node + "\" service=\"" + name + "\" port=" + port);
+      String error = ServerLoop.listenError(new HostPort(listenHosts.isEmpty() ? "" : listenHosts.get(0), port), failure);
+      ClusterEvents.record(vertx, EventRequest.failedToStartServiceHealthcheck(node, name.namespace(), name.name(), port, error));
+      Log.error("Failed to start healthcheck", "err", error, "node", node, "service", name.toString(), "port", port);
       return Future.succeededFuture();
     });
   }
@@ -211,7 +229,7 @@ public class ServiceHealthServerVerticle extends VerticleBase {
   private void handle(NamespacedName name, HttpServerRequest req) {
     Service service = services.get(name);
     if (service == null) {
-      LOG.log(Level.ERROR, "Received request for closed healthcheck service=\"" + name + "\"");
+      Log.error("Received request for closed healthcheck", "service", name.toString());
       req.response().end();
       return;
     }

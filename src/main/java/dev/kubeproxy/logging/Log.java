@@ -53,7 +53,7 @@ public final class Log {
   private static final long PID = ProcessHandle.current().pid();
   private static final DateTimeFormatter TEXT_TIME = DateTimeFormatter.ofPattern("MMdd HH:mm:ss.SSSSSS");
   private static final Set<String> INFRA_PREFIXES = Set.of(
-      "dev.kubeproxy.logging.", "java.util.logging.", "jdk.internal.logger.", "sun.util.logging.",
+      "java.util.logging.", "jdk.internal.logger.", "sun.util.logging.",
       "java.lang.System", "org.slf4j.", "io.vertx.core.logging.", "io.vertx.core.internal.logging.",
       "io.netty.util.internal.logging.");
   private static final StackWalker WALKER = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
@@ -189,6 +189,10 @@ public final class Log {
   }
 
   private static boolean isInfra(String className) {
+    if (className.equals(Log.class.getName()) || className.startsWith(Log.class.getName() + "$")
+        || className.equals(JulBridge.class.getName())) {
+      return true;
+    }
     for (String prefix : INFRA_PREFIXES) {
       if (className.startsWith(prefix)) {
         return true;

@@ -1,6 +1,10 @@
 package dev.kubeproxy.metrics;
 
 import dev.kubeproxy.AgentOptions;
+import dev.kubeproxy.cluster.EventRequest;
+import dev.kubeproxy.config.ConfigzJson;
+import dev.kubeproxy.config.FeatureGates;
+import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.health.HostPort;
 import dev.kubeproxy.health.ServerLoop;
 import io.vertx.core.Future;
@@ -10,8 +14,6 @@ import io.vertx.core.http.HttpServerOptions;
 import io.vertx.ext.web.Route;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
-import java.lang.System.Logger;
-import java.lang.System.Logger.Level;
 import java.util.List;
 import java.util.TreeSet;
 import java.util.function.IntConsumer;
@@ -23,7 +25,6 @@ import java.util.regex.Pattern;
  * and /debug/flags/v. Paths match exactly as Go's mux does; anything else is a Go-style 404.
  */
 public class MetricsServerVerticle extends VerticleBase {
-  private static final Logger LOG = System.getLogger(MetricsServerVerticle.class.getName());
   private static final String TEXT = "text/plain; charset=utf-8";
 
   private final AgentOptions options;
@@ -33,7 +34,7 @@ public class MetricsServerVerticle extends VerticleBase {
   private ServerLoop loop;
 
   public MetricsServerVerticle(AgentOptions options) {
-    this(options, ProxyMetrics.global(), LogVerbosity::set);
+    this(options, ProxyMetrics.global(), Log::setVerbosity);
   }
 
   /**
@@ -50,7 +51,7 @@ public class MetricsServerVerticle extends VerticleBase {
   public Future<?> start() {
     String bind = options.config().metricsBindAddress;
     if (bind == null || bind.isEmpty()) {
-      LOG.log(Level.DEBUG, "Metrics server disabled: metricsBindAddress is empty");
+      Log.v(2).info("Metrics server disabled: metricsBindAddress is empty");
       return Future.succeededFuture();
     }
     HostPort address;
@@ -59,10 +60,17 @@ public class MetricsServerVerticle extends VerticleBase {
     } catch (IllegalArgumentException e) {
       return Future.failedFuture("metricsBindAddress: " + e.getMessage());
     }
+    // What /metrics shows is registered once at start, as upstream's ProxyServer.Run does: the
+    // metric sets of the running mode, and kubernetes_feature_enabled for every known gate.
+    metrics.registerFor(options.config().effectiveMode());
+    FeatureGates gates = FeatureGates.current();
+    for (FeatureGates.Gate gate : FeatureGates.KNOWN) {
+      metrics.setFeatureEnabled(gate.name(), gate.stage().metricLabel(), gates.isEnabled(gate.name()));
+    }
     // gzip when the scraper accepts it, as Go's promhttp handler does
     HttpServerOptions serverOptions = new HttpServerOptions().setCompressionSupported(true);
     loop = new ServerLoop(vertx, address, serverOptions, router(), options.config().bindAddressHardFail,
-        "Metrics", err -> err, err -> "starting metrics server failed: " + err, LOG);
+        "Metrics", err -> err, err -> "starting metrics server failed: " + err, EventRequest::failedToStartMetricServer);
     return loop.start();
   }
 
@@ -138,7 +146,7 @@ public class MetricsServerVerticle extends VerticleBase {
 
   private void configz(RoutingContext ctx) {
     try {
-      String body = ConfigzJson.of(options.config());
+      String body = ConfigzJson.encode(options.config());
       ctx.response().putHeader("Content-Type", "application/json").putHeader("X-Content-Type-Options", "nosniff").end(body);
     } catch (Exception e) {
       ctx.response().setStatusCode(500).putHeader("Content-Type", TEXT).putHeader("X-Content-Type-Options", "nosniff")
@@ -182,7 +190,7 @@ public class MetricsServerVerticle extends VerticleBase {
         flagText(ctx, 500, "failed set klog.logging.verbosity " + value + ": " + e.getMessage());
         return;
       }
-      LOG.log(Level.INFO, "Log verbosity changed through /debug/flags/v v=" + level);
+      Log.info("Log verbosity changed through /debug/flags/v", "v", level);
       flagText(ctx, 200, "successfully set klog.logging.verbosity to " + value);
     });
   }

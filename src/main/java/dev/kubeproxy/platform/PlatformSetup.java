@@ -1,10 +1,43 @@
 package dev.kubeproxy.platform;
 
 import dev.kubeproxy.AgentOptions;
+import dev.kubeproxy.logging.Log;
+import dev.kubeproxy.proxy.conntrack.ConntrackSysctls;
 
-/** OOM score and conntrack sysctls at start (server_linux.go). Blocking: run on a worker. Skeleton: helper B. */
+/**
+ * The privileged host setup at start (server_linux.go): the conntrack sysctls (server.md §9
+ * step 10, fatal on failure) and this process's OOM score adjustment (server.md §10 step 4, only
+ * logged on failure). Blocking: run on a worker.
+ */
 public final class PlatformSetup {
+  /**
+   * @param sysfsReadOnly the conntrack hashsize could not be raised because /sys is read-only;
+   *                      upstream records a Warning event on the Node (reason "readOnlySysFS",
+   *                      action "StartKubeProxy", note {@link ConntrackSysctls#READ_ONLY_SYSFS_NOTE})
+   */
+  public record Result(boolean sysfsReadOnly) {}
+
   private PlatformSetup() {}
 
-  public static void apply(AgentOptions options) throws Exception {}
+  public static void apply(AgentOptions options) throws Exception {
+    run(options, HostPaths.host());
+  }
+
+  /** Applies the setup against these paths; throws on a fatal conntrack failure. */
+  public static Result run(AgentOptions options, HostPaths paths) throws Exception {
+    ConntrackSysctls.Outcome outcome = new ConntrackSysctls(paths).apply(options.config().conntrack);
+    boolean readOnly = outcome == ConntrackSysctls.Outcome.READ_ONLY_SYSFS;
+    if (readOnly) {
+      Log.warn("Cannot raise the conntrack hashsize", "reason", "readOnlySysFS", "note", ConntrackSysctls.READ_ONLY_SYSFS_NOTE);
+    }
+    Integer oomScoreAdj = options.config().oomScoreAdj;
+    if (oomScoreAdj != null) {
+      try {
+        OomScore.apply(paths.oomScoreAdj(), oomScoreAdj);
+      } catch (Exception e) {
+        Log.v(2).info("Failed to apply OOMScore", "err", e.getMessage());
+      }
+    }
+    return new Result(readOnly);
+  }
 }

@@ -61,6 +61,8 @@ public final class EndpointsChangeTracker {
   private final Map<NamespacedName, Map<String, SliceData>> applied = new HashMap<>();
   private final Map<NamespacedName, Map<String, SliceData>> pending = new LinkedHashMap<>();
   private final Map<NamespacedName, List<Instant>> triggerTimes = new HashMap<>();
+  /** The endpoints computed from the applied slices at the last checkout, per service. */
+  private final Map<NamespacedName, Map<ServicePortName, List<Endpoint>>> computed = new HashMap<>();
   private int pendingCount;
 
   /**
@@ -189,14 +191,27 @@ public final class EndpointsChangeTracker {
     return pendingCount;
   }
 
+  /**
+   * The pending slices applied, as taken out at a sync: each changed service's slices (an immutable
+   * copy, in name order) and the trigger times recorded since the previous sync.
+   */
+  record Taken(Map<NamespacedName, Map<String, SliceData>> slices, Map<NamespacedName, List<Instant>> triggerTimes) {}
+
   /** Applies the pending slices and hands over each changed Service's old and new endpoints. */
   Checkout checkout() {
-    Map<NamespacedName, ServiceChange> changes = new HashMap<>();
+    return compute(take());
+  }
+
+  /**
+   * The cheap half of a checkout, done where the updates happen (the event loop): applies the
+   * pending slices and clears them.
+   */
+  Taken take() {
+    Map<NamespacedName, Map<String, SliceData>> taken = new HashMap<>();
     for (Map.Entry<NamespacedName, Map<String, SliceData>> e : pending.entrySet()) {
       NamespacedName service = e.getKey();
       // Slices are read in name order so that the dedupe winner does not depend on hashing.
       Map<String, SliceData> slices = applied.computeIfAbsent(service, k -> new TreeMap<>());
-      Map<ServicePortName, List<Endpoint>> previous = endpointsOf(service, slices);
       for (Map.Entry<String, SliceData> s : e.getValue().entrySet()) {
         if (s.getValue().remove()) {
           slices.remove(s.getKey());
@@ -207,7 +222,7 @@ public final class EndpointsChangeTracker {
       if (slices.isEmpty()) {
         applied.remove(service);
       }
-      changes.put(service, new ServiceChange(previous, endpointsOf(service, slices)));
+      taken.put(service, Collections.unmodifiableMap(new TreeMap<>(slices)));
     }
     pending.clear();
     pendingCount = 0;
@@ -215,7 +230,26 @@ public final class EndpointsChangeTracker {
     Map<NamespacedName, List<Instant>> times = new HashMap<>();
     triggerTimes.forEach((k, v) -> times.put(k, List.copyOf(v)));
     triggerTimes.clear();
-    return new Checkout(changes, times);
+    return new Taken(taken, times);
+  }
+
+  /**
+   * The expensive half: the endpoints of each changed service before and after. May run on a
+   * worker, one call at a time, in the order of {@link #take()}.
+   */
+  Checkout compute(Taken taken) {
+    Map<NamespacedName, ServiceChange> changes = new HashMap<>();
+    taken.slices().forEach((service, slices) -> {
+      Map<ServicePortName, List<Endpoint>> previous = computed.getOrDefault(service, Map.of());
+      Map<ServicePortName, List<Endpoint>> current = endpointsOf(service, slices);
+      if (slices.isEmpty()) {
+        computed.remove(service);
+      } else {
+        computed.put(service, current);
+      }
+      changes.put(service, new ServiceChange(previous, current));
+    });
+    return new Checkout(changes, taken.triggerTimes());
   }
 
   /** §4.5: the endpoints of every port of one Service from all its slices, deduplicated and sorted. */
@@ -260,9 +294,12 @@ public final class EndpointsChangeTracker {
     }
     Map<ServicePortName, List<Endpoint>> out = new HashMap<>();
     byPort.forEach((spn, eps) -> {
-      List<Endpoint> list = new ArrayList<>(eps.values());
-      list.sort(Comparator.comparing(Endpoint::endpoint));
-      out.put(spn, List.copyOf(list));
+      // The map key is the identity string, so sorting by key needs no string building.
+      List<Map.Entry<String, Endpoint>> entries = new ArrayList<>(eps.entrySet());
+      entries.sort(Map.Entry.comparingByKey());
+      List<Endpoint> list = new ArrayList<>(entries.size());
+      entries.forEach(e -> list.add(e.getValue()));
+      out.put(spn, Collections.unmodifiableList(list));
     });
     return out;
   }

@@ -29,7 +29,11 @@ public final class EndpointsMap {
   private final Map<ServicePortName, List<Endpoint>> endpoints = new HashMap<>();
 
   public UpdateResult update(EndpointsChangeTracker tracker) {
-    EndpointsChangeTracker.Checkout checkout = tracker.checkout();
+    return update(tracker.checkout());
+  }
+
+  /** Applies a checkout (possibly computed on a worker; see {@link EndpointsChangeTracker#take()}). */
+  UpdateResult update(EndpointsChangeTracker.Checkout checkout) {
     Set<NamespacedName> updated = new HashSet<>();
     List<DeletedUdpEndpoint> deleted = new ArrayList<>();
     Set<ServicePortName> newlyActive = new HashSet<>();

@@ -1,6 +1,7 @@
 package dev.kubeproxy.proxy;
 
 import dev.kubeproxy.EventBusAddresses;
+import dev.kubeproxy.cluster.EventRequest;
 import dev.kubeproxy.health.HealthUpdate;
 import dev.kubeproxy.health.ServiceHealthState;
 import dev.kubeproxy.metrics.ProxyMetrics;
@@ -53,6 +54,8 @@ public final class FamilyProxier {
   private List<String> serviceCIDRs = List.of();
   /** Services whose state changed in a sync that failed: the next sync reports them again. */
   private final Set<NamespacedName> unsyncedServices = new HashSet<>();
+  /** Node labels changed: topology may change the endpoints of every service. */
+  private boolean topologyChanged;
   private long successfulSyncs;
   private long failedSyncs;
 
@@ -76,8 +79,7 @@ public final class FamilyProxier {
     this.nodeLabels = Map.copyOf(nodeLabels);
     this.serviceChanges = new ServiceChangeTracker(family, gates.loadBalancerIPMode(), metrics);
     this.endpointChanges = new EndpointsChangeTracker(family, nodeName, gates.topologyAwareHints(), metrics, clock,
-        (service, ip) -> LOG.log(Level.WARNING, "Event(Service " + service + "): type: Warning reason: "
-            + "KubeProxyIncorrectIPVersion " + ip + " in endpointslice has incorrect IP version"));
+        this::recordIncorrectIpVersion);
     Duration maxInterval = mode.equals("nftables") ? syncPeriod : IPTABLES_MAX_INTERVAL;
     Duration minInterval = minSyncPeriod.compareTo(maxInterval) > 0 ? maxInterval : minSyncPeriod;
     this.runner = new BoundedFrequencyRunner("sync-runner-" + family, this::syncOnce, minInterval, maxInterval,
@@ -119,6 +121,7 @@ public final class FamilyProxier {
       return;
     }
     nodeLabels = copy;
+    topologyChanged = true;
     if (initialized.getAsBoolean()) {
       requestSync();
     }
@@ -153,7 +156,16 @@ public final class FamilyProxier {
     runner.run();
   }
 
-  /** One run of the runner: nothing before initialization, else check out, sync, report. */
+  /** What the worker part of a sync hands back to the event loop. */
+  private record Outcome(
+      Set<NamespacedName> changed, ProxyState state, EndpointsMap.UpdateResult endpointsUpdate,
+      Map<NamespacedName, Integer> localReady, SyncResult result, Throwable failure) {}
+
+  /**
+   * One run of the runner: nothing before initialization; else take the pending changes out of
+   * the trackers here (cheap), and on a worker compute the endpoints, snapshot the state, sync the
+   * backend and clean up conntrack; then report here.
+   */
   Future<Void> syncOnce() {
     if (!initialized.getAsBoolean()) {
       LOG.log(Level.DEBUG, "Not syncing " + family + " rules until Services and EndpointSlices have been received");
@@ -161,41 +173,62 @@ public final class FamilyProxier {
     }
     long start = System.nanoTime();
     ServicePortMap.UpdateResult serviceUpdate = services.update(serviceChanges);
-    EndpointsMap.UpdateResult endpointsUpdate = endpoints.update(endpointChanges);
+    EndpointsChangeTracker.Taken taken = endpointChanges.take();
     Set<NamespacedName> changed = new HashSet<>(unsyncedServices);
     changed.addAll(serviceUpdate.updatedServices());
-    changed.addAll(endpointsUpdate.updatedServices());
-    ProxyState state = new ProxyState(services.snapshot(), endpoints.snapshot(), Set.copyOf(changed), nodeLabels,
-        serviceCIDRs, endpointsUpdate.triggerTimes());
-    return vertx.executeBlocking(() -> backend.sync(state), true)
-        .transform(ar -> {
-          Duration took = Duration.ofNanos(System.nanoTime() - start);
-          metrics.observeSyncDuration(took);
-          if (ar.failed()) {
-            failedSyncs++;
-            unsyncedServices.addAll(changed);
-            LOG.log(Level.ERROR, "Failed to sync " + family + " proxy rules, will retry in " + syncPeriod.toSeconds()
-                + "s: " + ar.cause().getMessage());
-            runner.retryAfter(syncPeriod);
-            return Future.succeededFuture();
-          }
-          successfulSyncs++;
-          unsyncedServices.clear();
-          afterSuccess(ar.result(), state, took);
-          if (conntrack == null) {
-            return Future.<Void>succeededFuture();
-          }
-          return vertx.<Void>executeBlocking(() -> {
-            conntrack.cleanup(family, services, serviceUpdate, endpointsUpdate);
-            return null;
-          }, true).recover(e -> {
-            LOG.log(Level.ERROR, "Stale conntrack cleanup failed: " + e.getMessage());
-            return Future.succeededFuture();
-          });
-        });
+    changed.addAll(taken.slices().keySet());
+    boolean allChanged = topologyChanged;
+    topologyChanged = false;
+    Map<String, String> labels = nodeLabels;
+    List<String> cidrs = serviceCIDRs;
+    return vertx.executeBlocking(() -> {
+      EndpointsMap.UpdateResult endpointsUpdate = endpoints.update(endpointChanges.compute(taken));
+      Map<ServicePortName, ServicePort> snapshot = services.snapshot();
+      if (allChanged) {
+        // Zone hints may select other endpoints for any service: every service counts as changed.
+        snapshot.keySet().forEach(spn -> changed.add(spn.service()));
+      }
+      ProxyState state = new ProxyState(snapshot, endpoints.snapshot(), Set.copyOf(changed), labels, cidrs,
+          endpointsUpdate.triggerTimes());
+      SyncResult result;
+      try {
+        result = backend.sync(state);
+      } catch (ProxyBackend.SyncException | RuntimeException e) {
+        return new Outcome(changed, state, endpointsUpdate, null, null, e);
+      }
+      Map<NamespacedName, Integer> localReady = endpoints.localReadyEndpoints();
+      return new Outcome(changed, state, endpointsUpdate, localReady, result, null);
+    }, true).compose(outcome -> {
+      Duration took = Duration.ofNanos(System.nanoTime() - start);
+      metrics.observeSyncDuration(took);
+      if (outcome.failure() != null) {
+        failedSyncs++;
+        unsyncedServices.addAll(outcome.changed());
+        LOG.log(Level.ERROR, "Failed to sync " + family + " proxy rules, will retry in " + syncPeriod.toSeconds()
+            + "s: " + outcome.failure().getMessage());
+        runner.retryAfter(syncPeriod);
+        return Future.<Void>succeededFuture();
+      }
+      successfulSyncs++;
+      unsyncedServices.clear();
+      afterSuccess(outcome.result(), outcome.state(), outcome.localReady(), took);
+      if (conntrack == null) {
+        return Future.<Void>succeededFuture();
+      }
+      return vertx.<Void>executeBlocking(() -> {
+        conntrack.cleanup(family, services, serviceUpdate, outcome.endpointsUpdate());
+        return null;
+      }, true);
+    }).recover(e -> {
+      // Only a bug gets here (the backend's failures are handled above); keep the loop alive.
+      LOG.log(Level.ERROR, "Unexpected error in the " + family + " sync: " + e, e);
+      runner.retryAfter(syncPeriod);
+      return Future.succeededFuture();
+    });
   }
 
-  private void afterSuccess(SyncResult result, ProxyState state, Duration took) {
+  private void afterSuccess(
+      SyncResult result, ProxyState state, Map<NamespacedName, Integer> localReady, Duration took) {
     Instant now = clock.instant();
     LOG.log(Level.DEBUG, "Synced " + family + " proxy rules in " + took.toMillis() + "ms ("
         + (result != null && result.full() ? "full" : "partial") + ", " + state.services().size() + " service ports)");
@@ -217,7 +250,20 @@ public final class FamilyProxier {
       }
     }
     vertx.eventBus().publish(EventBusAddresses.SERVICE_HEALTH,
-        new ServiceHealthState(Map.copyOf(healthCheckPorts), Map.copyOf(endpoints.localReadyEndpoints())));
+        new ServiceHealthState(Map.copyOf(healthCheckPorts), Map.copyOf(localReady)));
+  }
+
+  /** The KubeProxyIncorrectIPVersion Warning event on the Service; the cluster watch writes it to the API. */
+  private void recordIncorrectIpVersion(NamespacedName service, String ip) {
+    LOG.log(Level.DEBUG, "Endpoint " + ip + " of service " + service + " is not " + family + "; skipping it");
+    try {
+      vertx.eventBus().publish(EventBusAddresses.EVENTS,
+          EventRequest.incorrectIpVersion(service.namespace(), service.name(), ip, "GatherEndpoints"));
+    } catch (RuntimeException e) {
+      // e.g. no codec registered for EventRequest: keep syncing, say what was not recorded
+      LOG.log(Level.WARNING, "Could not record event KubeProxyIncorrectIPVersion for service " + service + ": "
+          + ip + " in endpointslice has incorrect IP version (" + e.getMessage() + ")");
+    }
   }
 
   private void publishHealth(HealthUpdate.Type type) {

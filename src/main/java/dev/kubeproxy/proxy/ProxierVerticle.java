@@ -151,7 +151,7 @@ public class ProxierVerticle extends VerticleBase {
   }
 
   private void onService(ClusterEvent<?> event) {
-    if (!(event.object() instanceof V1Service svc) && event.type() == ClusterEvent.Type.UPSERT) {
+    if (event.type() == ClusterEvent.Type.UPSERT && !(event.object() instanceof V1Service)) {
       LOG.log(Level.ERROR, "Ignoring Service event " + event.key() + " without a v1 Service");
       return;
     }

@@ -171,6 +171,27 @@ class ClusterWatchVerticleTest {
   }
 
   @Test
+  void unauthorizedIsLoggedWithServerAndCauseAtEachRetryThenConverges() throws Exception {
+    java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+    java.io.PrintStream capture = new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8);
+    dev.kubeproxy.logging.Log.setOutputs(capture, capture);
+    try {
+      api.upsert(Fixtures.service("default", "a", "10.96.0.1", null));
+      api.requireToken("secret");
+      deploy(options());
+      String expected = "the API server " + api.url() + " rejected the credentials (401 Unauthorized)";
+      await("two failed lists logged", WAIT, () -> captured.toString(java.nio.charset.StandardCharsets.UTF_8)
+          .lines().filter(l -> l.contains("Failed to list Services") && l.contains(expected)).count() >= 2);
+      assertFalse(bus.synced.contains(Kind.SERVICE));
+      api.requireToken(null);
+      await("synced once authorized", WAIT, () -> bus.keys(Kind.SERVICE).equals(Set.of("default/a"))
+          && bus.synced.contains(Kind.SERVICE));
+    } finally {
+      dev.kubeproxy.logging.Log.setOutputs(System.err, System.err);
+    }
+  }
+
+  @Test
   void nodeEligibilityAndNodeCidrGuard() throws Exception {
     api.upsert(Fixtures.node("node-1", List.of("10.244.1.0/24"), List.of()));
     AgentOptions options = options();

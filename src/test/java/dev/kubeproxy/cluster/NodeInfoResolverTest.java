@@ -63,6 +63,16 @@ class NodeInfoResolverTest {
   }
 
   @Test
+  void masterOverridesTheKubeconfigServer() throws Exception {
+    api.upsert(Fixtures.node("node-1", List.of(), List.of(Fixtures.address("InternalIP", "192.168.200.10"))));
+    Path wrong = Files.writeString(tmp.resolve("wrong-kubeconfig"), Files.readString(api.writeKubeconfig(tmp))
+        .replace(api.url(), "http://127.0.0.1:1"));
+    AgentOptions base = Fixtures.options(wrong.toString(), "node-1");
+    AgentOptions o = new AgentOptions(base.config(), null, api.url(), "node-1", null, false, false, false);
+    assertEquals(List.of("192.168.200.10", "::1"), get(NodeInfoResolver.resolve(vertx, o)).nodeIPs());
+  }
+
+  @Test
   void nodeAppearingDuringTheBackoffIsUsed() throws Exception {
     AgentOptions o = options();
     vertx.setTimer(250, t -> api.upsert(Fixtures.node("node-1", List.of(),

@@ -5,10 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kubeproxy.AgentOptions;
 import dev.kubeproxy.EventBusAddresses;
+import dev.kubeproxy.cluster.EventRequest;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.proxy.IpFamily;
 import dev.kubeproxy.testutil.Await;
-import dev.kubeproxy.testutil.LocalCodec;
+import dev.kubeproxy.EventBusCodecs;
 import dev.kubeproxy.testutil.MutableClock;
 import dev.kubeproxy.testutil.TestConfigs;
 import io.vertx.core.Vertx;
@@ -41,7 +42,7 @@ class HealthzServerVerticleTest {
   @BeforeEach
   void deploy(Vertx vertx) {
     this.vertx = vertx;
-    LocalCodec.register(vertx, HealthUpdate.class);
+    EventBusCodecs.register(vertx);
     verticle = new HealthzServerVerticle(TestConfigs.options(c -> c.healthzBindAddress = "127.0.0.1:0"), clock, metrics);
     Await.result(vertx.deployVerticle(verticle));
     port = verticle.actualPort();
@@ -139,7 +140,9 @@ class HealthzServerVerticleTest {
   @Test
   void bindFailureWithHardFailIsFatal(Vertx vertx) throws Exception {
     BlockingQueue<String> fatal = new ArrayBlockingQueue<>(4);
+    BlockingQueue<EventRequest> events = new ArrayBlockingQueue<>(4);
     vertx.eventBus().<String>consumer(EventBusAddresses.FATAL, m -> fatal.add(m.body()));
+    vertx.eventBus().<EventRequest>consumer(EventBusAddresses.EVENTS, m -> events.add(m.body()));
     AgentOptions opts = TestConfigs.options(c -> {
       c.healthzBindAddress = "127.0.0.1:" + port; // taken by the server deployed above
       c.bindAddressHardFail = true;
@@ -148,6 +151,8 @@ class HealthzServerVerticleTest {
     String reason = fatal.poll(10, TimeUnit.SECONDS);
     assertEquals("healthz server failed: failed to start proxier healthz on 127.0.0.1:" + port + ": listen tcp 127.0.0.1:" + port
         + ": bind: address already in use", reason);
+    EventRequest event = events.poll(5, TimeUnit.SECONDS);
+    assertEquals(EventRequest.failedToStartProxierHealthcheck(reason), event);
   }
 
   @Test

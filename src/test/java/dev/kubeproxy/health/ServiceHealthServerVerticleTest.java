@@ -4,11 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kubeproxy.EventBusAddresses;
+import dev.kubeproxy.cluster.EventRequest;
 import dev.kubeproxy.cluster.NodeInfo;
 import dev.kubeproxy.proxy.IpFamily;
 import dev.kubeproxy.proxy.NamespacedName;
 import dev.kubeproxy.testutil.Await;
-import dev.kubeproxy.testutil.LocalCodec;
+import dev.kubeproxy.EventBusCodecs;
 import dev.kubeproxy.testutil.MutableClock;
 import dev.kubeproxy.testutil.TestConfigs;
 import io.vertx.core.Vertx;
@@ -43,7 +44,7 @@ class ServiceHealthServerVerticleTest {
   @BeforeEach
   void deploy(Vertx vertx) {
     this.vertx = vertx;
-    LocalCodec.register(vertx, HealthUpdate.class, ServiceHealthState.class);
+    EventBusCodecs.register(vertx);
     verticle = new ServiceHealthServerVerticle(TestConfigs.options(c -> c.nodePortAddresses = List.of("127.0.0.0/8")), node, clock);
     Await.result(vertx.deployVerticle(verticle));
     client = WebClient.create(vertx);
@@ -137,7 +138,12 @@ class ServiceHealthServerVerticleTest {
     try (ServerSocket blocker = new ServerSocket()) {
       blocker.bind(new InetSocketAddress("127.0.0.1", 0));
       int port = blocker.getLocalPort();
+      java.util.concurrent.BlockingQueue<EventRequest> events = new java.util.concurrent.ArrayBlockingQueue<>(4);
+      vertx.eventBus().<EventRequest>consumer(EventBusAddresses.EVENTS, m -> events.add(m.body()));
       send(Map.of(WEB, port), Map.of(WEB, 1));
+      EventRequest event = events.poll(5, java.util.concurrent.TimeUnit.SECONDS);
+      assertEquals(EventRequest.failedToStartServiceHealthcheck("node-1", "default", "web", port,
+          "listen tcp 127.0.0.1:" + port + ": bind: address already in use"), event);
       // the message is processed (and fails) before a later one: wait for that later one
       int other = freePort();
       send(Map.of(WEB, port, DB, other), Map.of(WEB, 1));
@@ -154,7 +160,7 @@ class ServiceHealthServerVerticleTest {
   void healthIsAlwaysTrueWhenHealthzIsDisabled() throws Exception {
     Vertx other = Vertx.vertx(); // its own event bus: the verticle of this test class must not see these messages
     try {
-      LocalCodec.register(other, HealthUpdate.class, ServiceHealthState.class);
+      EventBusCodecs.register(other);
       ServiceHealthServerVerticle noHealthz = new ServiceHealthServerVerticle(TestConfigs.options(c -> {
         c.healthzBindAddress = "";
         c.nodePortAddresses = List.of("127.0.0.1/32");
@@ -172,6 +178,25 @@ class ServiceHealthServerVerticleTest {
     } finally {
       Await.result(other.close());
     }
+  }
+
+  @Test
+  void dualStackProxiersEachSendTheirViewAndTheServersCombineThem() throws Exception {
+    int webPort = freePort();
+    int dbPort = freePort();
+    // the IPv4 proxier knows web (2 local endpoints); the IPv6 proxier knows db and web (1 each)
+    vertx.eventBus().publish(EventBusAddresses.SERVICE_HEALTH, new ServiceHealthState(Map.of(WEB, webPort), Map.of(WEB, 2), IpFamily.IPv4));
+    vertx.eventBus().publish(EventBusAddresses.SERVICE_HEALTH,
+        new ServiceHealthState(Map.of(WEB, webPort, DB, dbPort), Map.of(WEB, 1, DB, 1), IpFamily.IPv6));
+    Await.until("both open", 5000, () -> verticle.openPorts().size() == 2);
+    assertEquals("2", get(webPort, "/").getHeader("X-Load-Balancing-Endpoint-Weight"));
+    assertEquals("1", get(dbPort, "/").getHeader("X-Load-Balancing-Endpoint-Weight"));
+    // a later IPv4 sync that does not mention db must not close what IPv6 still wants
+    vertx.eventBus().publish(EventBusAddresses.SERVICE_HEALTH, new ServiceHealthState(Map.of(WEB, webPort), Map.of(WEB, 0), IpFamily.IPv4));
+    Await.until("web count from IPv6 only", 5000, () -> "1".equals(get(webPort, "/").getHeader("X-Load-Balancing-Endpoint-Weight")));
+    assertEquals(Map.of(WEB, webPort, DB, dbPort), verticle.openPorts());
+    vertx.eventBus().publish(EventBusAddresses.SERVICE_HEALTH, new ServiceHealthState(Map.of(WEB, webPort), Map.of(), IpFamily.IPv6));
+    Await.until("db closed", 5000, () -> !verticle.openPorts().containsKey(DB) && !listening(dbPort));
   }
 
   @Test

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class MetricsServerVerticleTest {
   private Vertx vertx;
   private WebClient client;
-  private final ProxyMetrics metrics = new ProxyMetrics().registerFor("nftables");
+  private final ProxyMetrics metrics = new ProxyMetrics(); // the server registers the mode's sets
   private final List<Integer> verbosity = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   @BeforeEach
@@ -69,6 +69,9 @@ class MetricsServerVerticleTest {
     assertTrue(text.contains("\nkubeproxy_sync_proxy_rules_nftables_sync_failures_total 1\n"), text);
     assertTrue(text.contains("# TYPE jvm_threads_live_threads gauge"), text);
     assertTrue(!text.contains("kubeproxy_sync_proxy_rules_iptables"), "nftables mode has no iptables metrics");
+    assertTrue(text.contains("\nkubernetes_feature_enabled{name=\"NFTablesProxyMode\",stage=\"BETA\"} 1\n"), text);
+    assertTrue(text.contains("\nkubernetes_feature_enabled{name=\"KubeProxyDrainingTerminatingNodes\",stage=\"\"} 1\n"), text);
+    assertTrue(text.contains("\nkubernetes_feature_enabled{name=\"AllAlpha\",stage=\"ALPHA\"} 0\n"), text);
   }
 
   @Test
@@ -182,12 +185,15 @@ class MetricsServerVerticleTest {
     int taken = deploy(false);
     BlockingQueue<String> fatal = new ArrayBlockingQueue<>(2);
     vertx.eventBus().<String>consumer(EventBusAddresses.FATAL, m -> fatal.add(m.body()));
+    BlockingQueue<dev.kubeproxy.cluster.EventRequest> events = new ArrayBlockingQueue<>(2);
+    vertx.eventBus().<dev.kubeproxy.cluster.EventRequest>consumer(EventBusAddresses.EVENTS, m -> events.add(m.body()));
     AgentOptions opts = TestConfigs.options(c -> {
       c.metricsBindAddress = "127.0.0.1:" + taken;
       c.bindAddressHardFail = true;
     });
     Await.result(vertx.deployVerticle(new MetricsServerVerticle(opts, metrics, verbosity::add)));
-    assertEquals("starting metrics server failed: listen tcp 127.0.0.1:" + taken + ": bind: address already in use",
-        fatal.poll(10, TimeUnit.SECONDS));
+    String reason = fatal.poll(10, TimeUnit.SECONDS);
+    assertEquals("starting metrics server failed: listen tcp 127.0.0.1:" + taken + ": bind: address already in use", reason);
+    assertEquals(dev.kubeproxy.cluster.EventRequest.failedToStartMetricServer(reason), events.poll(5, TimeUnit.SECONDS));
   }
 }

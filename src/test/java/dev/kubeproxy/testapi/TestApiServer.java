@@ -135,6 +135,7 @@ public final class TestApiServer {
   private long compactedBelow = 0;
   private HttpServer server;
   private int port;
+  private volatile String requiredToken;
 
   public TestApiServer(Vertx vertx) {
     this(vertx, 200_000);
@@ -202,6 +203,11 @@ public final class TestApiServer {
   public synchronized void expireHistory() {
     history.clear();
     compactedBelow = resourceVersion + 1;
+  }
+
+  /** Test hook: from now on answer 401 Unauthorized unless the request carries this bearer token (null: open). */
+  public void requireToken(String token) {
+    requiredToken = token;
   }
 
   public synchronized int watchCount() {
@@ -317,6 +323,11 @@ public final class TestApiServer {
   // ---------------------------------------------------------------- HTTP
 
   private void handle(HttpServerRequest req) {
+    String token = requiredToken;
+    if (token != null && !("Bearer " + token).equals(req.getHeader("Authorization"))) {
+      status(req.response(), 401, "Unauthorized", "Unauthorized");
+      return;
+    }
     req.body().onComplete(ar -> {
       try {
         route(req, ar.succeeded() ? ar.result() : Buffer.buffer());
@@ -543,19 +554,31 @@ public final class TestApiServer {
     }
   }
 
-  private synchronized void list(HttpServerRequest req, ResourceType type, String namespace) {
+  private void list(HttpServerRequest req, ResourceType type, String namespace) {
     Selector labels = selector(req, "labelSelector", false);
     Selector fields = selector(req, "fieldSelector", true);
     JsonArray items = new JsonArray();
-    for (JsonObject o : store.get(type).values()) {
-      String ns = o.getJsonObject("metadata").getString("namespace", "");
-      if ((namespace == null || namespace.equals(ns)) && labels.matchesLabels(o) && fields.matchesFields(o)) {
-        items.add(o);
+    String rv;
+    synchronized (this) {
+      for (JsonObject o : store.get(type).values()) {
+        String ns = o.getJsonObject("metadata").getString("namespace", "");
+        if ((namespace == null || namespace.equals(ns)) && labels.matchesLabels(o) && fields.matchesFields(o)) {
+          items.add(o);
+        }
       }
+      rv = Long.toString(resourceVersion);
     }
-    json(req.response(), 200, new JsonObject().put("kind", type.kind + "List").put("apiVersion", type.apiVersion())
-        .put("metadata", new JsonObject().put("resourceVersion", Long.toString(resourceVersion)))
-        .put("items", items));
+    JsonObject list = new JsonObject().put("kind", type.kind + "List").put("apiVersion", type.apiVersion())
+        .put("metadata", new JsonObject().put("resourceVersion", rv)).put("items", items);
+    // Stored objects are never mutated in place, so a large list can be encoded off the event loop.
+    HttpServerResponse resp = req.response();
+    vertx.executeBlocking(list::toBuffer, false).onComplete(ar -> {
+      if (ar.failed()) {
+        status(resp, 500, "InternalError", String.valueOf(ar.cause()));
+      } else if (!resp.ended()) {
+        resp.setStatusCode(200).putHeader("Content-Type", "application/json").end(ar.result());
+      }
+    });
   }
 
   private synchronized void watch(HttpServerRequest req, ResourceType type, String namespace) {

@@ -12,6 +12,7 @@ import dev.kubeproxy.proxy.SyncResult;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -22,8 +23,9 @@ import java.util.function.Supplier;
 /**
  * The iptables backend for one family (iptables.md): full and partial syncs through
  * iptables-restore --noflush --counters, jump rules at full syncs, stale-chain deletion, the canary
- * check (done at the start of every sync: a missing mangle canary forces a full sync), cleanup,
- * and --dry-run (print the restore input, touch nothing).
+ * check (done at the start of every partial sync: a missing mangle canary forces a full sync), cleanup,
+ * and --dry-run (print the restore input, touch nothing). A sync is full at start, after a failure,
+ * after a node-label change, when the canary is gone, and once per syncPeriod (not in large clusters).
  */
 public class IptablesProxier implements ProxyBackend {
   private static final System.Logger LOG = System.getLogger(IptablesProxier.class.getName());
@@ -45,6 +47,7 @@ public class IptablesProxier implements ProxyBackend {
   /** Service chains of the last applied ruleset: any of them not active any more is deleted. */
   private Set<String> appliedChains = Set.of();
   private long lastStaleScanNanos;
+  private long lastFullSyncNanos;
   private boolean staleScanDone;
   private Ruleset lastRuleset;
   private SyncTimings lastTimings;
@@ -53,7 +56,11 @@ public class IptablesProxier implements ProxyBackend {
    * Where the time of the last successful sync went: the agent's own work (generating the input)
    * versus the tools (iptables-restore; jump-rule, canary and save commands).
    */
-  public record SyncTimings(long generateNanos, long restoreNanos, long otherCommandsNanos, long totalNanos) {}
+  public record SyncTimings(
+      long generateNanos, long generateCpuNanos, long restoreNanos, long otherCommandsNanos, long totalNanos) {}
+
+  private static final java.lang.management.ThreadMXBean THREADS =
+      java.lang.management.ManagementFactory.getThreadMXBean();
 
   public IptablesProxier(ProxierSettings settings, CommandRunner runner) {
     this(settings, runner, new Sysctls(), NodeAddresses.ofInterfaces(), null);
@@ -152,6 +159,12 @@ public class IptablesProxier implements ProxyBackend {
     if (!full && lastNodeLabels != null && !lastNodeLabels.equals(labels)) {
       full = true;
     }
+    boolean large = RulesetGenerator.largeClusterMode(state);
+    if (!full && !large && System.nanoTime() - lastFullSyncNanos >= settings.syncPeriod().toNanos()) {
+      // A full sync every syncPeriod repairs anything a partial sync cannot see. Large clusters skip it,
+      // as upstream does since it became too costly there (#138571): a full restore takes seconds.
+      full = true;
+    }
     boolean tryPartial = !full;
     try {
       if (!full && canariesCreated && canaryMissing(t)) {
@@ -160,7 +173,6 @@ public class IptablesProxier implements ProxyBackend {
         full = true;
       }
       Set<String> known = new HashSet<>(appliedChains);
-      boolean large = RulesetGenerator.largeClusterMode(state);
       if (full) {
         // One iptables-save of every existing table tells which chains and jump rules are there already,
         // so only the missing ones cost a command; its nat part also finds stale chains.
@@ -171,8 +183,7 @@ public class IptablesProxier implements ProxyBackend {
           LOG.log(System.Logger.Level.ERROR, "Failed to execute iptables-save: stale chains will not be deleted ("
               + e.getMessage() + ")");
         }
-        ensureJumpRules(t, tables);
-        ensureCanaries(t, tables);
+        ensureJumpRulesAndCanaries(t, tables);
         if (tables != null) {
           known.addAll(IptablesTool.chainsOf(tables.getOrDefault("nat", "")));
           staleScanDone = true;
@@ -190,18 +201,23 @@ public class IptablesProxier implements ProxyBackend {
         }
       }
       long generateStart = System.nanoTime();
+      long generateCpuStart = THREADS.getCurrentThreadCpuTime();
       Ruleset ruleset = generator.generate(options(t), state, full, known);
       lastRuleset = ruleset;
+      long generateCpu = THREADS.getCurrentThreadCpuTime() - generateCpuStart;
       long restoreStart = System.nanoTime();
       t.restore(ruleset.payload(), null);
       long end = System.nanoTime();
-      lastTimings = new SyncTimings(restoreStart - generateStart, end - restoreStart,
+      lastTimings = new SyncTimings(restoreStart - generateStart, generateCpu, end - restoreStart,
           generateStart - start, end - start);
       LOG.log(System.Logger.Level.DEBUG, () -> String.format("iptables %s sync: %d bytes, generated in %d ms,"
           + " restored in %d ms", tryPartial ? "partial" : "full", ruleset.payload().length(),
           lastTimings.generateNanos() / 1_000_000, lastTimings.restoreNanos() / 1_000_000));
 
       needFullSync = false;
+      if (full) {
+        lastFullSyncNanos = start;
+      }
       lastNodeLabels = Map.copyOf(labels);
       appliedChains = ruleset.activeNatChains();
       metrics.setIptablesRulesTotal("filter", ruleset.filterRules());
@@ -331,21 +347,58 @@ public class IptablesProxier implements ProxyBackend {
     return !anyIPv4;
   }
 
-  /** Jump rules of §5 (tables: the current iptables-save per table, or null when unknown). */
-  private void ensureJumpRules(IptablesTool t, Map<String, String> tables) throws IOException {
+  /**
+   * Jump rules of §5 and the canary chains. With the current iptables-save (tables), everything missing
+   * is added in one small iptables-restore (-I inserts at the top, in upstream's order, so the result is
+   * the same as upstream's one command per rule); without it (save failed), one command per item.
+   */
+  private void ensureJumpRulesAndCanaries(IptablesTool t, Map<String, String> tables)
+      throws IOException, IptablesTool.RestoreException {
     List<JumpRule> all = new ArrayList<>(JumpRule.KUBE_PROXY);
     all.addAll(JumpRule.KUBELET);
-    Set<String> ensured = new HashSet<>();
-    for (JumpRule jump : all) {
-      String dump = tables == null ? null : tables.get(jump.table());
-      if (ensured.add(jump.table() + "/" + jump.target())
-          && (dump == null || !IptablesTool.chainsOf(dump).contains(jump.target()))) {
-        t.ensureChain(jump.table(), jump.target());
-      }
-      if (dump == null || !dump.contains("\n" + jump.saveLine() + "\n") && !dump.startsWith(jump.saveLine() + "\n")) {
+    if (tables == null) {
+      Set<String> ensured = new HashSet<>();
+      for (JumpRule jump : all) {
+        if (ensured.add(jump.table() + "/" + jump.target())) {
+          t.ensureChain(jump.table(), jump.target());
+        }
         t.ensureRuleAtTop(jump.table(), jump.builtin(), jump.ruleArgs());
       }
+      ensureCanaries(t, null);
+      return;
     }
+    Map<String, StringBuilder> chainLines = new java.util.LinkedHashMap<>();
+    Map<String, StringBuilder> ruleLines = new HashMap<>();
+    Map<String, Set<String>> declared = new HashMap<>();
+    for (JumpRule jump : all) {
+      String dump = "\n" + tables.getOrDefault(jump.table(), "");
+      Set<String> existing = IptablesTool.chainsOf(dump.substring(1));
+      if (!existing.contains(jump.target())
+          && declared.computeIfAbsent(jump.table(), k -> new HashSet<>()).add(jump.target())) {
+        chainLines.computeIfAbsent(jump.table(), k -> new StringBuilder())
+            .append(':').append(jump.target()).append(" - [0:0]\n");
+      }
+      if (!dump.contains("\n" + jump.saveLine() + "\n")) {
+        chainLines.computeIfAbsent(jump.table(), k -> new StringBuilder());
+        ruleLines.computeIfAbsent(jump.table(), k -> new StringBuilder())
+            .append(jump.saveLine().replaceFirst("^-A ", "-I ")).append('\n');
+      }
+    }
+    for (String table : CANARY_TABLES) {
+      if (!IptablesTool.chainsOf(tables.getOrDefault(table, "")).contains(KUBE_PROXY_CANARY)) {
+        chainLines.computeIfAbsent(table, k -> new StringBuilder())
+            .append(':').append(KUBE_PROXY_CANARY).append(" - [0:0]\n");
+      }
+    }
+    if (!chainLines.isEmpty()) {
+      StringBuilder input = new StringBuilder();
+      for (Map.Entry<String, StringBuilder> table : chainLines.entrySet()) {
+        input.append('*').append(table.getKey()).append('\n').append(table.getValue());
+        input.append(ruleLines.getOrDefault(table.getKey(), new StringBuilder())).append("COMMIT\n");
+      }
+      t.restore(input.toString(), null);
+    }
+    canariesCreated = true;
   }
 
   private void ensureCanaries(IptablesTool t, Map<String, String> tables) {

@@ -67,6 +67,26 @@ final class LineBuffer {
     return this;
   }
 
+  /** A --comment value of three parts (always quoted when any part holds a space). */
+  LineBuffer comment(String first, String middle, String last) {
+    if (!discard) {
+      if (!atLineStart) {
+        text.append(' ');
+      }
+      boolean quote = first.indexOf(' ') >= 0 || middle.indexOf(' ') >= 0 || last.indexOf(' ') >= 0;
+      text.append("-m comment --comment ");
+      if (quote) {
+        text.append('"');
+      }
+      text.append(first).append(middle).append(last);
+      if (quote) {
+        text.append('"');
+      }
+      atLineStart = false;
+    }
+    return this;
+  }
+
   /** Ends the current line. */
   void end() {
     lines++;

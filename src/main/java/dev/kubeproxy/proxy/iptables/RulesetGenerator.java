@@ -42,11 +42,22 @@ public final class RulesetGenerator {
 
   private final ChainNames names = new ChainNames();
   private final Map<ServicePortName, ServiceChains> serviceChains = new HashMap<>();
-  private final Map<ServicePortName, Map<String, String>> endpointChains = new HashMap<>();
+  /** Per service port: each endpoint's identity string and KUBE-SEP chain, reused while the endpoints stay. */
+  private final Map<ServicePortName, Map<Endpoint, EndpointChain>> endpointChains = new HashMap<>();
   private final List<String> probabilities = new ArrayList<>(List.of(""));
 
+  /** An endpoint's "ip:port" identity and its KUBE-SEP chain name. */
+  record EndpointChain(String identity, String chain) {}
+
   /** The chain names of one service port, computed once. */
-  record ServiceChains(String spn, String protocol, String svc, String svl, String ext, String fw) {}
+  record ServiceChains(
+      ServicePortName name, String spn, String protocol, String svc, String svl, String ext, String fw) {}
+
+  /** Service ports in ServicePortName order, without building their strings again for each comparison. */
+  private static final java.util.Comparator<ServiceChains> SERVICE_ORDER = (a, b) -> {
+    int c = a.spn().compareTo(b.spn());
+    return c != 0 ? c : a.name().protocol().compareTo(b.name().protocol());
+  };
 
   /** Whether the state puts the proxier into large-cluster mode (all endpoints, ready or not). */
   public static boolean largeClusterMode(ProxyState state) {
@@ -66,15 +77,19 @@ public final class RulesetGenerator {
    */
   public Ruleset generate(
       RulesetOptions options, ProxyState state, boolean fullSync, Collection<String> knownNatChains) {
-    boolean large = largeClusterMode(state);
     int serviceCount = state.services().size();
+    int endpointCount = 0;
+    for (ServicePortName name : state.services().keySet()) {
+      endpointCount += state.endpointsOf(name).size();
+    }
+    boolean large = endpointCount > LARGE_CLUSTER_ENDPOINTS_THRESHOLD;
     LineBuffer filterChains = LineBuffer.create(256);
     LineBuffer filterRules = LineBuffer.create(256 + serviceCount * 200);
-    LineBuffer natChains = LineBuffer.create(256 + (fullSync ? serviceCount * 200 : 4096));
-    LineBuffer natRules = LineBuffer.create(1024 + (fullSync ? serviceCount * 2000 : serviceCount * 300));
+    LineBuffer natChains = LineBuffer.create(256 + (fullSync ? serviceCount * 120 + endpointCount * 40 : 4096));
+    LineBuffer natRules = LineBuffer.create(1024 + serviceCount * 300 + (fullSync ? endpointCount * 330 : 0));
     LineBuffer skippedChains = LineBuffer.discarding();
     LineBuffer skippedRules = LineBuffer.discarding();
-    Set<String> active = new HashSet<>(serviceCount * 4 + 16);
+    Set<String> active = new HashSet<>((serviceCount * 2 + endpointCount) * 4 / 3 + 16);
     String mark = options.masqueradeMark();
     boolean ipv6 = options.family() == IpFamily.IPv6;
 
@@ -100,12 +115,16 @@ public final class RulesetGenerator {
           .t("-d 127.0.0.0/8 ! -s 127.0.0.0/8 -m conntrack ! --ctstate RELATED,ESTABLISHED,DNAT -j DROP").end();
     }
 
-    List<ServicePortName> order = new ArrayList<>(state.services().keySet());
-    order.sort(null);
+    List<ServiceChains> order = new ArrayList<>(serviceCount);
+    for (ServicePortName name : state.services().keySet()) {
+      order.add(chainsOf(name));
+    }
+    order.sort(SERVICE_ORDER);
     int noLocalInternal = 0;
     int noLocalExternal = 0;
     Map<String, String> labels = state.nodeLabels() == null ? Map.of() : state.nodeLabels();
-    for (ServicePortName name : order) {
+    for (ServiceChains chains : order) {
+      ServicePortName name = chains.name();
       ServicePort svc = state.services().get(name);
       boolean write = fullSync || state.changedServices().contains(name.service());
       int flags = writeService(options, svc, state.endpointsOf(name), labels, large, active,
@@ -332,96 +351,115 @@ public final class RulesetGenerator {
           .comment("other traffic to ", spn + " will be dropped by KUBE-PROXY-FIREWALL").end();
     }
 
-    Map<String, String> previousEndpointChains = endpointChains.getOrDefault(svc.name(), Map.of());
-    Map<String, String> currentEndpointChains = new HashMap<>(selection.allReachable().size() * 2 + 1);
+    Map<Endpoint, EndpointChain> previous = endpointChains.getOrDefault(svc.name(), Map.of());
+    EndpointChains sepNames = new EndpointChains(chains, previous);
     if (usesClusterPolicyChain) {
       natChains.chainLine(chains.svc());
       active.add(chains.svc());
-      writeDispatch(natRules, svc, chains, chains.svc(), clusterEndpoints, large,
-          previousEndpointChains, currentEndpointChains);
+      writeDispatch(natRules, svc, chains, chains.svc(), clusterEndpoints, large, sepNames);
     }
     if (usesLocalPolicyChain) {
       natChains.chainLine(chains.svl());
       active.add(chains.svl());
-      writeDispatch(natRules, svc, chains, chains.svl(), localEndpoints, large,
-          previousEndpointChains, currentEndpointChains);
+      writeDispatch(natRules, svc, chains, chains.svl(), localEndpoints, large, sepNames);
     }
-    for (Endpoint ep : selection.allReachable()) {
-      String identity = ep.endpoint();
-      String sep = endpointChain(chains, identity, previousEndpointChains, currentEndpointChains);
-      natChains.chainLine(sep);
-      active.add(sep);
-      natRules.t("-A").t(sep);
+    List<Endpoint> reachable = selection.allReachable();
+    for (Endpoint ep : reachable) {
+      EndpointChain sep = sepNames.of(ep);
+      String chain = sep.chain();
+      natChains.chainLine(chain);
+      active.add(chain);
+      natRules.t("-A").t(chain);
       if (!large) {
         natRules.comment(spn, "");
       }
       natRules.t("-s").t(ep.ip()).t("-j").t(KUBE_MARK_MASQ).end();
-      natRules.t("-A").t(sep);
+      natRules.t("-A").t(chain);
       if (!large) {
         natRules.comment(spn, "");
       }
       if (svc.sessionAffinityClientIP()) {
-        natRules.t("-m recent --name").t(sep).t("--set");
+        natRules.t("-m recent --name").t(chain).t("--set");
       }
-      natRules.t("-m").t(proto).t("-p").t(proto).t("-j DNAT --to-destination").t(identity).end();
+      natRules.t("-m").t(proto).t("-p").t(proto).t("-j DNAT --to-destination").t(sep.identity()).end();
     }
-    if (currentEndpointChains.isEmpty()) {
+    if (reachable.isEmpty()) {
       endpointChains.remove(svc.name());
-    } else {
-      endpointChains.put(svc.name(), currentEndpointChains);
+    } else if (sepNames.misses > 0 || previous.size() != reachable.size()) {
+      Map<Endpoint, EndpointChain> current = new HashMap<>(reachable.size() * 2);
+      for (Endpoint ep : reachable) {
+        current.put(ep, sepNames.of(ep));
+      }
+      endpointChains.put(svc.name(), current);
     }
     return flags;
   }
 
   private void writeDispatch(
       LineBuffer natRules, ServicePort svc, ServiceChains chains, String chain, List<Endpoint> endpoints,
-      boolean large, Map<String, String> previous, Map<String, String> current) {
+      boolean large, EndpointChains sepNames) {
     String spn = chains.spn();
     if (svc.sessionAffinityClientIP()) {
       for (Endpoint ep : endpoints) {
-        String identity = ep.endpoint();
-        String sep = endpointChain(chains, identity, previous, current);
+        EndpointChain sep = sepNames.of(ep);
         natRules.t("-A").t(chain);
         if (!large) {
-          natRules.comment(spn, " -> " + identity);
+          natRules.comment(spn, " -> ", sep.identity());
         }
-        natRules.t("-m recent --name").t(sep).t("--rcheck --seconds").t(svc.stickyMaxAgeSeconds())
-            .t("--reap -j").t(sep).end();
+        natRules.t("-m recent --name").t(sep.chain()).t("--rcheck --seconds").t(svc.stickyMaxAgeSeconds())
+            .t("--reap -j").t(sep.chain()).end();
       }
     }
     int n = endpoints.size();
     for (int i = 0; i < n; i++) {
-      String identity = endpoints.get(i).endpoint();
-      String sep = endpointChain(chains, identity, previous, current);
+      EndpointChain sep = sepNames.of(endpoints.get(i));
       natRules.t("-A").t(chain);
       if (!large) {
-        natRules.comment(spn, " -> " + identity);
+        natRules.comment(spn, " -> ", sep.identity());
       }
       if (i < n - 1) {
         natRules.t("-m statistic --mode random --probability").t(probability(n - i));
       }
-      natRules.t("-j").t(sep).end();
+      natRules.t("-j").t(sep.chain()).end();
     }
   }
 
-  private String endpointChain(
-      ServiceChains chains, String identity, Map<String, String> previous, Map<String, String> current) {
-    String sep = current.get(identity);
-    if (sep == null) {
-      sep = previous.get(identity);
-      if (sep == null) {
-        sep = names.endpointChain(chains.spn(), chains.protocol(), identity);
-      }
-      current.put(identity, sep);
+  /** Endpoint chain names of one service port for one sync: the cached ones, else freshly hashed. */
+  private final class EndpointChains {
+    private final ServiceChains chains;
+    private final Map<Endpoint, EndpointChain> previous;
+    private Map<Endpoint, EndpointChain> fresh;
+    int misses;
+
+    EndpointChains(ServiceChains chains, Map<Endpoint, EndpointChain> previous) {
+      this.chains = chains;
+      this.previous = previous;
     }
-    return sep;
+
+    EndpointChain of(Endpoint ep) {
+      EndpointChain known = previous.get(ep);
+      if (known != null) {
+        return known;
+      }
+      if (fresh == null) {
+        fresh = new HashMap<>();
+      }
+      known = fresh.get(ep);
+      if (known == null) {
+        misses++;
+        String identity = ep.endpoint();
+        known = new EndpointChain(identity, names.endpointChain(chains.spn(), chains.protocol(), identity));
+        fresh.put(ep, known);
+      }
+      return known;
+    }
   }
 
   ServiceChains chainsOf(ServicePortName name) {
     ServiceChains chains = serviceChains.get(name);
     if (chains == null) {
       String hash = names.serviceHash(name);
-      chains = new ServiceChains(name.toString(), name.protocol().toLowerCase(),
+      chains = new ServiceChains(name, name.toString(), name.protocol().toLowerCase(),
           "KUBE-SVC-" + hash, "KUBE-SVL-" + hash, "KUBE-EXT-" + hash, "KUBE-FW-" + hash);
       serviceChains.put(name, chains);
     }

@@ -16,6 +16,14 @@ public final class ChainNames {
   /** nft's 256-character name limit minus room for the longest prefix. */
   private static final int MAX_BASE = 240;
 
+  private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(() -> {
+    try {
+      return MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is part of every Java runtime", e);
+    }
+  });
+
   private ChainNames() {}
 
   /** "namespace/service/protocol/portName", the readable part of the service chains' names. */
@@ -44,6 +52,14 @@ public final class ChainNames {
     return "firewall-" + serviceBase(spn);
   }
 
+  /** The chains of one service port, with the hash computed once. */
+  public record ServiceChains(String service, String local, String external, String firewall) {
+    public static ServiceChains of(ServicePortName spn) {
+      String base = serviceBase(spn);
+      return new ServiceChains("service-" + base, "local-" + base, "external-" + base, "firewall-" + base);
+    }
+  }
+
   public static String endpointChain(ServicePortName spn, Endpoint ep) {
     return "endpoint-" + endpointBase(spn, ep);
   }
@@ -59,12 +75,7 @@ public final class ChainNames {
 
   /** First 8 characters of base32(sha256(s)), a dash, then s cut to fit nft's name limit. */
   static String hashAndTruncate(String s) {
-    byte[] digest;
-    try {
-      digest = MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is part of every Java runtime", e);
-    }
+    byte[] digest = SHA256.get().digest(s.getBytes(StandardCharsets.UTF_8));
     // 8 base32 characters are exactly the first 40 bits (5 bytes) of the digest.
     long bits = 0;
     for (int i = 0; i < 5; i++) {

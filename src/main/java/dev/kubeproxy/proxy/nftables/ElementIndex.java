@@ -21,48 +21,64 @@ final class ElementIndex {
   /** What to change in the kernel: delete these elements, then add these. */
   record Delta(List<Element> deletions, List<Element> additions) {}
 
-  private final Map<String, Slot> slots = new HashMap<>();
+  /** container name to element key to slot. */
+  private final Map<String, Map<String, Slot>> containers = new HashMap<>();
 
   void clear() {
-    slots.clear();
+    containers.clear();
   }
 
-  int size() {
-    return slots.size();
+  /** Adds contributions to a freshly cleared index (full sync); returns the elements new to it. */
+  List<Element> addFresh(List<Element> added) {
+    List<Element> fresh = new ArrayList<>(added.size());
+    for (Element e : added) {
+      Map<String, Slot> slots = containers.computeIfAbsent(e.container(), k -> new HashMap<>());
+      Slot slot = slots.get(e.key());
+      if (slot == null) {
+        slot = new Slot();
+        slot.element = e;
+        slots.put(e.key(), slot);
+        fresh.add(e);
+      }
+      slot.refs++;
+    }
+    return fresh;
   }
 
   /** Replaces one set of contributions by another and returns the net kernel change. */
   Delta update(List<Element> removed, List<Element> added) {
-    Map<String, Element> before = new LinkedHashMap<>();
+    // Touched slots with the element each held before this update (null: none).
+    Map<Element, Element> before = new LinkedHashMap<>();
     for (Element e : removed) {
-      String id = id(e);
-      Slot slot = slots.get(id);
+      Map<String, Slot> slots = containers.get(e.container());
+      Slot slot = slots == null ? null : slots.get(e.key());
       if (slot == null) {
         continue;
       }
-      before.putIfAbsent(id, slot.element);
+      remember(before, slot.element, slot.element);
       if (--slot.refs <= 0) {
-        slots.remove(id);
+        slots.remove(e.key());
       }
     }
     for (Element e : added) {
-      String id = id(e);
-      Slot slot = slots.get(id);
+      Map<String, Slot> slots = containers.computeIfAbsent(e.container(), k -> new HashMap<>());
+      Slot slot = slots.get(e.key());
       if (slot == null) {
-        before.putIfAbsent(id, null);
         slot = new Slot();
-        slots.put(id, slot);
+        slots.put(e.key(), slot);
+        remember(before, e, null);
       } else {
-        before.putIfAbsent(id, slot.element);
+        remember(before, slot.element, slot.element);
       }
       slot.element = e;
       slot.refs++;
     }
     List<Element> deletions = new ArrayList<>();
     List<Element> additions = new ArrayList<>();
-    for (Map.Entry<String, Element> change : before.entrySet()) {
+    for (Map.Entry<Element, Element> change : before.entrySet()) {
       Element old = change.getValue();
-      Slot slot = slots.get(change.getKey());
+      Map<String, Slot> slots = containers.get(change.getKey().container());
+      Slot slot = slots == null ? null : slots.get(change.getKey().key());
       Element now = slot == null ? null : slot.element;
       if (Objects.equals(old, now)) {
         continue;
@@ -77,7 +93,16 @@ final class ElementIndex {
     return new Delta(deletions, additions);
   }
 
-  private static String id(Element e) {
-    return e.container() + '\u0000' + e.keyText();
+  /** Records what a slot held before its first change in this update (a null value counts). */
+  private static void remember(Map<Element, Element> before, Element slotElement, Element held) {
+    Element id = keyOnly(slotElement);
+    if (!before.containsKey(id)) {
+      before.put(id, held);
+    }
+  }
+
+  /** The identity of a slot: container and key, without value and comment. */
+  private static Element keyOnly(Element e) {
+    return new Element(e.container(), false, e.key(), null, null);
   }
 }

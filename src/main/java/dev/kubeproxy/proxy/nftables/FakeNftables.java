@@ -43,14 +43,17 @@ public final class FakeNftables implements Nftables {
     String input = tx.render(family);
     State next = state.copy();
     int lineNo = 0;
-    for (Transaction.Operation op : tx.operations()) {
+    for (List<Transaction.Operation> line : tx.lines()) {
       lineNo++;
-      String line = op.verb().word() + " " + op.object().render(op.verb(), "x", true);
+      StringBuilder text = new StringBuilder();
+      Transaction.renderLine(text, line, "x", true);
       try {
-        if (failOnLineContaining != null && line.contains(failOnLineContaining)) {
+        if (failOnLineContaining != null && text.toString().contains(failOnLineContaining)) {
           throw new IllegalStateException("Could not process rule: Operation not supported (injected)");
         }
-        next.apply(op);
+        for (Transaction.Operation op : line) {
+          next.apply(op);
+        }
       } catch (IllegalStateException e) {
         String stderr = "/dev/stdin:" + lineNo + ":1-1: Error: " + e.getMessage() + "\n";
         throw NftCommand.failure(stderr, input);

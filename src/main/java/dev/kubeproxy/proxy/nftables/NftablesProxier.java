@@ -218,6 +218,7 @@ public class NftablesProxier implements ProxyBackend {
     Set<String> desiredChains = new HashSet<>();
     Set<String> desiredSets = new HashSet<>();
     int rules = 0;
+    List<Element> newElements = new ArrayList<>();
     for (ServicePortName spn : sortedNames(state.services().keySet())) {
       ServicePort svc = state.services().get(spn);
       List<Endpoint> eps = state.endpointsOf(spn);
@@ -239,10 +240,12 @@ public class NftablesProxier implements ProxyBackend {
           tx.add(rule);
         }
       }
-      for (Element e : elements.update(List.of(), r.elements()).additions()) {
-        tx.add(e);
-      }
+      newElements.addAll(elements.addFresh(r.elements()));
       rules += r.ruleCount();
+    }
+    // After every chain exists; grouped per set or map so that nft gets one command per container.
+    for (Element e : groupedByContainer(newElements)) {
+      tx.add(e);
     }
     // Leftovers: service chains nobody uses any more are emptied now and deleted after the grace.
     if (!existing.exists()) {
@@ -357,7 +360,7 @@ public class NftablesProxier implements ProxyBackend {
     for (NftSet set : newSets) {
       tx.add(set);
     }
-    for (Element e : delta.deletions()) {
+    for (Element e : groupedByContainer(delta.deletions())) {
       tx.delete(e);
     }
     for (Map.Entry<String, List<Rule>> c : rewrites.entrySet()) {
@@ -368,7 +371,7 @@ public class NftablesProxier implements ProxyBackend {
         tx.add(rule);
       }
     }
-    for (Element e : delta.additions()) {
+    for (Element e : groupedByContainer(delta.additions())) {
       tx.add(e);
     }
     for (String chain : nowStale) {
@@ -408,6 +411,17 @@ public class NftablesProxier implements ProxyBackend {
       needFullSync = true;
       LOG.log(System.Logger.Level.ERROR, "Unable to delete stale chains; will retry later: " + e.getMessage());
     }
+  }
+
+  /** The elements reordered so that those of one container are adjacent (first-seen order kept). */
+  private static List<Element> groupedByContainer(List<Element> list) {
+    Map<String, List<Element>> groups = new LinkedHashMap<>();
+    for (Element e : list) {
+      groups.computeIfAbsent(e.container(), k -> new ArrayList<>()).add(e);
+    }
+    List<Element> out = new ArrayList<>(list.size());
+    groups.values().forEach(out::addAll);
+    return out;
   }
 
   private static boolean sameInputs(Applied prev, ServicePort svc, List<Endpoint> eps) {

@@ -75,10 +75,11 @@ public record ServicePortRules(
       boolean usesExternalChain = hasEndpoints && svc.externallyAccessible();
       boolean usesFirewall = !svc.loadBalancerVIPs().isEmpty() && !svc.loadBalancerSourceRanges().isEmpty();
 
-      String clusterChain = ChainNames.serviceChain(spn);
-      String localChain = ChainNames.localChain(spn);
-      String externalChain = ChainNames.externalChain(spn);
-      String firewallChain = ChainNames.firewallChain(spn);
+      ChainNames.ServiceChains names = ChainNames.ServiceChains.of(spn);
+      String clusterChain = names.service();
+      String localChain = names.local();
+      String externalChain = names.external();
+      String firewallChain = names.firewall();
       String internalPolicyChain = svc.internalPolicyLocal() ? localChain : clusterChain;
       String externalPolicyChain = svc.externalPolicyLocal() ? localChain : clusterChain;
 

@@ -81,15 +81,63 @@ public final class Transaction {
     return family == IpFamily.IPv6 ? "ip6" : "ip";
   }
 
+  /**
+   * The operations grouped into input lines: consecutive additions (or deletions) of elements of
+   * the same set or map share one line, which nft processes much faster than one line each.
+   */
+  public List<List<Operation>> lines() {
+    List<List<Operation>> lines = new ArrayList<>();
+    List<Operation> current = null;
+    for (Operation op : operations) {
+      if (current != null && sameElementBatch(current.get(0), op)) {
+        current.add(op);
+        continue;
+      }
+      current = new ArrayList<>(1);
+      current.add(op);
+      lines.add(current);
+    }
+    return lines;
+  }
+
+  private static boolean sameElementBatch(Operation first, Operation op) {
+    return first.object() instanceof Element a && op.object() instanceof Element b
+        && first.verb() == op.verb() && a.container().equals(b.container());
+  }
+
   /** The "nft -f -" input. */
   public String render(IpFamily family, boolean objectComments) {
     String familyAndTable = familyKeyword(family) + " " + TABLE;
     StringBuilder sb = new StringBuilder(operations.size() * 96);
-    for (Operation op : operations) {
-      sb.append(op.verb().word()).append(' ')
-          .append(op.object().render(op.verb(), familyAndTable, objectComments)).append('\n');
+    int i = 0;
+    while (i < operations.size()) {
+      int end = i + 1;
+      while (end < operations.size() && sameElementBatch(operations.get(i), operations.get(end))) {
+        end++;
+      }
+      renderLine(sb, operations.subList(i, end), familyAndTable, objectComments);
+      i = end;
     }
     return sb.toString();
+  }
+
+  /** One input line: a single command, or several elements of one container in one command. */
+  static void renderLine(StringBuilder sb, List<Operation> line, String familyAndTable, boolean objectComments) {
+    Operation first = line.get(0);
+    sb.append(first.verb().word()).append(' ');
+    if (line.size() == 1) {
+      sb.append(first.object().render(first.verb(), familyAndTable, objectComments)).append('\n');
+      return;
+    }
+    Element head = (Element) first.object();
+    sb.append("element ").append(familyAndTable).append(' ').append(head.container()).append(" { ");
+    for (int i = 0; i < line.size(); i++) {
+      if (i > 0) {
+        sb.append(" , ");
+      }
+      ((Element) line.get(i).object()).renderItem(sb, first.verb());
+    }
+    sb.append(" }\n");
   }
 
   public String render(IpFamily family) {

@@ -153,7 +153,7 @@ final class Fixtures {
       boolean masqueradeAll, boolean localhostNodePorts, PrintStream dryRun) {
     List<String> nodeIPs = family == IpFamily.IPv4 ? List.of("192.168.200.10") : List.of("fd00:192:168::10");
     return new ProxierSettings(family, "node-a", nodeIPs, nodePortAddresses, masqueradeAll, 14,
-        localhostNodePorts, detector, Duration.ofSeconds(30), Duration.ofSeconds(1), dryRun);
+        localhostNodePorts, detector, Duration.ofHours(1), Duration.ofSeconds(1), dryRun);
   }
 
   static RulesetOptions options(IpFamily family, LocalTrafficDetector detector) {

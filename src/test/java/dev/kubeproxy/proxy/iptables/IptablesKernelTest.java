@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.proxy.IpFamily;
 import dev.kubeproxy.proxy.ProxierSettings;
 import dev.kubeproxy.proxy.ProxyBackend.SyncException;
@@ -106,11 +107,16 @@ class IptablesKernelTest {
 
     // A restore the kernel rejects: the sync fails naming the line, the previous rules stay.
     String natBefore = withoutCounters(save(backend, IpFamily.IPv4, "nat"));
+    double failuresBefore = metric("kubeproxy_sync_proxy_rules_iptables_restore_failures_total");
+    double partialFailuresBefore = metric("kubeproxy_sync_proxy_rules_iptables_partial_restore_failures_total");
     SyncException failure = assertThrows(SyncException.class, () -> proxier.sync(state()
         .add(svc(WEB, "10.96.12.34", 80), ready("10.244.1.5", 8080, true), ready("10.244.3.8", 8080, false))
         .add(svc(DNS, "10.96.0.300", 53), ready("10.244.2.9", 53, false)).changed(DNS).build()));
     assertTrue(failure.getMessage().contains("10.96.0.300"), failure.getMessage());
     assertTrue(proxier.needsFullSync());
+    assertEquals(failuresBefore + 1, metric("kubeproxy_sync_proxy_rules_iptables_restore_failures_total"));
+    assertEquals(partialFailuresBefore + 1,
+        metric("kubeproxy_sync_proxy_rules_iptables_partial_restore_failures_total"));
     assertEquals(natBefore, withoutCounters(save(backend, IpFamily.IPv4, "nat")));
 
     // The sync after a failure is a full one.
@@ -168,6 +174,20 @@ class IptablesKernelTest {
     assertTrue(nat.contains(":KUBE-MARK-DROP "));
     assertFalse(nat.contains("KUBE-SVC-"));
     assertFalse(nat.contains("KUBE-SERVICES"));
+  }
+
+  /** A counter's value from the agent's /metrics text. */
+  private static double metric(String name) {
+    ProxyMetrics metrics = ProxyMetrics.global();
+    if (!metrics.registry().isRegistered(name)) {
+      metrics.registerFor("iptables");
+    }
+    for (String line : metrics.registry().scrape().split("\n")) {
+      if (line.startsWith(name + " ")) {
+        return Double.parseDouble(line.substring(name.length() + 1).trim());
+      }
+    }
+    throw new AssertionError(name + " not in /metrics");
   }
 
   private static String withoutCounters(String save) {

@@ -82,8 +82,7 @@ class NftablesIncrementalSyncTest {
     proxier.sync(m.state());
     assertEquals("""
         delete element ip kube-proxy service-ips { 10.96.12.34 . tcp . 80 : goto service-AXK6CI2C-demo/web/tcp/http }
-        delete element ip kube-proxy hairpin-connections { 10.244.1.5 . 10.244.1.5 . tcp . 8080 }
-        delete element ip kube-proxy hairpin-connections { 10.244.2.7 . 10.244.2.7 . tcp . 8080 }
+        delete element ip kube-proxy hairpin-connections { 10.244.1.5 . 10.244.1.5 . tcp . 8080 , 10.244.2.7 . 10.244.2.7 . tcp . 8080 }
         add element ip kube-proxy no-endpoint-services { 10.96.12.34 . tcp . 80 comment "demo/web:http" : goto reject-chain }
         flush chain ip kube-proxy service-AXK6CI2C-demo/web/tcp/http
         """.replace(" : goto service-AXK6CI2C-demo/web/tcp/http }", " }"), lastTx());
@@ -115,8 +114,7 @@ class NftablesIncrementalSyncTest {
     assertEquals("""
         delete element ip kube-proxy cluster-ips { 10.96.12.34 }
         delete element ip kube-proxy service-ips { 10.96.12.34 . tcp . 80 }
-        delete element ip kube-proxy hairpin-connections { 10.244.1.5 . 10.244.1.5 . tcp . 8080 }
-        delete element ip kube-proxy hairpin-connections { 10.244.2.7 . 10.244.2.7 . tcp . 8080 }
+        delete element ip kube-proxy hairpin-connections { 10.244.1.5 . 10.244.1.5 . tcp . 8080 , 10.244.2.7 . 10.244.2.7 . tcp . 8080 }
         flush chain ip kube-proxy service-AXK6CI2C-demo/web/tcp/http
         """, lastTx());
     assertEquals(List.of(), fake.rules(chain));

@@ -43,8 +43,7 @@ class NftablesRulesetTest {
         add rule ip kube-proxy service-AXK6CI2C-demo/web/tcp/http meta l4proto tcp dnat ip addr . port to numgen random mod 2 map { 0 : 10.244.1.5 . 8080 , 1 : 10.244.2.7 . 8080 }
         add element ip kube-proxy cluster-ips { 10.96.12.34 }
         add element ip kube-proxy service-ips { 10.96.12.34 . tcp . 80 : goto service-AXK6CI2C-demo/web/tcp/http }
-        add element ip kube-proxy hairpin-connections { 10.244.1.5 . 10.244.1.5 . tcp . 8080 }
-        add element ip kube-proxy hairpin-connections { 10.244.2.7 . 10.244.2.7 . tcp . 8080 }
+        add element ip kube-proxy hairpin-connections { 10.244.1.5 . 10.244.1.5 . tcp . 8080 , 10.244.2.7 . 10.244.2.7 . tcp . 8080 }
         """,
         "SyncResult[full=true, ruleCounts={kube-proxy=25}, noLocalEndpointsInternal=0, noLocalEndpointsExternal=0]");
   }
@@ -74,9 +73,7 @@ class NftablesRulesetTest {
     assertServicePart(V4, new Model().put(svc(web, "10.96.12.34", 80).nodePort(30080).externalIPs("192.0.2.50").loadBalancer("203.0.113.10")),
         """
         add element ip kube-proxy cluster-ips { 10.96.12.34 }
-        add element ip kube-proxy no-endpoint-services { 10.96.12.34 . tcp . 80 comment "demo/web:http" : goto reject-chain }
-        add element ip kube-proxy no-endpoint-services { 192.0.2.50 . tcp . 80 comment "demo/web:http" : goto reject-chain }
-        add element ip kube-proxy no-endpoint-services { 203.0.113.10 . tcp . 80 comment "demo/web:http" : goto reject-chain }
+        add element ip kube-proxy no-endpoint-services { 10.96.12.34 . tcp . 80 comment "demo/web:http" : goto reject-chain , 192.0.2.50 . tcp . 80 comment "demo/web:http" : goto reject-chain , 203.0.113.10 . tcp . 80 comment "demo/web:http" : goto reject-chain }
         add element ip kube-proxy no-endpoint-nodeports { tcp . 30080 comment "demo/web:http" : goto reject-chain }
         """,
         "SyncResult[full=true, ruleCounts={kube-proxy=23}, noLocalEndpointsInternal=0, noLocalEndpointsExternal=0]");
@@ -96,8 +93,7 @@ class NftablesRulesetTest {
         add rule ip kube-proxy external-AXK6CI2C-demo/web/tcp/http fib saddr type local jump mark-for-masquerade comment "masquerade local traffic"
         add rule ip kube-proxy external-AXK6CI2C-demo/web/tcp/http fib saddr type local goto service-AXK6CI2C-demo/web/tcp/http comment "short-circuit local traffic"
         add element ip kube-proxy cluster-ips { 10.96.12.34 }
-        add element ip kube-proxy service-ips { 10.96.12.34 . tcp . 80 : goto service-AXK6CI2C-demo/web/tcp/http }
-        add element ip kube-proxy service-ips { 192.0.2.50 . tcp . 80 : goto external-AXK6CI2C-demo/web/tcp/http }
+        add element ip kube-proxy service-ips { 10.96.12.34 . tcp . 80 : goto service-AXK6CI2C-demo/web/tcp/http , 192.0.2.50 . tcp . 80 : goto external-AXK6CI2C-demo/web/tcp/http }
         add element ip kube-proxy no-endpoint-services { 192.0.2.50 . tcp . 80 comment "demo/web:http" : drop }
         add element ip kube-proxy service-nodeports { tcp . 30080 : goto external-AXK6CI2C-demo/web/tcp/http }
         add element ip kube-proxy no-endpoint-nodeports { tcp . 30080 comment "demo/web:http" : drop }
@@ -298,12 +294,10 @@ class NftablesRulesetTest {
         add rule ip6 kube-proxy service-AXK6CI2C-demo/web/tcp/http meta l4proto tcp dnat ip6 addr . port to numgen random mod 2 map { 0 : fd00:10:244::5 . 8080 , 1 : fd00:10:244::6 . 8080 }
         add element ip6 kube-proxy cluster-ips { fd00:10:96::1 }
         add element ip6 kube-proxy service-ips { fd00:10:96::1 . tcp . 80 : goto service-AXK6CI2C-demo/web/tcp/http }
-        add element ip6 kube-proxy hairpin-connections { fd00:10:244::5 . fd00:10:244::5 . tcp . 8080 }
-        add element ip6 kube-proxy hairpin-connections { fd00:10:244::6 . fd00:10:244::6 . tcp . 8080 }
+        add element ip6 kube-proxy hairpin-connections { fd00:10:244::5 . fd00:10:244::5 . tcp . 8080 , fd00:10:244::6 . fd00:10:244::6 . tcp . 8080 }
         """,
         "SyncResult[full=true, ruleCounts={kube-proxy=25}, noLocalEndpointsInternal=0, noLocalEndpointsExternal=0]");
   }
-
 
   /** The running example of nftables.md §6 (LoadBalancer, ETP=Local, one source range), whole. */
   @Test

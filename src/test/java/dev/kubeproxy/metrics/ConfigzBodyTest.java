@@ -2,12 +2,14 @@ package dev.kubeproxy.metrics;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.kubeproxy.config.ConfigzJson;
 import dev.kubeproxy.config.KubeProxyConfiguration;
 import dev.kubeproxy.testutil.TestConfigs;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-class ConfigzJsonTest {
+/** The /configz body this server answers with (built by config.ConfigzJson). */
+class ConfigzBodyTest {
   @Test
   void defaultsInUpstreamsInternalShape() throws Exception {
     KubeProxyConfiguration c = TestConfigs.defaults();
@@ -29,7 +31,7 @@ class ConfigzJsonTest {
         + "\"DetectLocalMode\":\"ClusterCIDR\","
         + "\"DetectLocal\":{\"BridgeInterface\":\"\",\"ClusterCIDRs\":null,\"InterfaceNamePrefix\":\"\"},"
         + "\"NodePortAddresses\":null,\"SyncPeriod\":\"30s\",\"MinSyncPeriod\":\"1s\",\"ConfigSyncPeriod\":\"15m0s\"}}",
-        ConfigzJson.of(c));
+        ConfigzJson.encode(c));
   }
 
   @Test
@@ -44,7 +46,7 @@ class ConfigzJsonTest {
     c.conntrack.maxPerCore = null;
     c.featureGates.put("NFTablesProxyMode", true);
     c.logging.vmodule = List.of(new KubeProxyConfiguration.VModuleItem("proxier*", 4));
-    String json = ConfigzJson.of(c);
+    String json = ConfigzJson.encode(c);
     for (String part : List.of("\"Mode\":\"nftables\"", "\"SyncPeriod\":\"1m30s\"", "\"MasqueradeAll\":true",
         "\"ClusterCIDRs\":[\"10.244.0.0/16\",\"fd00:10:244::/64\"]", "\"NodePortAddresses\":[\"192.168.200.10/32\"]",
         "\"QPS\":0.5", "\"MaxPerCore\":null", "\"FeatureGates\":{\"NFTablesProxyMode\":true}",

@@ -1,0 +1,24 @@
+package dev.kubeproxy.health;
+
+import dev.kubeproxy.EventBusAddresses;
+import dev.kubeproxy.LocalCodec;
+import dev.kubeproxy.cluster.EventRequest;
+import io.vertx.core.Vertx;
+
+/**
+ * Sends a Kubernetes event request to the cluster verticle (which alone talks to the API). A
+ * missing recorder (no API, not deployed yet) just drops the event, as upstream's broadcaster
+ * drops what it cannot deliver.
+ */
+final class ClusterEvents {
+  private ClusterEvents() {}
+
+  static void record(Vertx vertx, EventRequest event) {
+    try {
+      vertx.eventBus().registerDefaultCodec(EventRequest.class, new LocalCodec<>(EventRequest.class));
+    } catch (IllegalStateException alreadyRegistered) {
+      // EventBusCodecs or an earlier call registered it
+    }
+    vertx.eventBus().send(EventBusAddresses.EVENTS, event);
+  }
+}

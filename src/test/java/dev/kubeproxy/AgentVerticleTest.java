@@ -1,0 +1,80 @@
+package dev.kubeproxy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kubeproxy.config.ConfigDefaults;
+import dev.kubeproxy.config.KubeProxyConfiguration;
+import io.vertx.core.Vertx;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The agent's start order decisions and its exit path, with a recording ProcessExit (no real exit). */
+class AgentVerticleTest {
+  private final Vertx vertx = Vertx.vertx();
+  private final List<Integer> exits = new CopyOnWriteArrayList<>();
+
+  @AfterEach
+  void tearDown() throws Exception {
+    vertx.close().toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
+  }
+
+  private AgentOptions options(String mode, boolean cleanup) {
+    KubeProxyConfiguration c = ConfigDefaults.defaulted();
+    c.mode = mode;
+    c.detectLocalMode = "ClusterCIDR";
+    return new AgentOptions(c, null, null, "node-1", null, true, cleanup, false);
+  }
+
+  private String deploy(AgentOptions options) throws Exception {
+    return vertx.deployVerticle(new AgentVerticle(options, (v, status) -> exits.add(status)))
+        .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+  }
+
+  private void waitForExits(int n) throws InterruptedException {
+    for (int i = 0; i < 100 && exits.size() < n; i++) {
+      Thread.sleep(20);
+    }
+  }
+
+  @Test
+  void ipvsModeStopsWithAClearError() {
+    ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
+        () -> deploy(options("ipvs", false)));
+    String msg = e.getCause().getMessage();
+    assertTrue(msg.startsWith("can't use the IPVS proxier: "), msg);
+    assertTrue(msg.contains("--proxy-mode=nftables"), msg);
+  }
+
+  @Test
+  void cleanupInDryRunExitsZeroWithoutTouchingRules() throws Exception {
+    deploy(options("iptables", true));
+    waitForExits(1);
+    assertEquals(List.of(0), exits);
+  }
+
+  @Test
+  void anyFatalMessageEndsWithStatusOne() throws Exception {
+    deploy(options("iptables", true));
+    waitForExits(1);
+    vertx.eventBus().send(EventBusAddresses.FATAL, "healthz server failed: bind: address already in use");
+    waitForExits(2);
+    assertEquals(List.of(0, 1), exits);
+  }
+
+  @Test
+  void codecsPassRecordsAsTheyAre() throws Exception {
+    EventBusCodecs.register(vertx);
+    EventBusCodecs.register(vertx); // twice is harmless
+    dev.kubeproxy.cluster.NodeInfo node = new dev.kubeproxy.cluster.NodeInfo("n", List.of("10.0.0.1"), List.of(),
+        java.util.Map.of());
+    java.util.concurrent.CompletableFuture<Object> got = new java.util.concurrent.CompletableFuture<>();
+    vertx.eventBus().consumer("test.node", m -> got.complete(m.body()));
+    vertx.eventBus().send("test.node", node);
+    assertTrue(got.get(5, TimeUnit.SECONDS) == node, "the same instance arrives");
+  }
+}

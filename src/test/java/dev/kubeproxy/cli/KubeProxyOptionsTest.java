@@ -1,0 +1,148 @@
+package dev.kubeproxy.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kubeproxy.config.KubeProxyConfiguration;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Complete: flags, file, platform defaults and their precedence (server.md §4). */
+class KubeProxyOptionsTest {
+  @TempDir
+  Path dir;
+
+  private static KubeProxyOptions complete(String... args) throws Exception {
+    return KubeProxyOptions.complete(FlagParser.parse(List.of(args)));
+  }
+
+  private String file(String body) throws Exception {
+    Path f = dir.resolve("config.yaml");
+    Files.writeString(f, "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\n" + body);
+    return f.toString();
+  }
+
+  @Test
+  void flagsOnlyPlatformDefaults() throws Exception {
+    KubeProxyConfiguration c = complete().config();
+    assertEquals("iptables", c.mode);
+    assertEquals("ClusterCIDR", c.detectLocalMode);
+    assertNull(c.nodePortAddresses);
+    assertEquals(Duration.ofSeconds(30), c.syncPeriod());
+    assertEquals(Duration.ofSeconds(1), c.minSyncPeriod());
+  }
+
+  @Test
+  void nftablesDefaultsNodePortAddressesToPrimary() throws Exception {
+    KubeProxyConfiguration c = complete("--proxy-mode=nftables", "--masquerade-all").config();
+    assertEquals(List.of("primary"), c.nodePortAddresses);
+    assertTrue(c.masqueradeAll());
+    assertTrue(c.nftables.masqueradeAll);
+    assertFalse(c.iptables.masqueradeAll);
+  }
+
+  @Test
+  void syncPeriodFlagsFollowTheRawMode() throws Exception {
+    KubeProxyConfiguration ipt = complete("--iptables-sync-period=10s", "--ipvs-sync-period=20s").config();
+    assertEquals(Duration.ofSeconds(10), ipt.syncPeriod());
+    KubeProxyConfiguration nft = complete("--proxy-mode=nftables", "--iptables-min-sync-period=2s").config();
+    assertEquals(Duration.ofSeconds(2), nft.minSyncPeriod());
+    KubeProxyConfiguration ipvs = complete("--proxy-mode=ipvs", "--iptables-sync-period=10s", "--ipvs-sync-period=20s")
+        .config();
+    assertEquals(Duration.ofSeconds(20), ipvs.syncPeriod());
+    assertEquals(Duration.ofSeconds(1), ipvs.minSyncPeriod(), "flags-only ipvs keeps the iptables default 1s");
+  }
+
+  @Test
+  void fileWinsOverFlagsExceptHostnameAndExplicitLoggingFlags() throws Exception {
+    String f = file("mode: nftables\nbindAddress: 10.0.0.1\nhostnameOverride: from-file\nlogging:\n  verbosity: 1\n"
+        + "  vmodule:\n  - filePattern: FromFile\n    verbosity: 3\n");
+    KubeProxyOptions o = complete("--config", f, "--bind-address=10.9.9.9", "--proxy-mode=iptables",
+        "--hostname-override=  Node-A ", "--v=4", "--vmodule=Flag=5", "--masquerade-all");
+    KubeProxyConfiguration c = o.config();
+    assertEquals("nftables", c.mode);
+    assertEquals("10.0.0.1", c.bindAddress);
+    assertEquals("node-a", c.hostnameOverride, "trimmed and lower-cased");
+    assertEquals(4, c.logging.verbosity);
+    assertEquals("Flag", c.logging.vmodule.get(0).filePattern, "command-line entries first");
+    assertEquals("FromFile", c.logging.vmodule.get(1).filePattern);
+    assertFalse(c.masqueradeAll(), "--masquerade-all is ignored with --config");
+    assertEquals(f, o.configFile());
+  }
+
+  @Test
+  void loggingFlagsNotGivenLeaveTheFileAlone() throws Exception {
+    KubeProxyConfiguration c = complete("--config", file("logging:\n  verbosity: 3\n  format: json\n")).config();
+    assertEquals(3, c.logging.verbosity);
+    assertEquals("json", c.logging.format);
+  }
+
+  @Test
+  void fileFeatureGatesReplaceTheFlag() throws Exception {
+    KubeProxyOptions o = complete("--config", file("featureGates:\n  MultiCIDRServiceAllocator: true\n"),
+        "--feature-gates=Foo=true");
+    assertTrue(o.gates().isEnabled("MultiCIDRServiceAllocator"));
+  }
+
+  @Test
+  void unknownFeatureGateFailsComplete() {
+    assertEquals("unrecognized feature gate: Foo", assertThrows(CompleteException.class,
+        () -> complete("--feature-gates=Foo=true")).getMessage());
+  }
+
+  @Test
+  void emptyHostnameOverride() {
+    assertEquals("empty hostname-override is invalid", assertThrows(CompleteException.class,
+        () -> complete("--hostname-override=   ")).getMessage());
+  }
+
+  @Test
+  void deprecatedPortsOnlyWithoutConfigAndWriteConfigTo() throws Exception {
+    assertEquals("", complete("--healthz-port=0").config().healthzBindAddress, "port 0 disables healthz");
+    assertEquals("10.0.0.5:1234", complete("--healthz-bind-address=10.0.0.5", "--healthz-port=1234").config()
+        .healthzBindAddress);
+    assertEquals("127.0.0.1:10249", complete("--metrics-port=1234").config().metricsBindAddress,
+        "an ip:port address keeps its port, as upstream");
+    assertEquals("10.0.0.5", complete("--healthz-bind-address=10.0.0.5", "--write-config-to=/x").config()
+        .healthzBindAddress, "with --write-config-to the bare IP stays (and fails validation)");
+    assertEquals("0.0.0.0:10256", complete("--config", file(""), "--healthz-port=0").config().healthzBindAddress);
+  }
+
+  @Test
+  void clusterCidrFlag() throws Exception {
+    assertEquals(List.of("10.244.0.0/16", "fd00:10:244::/64"),
+        complete("--cluster-cidr=10.244.0.0/16,fd00:10:244::/64").config().clusterCIDRs());
+  }
+
+  @Test
+  void configFileErrors() throws Exception {
+    assertEquals("open /no/such/file.yaml: no such file or directory",
+        assertThrows(CompleteException.class, () -> complete("--config=/no/such/file.yaml")).getMessage());
+    String f = file("mode: [\n");
+    assertTrue(assertThrows(CompleteException.class, () -> complete("--config", f)).getMessage()
+        .startsWith("failed to decode: " + f + ":"));
+  }
+
+  @Test
+  void lenientDecodingContinues() throws Exception {
+    assertEquals("nftables", complete("--config", file("mode: nftables\nnoSuchField: 1\n")).config().mode);
+  }
+
+  @Test
+  void optionsOutsideTheConfiguration() throws Exception {
+    KubeProxyOptions o = complete("--master=https://10.0.0.1:6443", "--cleanup", "--init-only", "--manifests=/m",
+        "--dry-run");
+    assertEquals("https://10.0.0.1:6443", o.master());
+    assertTrue(o.cleanup());
+    assertTrue(o.initOnly());
+    assertEquals("/m", o.manifestsDir());
+    assertTrue(o.dryRun());
+  }
+}

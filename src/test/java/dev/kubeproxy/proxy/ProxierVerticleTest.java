@@ -1,0 +1,473 @@
+package dev.kubeproxy.proxy;
+
+import static dev.kubeproxy.proxy.TestObjects.ep;
+import static dev.kubeproxy.proxy.TestObjects.nodePort;
+import static dev.kubeproxy.proxy.TestObjects.port;
+import static dev.kubeproxy.proxy.TestObjects.service;
+import static dev.kubeproxy.proxy.TestObjects.slice;
+import static dev.kubeproxy.proxy.TestObjects.slicePort;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import dev.kubeproxy.AgentOptions;
+import dev.kubeproxy.EventBusAddresses;
+import dev.kubeproxy.cluster.ClusterEvent;
+import dev.kubeproxy.cluster.EventRequest;
+import dev.kubeproxy.cluster.NodeInfo;
+import dev.kubeproxy.config.KubeProxyConfiguration;
+import dev.kubeproxy.health.HealthUpdate;
+import dev.kubeproxy.health.ServiceHealthState;
+import dev.kubeproxy.metrics.ProxyMetrics;
+import dev.kubeproxy.platform.CommandRunner;
+import io.kubernetes.client.openapi.models.V1EndpointSlice;
+import io.kubernetes.client.openapi.models.V1Node;
+import io.kubernetes.client.openapi.models.V1ObjectMeta;
+import io.kubernetes.client.openapi.models.V1Service;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.eventbus.MessageCodec;
+import io.vertx.junit5.VertxExtension;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+@ExtendWith(VertxExtension.class)
+class ProxierVerticleTest {
+  private static final NamespacedName WEB = new NamespacedName("demo", "web");
+
+  /** A backend double: records every state it is given, fails on demand. */
+  static final class FakeBackend implements ProxyBackend {
+    final IpFamily family;
+    final List<ProxyState> states = new CopyOnWriteArrayList<>();
+    final AtomicInteger failures = new AtomicInteger();
+    final AtomicInteger attempts = new AtomicInteger();
+    volatile boolean initialized;
+    volatile Runnable onSync = () -> {};
+
+    FakeBackend(IpFamily family) {
+      this.family = family;
+    }
+
+    @Override
+    public IpFamily family() {
+      return family;
+    }
+
+    @Override
+    public SyncResult sync(ProxyState state) throws SyncException {
+      attempts.incrementAndGet();
+      onSync.run();
+      if (failures.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+        throw new SyncException("iptables-restore: line 7 failed");
+      }
+      states.add(state);
+      return new SyncResult(true, Map.of(), 1, 2);
+    }
+
+    @Override
+    public void privilegedInit() {
+      initialized = true;
+    }
+
+    @Override
+    public void cleanup() {}
+
+    ProxyState last() {
+      return states.get(states.size() - 1);
+    }
+  }
+
+  static final class RecordingMetrics extends ProxyMetrics {
+    final List<Duration> syncDurations = new CopyOnWriteArrayList<>();
+    final List<Duration> programmingLatencies = new CopyOnWriteArrayList<>();
+    volatile Instant lastSync;
+    volatile Instant lastQueued;
+    final Map<String, Integer> noLocal = new java.util.concurrent.ConcurrentHashMap<>();
+
+    @Override
+    public void observeSyncDuration(Duration d) {
+      syncDurations.add(d);
+    }
+
+    @Override
+    public void observeNetworkProgrammingLatency(Duration d) {
+      programmingLatencies.add(d);
+    }
+
+    @Override
+    public void setLastSyncTimestamp(Instant t) {
+      lastSync = t;
+    }
+
+    @Override
+    public void setLastQueuedTimestamp(Instant t) {
+      lastQueued = t;
+    }
+
+    @Override
+    public void setNoLocalEndpoints(String trafficPolicy, int n) {
+      noLocal.put(trafficPolicy, n);
+    }
+  }
+
+  static final class RecordingRunner extends CommandRunner {
+    final List<List<String>> commands = new CopyOnWriteArrayList<>();
+
+    @Override
+    public Result run(List<String> argv) {
+      commands.add(argv);
+      return new Result(0, "", "");
+    }
+  }
+
+  /** Pass-through codec so that records travel the local bus as they are. */
+  static final class LocalCodec<T> implements MessageCodec<T, T> {
+    private final String name;
+
+    LocalCodec(Class<T> type) {
+      this.name = "test-local-" + type.getName();
+    }
+
+    @Override
+    public void encodeToWire(Buffer buffer, T t) {
+      throw new UnsupportedOperationException("local only");
+    }
+
+    @Override
+    public T decodeFromWire(int pos, Buffer buffer) {
+      throw new UnsupportedOperationException("local only");
+    }
+
+    @Override
+    public T transform(T t) {
+      return t;
+    }
+
+    @Override
+    public String name() {
+      return name;
+    }
+
+    @Override
+    public byte systemCodecID() {
+      return -1;
+    }
+  }
+
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  static void registerCodecs(Vertx vertx) {
+    for (Class<?> type : List.of(ClusterEvent.class, ClusterEvent.Kind.class, HealthUpdate.class,
+        ServiceHealthState.class, EventRequest.class)) {
+      try {
+        vertx.eventBus().registerDefaultCodec((Class) type, new LocalCodec(type));
+      } catch (IllegalStateException alreadyThere) {
+        // registered by the shared EventBusCodecs or an earlier test
+      }
+    }
+  }
+
+  private Vertx vertx;
+  private final RecordingMetrics metrics = new RecordingMetrics();
+  private final RecordingRunner commands = new RecordingRunner();
+  private final List<HealthUpdate> health = new CopyOnWriteArrayList<>();
+  private final List<ServiceHealthState> serviceHealth = new CopyOnWriteArrayList<>();
+
+  @BeforeEach
+  void setUp(Vertx vertx) {
+    this.vertx = vertx;
+    registerCodecs(vertx);
+    vertx.eventBus().<HealthUpdate>consumer(EventBusAddresses.HEALTH, m -> health.add(m.body()));
+    vertx.eventBus().<ServiceHealthState>consumer(EventBusAddresses.SERVICE_HEALTH, m -> serviceHealth.add(m.body()));
+  }
+
+  private ProxierVerticle deploy(String mode, boolean dryRun, FakeBackend... backends) throws Exception {
+    KubeProxyConfiguration config = new KubeProxyConfiguration();
+    config.mode = mode;
+    config.iptables.syncPeriod = Duration.ofMillis(400);
+    config.iptables.minSyncPeriod = Duration.ZERO;
+    config.nftables.syncPeriod = Duration.ofMillis(400);
+    config.nftables.minSyncPeriod = Duration.ZERO;
+    AgentOptions options = new AgentOptions(config, null, null, "node-a", null, dryRun, false, false);
+    NodeInfo node = new NodeInfo("node-a", List.of("192.168.200.1"), List.of(), Map.of("topology.kubernetes.io/zone", "z1"));
+    ProxierVerticle verticle = new ProxierVerticle(options, node, (o, n, r) -> List.of(backends), commands, metrics);
+    vertx.deployVerticle(verticle).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    return verticle;
+  }
+
+  private void send(String address, ClusterEvent.Kind kind, ClusterEvent.Type type, String key, Object o) {
+    vertx.eventBus().send(address, new ClusterEvent<>(kind, type, key, o));
+  }
+
+  private void upsertService(V1Service svc) {
+    send(EventBusAddresses.SERVICES, ClusterEvent.Kind.SERVICE, ClusterEvent.Type.UPSERT,
+        svc.getMetadata().getNamespace() + "/" + svc.getMetadata().getName(), svc);
+  }
+
+  private void upsertSlice(V1EndpointSlice s) {
+    send(EventBusAddresses.ENDPOINT_SLICES, ClusterEvent.Kind.ENDPOINT_SLICE, ClusterEvent.Type.UPSERT,
+        s.getMetadata().getNamespace() + "/" + s.getMetadata().getName(), s);
+  }
+
+  private void synced(ClusterEvent.Kind kind) {
+    vertx.eventBus().send(EventBusAddresses.SYNCED, kind);
+  }
+
+  private static void await(String what, BooleanSupplier condition) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        fail("timed out waiting for " + what);
+      }
+      Thread.sleep(10);
+    }
+  }
+
+  private static V1EndpointSlice webSlice(String name, String family, String ip, String node) {
+    return slice("demo", name, "web", family, List.of(slicePort("http", 8080, "TCP")), ep(ip, node));
+  }
+
+  @Test
+  void nothingIsProgrammedBeforeBothListsAreSynced() throws Exception {
+    FakeBackend v4 = new FakeBackend(IpFamily.IPv4);
+    AtomicBoolean bothSent = new AtomicBoolean();
+    v4.onSync = () -> {
+      if (!bothSent.get()) {
+        throw new AssertionError("synced before both initial lists");
+      }
+    };
+    deploy("iptables", false, v4);
+    assertTrue(v4.initialized, "privileged init ran");
+    upsertService(service("demo", "web", "10.96.0.10", port("http", 80, "TCP")));
+    upsertSlice(webSlice("web-1", "IPv4", "10.244.0.5", "node-a"));
+    synced(ClusterEvent.Kind.SERVICE);
+    synced(ClusterEvent.Kind.NODE);
+    // a round trip over the bus so that the events above have been handled
+    await("events handled", () -> metrics.lastQueued != null);
+    Thread.sleep(200);
+    assertEquals(0, v4.attempts.get());
+    bothSent.set(true);
+    synced(ClusterEvent.Kind.ENDPOINT_SLICE);
+    await("first sync", () -> v4.states.size() == 1);
+
+    ProxyState state = v4.last();
+    ServicePortName http = new ServicePortName(WEB, "http", "TCP");
+    assertEquals(List.of(http), new ArrayList<>(state.services().keySet()));
+    assertEquals("10.96.0.10", state.services().get(http).clusterIP());
+    assertEquals(List.of("10.244.0.5:8080"), state.endpointsOf(http).stream().map(Endpoint::endpoint).toList());
+    assertTrue(state.endpointsOf(http).get(0).local());
+    assertEquals(java.util.Set.of(WEB), state.changedServices());
+    assertEquals(Map.of("topology.kubernetes.io/zone", "z1"), state.nodeLabels());
+
+    await("health updated", () -> health.stream().filter(h -> h.type() == HealthUpdate.Type.UPDATED).count() >= 2);
+    assertEquals(HealthUpdate.Type.UPDATED, health.get(0).type(), "the loop start marks the family fresh");
+    assertTrue(health.stream().anyMatch(h -> h.type() == HealthUpdate.Type.QUEUED && h.family() == IpFamily.IPv4));
+    await("service health", () -> !serviceHealth.isEmpty());
+    await("metrics", () -> metrics.lastSync != null && !metrics.syncDurations.isEmpty());
+    assertEquals(Map.of("internal", 1, "external", 2), metrics.noLocal);
+  }
+
+  @Test
+  void laterChangesSyncOnlyWhatChangedAndDeletesRemove() throws Exception {
+    FakeBackend v4 = new FakeBackend(IpFamily.IPv4);
+    deploy("nftables", false, v4);
+    synced(ClusterEvent.Kind.SERVICE);
+    synced(ClusterEvent.Kind.ENDPOINT_SLICE);
+    await("empty first sync", () -> v4.states.size() >= 1);
+    assertTrue(v4.last().services().isEmpty());
+
+    V1Service web = service("demo", "web", "10.96.0.10", port("http", 80, "TCP"));
+    upsertService(web);
+    upsertService(service("demo", "other", "10.96.0.11", port("http", 80, "TCP")));
+    await("services synced", () -> v4.last().services().size() == 2);
+
+    // a relist re-delivers web unchanged, other changes
+    int before = v4.states.size();
+    upsertService(web);
+    upsertService(service("demo", "other", "10.96.0.11", port("http", 81, "TCP")));
+    await("other updated", () -> v4.states.size() > before
+        && v4.last().services().values().stream().anyMatch(p -> p.port() == 81));
+    assertEquals(java.util.Set.of(new NamespacedName("demo", "other")), v4.last().changedServices());
+
+    send(EventBusAddresses.SERVICES, ClusterEvent.Kind.SERVICE, ClusterEvent.Type.DELETE, "demo/web", null);
+    await("web deleted", () -> v4.last().services().size() == 1);
+  }
+
+  @Test
+  void failingSyncIsRetriedAfterSyncPeriodWithTheSameChanges() throws Exception {
+    FakeBackend v4 = new FakeBackend(IpFamily.IPv4);
+    v4.failures.set(1);
+    deploy("iptables", false, v4);
+    upsertService(service("demo", "web", "10.96.0.10", port("http", 80, "TCP")));
+    synced(ClusterEvent.Kind.SERVICE);
+    synced(ClusterEvent.Kind.ENDPOINT_SLICE);
+    await("retry succeeded", () -> v4.states.size() == 1);
+    assertEquals(2, v4.attempts.get());
+    assertEquals(java.util.Set.of(WEB), v4.last().changedServices(), "changes of the failed sync are not lost");
+    await("both attempts measured", () -> metrics.syncDurations.size() == 2);
+    await("loop start and the one successful sync marked updated",
+        () -> health.stream().filter(h -> h.type() == HealthUpdate.Type.UPDATED).count() == 2);
+    Thread.sleep(100);
+    assertEquals(2, health.stream().filter(h -> h.type() == HealthUpdate.Type.UPDATED).count(),
+        "a failed sync does not mark the family updated");
+  }
+
+  @Test
+  void dualStackRoutesSlicesByAddressType() throws Exception {
+    FakeBackend v4 = new FakeBackend(IpFamily.IPv4);
+    FakeBackend v6 = new FakeBackend(IpFamily.IPv6);
+    deploy("nftables", false, v4, v6);
+    V1Service svc = service("demo", "web", "10.96.0.10", port("http", 80, "TCP"));
+    svc.getSpec().ipFamilies(new ArrayList<>(List.of("IPv4", "IPv6")))
+        .clusterIPs(new ArrayList<>(List.of("10.96.0.10", "fd00:10:96::a")));
+    upsertService(svc);
+    upsertSlice(webSlice("web-v4", "IPv4", "10.244.0.5", "node-b"));
+    upsertSlice(webSlice("web-v6", "IPv6", "fd00:10:244::5", "node-b"));
+    upsertSlice(slice("demo", "web-fqdn", "web", "FQDN", List.of(slicePort("http", 80, "TCP")), ep("example.com", null)));
+    synced(ClusterEvent.Kind.ENDPOINT_SLICE);
+    synced(ClusterEvent.Kind.SERVICE);
+    await("both synced", () -> !v4.states.isEmpty() && !v6.states.isEmpty());
+    ServicePortName http = new ServicePortName(WEB, "http", "TCP");
+    assertEquals("10.96.0.10", v4.last().services().get(http).clusterIP());
+    assertEquals("fd00:10:96::a", v6.last().services().get(http).clusterIP());
+    assertEquals(List.of("10.244.0.5:8080"), v4.last().endpointsOf(http).stream().map(Endpoint::endpoint).toList());
+    assertEquals(List.of("[fd00:10:244::5]:8080"), v6.last().endpointsOf(http).stream().map(Endpoint::endpoint).toList());
+    assertTrue(health.stream().anyMatch(h -> h.family() == IpFamily.IPv6 && h.type() == HealthUpdate.Type.UPDATED));
+
+    // slice deleted by key (no object in the event): the last stored one is removed
+    int before = v6.states.size();
+    send(EventBusAddresses.ENDPOINT_SLICES, ClusterEvent.Kind.ENDPOINT_SLICE, ClusterEvent.Type.DELETE,
+        "demo/web-v6", null);
+    await("v6 endpoints gone", () -> v6.states.size() > before && v6.last().endpointsOf(http).isEmpty());
+    assertEquals(1, v4.last().endpointsOf(http).size());
+  }
+
+  @Test
+  void nodeLabelChangesResyncAndOtherNodesAreIgnored() throws Exception {
+    FakeBackend v4 = new FakeBackend(IpFamily.IPv4);
+    deploy("iptables", false, v4);
+    upsertService(service("demo", "web", "10.96.0.10", port("http", 80, "TCP")));
+    synced(ClusterEvent.Kind.SERVICE);
+    synced(ClusterEvent.Kind.ENDPOINT_SLICE);
+    await("first sync", () -> v4.states.size() == 1);
+    HashMap<String, String> labels = new HashMap<>();
+    labels.put("topology.kubernetes.io/zone", "z2");
+    V1Node other = new V1Node().metadata(new V1ObjectMeta().name("node-b").labels(labels));
+    send(EventBusAddresses.NODE, ClusterEvent.Kind.NODE, ClusterEvent.Type.UPSERT, "node-b", other);
+    V1Node self = new V1Node().metadata(new V1ObjectMeta().name("node-a").labels(labels));
+    send(EventBusAddresses.NODE, ClusterEvent.Kind.NODE, ClusterEvent.Type.UPSERT, "node-a", self);
+    await("labels synced", () -> v4.states.size() == 2);
+    assertEquals(Map.of("topology.kubernetes.io/zone", "z2"), v4.last().nodeLabels());
+    assertEquals(java.util.Set.of(WEB), v4.last().changedServices(), "a topology change touches every service");
+  }
+
+  @Test
+  void serviceHealthAndStaleUdpConntrack() throws Exception {
+    FakeBackend v4 = new FakeBackend(IpFamily.IPv4);
+    deploy("iptables", false, v4);
+    V1Service lb = service("demo", "web", "10.96.0.10", nodePort("dns", 53, "UDP", 30053));
+    lb.getSpec().type("LoadBalancer").externalTrafficPolicy("Local").healthCheckNodePort(32000);
+    upsertService(lb);
+    synced(ClusterEvent.Kind.SERVICE);
+    synced(ClusterEvent.Kind.ENDPOINT_SLICE);
+    await("first sync", () -> v4.states.size() == 1);
+    upsertSlice(slice("demo", "web-1", "web", "IPv4", List.of(slicePort("dns", 53, "UDP")),
+        ep("10.244.0.5", "node-a"), ep("10.244.0.6", "node-a"), ep("10.244.0.7", "node-b")));
+    await("service health with endpoints", () -> serviceHealth.stream()
+        .anyMatch(s -> Integer.valueOf(2).equals(s.localReadyEndpoints().get(WEB))));
+    ServiceHealthState last = serviceHealth.get(serviceHealth.size() - 1);
+    assertEquals(Map.of(WEB, 32000), last.healthCheckNodePorts());
+    await("conntrack cleanup", () -> commands.commands.size() >= 2);
+    assertEquals(List.of(
+        List.of("conntrack", "-D", "--orig-dst", "10.96.0.10", "-p", "udp"),
+        List.of("conntrack", "-D", "-p", "udp", "--dport", "30053")), commands.commands);
+  }
+
+  @Test
+  void dryRunSkipsConntrack() throws Exception {
+    FakeBackend v4 = new FakeBackend(IpFamily.IPv4);
+    deploy("iptables", true, v4);
+    upsertService(service("demo", "web", "10.96.0.10", port("dns", 53, "UDP")));
+    upsertSlice(slice("demo", "web-1", "web", "IPv4", List.of(slicePort("dns", 53, "UDP")), ep("10.244.0.5", null)));
+    synced(ClusterEvent.Kind.SERVICE);
+    synced(ClusterEvent.Kind.ENDPOINT_SLICE);
+    await("first sync", () -> v4.states.size() == 1);
+    await("health", () -> health.stream().filter(h -> h.type() == HealthUpdate.Type.UPDATED).count() >= 2);
+    Thread.sleep(100);
+    assertFalse(v4.last().endpoints().isEmpty());
+    assertEquals(List.of(), commands.commands);
+  }
+
+  @Test
+  void triggerTimesFeedNetworkProgrammingLatency() throws Exception {
+    FakeBackend v4 = new FakeBackend(IpFamily.IPv4);
+    deploy("iptables", false, v4);
+    synced(ClusterEvent.Kind.SERVICE);
+    synced(ClusterEvent.Kind.ENDPOINT_SLICE);
+    await("first sync", () -> v4.states.size() == 1);
+    V1EndpointSlice s = webSlice("web-1", "IPv4", "10.244.0.5", null);
+    HashMap<String, String> a = new HashMap<>();
+    a.put("endpoints.kubernetes.io/last-change-trigger-time", Instant.now().plusMillis(5).toString());
+    s.getMetadata().setAnnotations(a);
+    Thread.sleep(10);
+    upsertSlice(s);
+    await("latency observed", () -> metrics.programmingLatencies.size() == 1);
+    assertEquals(1, v4.last().triggerTimes().get(WEB).size());
+  }
+
+  @Test
+  void wrongFamilyEndpointIsSkippedWithAnEvent() throws Exception {
+    List<EventRequest> events = new CopyOnWriteArrayList<>();
+    vertx.eventBus().<EventRequest>consumer(EventBusAddresses.EVENTS, m -> events.add(m.body()));
+    FakeBackend v4 = new FakeBackend(IpFamily.IPv4);
+    deploy("iptables", false, v4);
+    upsertService(service("demo", "web", "10.96.0.10", port("http", 80, "TCP")));
+    upsertSlice(slice("demo", "web-1", "web", "IPv4", List.of(slicePort("http", 8080, "TCP")),
+        ep("fd00:10:244::5", null), ep("10.244.0.5", null)));
+    synced(ClusterEvent.Kind.SERVICE);
+    synced(ClusterEvent.Kind.ENDPOINT_SLICE);
+    await("first sync", () -> v4.states.size() == 1);
+    await("event", () -> events.size() == 1);
+    EventRequest e = events.get(0);
+    assertEquals("KubeProxyIncorrectIPVersion", e.reason());
+    assertEquals("Warning", e.type());
+    assertEquals("GatherEndpoints", e.action());
+    assertEquals("fd00:10:244::5 in endpointslice has incorrect IP version", e.note());
+    assertEquals("web", e.serviceName());
+    assertEquals(1, v4.last().endpointsOf(new ServicePortName(WEB, "http", "TCP")).size());
+  }
+
+  @Test
+  void serviceCIDRsReachEachFamilyOnTheNextSync() throws Exception {
+    FakeBackend v4 = new FakeBackend(IpFamily.IPv4);
+    FakeBackend v6 = new FakeBackend(IpFamily.IPv6);
+    deploy("nftables", false, v4, v6);
+    io.kubernetes.client.openapi.models.V1beta1ServiceCIDR cidr = new io.kubernetes.client.openapi.models.V1beta1ServiceCIDR()
+        .metadata(new V1ObjectMeta().name("kubernetes"))
+        .spec(new io.kubernetes.client.openapi.models.V1beta1ServiceCIDRSpec()
+            .cidrs(new ArrayList<>(List.of("10.96.0.0/16", "fd00:10:96::/112"))));
+    send(EventBusAddresses.SERVICE_CIDRS, ClusterEvent.Kind.SERVICE_CIDR, ClusterEvent.Type.UPSERT, "kubernetes", cidr);
+    synced(ClusterEvent.Kind.SERVICE);
+    synced(ClusterEvent.Kind.ENDPOINT_SLICE);
+    await("both synced", () -> !v4.states.isEmpty() && !v6.states.isEmpty());
+    assertEquals(List.of("10.96.0.0/16"), v4.last().serviceCIDRs());
+    assertEquals(List.of("fd00:10:96::/112"), v6.last().serviceCIDRs());
+    send(EventBusAddresses.SERVICE_CIDRS, ClusterEvent.Kind.SERVICE_CIDR, ClusterEvent.Type.DELETE, "kubernetes", cidr);
+    int before = v4.states.size();
+    upsertService(service("demo", "web", "10.96.0.10", port("http", 80, "TCP")));
+    await("next v4 sync", () -> v4.states.size() > before);
+    assertEquals(List.of(), v4.last().serviceCIDRs());
+  }
+}
