@@ -49,6 +49,9 @@ public final class KubeProxyAgent implements AutoCloseable {
         "--cluster-cidr", String.join(",", families.stream().map(Family::clusterCidr).toList()),
         "--healthz-bind-address", "127.0.0.1:" + HEALTHZ_PORT,
         "--metrics-bind-address", "127.0.0.1:" + METRICS_PORT,
+        // nf_conntrack_max is a host-wide sysctl, read-only outside the initial namespace: leave
+        // it alone, as kind and other nested setups do (upstream fails to start otherwise too).
+        "--conntrack-max-per-core", "0",
         "-v=2"));
     a.addAll(extraArgs);
     this.args = List.copyOf(a);
