@@ -14,6 +14,7 @@ import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.metrics.MetricsServerVerticle;
 import dev.kubeproxy.platform.CommandRunner;
 import dev.kubeproxy.platform.PlatformSetup;
+import dev.kubeproxy.proxy.ProxierVerticle;
 import dev.kubeproxy.proxy.Proxiers;
 import dev.kubeproxy.proxy.ProxyBackend;
 import io.vertx.core.Future;
@@ -133,9 +134,9 @@ public class AgentVerticle extends VerticleBase {
           return deployChild(new HealthzServerVerticle(options))
               .compose(v2 -> deployChild(new MetricsServerVerticle(options)))
               .compose(v2 -> deployChild(new ServiceHealthServerVerticle(options, node)))
-              .compose(v2 -> deployChild(new dev.kubeproxy.proxy.ProxierVerticle(options, node)))
+              .compose(v2 -> deployChild(new ProxierVerticle(options, node)))
               // last: no cluster event is sent before the proxier listens
-              .compose(v2 -> deployChild(new ClusterWatchVerticle(options)))
+              .compose(v2 -> deployChild(new ClusterWatchVerticle(options, node)))
               .map(v2 -> {
                 Log.v(2).info("kube-proxy started", "mode", mode, "node", node.name());
                 return null;

@@ -1,6 +1,7 @@
 package dev.kubeproxy;
 
 import dev.kubeproxy.cluster.ClusterEvent;
+import dev.kubeproxy.cluster.EventRequest;
 import dev.kubeproxy.cluster.NodeInfo;
 import dev.kubeproxy.health.HealthUpdate;
 import dev.kubeproxy.health.ServiceHealthState;
@@ -18,7 +19,8 @@ public final class EventBusCodecs {
 
   /** The record types that travel over the bus as plain Java objects. */
   public static final List<Class<?>> TYPES =
-      List.of(ClusterEvent.class, HealthUpdate.class, ServiceHealthState.class, NodeInfo.class);
+      List.of(ClusterEvent.class, ClusterEvent.Kind.class, EventRequest.class, HealthUpdate.class,
+          ServiceHealthState.class, NodeInfo.class);
 
   @SuppressWarnings({"unchecked", "rawtypes"})
   public static void register(Vertx vertx) {

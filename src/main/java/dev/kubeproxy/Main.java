@@ -16,7 +16,7 @@ public final class Main {
   private Main() {}
 
   /** How long closing Vert.x may take before the process exits anyway. */
-  static final long CLOSE_TIMEOUT_MS = 800;
+  static final long CLOSE_TIMEOUT_MS = 500;
 
   private static final AtomicBoolean EXITING = new AtomicBoolean();
 

@@ -38,7 +38,6 @@ public final class Startup {
       flags = FlagParser.parse(args);
     } catch (FlagParseException e) {
       stderr.println("Error: " + e.getMessage());
-      stderr.println("Run 'kube-proxy --help' for usage.");
       return new Exit(1);
     }
     flags.warnings().forEach(stderr::println);

@@ -3,7 +3,7 @@ package dev.kubeproxy.cluster;
 import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.AgentOptions;
 import dev.kubeproxy.EventBusAddresses;
-import dev.kubeproxy.LocalCodec;
+import dev.kubeproxy.EventBusCodecs;
 import io.kubernetes.client.openapi.ApiClient;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -44,24 +44,9 @@ public class ClusterWatchVerticle extends VerticleBase {
     return synced.future();
   }
 
-  /**
-   * Local codecs for the bodies this package adds to the bus (SYNCED's kind, cluster.events
-   * requests); EventBusCodecs covers the shared records. Harmless when already registered.
-   */
-  @SuppressWarnings({"unchecked", "rawtypes"})
-  public static void registerCodecs(Vertx vertx) {
-    for (Class<?> type : List.of(ClusterEvent.class, ClusterEvent.Kind.class, EventRequest.class)) {
-      try {
-        vertx.eventBus().registerDefaultCodec((Class) type, new LocalCodec<>(type));
-      } catch (IllegalStateException alreadyRegistered) {
-        // registered by EventBusCodecs or an earlier deployment
-      }
-    }
-  }
-
   @Override
   public Future<?> start() {
-    registerCodecs(vertx);
+    EventBusCodecs.register(vertx);
     boolean nodeCidr = "NodeCIDR".equals(options.config().detectLocalMode);
     ClusterEventSink sink = new ClusterEventSink(vertx.eventBus(),
         new NodeHandlers(vertx.eventBus(), nodeCidr, initialPodCIDRs));

@@ -2,6 +2,7 @@ package dev.kubeproxy.cluster;
 
 import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.AgentOptions;
+import dev.kubeproxy.config.FeatureGates;
 import dev.kubeproxy.cluster.ClusterEvent.Kind;
 import io.kubernetes.client.common.KubernetesListObject;
 import io.kubernetes.client.common.KubernetesObject;
@@ -70,7 +71,7 @@ final class InformerSource {
   }
 
   static boolean serviceCidrsEnabled(AgentOptions options) {
-    return Boolean.TRUE.equals(options.config().featureGates.get("MultiCIDRServiceAllocator"));
+    return FeatureGates.of(options.config().featureGates).isEnabled("MultiCIDRServiceAllocator");
   }
 
   /** Starts every informer; the promise completes once each initial list reached the sink. */

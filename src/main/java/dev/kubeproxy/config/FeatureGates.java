@@ -10,7 +10,7 @@ import java.util.TreeMap;
 /**
  * The feature gates kube-proxy knows (config.md §5) and their state after --feature-gates /
  * featureGates were applied. The agent sets the process-wide state once in Complete; other code
- * asks {@code FeatureGates.current().isEnabled("MultiCIDRServiceAllocator")}.
+ * asks {@code FeatureGates.of(config.featureGates).isEnabled("MultiCIDRServiceAllocator")}.
  */
 public final class FeatureGates {
   /** Release stage of a gate, as --help and kubernetes_feature_enabled{stage} print it. */
@@ -102,6 +102,11 @@ public final class FeatureGates {
       }
     }
     return new Applied(new FeatureGates(set), warnings);
+  }
+
+  /** The gate state of an already validated featureGates map. */
+  public static FeatureGates of(Map<String, Boolean> featureGates) {
+    return apply(featureGates == null ? Map.of() : featureGates).gates();
   }
 
   /** Defaults with these explicit settings; AllAlpha/AllBeta switch their stage's unset gates. */

@@ -1,7 +1,6 @@
 package dev.kubeproxy.health;
 
 import dev.kubeproxy.EventBusAddresses;
-import dev.kubeproxy.LocalCodec;
 import dev.kubeproxy.cluster.EventRequest;
 import io.vertx.core.Vertx;
 
@@ -14,11 +13,6 @@ final class ClusterEvents {
   private ClusterEvents() {}
 
   static void record(Vertx vertx, EventRequest event) {
-    try {
-      vertx.eventBus().registerDefaultCodec(EventRequest.class, new LocalCodec<>(EventRequest.class));
-    } catch (IllegalStateException alreadyRegistered) {
-      // EventBusCodecs or an earlier call registered it
-    }
     vertx.eventBus().send(EventBusAddresses.EVENTS, event);
   }
 }

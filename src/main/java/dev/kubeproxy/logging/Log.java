@@ -240,7 +240,8 @@ public final class Log {
       Object... keysAndValues) {
     JsonObject o = new JsonObject();
     Instant now = Instant.now();
-    o.put("ts", now.toEpochMilli() + (now.getNano() % 1_000_000) / 1_000_000.0);
+    // milliseconds since the epoch with a fraction, printed plainly (zap's epoch-millis encoding)
+    o.put("ts", java.math.BigDecimal.valueOf(now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000, 3));
     o.put("caller", source);
     o.put("msg", msg);
     if (severity != Severity.ERROR) {

@@ -27,6 +27,8 @@ public final class EndpointsMap {
       Map<NamespacedName, List<Instant>> triggerTimes) {}
 
   private final Map<ServicePortName, List<Endpoint>> endpoints = new HashMap<>();
+  /** The last snapshot, reused until the map changes. */
+  private Map<ServicePortName, List<Endpoint>> snapshot;
 
   public UpdateResult update(EndpointsChangeTracker tracker) {
     return update(tracker.checkout());
@@ -39,6 +41,7 @@ public final class EndpointsMap {
     Set<ServicePortName> newlyActive = new HashSet<>();
     for (Map.Entry<NamespacedName, EndpointsChangeTracker.ServiceChange> e : checkout.changes().entrySet()) {
       EndpointsChangeTracker.ServiceChange change = e.getValue();
+      snapshot = null;
       change.previous().keySet().forEach(endpoints::remove);
       endpoints.putAll(change.current());
       detectStaleUdp(change.previous(), change.current(), deleted, newlyActive);
@@ -107,6 +110,9 @@ public final class EndpointsMap {
 
   /** An immutable copy for a backend to read on another thread (the lists are immutable already). */
   public Map<ServicePortName, List<Endpoint>> snapshot() {
-    return Map.copyOf(endpoints);
+    if (snapshot == null) {
+      snapshot = Map.copyOf(endpoints);
+    }
+    return snapshot;
   }
 }

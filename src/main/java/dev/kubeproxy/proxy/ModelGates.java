@@ -1,5 +1,6 @@
 package dev.kubeproxy.proxy;
 
+import dev.kubeproxy.config.FeatureGates;
 import java.util.Map;
 
 /**
@@ -9,11 +10,11 @@ public record ModelGates(boolean loadBalancerIPMode, boolean topologyAwareHints,
   public static final ModelGates DEFAULTS = new ModelGates(true, true, true);
 
   public static ModelGates from(Map<String, Boolean> featureGates) {
-    Map<String, Boolean> g = featureGates == null ? Map.of() : featureGates;
+    FeatureGates gates = FeatureGates.of(featureGates);
     return new ModelGates(
-        g.getOrDefault("LoadBalancerIPMode", true),
-        g.getOrDefault("TopologyAwareHints", true),
-        g.getOrDefault("ServiceTrafficDistribution", true));
+        gates.isEnabled("LoadBalancerIPMode"),
+        gates.isEnabled("TopologyAwareHints"),
+        gates.isEnabled("ServiceTrafficDistribution"));
   }
 
   public EndpointCategorizer.TopologyGates topologyGates() {

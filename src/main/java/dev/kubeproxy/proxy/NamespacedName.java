@@ -7,6 +7,12 @@ public record NamespacedName(String namespace, String name) implements Comparabl
     return namespace + "/" + name;
   }
 
+  /** Hand-written (same contract as the record's): the model hashes these keys a lot. */
+  @Override
+  public int hashCode() {
+    return 31 * java.util.Objects.hashCode(namespace) + java.util.Objects.hashCode(name);
+  }
+
   @Override
   public int compareTo(NamespacedName o) {
     return toString().compareTo(o.toString());

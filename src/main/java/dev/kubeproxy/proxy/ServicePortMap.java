@@ -15,11 +15,14 @@ public final class ServicePortMap {
   public record UpdateResult(Set<NamespacedName> updatedServices, Set<String> deletedUDPClusterIPs) {}
 
   private final Map<ServicePortName, ServicePort> ports = new HashMap<>();
+  /** The last snapshot, reused until the map changes. */
+  private Map<ServicePortName, ServicePort> snapshot;
 
   public UpdateResult update(ServiceChangeTracker tracker) {
     Set<NamespacedName> updated = new HashSet<>();
     Set<String> deletedUDP = new HashSet<>();
     for (Map.Entry<NamespacedName, ServiceChangeTracker.Change> e : tracker.checkout().entrySet()) {
+      snapshot = null;
       updated.add(e.getKey());
       ServiceChangeTracker.Change change = e.getValue();
       ports.putAll(change.current());
@@ -46,6 +49,9 @@ public final class ServicePortMap {
 
   /** An immutable copy for a backend to read on another thread. */
   public Map<ServicePortName, ServicePort> snapshot() {
-    return Map.copyOf(ports);
+    if (snapshot == null) {
+      snapshot = Map.copyOf(ports);
+    }
+    return snapshot;
   }
 }

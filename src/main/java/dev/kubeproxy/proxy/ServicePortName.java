@@ -14,6 +14,12 @@ public record ServicePortName(NamespacedName service, String port, String protoc
     return port == null || port.isEmpty() ? service.toString() : service + ":" + port;
   }
 
+  /** Hand-written (same contract as the record's): the model hashes these keys a lot. */
+  @Override
+  public int hashCode() {
+    return (31 * service.hashCode() + java.util.Objects.hashCode(port)) * 31 + java.util.Objects.hashCode(protocol);
+  }
+
   @Override
   public int compareTo(ServicePortName o) {
     int c = toString().compareTo(o.toString());

@@ -89,6 +89,13 @@ class StartupTest {
   }
 
   @Test
+  void verbosityFlagConfiguresTheLogger() {
+    assertInstanceOf(Startup.Run.class, prepare("--dry-run", "--v=1"));
+    assertEquals(1, dev.kubeproxy.logging.Log.verbosity());
+    dev.kubeproxy.logging.Log.setVerbosity(0);
+  }
+
+  @Test
   void nodeNameFromTheOsWhenNotOverridden() {
     String name = Startup.nodeName("");
     assertEquals(name.strip().toLowerCase(), name);

@@ -1,10 +1,9 @@
 package dev.kubeproxy.cluster;
 
+import dev.kubeproxy.EventBusCodecs;
 import dev.kubeproxy.EventBusAddresses;
 import dev.kubeproxy.cluster.ClusterEvent.Kind;
 import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
-import io.vertx.core.eventbus.MessageCodec;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -27,27 +26,10 @@ final class BusRecorder {
   final List<Boolean> eligibility = Collections.synchronizedList(new ArrayList<>());
   final List<String> fatal = Collections.synchronizedList(new ArrayList<>());
 
-  /** Pass-through codecs until the shared EventBusCodecs is on this branch. */
   static void registerCodecs(Vertx vertx) {
-    for (Class<?> c : List.of(ClusterEvent.class, Kind.class, EventRequest.class)) {
-      try {
-        register(vertx, c);
-      } catch (IllegalStateException alreadyRegistered) {
-        // fine
-      }
-    }
+    EventBusCodecs.register(vertx);
   }
 
-  @SuppressWarnings({"unchecked", "rawtypes"})
-  private static void register(Vertx vertx, Class c) {
-    vertx.eventBus().registerDefaultCodec(c, new MessageCodec<Object, Object>() {
-      @Override public void encodeToWire(Buffer buffer, Object o) { throw new UnsupportedOperationException(); }
-      @Override public Object decodeFromWire(int pos, Buffer buffer) { throw new UnsupportedOperationException(); }
-      @Override public Object transform(Object o) { return o; }
-      @Override public String name() { return "test-local-" + c.getName(); }
-      @Override public byte systemCodecID() { return -1; }
-    });
-  }
 
   BusRecorder(Vertx vertx) {
     registerCodecs(vertx);

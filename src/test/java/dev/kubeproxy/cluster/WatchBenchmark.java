@@ -74,8 +74,11 @@ public final class WatchBenchmark {
     get(verticle.synced());
     long syncMs = (System.nanoTime() - t0) / 1_000_000;
     long cpuMs = (os.getProcessCpuTime() - cpu0) / 1_000_000;
+    long agentCpuMs = agentThreadsCpuMs();
     System.out.printf("machine: %d CPUs, load average %.1f; process CPU time during the sync (agent side and test API server): %d ms%n",
         os.getAvailableProcessors(), os.getSystemLoadAverage(), cpuMs);
+    System.out.printf("    of which the agent's reflector, informer-handler and HTTP client threads (JIT and GC not included): %d ms%n",
+        agentCpuMs);
     System.out.printf("deployed (API client built, informers started) after %d ms; SYNCED per kind after ms: %s%n",
         deployMs, new java.util.TreeMap<>(syncedAt));
     long heapAfter = usedHeapAfterGc();
@@ -111,6 +114,24 @@ public final class WatchBenchmark {
     System.out.printf("watch latency (API write to event-bus message) over %d changes: p50 %.2f ms, p99 %.2f ms, max %.2f ms%n",
         changes, latencies[changes / 2] / 1e6, latencies[(int) (changes * 0.99)] / 1e6, latencies[changes - 1] / 1e6);
     get(vertx.close());
+  }
+
+  /** CPU time of the threads that do the agent's side of the sync: reflectors (list + decode), informer handlers, OkHttp. */
+  private static long agentThreadsCpuMs() {
+    java.lang.management.ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    long total = 0;
+    java.util.List<String> top = new java.util.ArrayList<>();
+    for (java.lang.management.ThreadInfo t : threads.getThreadInfo(threads.getAllThreadIds())) {
+      if (t != null && Boolean.getBoolean("bench.threads")) {
+        top.add(String.format("%8d ms %s", threads.getThreadCpuTime(t.getThreadId()) / 1_000_000, t.getThreadName()));
+      }
+      if (t != null && (t.getThreadName().startsWith("informer-") || t.getThreadName().startsWith("OkHttp")
+          || t.getThreadName().startsWith("controller-reflector-"))) {
+        total += Math.max(0, threads.getThreadCpuTime(t.getThreadId()));
+      }
+    }
+    top.stream().sorted(java.util.Comparator.reverseOrder()).limit(12).forEach(System.out::println);
+    return total / 1_000_000;
   }
 
   private static long usedHeapAfterGc() throws InterruptedException {

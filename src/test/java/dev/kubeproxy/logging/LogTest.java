@@ -101,6 +101,7 @@ class LogTest {
     assertEquals("v1.31.0", info.getString("version"));
     assertTrue(info.getString("caller").matches("LogTest\\.java:\\d+"));
     assertTrue(info.getDouble("ts") > 1.6e12, "milliseconds since the epoch");
+    assertTrue(lines().get(0).matches("\\{\"ts\":\\d{13}\\.\\d{3},.*"), "plain decimal: " + lines().get(0));
     JsonObject err = new JsonObject(lines().get(1));
     assertEquals("boom", err.getString("err"));
     assertFalse(err.containsKey("v"), "errors carry no verbosity");

@@ -58,6 +58,7 @@ public final class ModelBenchmark {
       ServicePortMap sm = new ServicePortMap();
       EndpointsMap em = new EndpointsMap();
       long t0 = System.nanoTime();
+      long cpu0 = cpu();
       for (V1Service s : svcs) {
         st.update(null, s);
       }
@@ -65,33 +66,46 @@ public final class ModelBenchmark {
         et.update(s, false);
       }
       long t1 = System.nanoTime();
+      long cpu1 = cpu();
       sm.update(st);
       em.update(et);
       long t2 = System.nanoTime();
+      long cpu2 = cpu();
       Map<ServicePortName, ServicePort> snapS = sm.snapshot();
       Map<ServicePortName, List<Endpoint>> snapE = em.snapshot();
       long t3 = System.nanoTime();
+      long cpu3 = cpu();
       System.gc();
       long retained = usedHeap() - heapBefore;
-      System.out.printf("round %d initial: trackers %d ms, checkout %d ms, snapshot %d ms (%,d ports, %,d endpoint lists);"
-              + " retained heap %d MiB%n", round, ms(t1 - t0), ms(t2 - t1), ms(t3 - t2), snapS.size(), snapE.size(),
-          retained >> 20);
+      System.out.printf("round %d initial (wall / thread CPU): trackers %d / %d ms, checkout %d / %d ms, snapshot %d / %d ms"
+              + " (%,d ports, %,d endpoint lists); retained heap %d MiB%n", round, ms(t1 - t0), ms(cpu1 - cpu0),
+          ms(t2 - t1), ms(cpu2 - cpu1), ms(t3 - t2), ms(cpu3 - cpu2), snapS.size(), snapE.size(), retained >> 20);
 
       long[] change = new long[21];
+      long[] snap = new long[21];
+      long[] changeCpu = new long[21];
       for (int k = 0; k < change.length; k++) {
+        V1EndpointSlice next = slice(k % services, perService, k + 1);
         long c0 = System.nanoTime();
-        et.update(slice(k % services, perService, k + 1), false);
+        long cc0 = cpu();
+        et.update(next, false);
         sm.update(st);
         EndpointsMap.UpdateResult r = em.update(et);
+        long c1 = System.nanoTime();
         sm.snapshot();
         em.snapshot();
         change[k] = System.nanoTime() - c0;
+        changeCpu[k] = cpu() - cc0;
+        snap[k] = System.nanoTime() - c1;
         if (r.updatedServices().size() != 1) {
           throw new IllegalStateException("expected one updated service, got " + r.updatedServices());
         }
       }
       Arrays.sort(change);
-      System.out.printf("round %d one-endpoint change: median %.2f ms, max %.2f ms%n", round, change[10] / 1e6,
+      Arrays.sort(snap);
+      Arrays.sort(changeCpu);
+      System.out.printf("round %d one-endpoint change: median %.2f ms wall (of which snapshot %.2f ms), %.2f ms thread"
+          + " CPU, max %.2f ms wall%n", round, change[10] / 1e6, snap[10] / 1e6, changeCpu[10] / 1e6,
           change[change.length - 1] / 1e6);
     }
 
@@ -164,6 +178,10 @@ public final class ModelBenchmark {
     }
     return TestObjects.slice("ns-" + (i % 100), "svc-" + i + "-abcde", "svc-" + i, "IPv4",
         List.of(TestObjects.slicePort("http", 8080, "TCP")), eps);
+  }
+
+  private static long cpu() {
+    return java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
   }
 
   private static long usedHeap() {

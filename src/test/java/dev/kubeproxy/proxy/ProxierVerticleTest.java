@@ -1,5 +1,6 @@
 package dev.kubeproxy.proxy;
 
+import dev.kubeproxy.EventBusCodecs;
 import static dev.kubeproxy.proxy.TestObjects.ep;
 import static dev.kubeproxy.proxy.TestObjects.nodePort;
 import static dev.kubeproxy.proxy.TestObjects.port;
@@ -167,16 +168,8 @@ class ProxierVerticleTest {
     }
   }
 
-  @SuppressWarnings({"unchecked", "rawtypes"})
   static void registerCodecs(Vertx vertx) {
-    for (Class<?> type : List.of(ClusterEvent.class, ClusterEvent.Kind.class, HealthUpdate.class,
-        ServiceHealthState.class, EventRequest.class)) {
-      try {
-        vertx.eventBus().registerDefaultCodec((Class) type, new LocalCodec(type));
-      } catch (IllegalStateException alreadyThere) {
-        // registered by the shared EventBusCodecs or an earlier test
-      }
-    }
+    EventBusCodecs.register(vertx);
   }
 
   private Vertx vertx;

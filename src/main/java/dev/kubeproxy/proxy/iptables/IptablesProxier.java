@@ -132,7 +132,6 @@ public class IptablesProxier implements ProxyBackend {
       throw new SyncException(t.command() + " is not installed or does not run; install iptables");
     }
     LOG.log(System.Logger.Level.INFO, "iptables mode for " + settings.family() + " uses " + t.command());
-    ensureCanaries(t, null);
   }
 
   private boolean conntrackTcpLiberal() {
@@ -364,7 +363,7 @@ public class IptablesProxier implements ProxyBackend {
         }
         t.ensureRuleAtTop(jump.table(), jump.builtin(), jump.ruleArgs());
       }
-      ensureCanaries(t, null);
+      ensureCanaries(t);
       return;
     }
     Map<String, StringBuilder> chainLines = new java.util.LinkedHashMap<>();
@@ -401,13 +400,10 @@ public class IptablesProxier implements ProxyBackend {
     canariesCreated = true;
   }
 
-  private void ensureCanaries(IptablesTool t, Map<String, String> tables) {
+  private void ensureCanaries(IptablesTool t) {
     try {
       for (String table : CANARY_TABLES) {
-        String dump = tables == null ? null : tables.get(table);
-        if (dump == null || !IptablesTool.chainsOf(dump).contains(KUBE_PROXY_CANARY)) {
-          t.ensureChain(table, KUBE_PROXY_CANARY);
-        }
+        t.ensureChain(table, KUBE_PROXY_CANARY);
       }
       canariesCreated = true;
     } catch (IOException e) {

@@ -18,7 +18,7 @@ import java.util.regex.Pattern;
  */
 public final class IptablesTool {
   private static final Pattern VERSION = Pattern.compile("v(\\d+)\\.(\\d+)\\.(\\d+)");
-  private static final Pattern FAILED_LINE = Pattern.compile("line (\\d+)");
+  private static final Pattern FAILED_LINE = Pattern.compile("line:? (\\d+)");
 
   private final CommandRunner runner;
   private final IpFamily family;

@@ -135,12 +135,16 @@ public final class RulesetGenerator {
 
     int deleted = 0;
     if (knownNatChains != null) {
-      for (String chain : new TreeSet<>(knownNatChains)) {
+      Set<String> stale = new TreeSet<>();
+      for (String chain : knownNatChains) {
         if (!active.contains(chain) && ChainNames.isServiceChain(chain)) {
-          natChains.chainLine(chain);
-          natRules.t("-X").t(chain).end();
-          deleted++;
+          stale.add(chain);
         }
+      }
+      for (String chain : stale) {
+        natChains.chainLine(chain);
+        natRules.t("-X").t(chain).end();
+        deleted++;
       }
     }
 

@@ -28,12 +28,14 @@ import java.util.Set;
  *
  * <pre>
  * mvn -B -o -q test-compile
- * java -cp target/classes:target/test-classes dev.kubeproxy.proxy.iptables.IptablesBenchmark [sizes...]
+ * java -Xmx512m -cp target/classes:target/test-classes dev.kubeproxy.proxy.iptables.IptablesBenchmark \
+ *     [--legacy-only] [sizes...]
  * </pre>
- * Needs root, ip and the iptables tools. Default sizes: 1000 10000.
+ * Needs root, ip and the iptables tools. Default sizes: 1000 10000; --legacy-only skips the nft backend.
  */
 public final class IptablesBenchmark {
   private static final int ENDPOINTS = 10;
+  private static boolean legacyOnly;
 
   public static void main(String[] args) throws Exception {
     String why = ScratchNamespace.whyUnavailable();
@@ -43,7 +45,11 @@ public final class IptablesBenchmark {
     }
     List<Integer> sizes = new ArrayList<>();
     for (String arg : args) {
-      sizes.add(Integer.parseInt(arg));
+      if (arg.equals("--legacy-only")) {
+        legacyOnly = true;
+      } else {
+        sizes.add(Integer.parseInt(arg));
+      }
     }
     if (sizes.isEmpty()) {
       sizes = List.of(1000, 10000);
@@ -89,6 +95,9 @@ public final class IptablesBenchmark {
         ruleset.natRulesTotal());
 
     for (IptablesBackend backend : IptablesBackend.values()) {
+      if (backend == IptablesBackend.NFT && legacyOnly) {
+        continue;
+      }
       if (backend == IptablesBackend.NFT && services > 2000) {
         System.out.println("iptables-nft-restore: not measured above 2,000 Services (more than 20 minutes at 10,000)");
         continue;
@@ -126,6 +135,16 @@ public final class IptablesBenchmark {
                   + " (%d ms CPU) + iptables-restore %d ms + other commands %d ms (canary check)%n",
               proxier.lastRuleset().payload().length(), ms(partial.totalNanos()), ms(partial.generateNanos()),
               ms(partial.generateCpuNanos()), ms(partial.restoreNanos()), ms(partial.otherCommandsNanos()));
+          // The same partial input once more through the tool alone, for its CPU time (idempotent).
+          Path partialInput = Files.createTempFile("kp-ipt-bench", ".rules");
+          Files.writeString(partialInput, proxier.lastRuleset().payload());
+          var again = ns.runner.run(List.of("bash", "-c", "TIMEFORMAT='%R %U %S'; time iptables-legacy-restore"
+              + " -w 5 --noflush --counters < " + partialInput));
+          Files.delete(partialInput);
+          String[] t = again.stderr().trim().split("\\s+");
+          int n = t.length;
+          System.out.printf("partial input through iptables-legacy-restore alone: %s s wall, %.2f s CPU (user %s +"
+              + " sys %s)%n", t[n - 3], Double.parseDouble(t[n - 2]) + Double.parseDouble(t[n - 1]), t[n - 2], t[n - 1]);
           System.gc();
           System.out.printf("JVM RSS after the sync: %s (heap used after GC %d MiB)%n", rss(),
               (Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory()) >> 20);

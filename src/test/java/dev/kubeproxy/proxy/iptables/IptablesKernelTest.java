@@ -113,6 +113,10 @@ class IptablesKernelTest {
         .add(svc(WEB, "10.96.12.34", 80), ready("10.244.1.5", 8080, true), ready("10.244.3.8", 8080, false))
         .add(svc(DNS, "10.96.0.300", 53), ready("10.244.2.9", 53, false)).changed(DNS).build()));
     assertTrue(failure.getMessage().contains("10.96.0.300"), failure.getMessage());
+    IptablesTool.RestoreException cause = (IptablesTool.RestoreException) failure.getCause();
+    assertTrue(cause.failingLine().startsWith("-A KUBE-SERVICES ") && cause.failingLine().contains("-d 10.96.0.300 "),
+        "the failing input line is named: " + cause.failingLine());
+    assertEquals(cause.failingLine(), IptablesTool.lineOf(proxier.lastRuleset().payload(), cause.lineNumber()));
     assertTrue(proxier.needsFullSync());
     assertEquals(failuresBefore + 1, metric("kubeproxy_sync_proxy_rules_iptables_restore_failures_total"));
     assertEquals(partialFailuresBefore + 1,
