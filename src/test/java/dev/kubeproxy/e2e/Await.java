@@ -7,8 +7,6 @@ import java.util.function.Supplier;
 public final class Await {
   private Await() {}
 
-  public static final Duration CONVERGE = Duration.ofSeconds(30);
-
   /**
    * Polls {@code probe} until {@code done} accepts its value or {@code timeout} passes; returns
    * the accepted value, or throws an AssertionError naming what was awaited and the last value.

@@ -3,16 +3,28 @@ package dev.kubeproxy.e2e;
 import dev.kubeproxy.platform.CommandRunner;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 
 /** One network namespace the tests created, and commands run inside it. */
 public final class Netns {
   private final String name;
   private final CommandRunner runner;
+  private final List<String> envPrefix;
 
   Netns(String name) {
+    this(name, null);
+  }
+
+  /**
+   * @param xtablesLock a lock file for the iptables tools run in this namespace, or null for the
+   *     host's /run/xtables.lock (see {@link Topology#xtablesLock()})
+   */
+  Netns(String name, Path xtablesLock) {
     this.name = name;
     this.runner = CommandRunner.inNetns(name);
+    this.envPrefix = xtablesLock == null ? List.of() : List.of("env", "XTABLES_LOCKFILE=" + xtablesLock);
   }
 
   public String name() {
@@ -22,7 +34,9 @@ public final class Netns {
   /** Runs a command in this namespace and returns its result, whatever the exit status. */
   public CommandRunner.Result exec(String... argv) {
     try {
-      return runner.run(List.of(argv));
+      List<String> command = new ArrayList<>(envPrefix);
+      command.addAll(List.of(argv));
+      return runner.run(command);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot run " + String.join(" ", argv) + " in " + name, e);
     }

@@ -9,7 +9,6 @@ import dev.kubeproxy.platform.CommandRunner;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -34,8 +33,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @ExtendWith(SharedTopology.class)
 abstract class ProxyScenarios {
-  /** How long the agent may take to apply a change (generous: this machine is shared). */
-  static final Duration CONVERGE = Duration.ofSeconds(30);
+  /**
+   * How long the agent may take to apply a change: generous, this machine is shared, and a sync
+   * that fails (e.g. on a busy xtables lock) is retried only after syncPeriod (30 s).
+   */
+  static final Duration CONVERGE = Duration.ofSeconds(45);
   static final int HEALTH_CHECK_NODE_PORT = 30100;
 
   // The test Services; numbers give cluster IPs (serviceIp(n)) and NodePorts (30000 + 2n).
@@ -98,8 +100,8 @@ abstract class ProxyScenarios {
     agent.start();
     agent.awaitHealthy(Duration.ofSeconds(90));
     for (Family f : families()) {
-      awaitAnswer(f + " first sync: node -> web cluster IP", () -> topo.host("node").tcp(web.clusterIp(f), ServiceDef.TCP),
-          Answer::ok);
+      Await.until(f + " first sync: node -> web cluster IP (agent log: " + agent.log() + ")", Duration.ofSeconds(90),
+          () -> topo.host("node").tcp(web.clusterIp(f), ServiceDef.TCP), Answer::ok);
     }
   }
 
@@ -469,13 +471,5 @@ abstract class ProxyScenarios {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-  }
-
-  static Set<String> names(Backend... b) {
-    Set<String> s = new HashSet<>();
-    for (Backend x : b) {
-      s.add(x.host());
-    }
-    return s;
   }
 }

@@ -88,6 +88,17 @@ public final class Topology implements AutoCloseable {
     return logDir;
   }
 
+  /**
+   * The xtables lock of the node namespace. iptables serialises on /run/xtables.lock, one file
+   * for the whole host although rules live per namespace; on a machine shared with other
+   * iptables users that lock can be held for seconds and make syncs fail. The node's own lock
+   * file (given to the agent and to the tests' commands in "node" as XTABLES_LOCKFILE) makes
+   * the node behave like a real host of its own.
+   */
+  public Path xtablesLock() {
+    return logDir.resolve("node-xtables.lock");
+  }
+
   private void build() throws IOException {
     for (String role : List.of("lan", "node", "rnode", "client-a", "client-b", "pod-a", "pod-b", "pod-c", "rpod")) {
       String name = prefix + role;
@@ -95,7 +106,7 @@ public final class Topology implements AutoCloseable {
       if (!r.ok()) {
         throw new IllegalStateException("ip netns add " + name + " failed: " + r.stderr());
       }
-      Netns n = new Netns(name);
+      Netns n = new Netns(name, role.equals("node") ? xtablesLock() : null);
       namespaces.put(role, n);
       n.must("ip", "link", "set", "lo", "up");
     }

@@ -12,6 +12,8 @@
  * <p>Run: {@code mvn -B -o verify -Dit.test='*IT' -Dtest=NoSuchTest -Dsurefire.failIfNoSpecifiedTests=false}
  * (root, ip, iptables, nft and conntrack needed; otherwise the classes skip, saying why).
  * Logs of every run (agent output, echo processes, manifests) are kept under
- * {@code target/e2e-logs/<class>-<id>/}.
+ * {@code target/e2e-logs/e2e-<id>/<Class>/} (the echo processes log next to those folders). One
+ * topology serves the whole run ({@link dev.kubeproxy.e2e.SharedTopology}); each class resets the
+ * node's netfilter state before starting its agent.
  */
 package dev.kubeproxy.e2e;
