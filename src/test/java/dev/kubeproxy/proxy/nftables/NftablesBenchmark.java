@@ -77,6 +77,14 @@ public final class NftablesBenchmark {
       listNanos += System.nanoTime() - t;
       return c;
     }
+
+    @Override
+    public KernelTable listTable() throws NftablesException {
+      long t = System.nanoTime();
+      KernelTable c = delegate.listTable();
+      listNanos += System.nanoTime() - t;
+      return c;
+    }
   }
 
   /** Discards transactions (generation-only runs to warm up and time the agent's own work). */
@@ -91,6 +99,11 @@ public final class NftablesBenchmark {
     @Override
     public TableContents list() {
       return TableContents.absent();
+    }
+
+    @Override
+    public KernelTable listTable() {
+      return KernelTable.absent();
     }
   }
 
