@@ -26,10 +26,12 @@ import java.util.Set;
 import java.util.function.Supplier;
 
 /**
- * The nftables backend for one family. The first sync, every syncPeriod, and any sync after a
- * failure rewrite the whole kube-proxy table in one transaction; the syncs in between send only
- * what changed: element additions and deletions, the chains of changed service ports flushed and
- * rewritten, and chains no longer used flushed now and deleted at least one second later.
+ * The nftables backend for one family. The first sync of the process writes the whole kube-proxy
+ * table in one transaction. Later full syncs (every syncPeriod, after a failure, on a ServiceCIDR
+ * change) read the table from the kernel and send only the differences, which also repairs changes
+ * made behind the agent's back. The syncs in between send only what changed in the model: element
+ * additions and deletions, the chains of changed service ports flushed and rewritten, and chains
+ * no longer used flushed now and deleted at least one second later.
  */
 public class NftablesProxier implements ProxyBackend {
   /** Kernels before 6.2 may still see a chain as referenced just after its last reference went. */
