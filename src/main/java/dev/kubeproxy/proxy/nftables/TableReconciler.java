@@ -17,10 +17,10 @@ import java.util.Objects;
  *
  * <p>Rules: the kernel prints rules in its own form, so a chain's rules are compared by count, and
  * with the kernel form seen at the previous reconcile while the desired rules of the chain have not
- * changed since ({@link #seen}); a chain whose desired rules differ from what this process last
- * wrote or checked there is rewritten. A rule edited in place (same count) between the chain
- * being written and the next reconcile is therefore not caught until the chain's rules change.
- * Chains changed by partial syncs are rewritten once more at the next reconcile.
+ * changed since ({@link #seen}); a chain whose desired rules differ from what the last full sync
+ * wrote or checked there is rewritten. A rule edited in place (same count) between a chain being
+ * written and the next reconcile is therefore not caught until the chain's rules change. Chains
+ * created or changed by partial syncs are rewritten once more at the next reconcile.
  */
 final class TableReconciler {
   /**
@@ -146,7 +146,7 @@ final class TableReconciler {
     }
     Seen before = seen.get(chain);
     if (before == null) {
-      return false; // not written by this process (restart): the count is all there is to compare
+      return true; // created by a partial sync since the last full one: write it once more to know it
     }
     if (!before.desired().equals(desired)) {
       return true;
