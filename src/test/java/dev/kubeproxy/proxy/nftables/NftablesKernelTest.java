@@ -163,6 +163,11 @@ class NftablesKernelTest {
   void periodicResyncRestoresAChainFlushedByHand() throws Exception {
     NftablesProxier p = proxier(settings(IpFamily.IPv4));
     Model m = example();
+    for (String proto : List.of("UDP", "SCTP")) { // protocols are listed as numbers and named back
+      ServicePortName dns = new ServicePortName(new dev.kubeproxy.proxy.NamespacedName("demo", "dns-" + proto), "dns",
+          proto);
+      m.put(svc(dns, "10.96.0." + proto.length(), 53).nodePort(30050 + proto.length()), ready("10.244.1.9", 53, true));
+    }
     p.sync(m.state());
     String before = list("table ip kube-proxy");
     clock.advance(Duration.ofSeconds(31));
