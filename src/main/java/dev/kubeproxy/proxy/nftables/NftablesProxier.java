@@ -66,6 +66,8 @@ public class NftablesProxier implements ProxyBackend {
   private final TableReconciler reconciler = new TableReconciler();
   /** Whether the last full sync was a reconcile (kernel read and only differences sent). */
   private boolean reconciled;
+  /** The last full sync failed: the next one rewrites everything instead of reconciling. */
+  private boolean reconcileFailed;
 
   public NftablesProxier(ProxierSettings settings, CommandRunner runner) {
     this(settings, runner, settings.dryRun() ? new DryRunNftables(settings.family(), settings.dryRunOutput())
@@ -129,6 +131,7 @@ public class NftablesProxier implements ProxyBackend {
       }
     } catch (NftablesException e) {
       needFullSync = true;
+      reconcileFailed = full;
       syncFailures++;
       metrics.incNftablesSyncFailures();
       String kind = full ? "full" : "partial";
@@ -137,6 +140,7 @@ public class NftablesProxier implements ProxyBackend {
     }
     needFullSync = false;
     if (full) {
+      reconcileFailed = false;
       reconciler.applied();
       firstSync = false;
       lastFullSync = start;
@@ -221,9 +225,11 @@ public class NftablesProxier implements ProxyBackend {
   // ---------------------------------------------------------------------------------------------
 
   private Transaction fullTransaction(ProxyState state, Instant start) throws NftablesException {
-    // After the first sync, read the whole table and send only the differences (reconcile).
-    KernelTable kernel = firstSync ? KernelTable.absent() : nft.listTable();
-    Nftables.TableContents existing = firstSync ? nft.list() : Nftables.TableContents.absent();
+    // After the first sync, read the whole table and send only the differences (reconcile); a
+    // rewrite of everything only at start and after a reconcile failed (the safety net).
+    boolean rewriteAll = firstSync || reconcileFailed;
+    KernelTable kernel = rewriteAll ? KernelTable.absent() : nft.listTable();
+    Nftables.TableContents existing = rewriteAll ? nft.list() : Nftables.TableContents.absent();
     FixedRuleset fixed = new FixedRuleset(syntax, settings.masqueradeMark(), state.serviceCIDRs(),
         nodePortAddresses.resolve());
     Transaction tx = new Transaction();

@@ -129,6 +129,24 @@ class NftablesResyncTest {
     assertEquals(rules, fake.rules(chain));
   }
 
+  @Test
+  void aRefusedReconcileIsFollowedByAFullRewrite() throws Exception {
+    Model m = populated(new Random(4));
+    proxier.sync(m.state());
+    fake.tamper(new Transaction().add(Element.ofSet("cluster-ips", "10.96.98.1")));
+    fake.failWhenLineContains("delete element x cluster-ips");
+    clock.advance(Duration.ofSeconds(31));
+    org.junit.jupiter.api.Assertions.assertThrows(dev.kubeproxy.proxy.ProxyBackend.SyncException.class,
+        () -> proxier.sync(m.state()));
+    assertTrue(proxier.sync(m.state()).full());
+    assertFalse(proxier.lastFullSyncReconciled(), "the sync after a failed reconcile rewrites everything");
+    assertEquals(freshFullDump(m), withResolvedEndpointMap(fake.dump()));
+    fake.failWhenLineContains(null);
+    clock.advance(Duration.ofSeconds(31));
+    assertTrue(proxier.sync(m.state()).full());
+    assertTrue(proxier.lastFullSyncReconciled());
+  }
+
   /** Random model changes and random tampering: every periodic resync restores the fresh-load state. */
   @Test
   void randomDriftIsRepairedByThePeriodicResync() throws Exception {
