@@ -32,7 +32,9 @@ import java.util.UUID;
  *     dev.kubeproxy.proxy.nftables.NftablesBenchmark 1000 10000
  * </pre>
  * (Run as root; at 10,000 Services the whole run takes about two minutes, most of it the first full
- * load and the listings of the periodic resyncs.)
+ * load and the listings of the periodic resyncs. The warm generation time at 1,000 Services is
+ * mostly young-GC pauses while the JVM's heap is still small: 114-126 ms with the default heap,
+ * 40 ms with -Xms1g, for 26-30 ms of CPU.)
  */
 public final class NftablesBenchmark {
   private static final int ENDPOINTS = 10;
