@@ -25,4 +25,9 @@ final class DryRunNftables implements Nftables {
   public TableContents list() {
     return TableContents.absent();
   }
+
+  @Override
+  public KernelTable listTable() {
+    return KernelTable.absent();
+  }
 }

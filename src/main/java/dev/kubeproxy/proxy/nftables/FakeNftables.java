@@ -77,6 +77,33 @@ public final class FakeNftables implements Nftables {
     return new TableContents(true, new LinkedHashSet<>(state.chains.keySet()), sets);
   }
 
+  /** Rules in the fake's own form (text and comment), like the kernel's form in {@link NftCommand}. */
+  @Override
+  public synchronized KernelTable listTable() {
+    if (!state.exists) {
+      return KernelTable.absent();
+    }
+    Map<String, List<String>> chains = new LinkedHashMap<>();
+    state.chains.forEach((name, c) -> chains.put(name, rules(name)));
+    Map<String, Map<String, String>> containers = new LinkedHashMap<>();
+    java.util.Set<String> maps = new java.util.HashSet<>();
+    state.containers.forEach((name, c) -> {
+      Map<String, String> elements = new LinkedHashMap<>();
+      c.elements.forEach((key, e) -> elements.put(key, KernelTable.elementText(e)));
+      containers.put(name, elements);
+      if (c.definition instanceof NftMap) {
+        maps.add(name);
+      }
+    });
+    return new KernelTable(true, chains, containers, maps);
+  }
+
+  /** Test hook: changes the table behind the agent's back, like an admin running nft by hand. */
+  public synchronized void tamper(Transaction tx) throws NftablesException {
+    run(tx);
+    applied.remove(applied.size() - 1);
+  }
+
   public synchronized boolean tableExists() {
     return state.exists;
   }

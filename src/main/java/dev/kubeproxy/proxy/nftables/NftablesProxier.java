@@ -1,5 +1,6 @@
 package dev.kubeproxy.proxy.nftables;
 
+import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.platform.CommandRunner;
 import dev.kubeproxy.proxy.Endpoint;
@@ -25,13 +26,14 @@ import java.util.Set;
 import java.util.function.Supplier;
 
 /**
- * The nftables backend for one family. The first sync, every syncPeriod, and any sync after a
- * failure rewrite the whole kube-proxy table in one transaction; the syncs in between send only
- * what changed: element additions and deletions, the chains of changed service ports flushed and
- * rewritten, and chains no longer used flushed now and deleted at least one second later.
+ * The nftables backend for one family. The first sync of the process writes the whole kube-proxy
+ * table in one transaction. Later full syncs (every syncPeriod, after a failure, on a ServiceCIDR
+ * change) read the table from the kernel and send only the differences, which also repairs changes
+ * made behind the agent's back. The syncs in between send only what changed in the model: element
+ * additions and deletions, the chains of changed service ports flushed and rewritten, and chains
+ * no longer used flushed now and deleted at least one second later.
  */
 public class NftablesProxier implements ProxyBackend {
-  private static final System.Logger LOG = System.getLogger(NftablesProxier.class.getName());
   /** Kernels before 6.2 may still see a chain as referenced just after its last reference went. */
   static final Duration STALE_CHAIN_GRACE = Duration.ofSeconds(1);
   static final Duration DEFAULT_SYNC_PERIOD = Duration.ofSeconds(30);
@@ -61,6 +63,11 @@ public class NftablesProxier implements ProxyBackend {
   private long syncFailures;
   private long cleanupFailures;
   private Transaction lastTransaction;
+  private final TableReconciler reconciler = new TableReconciler();
+  /** Whether the last full sync was a reconcile (kernel read and only differences sent). */
+  private boolean reconciled;
+  /** The last full sync failed: the next one rewrites everything instead of reconciling. */
+  private boolean reconcileFailed;
 
   public NftablesProxier(ProxierSettings settings, CommandRunner runner) {
     this(settings, runner, settings.dryRun() ? new DryRunNftables(settings.family(), settings.dryRunOutput())
@@ -100,7 +107,7 @@ public class NftablesProxier implements ProxyBackend {
           System.getProperty("os.version"), System.getenv(NftablesSupportCheck.SKIP_KERNEL_CHECK_ENV));
       command.setObjectComments(comments);
       if (!comments) {
-        LOG.log(System.Logger.Level.INFO, "nft does not accept comments on tables, chains and sets; leaving them out");
+        Log.info("nft does not accept comments on tables, chains and sets; leaving them out");
       }
     } catch (NftablesSupportCheck.UnsupportedException e) {
       throw new SyncException(e.getMessage(), e);
@@ -124,15 +131,17 @@ public class NftablesProxier implements ProxyBackend {
       }
     } catch (NftablesException e) {
       needFullSync = true;
+      reconcileFailed = full;
       syncFailures++;
       metrics.incNftablesSyncFailures();
       String kind = full ? "full" : "partial";
-      LOG.log(System.Logger.Level.ERROR, "nftables " + kind + " sync failed; will retry with a full sync: "
-          + e.getMessage());
+      Log.error("nftables sync failed; will retry with a full sync", "kind", kind, "err", e.getMessage());
       throw new SyncException("nftables " + kind + " sync failed: " + e.getMessage(), e);
     }
     needFullSync = false;
     if (full) {
+      reconcileFailed = false;
+      reconciler.applied();
       firstSync = false;
       lastFullSync = start;
     }
@@ -142,8 +151,10 @@ public class NftablesProxier implements ProxyBackend {
       noLocalInternal += a.rules().noLocalInternal() ? 1 : 0;
       noLocalExternal += a.rules().noLocalExternal() ? 1 : 0;
     }
-    LOG.log(System.Logger.Level.DEBUG, () -> String.format("nftables %s sync: %d commands, %s",
-        full ? "full" : "partial", tx.size(), Duration.between(start, clock.instant())));
+    if (Log.enabled(4)) {
+      Log.v(4).info("nftables sync done", "kind", full ? (reconciled ? "reconcile" : "full") : "partial",
+          "commands", tx.size(), "elapsed", Duration.between(start, clock.instant()));
+    }
     return new SyncResult(full, Map.of(Transaction.TABLE, fixedRuleCount + serviceRuleCount),
         noLocalInternal, noLocalExternal);
   }
@@ -164,6 +175,7 @@ public class NftablesProxier implements ProxyBackend {
     applied.clear();
     elements.clear();
     staleChains.clear();
+    reconciler.forget();
   }
 
   /**
@@ -178,8 +190,8 @@ public class NftablesProxier implements ProxyBackend {
       if (e.notFound()) {
         return true;
       }
-      LOG.log(System.Logger.Level.ERROR, "cannot delete table " + Transaction.familyKeyword(family)
-          + " kube-proxy: " + e.getMessage());
+      Log.error("Cannot delete the kube-proxy nftables table", "family", Transaction.familyKeyword(family),
+          "err", e.getMessage());
       return false;
     }
   }
@@ -187,6 +199,10 @@ public class NftablesProxier implements ProxyBackend {
   /** The last transaction built (applied or failed), for tests and the benchmark. */
   synchronized Transaction lastTransaction() {
     return lastTransaction;
+  }
+
+  synchronized boolean lastFullSyncReconciled() {
+    return reconciled;
   }
 
   synchronized long syncFailures() {
@@ -209,7 +225,11 @@ public class NftablesProxier implements ProxyBackend {
   // ---------------------------------------------------------------------------------------------
 
   private Transaction fullTransaction(ProxyState state, Instant start) throws NftablesException {
-    Nftables.TableContents existing = nft.list();
+    // After the first sync, read the whole table and send only the differences (reconcile); a
+    // rewrite of everything only at start and after a reconcile failed (the safety net).
+    boolean rewriteAll = firstSync || reconcileFailed;
+    KernelTable kernel = rewriteAll ? KernelTable.absent() : nft.listTable();
+    Nftables.TableContents existing = rewriteAll ? nft.list() : Nftables.TableContents.absent();
     FixedRuleset fixed = new FixedRuleset(syntax, settings.masqueradeMark(), state.serviceCIDRs(),
         nodePortAddresses.resolve());
     Transaction tx = new Transaction();
@@ -250,22 +270,28 @@ public class NftablesProxier implements ProxyBackend {
       tx.add(e);
     }
     slots.retainOnly(desiredChains);
-    // Leftovers: service chains nobody uses any more are emptied now and deleted after the grace.
-    if (!existing.exists()) {
-      staleChains.clear();
-    }
-    staleChains.keySet().removeIf(name -> desiredChains.contains(name) || !existing.chains().contains(name));
-    for (String chain : existing.chains()) {
-      if (chain.indexOf('/') >= 0 && !desiredChains.contains(chain)) {
-        tx.flush(Chain.regular(chain));
-        staleChains.putIfAbsent(chain, start);
+    if (kernel.exists()) {
+      tx = reconcile(tx, kernel, start);
+    } else {
+      reconciler.loading(tx);
+      // Leftovers: service chains nobody uses any more are emptied now and deleted after the grace.
+      if (!existing.exists()) {
+        staleChains.clear();
+      }
+      staleChains.keySet().removeIf(name -> desiredChains.contains(name) || !existing.chains().contains(name));
+      for (String chain : existing.chains()) {
+        if (chain.indexOf('/') >= 0 && !desiredChains.contains(chain)) {
+          tx.flush(Chain.regular(chain));
+          staleChains.putIfAbsent(chain, start);
+        }
+      }
+      for (String set : existing.sets()) {
+        if (set.startsWith("affinity-") && !desiredSets.contains(set)) {
+          tx.delete(NftSet.of(set, "", null));
+        }
       }
     }
-    for (String set : existing.sets()) {
-      if (set.startsWith("affinity-") && !desiredSets.contains(set)) {
-        tx.delete(NftSet.of(set, "", null));
-      }
-    }
+    reconciled = kernel.exists();
     applied.clear();
     applied.putAll(next);
     appliedNodeLabels = Map.copyOf(state.nodeLabels());
@@ -273,6 +299,21 @@ public class NftablesProxier implements ProxyBackend {
     fixedRuleCount = fixed.ruleCount();
     serviceRuleCount = rules;
     return tx;
+  }
+
+  /** The reconciling form of a full sync: only what differs between the kernel and the model. */
+  private Transaction reconcile(Transaction full, KernelTable kernel, Instant start) {
+    TableReconciler.Result r = reconciler.reconcile(full, kernel);
+    Set<String> unexpected = new HashSet<>(r.unexpectedChains());
+    staleChains.keySet().removeIf(name -> !unexpected.contains(name));
+    for (String chain : r.unexpectedChains()) {
+      staleChains.putIfAbsent(chain, start);
+    }
+    if (r.rewrittenChains() > 0 || r.elementChanges() > 0 || !unexpected.isEmpty()) {
+      Log.v(2).info("nftables resync found differences", "rewrittenChains", r.rewrittenChains(),
+          "elementChanges", r.elementChanges(), "unexpectedChains", unexpected.size());
+    }
+    return r.transaction();
   }
 
   private Transaction partialTransaction(ProxyState state, Instant start) {
@@ -413,7 +454,7 @@ public class NftablesProxier implements ProxyBackend {
       cleanupFailures++;
       metrics.incNftablesCleanupFailures();
       needFullSync = true;
-      LOG.log(System.Logger.Level.ERROR, "Unable to delete stale chains; will retry later: " + e.getMessage());
+      Log.error("Unable to delete stale chains; will retry later", "err", e.getMessage());
     }
   }
 

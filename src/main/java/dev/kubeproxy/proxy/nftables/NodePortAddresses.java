@@ -1,5 +1,6 @@
 package dev.kubeproxy.proxy.nftables;
 
+import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.platform.CommandRunner;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -14,7 +15,6 @@ import java.util.function.Supplier;
  * CIDRs, loopback excluded (localhost NodePorts are not supported in nftables mode).
  */
 final class NodePortAddresses {
-  private static final System.Logger LOG = System.getLogger(NodePortAddresses.class.getName());
 
   private final List<String> cidrs;
   private final Supplier<List<String>> interfaceAddresses;
@@ -57,7 +57,7 @@ final class NodePortAddresses {
     for (String ip : ips) {
       if (Cidrs.isLoopback(ip)) {
         if (!loggedLoopback) {
-          LOG.log(System.Logger.Level.INFO, "localhost NodePorts are not supported; ignoring " + ip);
+          Log.info("localhost NodePorts are not supported; ignoring the address", "address", ip);
           loggedLoopback = true;
         }
       } else {
@@ -74,7 +74,7 @@ final class NodePortAddresses {
       try {
         CommandRunner.Result r = runner.run(List.of("ip", "-o", "addr", "show"));
         if (!r.ok()) {
-          LOG.log(System.Logger.Level.WARNING, "cannot list interface addresses: " + r.stderr().strip());
+          Log.warn("Cannot list interface addresses", "err", r.stderr().strip());
           return out;
         }
         for (String line : r.stdout().split("\n")) {
@@ -87,7 +87,7 @@ final class NodePortAddresses {
           }
         }
       } catch (IOException e) {
-        LOG.log(System.Logger.Level.WARNING, "cannot list interface addresses: " + e.getMessage());
+        Log.warn("Cannot list interface addresses", "err", e.getMessage());
       }
       return out;
     };

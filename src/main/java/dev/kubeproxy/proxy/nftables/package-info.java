@@ -21,8 +21,10 @@
  * upstream's endpoint chain would. Services with ClientIP affinity keep upstream's endpoint chains
  * and affinity sets unchanged.
  *
- * <p>Syncs: the first sync, every syncPeriod and any sync after a failure rewrite the whole table in
- * one transaction; the others send only the changed chains and elements
- * ({@link dev.kubeproxy.proxy.nftables.NftablesProxier}).
+ * <p>Syncs: the first sync of the process loads the whole table in one transaction. Every
+ * syncPeriod, after a failure and when the ServiceCIDRs change, a full sync reads the table back
+ * ("nft --json list table") and sends only what differs from the model
+ * ({@link dev.kubeproxy.proxy.nftables.TableReconciler}); the syncs in between send only the
+ * changed chains and elements ({@link dev.kubeproxy.proxy.nftables.NftablesProxier}).
  */
 package dev.kubeproxy.proxy.nftables;

@@ -34,7 +34,7 @@ class NftablesKernelTest {
   void createNamespace() throws Exception {
     assumeTrue("root".equals(System.getProperty("user.name")), "needs root to create network namespaces");
     assumeTrue(runs("ip", "-V") && runs("nft", "--version"), "needs the ip and nft commands");
-    ns = "kp-nft-" + UUID.randomUUID().toString().substring(0, 8);
+    ns = "kp-nftr-" + UUID.randomUUID().toString().substring(0, 8);
     CommandRunner.Result r = new CommandRunner().run(List.of("ip", "netns", "add", ns));
     assumeTrue(r.ok(), "cannot create a network namespace: " + r.stderr());
     inNs = CommandRunner.inNetns(ns);
@@ -156,5 +156,56 @@ class NftablesKernelTest {
     assertTrue(list("table ip6 kube-proxy").contains("dnat to [fd00:10:244::5]:8080"));
     p.cleanup();
     assertTrue(list("table ip6 kube-proxy").startsWith("ERROR"));
+  }
+
+  /** The periodic resync reads the table and repairs what was changed by hand, sending nothing else. */
+  @Test
+  void periodicResyncRestoresAChainFlushedByHand() throws Exception {
+    NftablesProxier p = proxier(settings(IpFamily.IPv4));
+    Model m = example();
+    for (String proto : List.of("UDP", "SCTP")) { // protocols are listed as numbers and named back
+      ServicePortName dns = new ServicePortName(new dev.kubeproxy.proxy.NamespacedName("demo", "dns-" + proto), "dns",
+          proto);
+      m.put(svc(dns, "10.96.0." + proto.length(), 53).nodePort(30050 + proto.length()), ready("10.244.1.9", 53, true));
+    }
+    p.sync(m.state());
+    String before = list("table ip kube-proxy");
+    clock.advance(Duration.ofSeconds(31));
+    assertTrue(p.sync(m.state()).full());
+    assertTrue(p.lastFullSyncReconciled());
+    assertEquals("add table ip kube-proxy { comment \"rules for kube-proxy\" ; }\n",
+        p.lastTransaction().render(IpFamily.IPv4), "an unchanged table compares equal, elements and all");
+
+    String chain = "service-AXK6CI2C-demo/web/tcp/http";
+    for (String cmd : List.of("flush chain ip kube-proxy " + chain,
+        "delete element ip kube-proxy cluster-ips { 10.96.12.34 }",
+        "add element ip kube-proxy service-ips { 10.96.77.7 . tcp . 80 : drop }",
+        "add chain ip kube-proxy by-hand", "add rule ip kube-proxy by-hand counter accept")) {
+      CommandRunner.Result r = inNs.run(List.of("nft", cmd));
+      assertTrue(r.ok(), cmd + ": " + r.stderr());
+    }
+    assertFalse(list("table ip kube-proxy").equals(before));
+    clock.advance(Duration.ofSeconds(31));
+    assertTrue(p.sync(m.state()).full());
+    assertTrue(p.lastFullSyncReconciled());
+    String tx = p.lastTransaction().render(IpFamily.IPv4);
+    assertFalse(tx.contains("flush chain ip kube-proxy nat-prerouting"), "only what differs is sent: " + tx);
+    clock.advance(Duration.ofSeconds(2));
+    assertFalse(p.sync(m.state()).full()); // deletes the unexpected chain after the grace period
+    assertEquals(before, list("table ip kube-proxy"));
+    assertEquals(0, metrics.syncFailures.get());
+  }
+
+  @Test
+  void ipv6ResyncOfAnUnchangedTableSendsNothingElse() throws Exception {
+    NftablesProxier p = proxier(settings(IpFamily.IPv6));
+    Model m = new Model().put(svc(web, "fd00:10:96::1", 80).nodePort(30080).loadBalancer("fd00:203::10")
+        .sourceRanges("fd00:198::/64"), ready("fd00:10:244::5", 8080, true), ready("fd00:10:244::6", 8080, false));
+    m.serviceCIDRs = List.of("fd00:10:96::/112");
+    p.sync(m.state());
+    clock.advance(Duration.ofSeconds(31));
+    assertTrue(p.sync(m.state()).full());
+    assertEquals("add table ip6 kube-proxy { comment \"rules for kube-proxy\" ; }\n",
+        p.lastTransaction().render(IpFamily.IPv6));
   }
 }
