@@ -26,13 +26,10 @@ final class BusRecorder {
   final List<Boolean> eligibility = Collections.synchronizedList(new ArrayList<>());
   final List<String> fatal = Collections.synchronizedList(new ArrayList<>());
 
-  static void registerCodecs(Vertx vertx) {
-    EventBusCodecs.register(vertx);
-  }
 
 
   BusRecorder(Vertx vertx) {
-    registerCodecs(vertx);
+    EventBusCodecs.register(vertx);
     for (Kind k : Kind.values()) {
       state.put(k, new ConcurrentHashMap<>());
       vertx.eventBus().<ClusterEvent<?>>consumer(ClusterEventSink.address(k), m -> {

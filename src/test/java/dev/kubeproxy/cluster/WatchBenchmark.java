@@ -37,7 +37,7 @@ public final class WatchBenchmark {
     int services = args.length > 0 ? Integer.parseInt(args[0]) : 10_000;
     int changes = args.length > 1 ? Integer.parseInt(args[1]) : 1_000;
     Vertx vertx = Vertx.vertx();
-    BusRecorder.registerCodecs(vertx);
+    dev.kubeproxy.EventBusCodecs.register(vertx);
     TestApiServer api = new TestApiServer(vertx, 1_000_000);
     get(api.start(0));
     for (int i = 0; i < services; i++) {

@@ -111,7 +111,7 @@ public final class ModelBenchmark {
 
     Vertx vertx = Vertx.vertx();
     try {
-      ProxierVerticleTest.registerCodecs(vertx);
+      dev.kubeproxy.EventBusCodecs.register(vertx);
       for (int round = 1; round <= 3; round++) {
         CompletableFuture<Long> done = new CompletableFuture<>();
         long[] start = new long[1];

@@ -27,8 +27,6 @@ import io.kubernetes.client.openapi.models.V1Node;
 import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import io.kubernetes.client.openapi.models.V1Service;
 import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
-import io.vertx.core.eventbus.MessageCodec;
 import io.vertx.junit5.VertxExtension;
 import java.time.Duration;
 import java.time.Instant;
@@ -134,43 +132,7 @@ class ProxierVerticleTest {
     }
   }
 
-  /** Pass-through codec so that records travel the local bus as they are. */
-  static final class LocalCodec<T> implements MessageCodec<T, T> {
-    private final String name;
 
-    LocalCodec(Class<T> type) {
-      this.name = "test-local-" + type.getName();
-    }
-
-    @Override
-    public void encodeToWire(Buffer buffer, T t) {
-      throw new UnsupportedOperationException("local only");
-    }
-
-    @Override
-    public T decodeFromWire(int pos, Buffer buffer) {
-      throw new UnsupportedOperationException("local only");
-    }
-
-    @Override
-    public T transform(T t) {
-      return t;
-    }
-
-    @Override
-    public String name() {
-      return name;
-    }
-
-    @Override
-    public byte systemCodecID() {
-      return -1;
-    }
-  }
-
-  static void registerCodecs(Vertx vertx) {
-    EventBusCodecs.register(vertx);
-  }
 
   private Vertx vertx;
   private final RecordingMetrics metrics = new RecordingMetrics();
@@ -181,7 +143,7 @@ class ProxierVerticleTest {
   @BeforeEach
   void setUp(Vertx vertx) {
     this.vertx = vertx;
-    registerCodecs(vertx);
+    EventBusCodecs.register(vertx);
     vertx.eventBus().<HealthUpdate>consumer(EventBusAddresses.HEALTH, m -> health.add(m.body()));
     vertx.eventBus().<ServiceHealthState>consumer(EventBusAddresses.SERVICE_HEALTH, m -> serviceHealth.add(m.body()));
   }
