@@ -1,16 +1,15 @@
 package dev.kubeproxy.cluster;
 
+import dev.kubeproxy.config.IpUtil;
 import dev.kubeproxy.proxy.IpAddresses;
 import dev.kubeproxy.proxy.IpFamily;
 import io.kubernetes.client.openapi.models.V1Node;
 import io.kubernetes.client.openapi.models.V1NodeAddress;
 import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Pattern;
 
 /**
  * Node IP selection (server.md §9 steps 5–7): the Node's host IPs, detectNodeIPs' precedence and
@@ -18,52 +17,17 @@ import java.util.regex.Pattern;
  * only (never resolved through DNS).
  */
 public final class NodeAddresses {
-  private static final Pattern IPV4 = Pattern.compile("(0|[1-9][0-9]{0,2})(\\.(0|[1-9][0-9]{0,2})){3}");
-  private static final Pattern IPV6_CHARS = Pattern.compile("[0-9A-Fa-f:.]+");
 
   private NodeAddresses() {}
 
-  /** Parses an IP literal as Go's net.ParseIP would, or returns null. */
+  /** An IP literal as upstream's ParseIPSloppy reads it (never through DNS), or null. */
   public static InetAddress parseIp(String text) {
-    if (text == null || text.isEmpty()) {
-      return null;
-    }
-    if (IPV4.matcher(text).matches()) {
-      for (String part : text.split("\\.")) {
-        if (Integer.parseInt(part) > 255) {
-          return null;
-        }
-      }
-    } else if (!(text.indexOf(':') >= 0 && IPV6_CHARS.matcher(text).matches())) {
-      return null;
-    }
-    try {
-      return InetAddress.getByName(text);
-    } catch (UnknownHostException e) {
-      return null;
-    }
+    return IpUtil.parseIp(text);
   }
 
-  /** Parses "ip/prefix" strictly; returns the address part or null when it is not a CIDR. */
+  /** The address part of "ip/prefix", or null when it is not a CIDR. */
   public static InetAddress parseCidr(String text) {
-    if (text == null) {
-      return null;
-    }
-    int slash = text.indexOf('/');
-    if (slash < 0) {
-      return null;
-    }
-    InetAddress ip = parseIp(text.substring(0, slash));
-    if (ip == null) {
-      return null;
-    }
-    try {
-      int bits = Integer.parseInt(text.substring(slash + 1));
-      int max = ip.getAddress().length * 8;
-      return bits >= 0 && bits <= max ? ip : null;
-    } catch (NumberFormatException e) {
-      return null;
-    }
+    return IpUtil.parseCidr(text);
   }
 
   static IpFamily family(InetAddress ip) {

@@ -1,42 +1,21 @@
 package dev.kubeproxy.config;
 
+import dev.kubeproxy.proxy.IpAddresses;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
-import java.util.regex.Pattern;
 
 /** Go-compatible address parsing (net.ParseIP "sloppy", ParseCIDR, SplitHostPort) without DNS. */
 public final class IpUtil {
   private IpUtil() {}
 
-  private static final Pattern V4 = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
-  private static final Pattern V6_CHARS = Pattern.compile("[0-9A-Fa-f:.]+");
-
   /** The address, or null when the text is not an IP literal. Leading zeros in IPv4 are tolerated. */
   public static InetAddress parseIp(String text) {
-    if (text == null || text.isEmpty()) {
-      return null;
-    }
+    byte[] bytes = IpAddresses.parse(text);
     try {
-      if (V4.matcher(text).matches()) {
-        String[] parts = text.split("\\.");
-        byte[] b = new byte[4];
-        for (int i = 0; i < 4; i++) {
-          int v = Integer.parseInt(parts[i]);
-          if (v > 255) {
-            return null;
-          }
-          b[i] = (byte) v;
-        }
-        return InetAddress.getByAddress(b);
-      }
-      if (text.contains(":") && V6_CHARS.matcher(text).matches()) {
-        // a literal with ':' never triggers a DNS lookup
-        return InetAddress.getByName(text);
-      }
-    } catch (UnknownHostException | NumberFormatException e) {
+      return bytes == null ? null : InetAddress.getByAddress(bytes);
+    } catch (UnknownHostException e) {
       return null;
     }
-    return null;
   }
 
   public static boolean isIp(String text) {

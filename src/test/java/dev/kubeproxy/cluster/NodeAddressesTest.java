@@ -16,7 +16,8 @@ class NodeAddressesTest {
     assertEquals("10.0.0.1", NodeAddresses.parseIp("10.0.0.1").getHostAddress());
     assertNull(NodeAddresses.parseIp("localhost"));
     assertNull(NodeAddresses.parseIp("10.0.0.256"));
-    assertNull(NodeAddresses.parseIp("010.0.0.1"));
+    // upstream reads node addresses with ParseIPSloppy: leading zeros are decimal
+    assertEquals("10.0.0.1", NodeAddresses.parseIp("010.0.0.1").getHostAddress());
     assertEquals("fd00::1", NodeAddresses.canonical("fd00:0:0:0:0:0:0:1"));
     assertEquals("fd00:10:244:1::", NodeAddresses.canonical("fd00:10:244:1:0:0:0:0"));
     assertNull(NodeAddresses.parseCidr("10.0.0.0/33"));
