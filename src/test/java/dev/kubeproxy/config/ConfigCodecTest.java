@@ -38,7 +38,7 @@ class ConfigCodecTest {
     assertEquals(Duration.ofSeconds(1), c.nftables.minSyncPeriod);
     assertEquals(14, c.iptables.masqueradeBit);
     assertEquals(14, c.nftables.masqueradeBit);
-    assertEquals(true, c.iptables.localhostNodePorts);
+    assertEquals(Boolean.TRUE, c.iptables.localhostNodePorts);
     assertEquals(32768, c.conntrack.maxPerCore);
     assertEquals(131072, c.conntrack.min);
     assertEquals(Duration.ofHours(24), c.conntrack.tcpEstablishedTimeout);
@@ -90,7 +90,7 @@ class ConfigCodecTest {
     assertTrue(d.strict());
     assertEquals("nftables", d.config().mode);
     assertEquals(List.of("primary"), d.config().nodePortAddresses);
-    assertEquals(true, d.config().featureGates.get("MultiCIDRServiceAllocator"));
+    assertEquals(Boolean.TRUE, d.config().featureGates.get("MultiCIDRServiceAllocator"));
   }
 
   @Test

@@ -46,7 +46,7 @@ class ConfigzJsonTest {
     c.clusterCIDR = "10.244.0.0/16,fd00:10:244::/64";
     c.nodePortAddresses = List.of("primary");
     JsonObject o = ConfigzJson.internal(c);
-    assertEquals(true, o.getJsonObject("Linux").getBoolean("MasqueradeAll"));
+    assertEquals(Boolean.TRUE, o.getJsonObject("Linux").getBoolean("MasqueradeAll"));
     assertEquals("10s", o.getString("SyncPeriod"));
     assertEquals(List.of("10.244.0.0/16", "fd00:10:244::/64"),
         o.getJsonObject("DetectLocal").getJsonArray("ClusterCIDRs").getList());

@@ -94,12 +94,12 @@ class DockerManifestTest {
     V1DaemonSet ds = get(V1DaemonSet.class);
     assertEquals("kube-system", ds.getMetadata().getNamespace());
     var pod = ds.getSpec().getTemplate().getSpec();
-    assertEquals(true, pod.getHostNetwork());
+    assertEquals(Boolean.TRUE, pod.getHostNetwork());
     assertEquals("system-node-critical", pod.getPriorityClassName());
     assertEquals(get(V1ServiceAccount.class).getMetadata().getName(), pod.getServiceAccountName());
     assertEquals(ds.getSpec().getSelector().getMatchLabels(), ds.getSpec().getTemplate().getMetadata().getLabels());
     V1Container c = pod.getContainers().get(0);
-    assertEquals(true, c.getSecurityContext().getPrivileged());
+    assertEquals(Boolean.TRUE, c.getSecurityContext().getPrivileged());
     assertEquals(List.of("java", "-jar", "/kube-proxy.jar", "--config=/var/lib/kube-proxy/config.conf", "--hostname-override=$(NODE_NAME)"),
         c.getCommand());
     assertEquals("spec.nodeName", c.getEnv().get(0).getValueFrom().getFieldRef().getFieldPath());

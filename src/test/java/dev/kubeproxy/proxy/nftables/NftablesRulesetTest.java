@@ -1,6 +1,7 @@
 package dev.kubeproxy.proxy.nftables;
 
 import static dev.kubeproxy.proxy.nftables.Fixtures.*;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.kubeproxy.proxy.Endpoint;
@@ -330,7 +331,7 @@ class NftablesRulesetTest {
         fake.rules("cluster-ips-check"));
     // A change of the ServiceCIDRs alone triggers a full sync that rewrites the chain.
     m.serviceCIDRs = List.of("10.96.0.0/16");
-    assertEquals(true, p.sync(m.state()).full());
+    assertTrue(p.sync(m.state()).full());
     assertEquals(List.of(
         "ip daddr @cluster-ips reject comment \"Reject traffic to invalid ports of ClusterIPs\"",
         "ip daddr { 10.96.0.0/16 } drop comment \"Drop traffic to unallocated ClusterIPs\""),
@@ -344,7 +345,7 @@ class NftablesRulesetTest {
     NftablesProxier p = proxier(all, fake, new CountingMetrics(), new TestClock());
     p.sync(new Model().put(svc(web, "10.96.12.34", 80).nodePort(30080), ready("10.244.1.5", 8080, true)).state());
     String tx = p.lastTransaction().render(IpFamily.IPv4);
-    assertEquals(true, tx.contains("add set ip kube-proxy nodeport-ips { type ipv4_addr ; comment \"IPs that accept NodePort traffic\" ; }\n"
+    assertTrue(tx.contains("add set ip kube-proxy nodeport-ips { type ipv4_addr ; comment \"IPs that accept NodePort traffic\" ; }\n"
         + "delete set ip kube-proxy nodeport-ips\n"), tx);
     assertEquals(List.of("ip daddr . meta l4proto . th dport vmap @service-ips",
         "fib daddr type local ip daddr != 127.0.0.0/8 meta l4proto . th dport vmap @service-nodeports"),

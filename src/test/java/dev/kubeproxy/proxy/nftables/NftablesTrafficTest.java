@@ -1,6 +1,7 @@
 package dev.kubeproxy.proxy.nftables;
 
 import static dev.kubeproxy.proxy.nftables.Fixtures.*;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -123,14 +124,14 @@ class NftablesTrafficTest {
     assertEquals("pod-a 10.244.1.1", connect(podA, "10.96.0.10", 80));
     // Undefined port of a cluster IP: rejected.
     String refused = connect(podB, "10.96.0.10", 81);
-    assertEquals(true, refused.startsWith("failed: ConnectionRefusedError"), refused);
+    assertTrue(refused.startsWith("failed: ConnectionRefusedError"), refused);
 
     // Two endpoints through the numgen dnat map: both answer within a bounded number of tries.
     m.endpoints(web, ready("10.244.1.5", 8080, true), ready("10.244.2.7", 8080, true));
     // A service sorted first takes the first block of the endpoint map, so web's keys start at 16.
     m.put(svc(spn("demo", "aaa", "x"), "10.96.0.9", 80), ready("10.244.1.5", 8080, true), ready("10.244.2.7", 8080, true));
     p.sync(m.state());
-    assertEquals(true, inNode.run(List.of("nft", "list", "chain", "ip", "kube-proxy", ChainNames.serviceChain(web)))
+    assertTrue(inNode.run(List.of("nft", "list", "chain", "ip", "kube-proxy", ChainNames.serviceChain(web)))
         .stdout().contains("numgen random mod 2 offset 16 map @endpoint-targets"));
     java.util.Set<String> seen = new java.util.TreeSet<>();
     for (int i = 0; i < 30 && seen.size() < 2; i++) {
@@ -143,6 +144,6 @@ class NftablesTrafficTest {
     m.endpoints(web);
     p.sync(m.state());
     refused = connect(podB, "10.96.0.10", 80);
-    assertEquals(true, refused.startsWith("failed: ConnectionRefusedError"), refused);
+    assertTrue(refused.startsWith("failed: ConnectionRefusedError"), refused);
   }
 }
