@@ -1,7 +1,7 @@
 package dev.kubeproxy.cluster;
 
 import dev.kubeproxy.config.IpUtil;
-import dev.kubeproxy.proxy.IpAddresses;
+import dev.kubeproxy.platform.IpAddresses;
 import dev.kubeproxy.proxy.IpFamily;
 import io.kubernetes.client.openapi.models.V1Node;
 import io.kubernetes.client.openapi.models.V1NodeAddress;

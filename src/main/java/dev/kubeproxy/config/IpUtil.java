@@ -1,6 +1,6 @@
 package dev.kubeproxy.config;
 
-import dev.kubeproxy.proxy.IpAddresses;
+import dev.kubeproxy.platform.IpAddresses;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 

@@ -1,5 +1,6 @@
-package dev.kubeproxy.proxy;
+package dev.kubeproxy.platform;
 
+import dev.kubeproxy.proxy.IpFamily;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 

@@ -1,5 +1,6 @@
 package dev.kubeproxy.proxy;
 
+import dev.kubeproxy.platform.IpAddresses;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import io.kubernetes.client.openapi.models.V1Endpoint;
 import io.kubernetes.client.openapi.models.V1EndpointConditions;

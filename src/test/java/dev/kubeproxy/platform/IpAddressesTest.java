@@ -1,10 +1,11 @@
-package dev.kubeproxy.proxy;
+package dev.kubeproxy.platform;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kubeproxy.proxy.IpFamily;
 import org.junit.jupiter.api.Test;
 
 class IpAddressesTest {

@@ -1,5 +1,6 @@
 package dev.kubeproxy.proxy.iptables;
 
+import dev.kubeproxy.platform.Cidr;
 import static dev.kubeproxy.proxy.iptables.ChainNames.KUBE_PROXY_CANARY;
 
 import dev.kubeproxy.metrics.ProxyMetrics;

@@ -1,6 +1,6 @@
 package dev.kubeproxy.proxy.iptables;
 
-import dev.kubeproxy.proxy.IpAddresses;
+import dev.kubeproxy.platform.IpAddresses;
 import dev.kubeproxy.proxy.IpFamily;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
@@ -39,16 +39,7 @@ public final class NodeAddresses {
   }
 
   static boolean isLoopback(String ip) {
-    byte[] bytes = Cidr.addressBytes(ip);
-    if (bytes.length == 4) {
-      return (bytes[0] & 0xff) == 127;
-    }
-    for (int i = 0; i < 15; i++) {
-      if (bytes[i] != 0) {
-        return false;
-      }
-    }
-    return bytes[15] == 1;
+    return IpAddresses.isLoopback(ip);
   }
 
   static IpFamily familyOf(String ip) {

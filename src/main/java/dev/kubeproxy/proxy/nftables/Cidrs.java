@@ -1,7 +1,7 @@
 package dev.kubeproxy.proxy.nftables;
 
-import java.net.InetAddress;
-import java.net.UnknownHostException;
+import dev.kubeproxy.platform.Cidr;
+import dev.kubeproxy.platform.IpAddresses;
 
 /** Address arithmetic on textual IPs and CIDRs (literal addresses only, never DNS). */
 final class Cidrs {
@@ -10,20 +10,7 @@ final class Cidrs {
   /** Whether cidr ("10.0.0.0/8", or a plain address) contains ip; false for mixed families. */
   static boolean contains(String cidr, String ip) {
     try {
-      int slash = cidr.indexOf('/');
-      byte[] net = parse(slash < 0 ? cidr : cidr.substring(0, slash));
-      byte[] addr = parse(ip);
-      if (net.length != addr.length) {
-        return false;
-      }
-      int bits = slash < 0 ? net.length * 8 : Integer.parseInt(cidr.substring(slash + 1));
-      for (int i = 0; i < net.length && bits > 0; i++, bits -= 8) {
-        int mask = bits >= 8 ? 0xff : (0xff << (8 - bits)) & 0xff;
-        if ((net[i] & mask) != (addr[i] & mask)) {
-          return false;
-        }
-      }
-      return true;
+      return Cidr.parse(cidr).contains(ip);
     } catch (IllegalArgumentException e) {
       return false;
     }
@@ -46,24 +33,6 @@ final class Cidrs {
   }
 
   static boolean isLoopback(String ip) {
-    try {
-      return InetAddress.getByAddress(parse(ip)).isLoopbackAddress();
-    } catch (UnknownHostException | IllegalArgumentException e) {
-      return false;
-    }
-  }
-
-  private static byte[] parse(String literal) {
-    boolean v4 = literal.matches("[0-9.]+");
-    boolean v6 = literal.indexOf(':') >= 0 && literal.matches("[0-9a-fA-F:.]+");
-    if (!v4 && !v6) {
-      throw new IllegalArgumentException("not an IP literal: " + literal);
-    }
-    try {
-      // Only literals reach here (checked above), so no name lookup happens.
-      return InetAddress.getByName(literal).getAddress();
-    } catch (UnknownHostException e) {
-      throw new IllegalArgumentException("not an IP literal: " + literal, e);
-    }
+    return IpAddresses.isLoopback(ip);
   }
 }
