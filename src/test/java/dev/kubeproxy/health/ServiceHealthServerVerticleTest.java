@@ -127,7 +127,9 @@ class ServiceHealthServerVerticleTest {
     Await.until("ports open", 5000, () -> listening(webPort) && listening(dbPort));
     int webPort2 = freePort();
     send(Map.of(WEB, webPort2), Map.of(WEB, 1));
-    Await.until("db closed and web moved", 5000, () -> !listening(dbPort) && !listening(webPort) && listening(webPort2));
+    // the socket can accept before the verticle has recorded the new server: wait for both
+    Await.until("db closed and web moved", 5000, () -> !listening(dbPort) && !listening(webPort) && listening(webPort2)
+        && verticle.openPorts().equals(Map.of(WEB, webPort2)));
     assertEquals(Map.of(WEB, webPort2), verticle.openPorts());
     send(Map.of(), Map.of());
     Await.until("all closed", 5000, () -> !listening(webPort2) && verticle.openPorts().isEmpty());
