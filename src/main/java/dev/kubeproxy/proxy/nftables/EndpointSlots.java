@@ -7,7 +7,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Places each policy chain's endpoints in the shared "endpoint-targets" map: a chain with N
+ * Places each policy chain's endpoints in its protocol's shared "endpoint-targets-…" map: a chain with N
  * endpoints owns a block of consecutive keys starting at its offset, and its rule picks one with
  * "numgen random mod N offset K". Blocks come in power-of-two sizes so that a chain keeps its block
  * while its endpoint count changes within the size (no rule rewrite for most scaling events).

@@ -84,7 +84,7 @@ public class NftablesProxier implements ProxyBackend {
     this.metrics = metrics;
     this.clock = clock;
     this.syntax = new FamilySyntax(settings.family());
-    // (The endpoint-targets offsets live as long as this proxier; a full sync rewrites the map.)
+    // (The endpoint-targets offsets live as long as this proxier; a full sync rewrites the maps.)
     this.nodePortAddresses = new NodePortAddresses(settings.nodePortAddresses(), interfaceAddresses);
   }
 

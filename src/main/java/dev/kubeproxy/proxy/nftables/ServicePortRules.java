@@ -41,7 +41,7 @@ public record ServicePortRules(
   /**
    * Computes the objects of one service port for the given endpoints.
    *
-   * @param slots where the policy chains' endpoints go in the shared endpoint-targets map
+   * @param slots where the policy chains' endpoints go in the endpoint-targets maps
    */
   public static ServicePortRules compute(
       ServicePort svc, List<Endpoint> endpoints, Map<String, String> nodeLabels,
@@ -249,13 +249,14 @@ public record ServicePortRules(
         rule(chain, "meta l4proto " + proto + " dnat to " + syntax.hostPort(eps.get(0).ip(), eps.get(0).port()));
         return;
       }
-      // One rule picks key offset..offset+N-1 of the shared endpoint-targets map (no endpoint chains).
+      // One rule picks key offset..offset+N-1 of the protocol's endpoint-targets map (no endpoint chains).
       int offset = slots.offsetFor(chain, n);
+      String targets = ChainNames.endpointTargets(proto);
       rule(chain, "meta l4proto " + proto + " dnat " + ip + " addr . port to numgen random mod " + n + " offset "
-          + offset + " map @endpoint-targets");
+          + offset + " map @" + targets);
       for (int i = 0; i < n; i++) {
         Endpoint ep = eps.get(i);
-        elements.add(new Element("endpoint-targets", true, Integer.toString(offset + i),
+        elements.add(new Element(targets, true, Integer.toString(offset + i),
             ep.ip() + " . " + ep.port(), null));
       }
     }

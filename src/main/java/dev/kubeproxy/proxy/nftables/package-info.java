@@ -12,8 +12,8 @@
  * <p>Layout: upstream's table, sets, maps, base chains and per-service chains, with one difference
  * that keeps the behaviour and removes most kernel objects. A service port without ClientIP
  * affinity has no per-endpoint chains: its policy chain ends in one rule
- * {@code dnat ip addr . port to numgen random mod N offset K map @endpoint-targets}, where keys
- * K..K+N-1 of the one shared map hold the endpoints (same uniform choice as upstream's numgen vmap;
+ * {@code dnat ip addr . port to numgen random mod N offset K map @endpoint-targets-tcp}, where keys
+ * K..K+N-1 of the protocol's shared map hold the endpoints (same uniform choice as upstream's numgen vmap;
  * a single endpoint is a plain {@code dnat to ip:port}), and hairpin masquerading (an endpoint reaching itself through
  * its service) is done in the {@code masquerading} chain by matching
  * {@code ct status dnat ip saddr . ip daddr . meta l4proto . th dport} against the set

@@ -22,40 +22,43 @@ import java.util.UUID;
 
 /**
  * Figures for the nftables backend (prints, asserts nothing). For each size: a full sync of
- * N Services × 10 endpoints into a scratch network namespace (generation time, transaction size,
- * nft time, agent-to-kernel ratio), then one-endpoint changes (transaction size and time from the
- * model update to nft returning). Needs root and nft; writes only into the namespace it creates.
+ * N Services × 10 endpoints into a scratch network namespace (generation and rendering time,
+ * transaction size, nft time, agent-to-kernel ratio), then one-endpoint changes of three kinds
+ * (transaction size and time from the model update to nft returning), then the periodic resync.
+ * Needs root and nft; writes only into the namespace it creates.
  *
  * <pre>
  * mvn -B -o -q test-compile dependency:build-classpath -Dmdep.outputFile=target/cp.txt
  * java -cp target/classes:target/test-classes:$(cat target/cp.txt) \
  *     dev.kubeproxy.proxy.nftables.NftablesBenchmark 1000 10000
  * </pre>
- * (Run as root; at 10,000 Services the whole run takes about two minutes, most of it the first full
- * load and the listings of the periodic resyncs. The warm generation time at 1,000 Services is
- * mostly young-GC pauses while the JVM's heap is still small: 114-126 ms with the default heap,
- * 40 ms with -Xms1g, for 26-30 ms of CPU.)
+ * (Run as root on an otherwise idle machine; at 10,000 Services the whole run takes about two
+ * minutes, most of it the first full load and the listings of the periodic resyncs.)
  */
 public final class NftablesBenchmark {
   private static final int ENDPOINTS = 10;
-  private static final int CHANGES = 7;
+  private static final int CHANGES_PER_KIND = 15;
+  private static final int WARMUP_SYNCS = 30;
+  private static final int WARMUP_CHANGES = 300;
 
-  /** Wraps the real nft and measures the time spent in it. */
+  /** Times the agent's rendering of a transaction and nft's run of it apart. */
   static final class TimedNftables implements Nftables {
-    final Nftables delegate;
+    final NftCommand delegate;
     final IpFamily family;
+    long renderNanos;
     long runNanos;
     long listNanos;
     long runCpuMillis;
     int lastBytes;
     int lastCommands;
 
-    TimedNftables(Nftables delegate, IpFamily family) {
+    TimedNftables(NftCommand delegate, IpFamily family) {
       this.delegate = delegate;
       this.family = family;
     }
 
     void reset() {
+      renderNanos = 0;
       runNanos = 0;
       listNanos = 0;
       runCpuMillis = 0;
@@ -63,11 +66,14 @@ public final class NftablesBenchmark {
 
     @Override
     public void run(Transaction tx) throws NftablesException {
-      lastBytes = tx.render(family).length();
-      lastCommands = tx.size();
       long t = System.nanoTime();
+      String input = tx.render(family, delegate.objectComments());
+      renderNanos += System.nanoTime() - t;
+      lastBytes = input.length();
+      lastCommands = tx.size();
+      t = System.nanoTime();
       long cpu = childrenCpuMillis();
-      delegate.run(tx);
+      delegate.runRendered(input);
       runNanos += System.nanoTime() - t;
       runCpuMillis += childrenCpuMillis() - cpu;
     }
@@ -89,7 +95,7 @@ public final class NftablesBenchmark {
     }
   }
 
-  /** Discards transactions (generation-only runs to warm up and time the agent's own work). */
+  /** Renders and discards transactions (generation-only runs to warm up and time the agent's own work). */
   static final class DiscardNftables implements Nftables {
     int bytes;
 
@@ -106,6 +112,45 @@ public final class NftablesBenchmark {
     @Override
     public KernelTable listTable() {
       return KernelTable.absent();
+    }
+  }
+
+  /** The kinds of one-endpoint change: same count (elements only) or one more or fewer (chain rewritten). */
+  enum ChangeKind { REPLACED, ADDED, REMOVED }
+
+  /** The model the changes apply to: services, their current endpoints, and fresh pod IPs. */
+  static final class Workload {
+    final ProxyState initial;
+    final List<ServicePortName> names;
+    final Map<ServicePortName, List<Endpoint>> current;
+    private int nextPod;
+
+    Workload(ProxyState initial, List<ServicePortName> names) {
+      this.initial = initial;
+      this.names = names;
+      this.current = new HashMap<>(initial.endpoints());
+    }
+
+    /** The state after one endpoint of the n-th picked service changed as the kind says. */
+    ProxyState change(ChangeKind kind, int n) {
+      ServicePortName name = names.get((n * 7919 + kind.ordinal() * 104729) % names.size());
+      List<Endpoint> list = new ArrayList<>(current.get(name));
+      int pod = nextPod++;
+      Endpoint fresh = new Endpoint("10.250." + (pod / 250) % 256 + "." + (pod % 250 + 1), 8080, false, true, true,
+          false, Set.of());
+      switch (kind) {
+        case REPLACED -> list.set(list.size() - 1, fresh);
+        case ADDED -> list.add(fresh);
+        case REMOVED -> list.remove(list.size() - 1);
+      }
+      list.sort((a, b) -> a.endpoint().compareTo(b.endpoint()));
+      current.put(name, List.copyOf(list));
+      return now(Set.of(name.service()));
+    }
+
+    ProxyState now(Set<NamespacedName> changed) {
+      return new ProxyState(initial.services(), Map.copyOf(current), changed, Map.of(), initial.serviceCIDRs(),
+          Map.of());
     }
   }
 
@@ -129,14 +174,15 @@ public final class NftablesBenchmark {
     ProxierSettings settings = new ProxierSettings(IpFamily.IPv4, "node-a", List.of("192.168.200.1"),
         List.of("192.168.200.1/32"), false, 14, false, new LocalTrafficDetector("ClusterCIDR", "10.244.0.0/16"),
         Duration.ofHours(1), Duration.ofSeconds(1), null);
-    System.out.printf("nftables benchmark: %s, %d cores, Java %s%n", nftVersion(),
-        Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
+    System.out.printf("nftables benchmark: %s, %d cores, Java %s, max heap %,d MiB%n", nftVersion(),
+        Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"),
+        Runtime.getRuntime().maxMemory() >> 20);
     for (int n : sizes) {
       run(settings, n);
     }
   }
 
-  private static void run(ProxierSettings settings, int services) throws Exception {
+  static Workload workload(int services) {
     Map<ServicePortName, ServicePort> svcs = new HashMap<>();
     Map<ServicePortName, List<Endpoint>> eps = new HashMap<>();
     List<ServicePortName> names = new ArrayList<>();
@@ -155,26 +201,46 @@ public final class NftablesBenchmark {
       list.sort((a, b) -> a.endpoint().compareTo(b.endpoint()));
       eps.put(name, List.copyOf(list));
     }
-    ProxyState state = new ProxyState(Map.copyOf(svcs), Map.copyOf(eps), Set.of(), Map.of(), List.of("10.96.0.0/16"),
-        Map.of());
+    return new Workload(new ProxyState(Map.copyOf(svcs), Map.copyOf(eps), Set.of(), Map.of(),
+        List.of("10.96.0.0/16"), Map.of()), names);
+  }
 
-    // The agent's own work for a full sync, warmed up: median of generation-only runs.
+  private static void run(ProxierSettings settings, int services) throws Exception {
+    Workload model = workload(services);
+    ProxyState state = model.initial;
+
+    // The agent's own work for a full sync (building and rendering the transaction): the first
+    // run in this JVM (cold: interpreted while the JIT compiles), then the median of runs after
+    // the JIT has compiled the generator (a running agent repeats it at every periodic resync).
     long[] gen = new long[5];
     long[] genCpu = new long[5];
+    long coldGen = 0;
     DiscardNftables discard = new DiscardNftables();
-    for (int r = 0; r < gen.length + 3; r++) {
+    for (int r = 0; r < gen.length + WARMUP_SYNCS; r++) {
       NftablesProxier p = new NftablesProxier(settings, new CommandRunner(), discard, new ProxyMetrics(),
           Clock.systemUTC(), List::of);
       long t = System.nanoTime();
       long c0 = threadCpuMillis();
       p.sync(state);
-      if (r >= 3) {
-        gen[r - 3] = System.nanoTime() - t;
-        genCpu[r - 3] = threadCpuMillis() - c0;
+      if (r == 0) {
+        coldGen = System.nanoTime() - t;
+      } else if (r >= WARMUP_SYNCS) {
+        gen[r - WARMUP_SYNCS] = System.nanoTime() - t;
+        genCpu[r - WARMUP_SYNCS] = threadCpuMillis() - c0;
       }
     }
     Arrays.sort(gen);
     Arrays.sort(genCpu);
+    long warmGen = gen[gen.length / 2];
+
+    // Warm up the partial-sync path the same way (a running agent has made such changes before).
+    Workload warmup = workload(services);
+    NftablesProxier warm = new NftablesProxier(settings, new CommandRunner(), discard, new ProxyMetrics(),
+        Clock.systemUTC(), List::of);
+    warm.sync(warmup.initial);
+    for (int c = 0; c < WARMUP_CHANGES; c++) {
+      warm.sync(warmup.change(ChangeKind.values()[c % 3], c));
+    }
 
     String ns = "kp-nftr-bench-" + UUID.randomUUID().toString().substring(0, 6);
     CommandRunner root = new CommandRunner();
@@ -187,67 +253,49 @@ public final class NftablesBenchmark {
       NftablesProxier p = new NftablesProxier(settings, inNs, nft, new ProxyMetrics(), Clock.systemUTC(), List::of);
       long t = System.nanoTime();
       p.sync(state);
-      long total = System.nanoTime() - t;
-      long nftNanos = nft.runNanos + nft.listNanos;
+      long agent = System.nanoTime() - t - nft.runNanos - nft.listNanos;
       System.out.printf("%n== %,d Services x %d endpoints (%,d service chains)%n", services, ENDPOINTS,
           Integer.parseInt(count(inNs, "nft list chains ip | grep -c 'chain service-[A-Z2-7]*-'")));
-      System.out.printf("full sync: agent generation %,d ms (warm median; this run's non-nft time %,d ms),"
-          + " transaction %,d commands / %,.1f MiB, nft -f %,d ms (+ listing %,d ms)%n",
-          gen[gen.length / 2] / 1_000_000, (total - nftNanos) / 1_000_000, nft.lastCommands,
-          nft.lastBytes / 1048576.0, nft.runNanos / 1_000_000, nft.listNanos / 1_000_000);
-      System.out.printf("agent-to-kernel ratio (full sync): %.1f %% by wall time (warm generation / nft -f);"
-          + " by CPU time %.1f %% (agent %,d ms CPU / nft %,d ms CPU)%n",
-          100.0 * gen[gen.length / 2] / nft.runNanos, 100.0 * genCpu[genCpu.length / 2] / Math.max(1, nft.runCpuMillis),
-          genCpu[genCpu.length / 2], nft.runCpuMillis);
+      System.out.printf("full sync: transaction %,d commands / %,.1f MiB; nft -f %,d ms (%,d ms CPU),"
+          + " reading which chains exist %,d ms%n", nft.lastCommands, nft.lastBytes / 1048576.0,
+          nft.runNanos / 1_000_000, nft.runCpuMillis, nft.listNanos / 1_000_000);
+      System.out.printf("  agent (build and render the transaction): this sync %,d ms (rendering %,d ms);"
+          + " warm median %,d ms (%,d ms CPU); first sync in a fresh JVM %,d ms%n", agent / 1_000_000,
+          nft.renderNanos / 1_000_000, warmGen / 1_000_000, genCpu[genCpu.length / 2], coldGen / 1_000_000);
+      System.out.printf("  agent-to-kernel ratio: this sync %.1f %%, warm %.1f %% by wall time, %.1f %% by CPU;"
+          + " a fresh JVM's first sync %.1f %%%n", 100.0 * agent / nft.runNanos, 100.0 * warmGen / nft.runNanos,
+          100.0 * genCpu[genCpu.length / 2] / Math.max(1, nft.runCpuMillis), 100.0 * coldGen / nft.runNanos);
 
       // One-endpoint changes: from the model update (a new state snapshot) to nft returning.
-      long[] change = new long[CHANGES];
-      long[] changeNft = new long[CHANGES];
-      long[] changeNftCpu = new long[CHANGES];
-      long[] changeAgentCpu = new long[CHANGES];
-      int[] sizes = new int[CHANGES];
-      Map<ServicePortName, List<Endpoint>> current = new HashMap<>(eps);
-      for (int c = 0; c < CHANGES; c++) {
-        ServicePortName name = names.get((c * 7919) % names.size());
-        long start = System.nanoTime();
-        long c0 = threadCpuMillis();
-        List<Endpoint> list = new ArrayList<>(current.get(name));
-        list.set(list.size() - 1, new Endpoint("10.250." + c + ".1", 8080, false, true, true, false, Set.of()));
-        list.sort((a, b) -> a.endpoint().compareTo(b.endpoint()));
-        current.put(name, List.copyOf(list));
-        ProxyState next = new ProxyState(state.services(), Map.copyOf(current), Set.of(name.service()), Map.of(),
-            state.serviceCIDRs(), Map.of());
-        nft.reset();
-        p.sync(next);
-        change[c] = System.nanoTime() - start;
-        changeNft[c] = nft.runNanos;
-        changeAgentCpu[c] = threadCpuMillis() - c0;
-        changeNftCpu[c] = nft.runCpuMillis;
-        sizes[c] = nft.lastBytes;
+      for (ChangeKind kind : ChangeKind.values()) {
+        long[] total = new long[CHANGES_PER_KIND];
+        long[] inNft = new long[CHANGES_PER_KIND];
+        for (int c = 0; c < CHANGES_PER_KIND; c++) {
+          nft.reset();
+          long start = System.nanoTime();
+          p.sync(model.change(kind, c));
+          total[c] = System.nanoTime() - start;
+          inNft[c] = nft.runNanos;
+        }
+        long[] agentPart = new long[CHANGES_PER_KIND];
+        for (int c = 0; c < CHANGES_PER_KIND; c++) {
+          agentPart[c] = total[c] - inNft[c];
+        }
+        Arrays.sort(total);
+        Arrays.sort(inNft);
+        Arrays.sort(agentPart);
+        System.out.printf("one endpoint %s: %d commands / %,d bytes; event to applied median %.1f ms,"
+            + " max %.1f ms over %d changes (agent median %.1f ms, nft -f median %.1f ms)%n",
+            kind.name().toLowerCase(java.util.Locale.ROOT), nft.lastCommands, nft.lastBytes,
+            total[CHANGES_PER_KIND / 2] / 1e6, total[CHANGES_PER_KIND - 1] / 1e6, CHANGES_PER_KIND,
+            agentPart[CHANGES_PER_KIND / 2] / 1e6, inNft[CHANGES_PER_KIND / 2] / 1e6);
       }
-      long[] sorted = change.clone();
-      Arrays.sort(sorted);
-      System.out.printf("one-endpoint change: transaction %,d commands / %,d bytes, event-to-applied median %.1f ms"
-          + " (min %.1f, max %.1f over %d changes)%n", nft.lastCommands, sizes[CHANGES - 1],
-          sorted[CHANGES / 2] / 1e6, sorted[0] / 1e6, sorted[CHANGES - 1] / 1e6, CHANGES);
-      long[] agent = new long[CHANGES];
-      for (int c = 0; c < CHANGES; c++) {
-        agent[c] = change[c] - changeNft[c];
-      }
-      Arrays.sort(agent);
-      Arrays.sort(changeNft);
-      Arrays.sort(changeNftCpu);
-      Arrays.sort(changeAgentCpu);
-      System.out.printf("  of which the agent (model snapshot, diff, rendering) median %.1f ms, nft -f median %.1f ms%n",
-          agent[CHANGES / 2] / 1e6, changeNft[CHANGES / 2] / 1e6);
-      System.out.printf("  CPU time: agent median %d ms, nft median %d ms (wall time above includes waiting for a"
-          + " CPU on a loaded machine)%n", changeAgentCpu[CHANGES / 2], changeNftCpu[CHANGES / 2]);
 
       // The periodic full resync on a populated table.
       p.requestFullSync();
       nft.reset();
       t = System.nanoTime();
-      p.sync(new ProxyState(state.services(), Map.copyOf(current), Set.of(), Map.of(), state.serviceCIDRs(), Map.of()));
+      p.sync(model.now(Set.of()));
       System.out.printf("periodic full resync of the populated table (reconcile, nothing changed): %,d ms"
           + " (listing %,d ms, nft -f %,d ms, transaction %,d commands)%n",
           (System.nanoTime() - t) / 1_000_000, nft.listNanos / 1_000_000, nft.runNanos / 1_000_000, nft.lastCommands);
@@ -258,7 +306,7 @@ public final class NftablesBenchmark {
       p.requestFullSync();
       nft.reset();
       t = System.nanoTime();
-      p.sync(new ProxyState(state.services(), Map.copyOf(current), Set.of(), Map.of(), state.serviceCIDRs(), Map.of()));
+      p.sync(model.now(Set.of()));
       System.out.printf("periodic full resync after one chain was flushed by hand: %,d ms"
           + " (listing %,d ms, nft -f %,d ms, transaction %,d commands; restored: %s)%n",
           (System.nanoTime() - t) / 1_000_000, nft.listNanos / 1_000_000, nft.runNanos / 1_000_000, nft.lastCommands,

@@ -86,7 +86,7 @@ class NftablesKernelTest {
     assertTrue(p.sync(m.state()).full());
     String table = list("table ip kube-proxy");
     assertTrue(table.contains("chain service-AXK6CI2C-demo/web/tcp/http {"), table);
-    assertTrue(table.contains("meta l4proto tcp dnat ip to numgen random mod 2 map @endpoint-targets"), table);
+    assertTrue(table.contains("meta l4proto tcp dnat ip to numgen random mod 2 map @endpoint-targets-tcp"), table);
     assertTrue(table.contains("elements = { 0 : 10.244.1.5 . 8080, 1 : 10.244.2.7 . 8080 }"), table);
     assertTrue(table.contains("type nat hook prerouting priority dstnat; policy accept;"), table);
     assertTrue(table.contains("10.96.12.34 . tcp . 80 : goto service-AXK6CI2C-demo/web/tcp/http"), table);
@@ -105,7 +105,7 @@ class NftablesKernelTest {
     m.remove(spn("demo", "sticky", "p"));
     assertFalse(p.sync(m.state()).full());
     table = list("table ip kube-proxy");
-    assertTrue(table.contains("dnat ip to numgen random mod 3 map @endpoint-targets"), table);
+    assertTrue(table.contains("dnat ip to numgen random mod 3 map @endpoint-targets-tcp"), table);
     assertTrue(table.contains("elements = { 0 : 10.244.1.5 . 8080, 1 : 10.244.2.7 . 8080,")
         && table.contains("2 : 10.244.3.3 . 8080 }"), table);
     assertFalse(table.contains("set affinity-"), table);
@@ -148,7 +148,7 @@ class NftablesKernelTest {
     m.serviceCIDRs = List.of("fd00:10:96::/112");
     p.sync(m.state());
     String table = list("table ip6 kube-proxy");
-    assertTrue(table.contains("dnat ip6 to numgen random mod 2 map @endpoint-targets"), table);
+    assertTrue(table.contains("dnat ip6 to numgen random mod 2 map @endpoint-targets-tcp"), table);
     assertTrue(table.contains("elements = { 0 : fd00:10:244::5 . 8080, 1 : fd00:10:244::6 . 8080 }"), table);
     assertTrue(table.contains("ip6 daddr fd00:10:96::/112 drop"), table);
     m.endpoints(web, ready("fd00:10:244::5", 8080, true));
@@ -156,6 +156,34 @@ class NftablesKernelTest {
     assertTrue(list("table ip6 kube-proxy").contains("dnat to [fd00:10:244::5]:8080"));
     p.cleanup();
     assertTrue(list("table ip6 kube-proxy").startsWith("ERROR"));
+  }
+
+  /** The shared endpoint-targets map serves every protocol (its typeof must not tie it to TCP). */
+  @Test
+  void udpAndSctpServicesWithSeveralEndpoints() throws Exception {
+    for (IpFamily family : List.of(IpFamily.IPv4, IpFamily.IPv6)) {
+      boolean v6 = family == IpFamily.IPv6;
+      NftablesProxier p = proxier(settings(family));
+      Model m = new Model();
+      for (String proto : List.of("UDP", "SCTP", "TCP")) {
+        ServicePortName name = new ServicePortName(new dev.kubeproxy.proxy.NamespacedName("demo", "multi-" + proto),
+            "p", proto);
+        String prefix = v6 ? "fd00:10:244::" : "10.244.3.";
+        m.put(svc(name, (v6 ? "fd00:10:96::" : "10.96.0.") + proto.length(), 53),
+            ready(prefix + proto.length(), 53, true), ready(prefix + (10 + proto.length()), 53, false));
+      }
+      assertTrue(p.sync(m.state()).full());
+      String ip = v6 ? "ip6" : "ip";
+      String table = list("table " + ip + " kube-proxy");
+      for (String proto : List.of("udp", "sctp", "tcp")) {
+        assertTrue(table.contains("meta l4proto " + proto + " dnat " + ip + " to numgen random mod 2"), table);
+      }
+      ServicePortName udp = new ServicePortName(new dev.kubeproxy.proxy.NamespacedName("demo", "multi-UDP"), "p", "UDP");
+      m.endpoints(udp, ready((v6 ? "fd00:10:244::" : "10.244.3.") + 3, 53, true));
+      assertFalse(p.sync(m.state()).full(), "a partial sync rewrites the UDP chain");
+      assertTrue(list("table " + ip + " kube-proxy").contains("meta l4proto udp dnat to "), table);
+    }
+    assertEquals(0, metrics.syncFailures.get());
   }
 
   /** The periodic resync reads the table and repairs what was changed by hand, sending nothing else. */
