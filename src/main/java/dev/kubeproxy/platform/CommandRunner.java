@@ -14,18 +14,25 @@ import java.util.concurrent.CompletableFuture;
  */
 public class CommandRunner {
   private final List<String> prefix;
+  private final String netns;
 
   public CommandRunner() {
-    this(List.of());
+    this(List.of(), null);
   }
 
-  private CommandRunner(List<String> prefix) {
+  private CommandRunner(List<String> prefix, String netns) {
     this.prefix = List.copyOf(prefix);
+    this.netns = netns;
   }
 
   /** A runner whose commands run inside the named network namespace. */
   public static CommandRunner inNetns(String namespace) {
-    return new CommandRunner(List.of("ip", "netns", "exec", namespace));
+    return new CommandRunner(List.of("ip", "netns", "exec", namespace), namespace);
+  }
+
+  /** The network namespace the commands run in, or null for the process's own. */
+  public String netns() {
+    return netns;
   }
 
   /** The exit status and output of a finished command. */

@@ -11,6 +11,7 @@ import dev.kubeproxy.proxy.ProxyState;
 import dev.kubeproxy.proxy.ServicePort;
 import dev.kubeproxy.proxy.ServicePortName;
 import dev.kubeproxy.proxy.SyncResult;
+import dev.kubeproxy.proxy.nftables.netlink.NetlinkNftables;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -37,6 +38,8 @@ public class NftablesProxier implements ProxyBackend {
   /** Kernels before 6.2 may still see a chain as referenced just after its last reference went. */
   static final Duration STALE_CHAIN_GRACE = Duration.ofSeconds(1);
   static final Duration DEFAULT_SYNC_PERIOD = Duration.ofSeconds(30);
+  /** "off" keeps every transaction on nft (no netlink socket is opened). */
+  static final String NETLINK_ENV = "KUBE_PROXY_NFTABLES_NETLINK";
 
   /** What the kernel holds for one service port, and the inputs it was computed from. */
   private record Applied(ServicePort svc, List<Endpoint> endpoints, ServicePortRules rules) {}
@@ -44,6 +47,8 @@ public class NftablesProxier implements ProxyBackend {
   private final ProxierSettings settings;
   private final CommandRunner runner;
   private final Nftables nft;
+  /** Where partial syncs go when they can (null: nft does everything). */
+  private NetlinkNftables netlink;
   private final ProxyMetrics metrics;
   private final Clock clock;
   private final FamilySyntax syntax;
@@ -112,6 +117,27 @@ public class NftablesProxier implements ProxyBackend {
     } catch (NftablesSupportCheck.UnsupportedException e) {
       throw new SyncException(e.getMessage(), e);
     }
+    if ("off".equals(System.getenv(NETLINK_ENV))) {
+      Log.info("nftables: netlink switched off by " + NETLINK_ENV + "; every transaction goes through nft");
+    } else {
+      useNetlink(NetlinkNftables.open(settings.family(), runner.netns()));
+    }
+  }
+
+  /** Sends partial syncs over this netlink socket when they can go that way (null: never). */
+  synchronized void useNetlink(NetlinkNftables netlink) {
+    this.netlink = netlink;
+    if (netlink != null) {
+      Log.info("nftables: partial syncs go to nf_tables over netlink, full syncs through nft", "family",
+          settings.family());
+    }
+  }
+
+  /** Applies a transaction: over netlink when it can go that way, else through nft. */
+  private void apply(Transaction tx) throws NftablesException {
+    if (netlink == null || !netlink.tryRun(tx)) {
+      nft.run(tx);
+    }
   }
 
   @Override
@@ -127,7 +153,7 @@ public class NftablesProxier implements ProxyBackend {
       tx = full ? fullTransaction(state, start) : partialTransaction(state, start);
       lastTransaction = tx;
       if (!tx.isEmpty()) {
-        nft.run(tx);
+        apply(tx);
       }
     } catch (NftablesException e) {
       needFullSync = true;
@@ -446,7 +472,7 @@ public class NftablesProxier implements ProxyBackend {
       return;
     }
     try {
-      nft.run(tx);
+      apply(tx);
       for (String name : deleting) {
         staleChains.remove(name);
       }

@@ -10,6 +10,7 @@ import dev.kubeproxy.proxy.ProxierSettings;
 import dev.kubeproxy.proxy.ProxyState;
 import dev.kubeproxy.proxy.ServicePort;
 import dev.kubeproxy.proxy.ServicePortName;
+import dev.kubeproxy.proxy.nftables.netlink.NetlinkNftables;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -165,6 +166,38 @@ public final class NftablesBenchmark {
     }
   }
 
+  /** Times one kind of one-endpoint change; prints size, event-to-applied time and its split. */
+  private static void changes(NftablesProxier p, TimedNftables nft, NetlinkNftables netlink, Workload model,
+      ChangeKind kind) throws Exception {
+    long[] total = new long[CHANGES_PER_KIND];
+    long[] kernel = new long[CHANGES_PER_KIND];
+    long batchesBefore = netlink == null ? 0 : netlink.batches();
+    Transaction tx = null;
+    for (int c = 0; c < CHANGES_PER_KIND; c++) {
+      nft.reset();
+      long netlinkBefore = netlink == null ? 0 : netlink.nanos();
+      long start = System.nanoTime();
+      p.sync(model.change(kind, c));
+      total[c] = System.nanoTime() - start;
+      kernel[c] = nft.runNanos + (netlink == null ? 0 : netlink.nanos() - netlinkBefore);
+      tx = p.lastTransaction();
+    }
+    long[] agent = new long[CHANGES_PER_KIND];
+    for (int c = 0; c < CHANGES_PER_KIND; c++) {
+      agent[c] = total[c] - kernel[c];
+    }
+    Arrays.sort(total);
+    Arrays.sort(kernel);
+    Arrays.sort(agent);
+    String path = netlink == null ? "nft -f"
+        : "netlink (" + (netlink.batches() - batchesBefore) + " of " + CHANGES_PER_KIND + " changes)";
+    System.out.printf("one endpoint %s via %s: %d commands (%,d bytes as nft text); event to applied median"
+        + " %.1f ms, max %.1f ms (agent median %.1f ms, kernel/nft median %.1f ms)%n",
+        kind.name().toLowerCase(java.util.Locale.ROOT), path, tx.size(), tx.render(IpFamily.IPv4).length(),
+        total[CHANGES_PER_KIND / 2] / 1e6, total[CHANGES_PER_KIND - 1] / 1e6, agent[CHANGES_PER_KIND / 2] / 1e6,
+        kernel[CHANGES_PER_KIND / 2] / 1e6);
+  }
+
   static long threadCpuMillis() {
     return java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() / 1_000_000;
   }
@@ -266,29 +299,18 @@ public final class NftablesBenchmark {
           + " a fresh JVM's first sync %.1f %%%n", 100.0 * agent / nft.runNanos, 100.0 * warmGen / nft.runNanos,
           100.0 * genCpu[genCpu.length / 2] / Math.max(1, nft.runCpuMillis), 100.0 * coldGen / nft.runNanos);
 
-      // One-endpoint changes: from the model update (a new state snapshot) to nft returning.
-      for (ChangeKind kind : ChangeKind.values()) {
-        long[] total = new long[CHANGES_PER_KIND];
-        long[] inNft = new long[CHANGES_PER_KIND];
-        for (int c = 0; c < CHANGES_PER_KIND; c++) {
-          nft.reset();
-          long start = System.nanoTime();
-          p.sync(model.change(kind, c));
-          total[c] = System.nanoTime() - start;
-          inNft[c] = nft.runNanos;
+      // One-endpoint changes: from the model update (a new state snapshot) to the kernel's answer,
+      // first as the agent runs (netlink for partial syncs), then with nft -f for comparison.
+      NetlinkNftables netlink = NetlinkNftables.open(IpFamily.IPv4, ns);
+      p.useNetlink(netlink);
+      for (int c = 0; c < WARMUP_CHANGES / 3; c++) {
+        p.sync(model.change(ChangeKind.values()[c % 3], 1000 + c));
+      }
+      for (boolean viaNetlink : new boolean[] {true, false}) {
+        p.useNetlink(viaNetlink ? netlink : null);
+        for (ChangeKind kind : ChangeKind.values()) {
+          changes(p, nft, viaNetlink ? netlink : null, model, kind);
         }
-        long[] agentPart = new long[CHANGES_PER_KIND];
-        for (int c = 0; c < CHANGES_PER_KIND; c++) {
-          agentPart[c] = total[c] - inNft[c];
-        }
-        Arrays.sort(total);
-        Arrays.sort(inNft);
-        Arrays.sort(agentPart);
-        System.out.printf("one endpoint %s: %d commands / %,d bytes; event to applied median %.1f ms,"
-            + " max %.1f ms over %d changes (agent median %.1f ms, nft -f median %.1f ms)%n",
-            kind.name().toLowerCase(java.util.Locale.ROOT), nft.lastCommands, nft.lastBytes,
-            total[CHANGES_PER_KIND / 2] / 1e6, total[CHANGES_PER_KIND - 1] / 1e6, CHANGES_PER_KIND,
-            agentPart[CHANGES_PER_KIND / 2] / 1e6, inNft[CHANGES_PER_KIND / 2] / 1e6);
       }
 
       // The periodic full resync on a populated table.

@@ -1,0 +1,83 @@
+package dev.kubeproxy.proxy.nftables.netlink;
+
+import dev.kubeproxy.proxy.IpFamily;
+import dev.kubeproxy.proxy.nftables.Element;
+import java.io.ByteArrayOutputStream;
+import java.util.List;
+
+/**
+ * Keys and values of the elements of the kube-proxy table's shared sets and maps, as the kernel
+ * stores them: the fields of a concatenation each padded to four bytes. Knows the layout of each
+ * set and map by name (FixedRuleset declares them); elements of any other set are unsupported.
+ */
+final class ElementCodec {
+  private enum Field { ADDRESS, PROTOCOL, PORT, NUMGEN }
+
+  /** The key fields of a container, and its value fields (null: a set; empty: a verdict map). */
+  private record Layout(List<Field> key, List<Field> value) {}
+
+  private static final Layout VERDICTS_BY_DESTINATION =
+      new Layout(List.of(Field.ADDRESS, Field.PROTOCOL, Field.PORT), List.of());
+  private static final Layout VERDICTS_BY_NODEPORT = new Layout(List.of(Field.PROTOCOL, Field.PORT), List.of());
+
+  private final IpFamily family;
+
+  ElementCodec(IpFamily family) {
+    this.family = family;
+  }
+
+  private static Layout layout(String container) throws Unsupported {
+    if (container.startsWith("endpoint-targets-")) {
+      return new Layout(List.of(Field.NUMGEN), List.of(Field.ADDRESS, Field.PORT));
+    }
+    return switch (container) {
+      case "hairpin-connections" -> new Layout(List.of(Field.ADDRESS, Field.ADDRESS, Field.PROTOCOL, Field.PORT), null);
+      case "cluster-ips", "nodeport-ips" -> new Layout(List.of(Field.ADDRESS), null);
+      case "service-ips", "no-endpoint-services", "firewall-ips" -> VERDICTS_BY_DESTINATION;
+      case "service-nodeports", "no-endpoint-nodeports" -> VERDICTS_BY_NODEPORT;
+      default -> throw new Unsupported("elements of " + container);
+    };
+  }
+
+  byte[] key(Element e) throws Unsupported {
+    return encode(layout(e.container()).key(), e.keyText());
+  }
+
+  /** True when the element's container maps to verdicts ("goto x", "drop"). */
+  boolean verdictValue(Element e) throws Unsupported {
+    List<Field> value = layout(e.container()).value();
+    if (value == null || e.value() == null) {
+      throw new Unsupported("element without the value its map needs: " + e);
+    }
+    return value.isEmpty();
+  }
+
+  byte[] value(Element e) throws Unsupported {
+    return encode(layout(e.container()).value(), e.value());
+  }
+
+  boolean isMap(Element e) throws Unsupported {
+    return layout(e.container()).value() != null;
+  }
+
+  private byte[] encode(List<Field> fields, String text) throws Unsupported {
+    String[] parts = text.split(" \\. ", -1);
+    if (parts.length != fields.size()) {
+      throw new Unsupported("element " + text);
+    }
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    for (int i = 0; i < parts.length; i++) {
+      byte[] bytes = switch (fields.get(i)) {
+        case ADDRESS -> Values.address(parts[i], family);
+        case PROTOCOL -> Values.protocol(parts[i]);
+        case PORT -> Values.port(parts[i]);
+        case NUMGEN -> Values.hostInt(Values.number(parts[i], 0, Integer.MAX_VALUE));
+      };
+      out.writeBytes(bytes);
+      if (fields.size() > 1) {
+        out.writeBytes(new byte[(4 - bytes.length % 4) % 4]); // concatenations align each field
+      }
+    }
+    return out.toByteArray();
+  }
+}

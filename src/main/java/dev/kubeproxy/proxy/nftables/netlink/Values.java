@@ -1,0 +1,88 @@
+package dev.kubeproxy.proxy.nftables.netlink;
+
+import dev.kubeproxy.platform.Cidr;
+import dev.kubeproxy.platform.IpAddresses;
+import dev.kubeproxy.proxy.IpFamily;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/** Values as nf_tables stores them: addresses and ports in network order, protocol numbers, numgen keys. */
+final class Values {
+  private Values() {}
+
+  static byte[] address(String text, IpFamily family) throws Unsupported {
+    byte[] bytes = IpAddresses.parse(text);
+    if (bytes == null || bytes.length != (family == IpFamily.IPv6 ? 16 : 4)) {
+      throw new Unsupported("not an " + family + " address: " + text);
+    }
+    return bytes;
+  }
+
+  /** A prefix of the family whose host bits are zero (nft's form of it); a plain address is a full prefix. */
+  static Cidr prefix(String text, IpFamily family) throws Unsupported {
+    Cidr cidr;
+    try {
+      cidr = Cidr.parse(text);
+    } catch (IllegalArgumentException e) {
+      throw new Unsupported("not a prefix: " + text);
+    }
+    if (cidr.network().length != (family == IpFamily.IPv6 ? 16 : 4)) {
+      throw new Unsupported("not an " + family + " prefix: " + text);
+    }
+    byte[] mask = mask(cidr.prefixLength(), cidr.network().length);
+    for (int i = 0; i < mask.length; i++) {
+      if ((cidr.network()[i] & ~mask[i]) != 0) {
+        throw new Unsupported("host bits set in " + text);
+      }
+    }
+    return cidr;
+  }
+
+  static byte[] mask(int prefixLength, int bytes) {
+    byte[] mask = new byte[bytes];
+    for (int bit = 0; bit < prefixLength; bit++) {
+      mask[bit / 8] |= (byte) (0x80 >> (bit % 8));
+    }
+    return mask;
+  }
+
+  static byte[] port(String text) throws Unsupported {
+    int port = number(text, 0, 65535);
+    return new byte[] {(byte) (port >> 8), (byte) port};
+  }
+
+  static byte[] protocol(String name) throws Unsupported {
+    return new byte[] {(byte) protocolNumber(name)};
+  }
+
+  static int protocolNumber(String name) throws Unsupported {
+    return switch (name) {
+      case "tcp" -> 6;
+      case "udp" -> 17;
+      case "sctp" -> 132;
+      default -> throw new Unsupported("protocol " + name);
+    };
+  }
+
+  /** A 32-bit integer in host order, as numgen and fib results are. */
+  static byte[] hostInt(int value) {
+    return ByteBuffer.allocate(4).order(ByteOrder.nativeOrder()).putInt(value).array();
+  }
+
+  static int number(String text, int min, int max) throws Unsupported {
+    try {
+      int n = Integer.parseInt(text);
+      if (n < min || n > max) {
+        throw new Unsupported("out of range: " + text);
+      }
+      return n;
+    } catch (NumberFormatException e) {
+      throw new Unsupported("not a number: " + text);
+    }
+  }
+
+  /** The NFPROTO_* number of the table family. */
+  static int nfproto(IpFamily family) {
+    return family == IpFamily.IPv6 ? 10 : 2;
+  }
+}

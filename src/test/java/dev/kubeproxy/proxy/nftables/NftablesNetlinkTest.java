@@ -1,0 +1,205 @@
+package dev.kubeproxy.proxy.nftables;
+
+import static dev.kubeproxy.proxy.nftables.Fixtures.*;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.kubeproxy.platform.CommandRunner;
+import dev.kubeproxy.proxy.Endpoint;
+import dev.kubeproxy.proxy.IpFamily;
+import dev.kubeproxy.proxy.LocalTrafficDetector;
+import dev.kubeproxy.proxy.NamespacedName;
+import dev.kubeproxy.proxy.ProxierSettings;
+import dev.kubeproxy.proxy.ProxyBackend;
+import dev.kubeproxy.proxy.ServicePortName;
+import dev.kubeproxy.proxy.nftables.netlink.NetlinkNftables;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Partial syncs over netlink leave the kernel exactly as nft leaves it: two proxiers get the same
+ * model changes, one with the netlink path and one through nft only, each in a network namespace
+ * of its own, and after every sync both tables list the same. Needs root and nft.
+ */
+class NftablesNetlinkTest {
+  private final List<String> namespaces = new ArrayList<>();
+  private final TestClock clock = new TestClock();
+  private final CountingMetrics metrics = new CountingMetrics();
+
+  @BeforeEach
+  void requirements() {
+    assumeTrue("root".equals(System.getProperty("user.name")), "needs root to create network namespaces");
+  }
+
+  @AfterEach
+  void deleteNamespaces() throws Exception {
+    for (String ns : namespaces) {
+      new CommandRunner().run(List.of("ip", "netns", "del", ns));
+    }
+  }
+
+  private CommandRunner namespace() throws Exception {
+    String ns = "kp-nftnl-" + UUID.randomUUID().toString().substring(0, 8);
+    CommandRunner.Result r = new CommandRunner().run(List.of("ip", "netns", "add", ns));
+    assumeTrue(r.ok(), "cannot create a network namespace: " + r.stderr());
+    namespaces.add(ns);
+    CommandRunner in = CommandRunner.inNetns(ns);
+    assumeTrue(in.run(List.of("nft", "--version")).ok(), "needs nft");
+    return in;
+  }
+
+  private NftablesProxier proxier(ProxierSettings s, CommandRunner in) {
+    return new NftablesProxier(s, in, new NftCommand(s.family(), in), metrics, clock, List::of);
+  }
+
+  private static String table(CommandRunner in, IpFamily family) throws Exception {
+    CommandRunner.Result r = in.run(List.of("nft", "list", "table", Transaction.familyKeyword(family), "kube-proxy"));
+    assertTrue(r.ok(), r.stderr());
+    return r.stdout();
+  }
+
+  private static ProxierSettings settings(IpFamily family, LocalTrafficDetector detector) {
+    boolean v6 = family == IpFamily.IPv6;
+    return new ProxierSettings(family, "node-a", List.of(v6 ? "fd00:192:168:1::10" : "192.168.1.10"),
+        List.of(v6 ? "fd00:192:168:1::10/128" : "192.168.1.10/32"), false, 14, false, detector,
+        Duration.ofHours(1), Duration.ofSeconds(1), null);
+  }
+
+  /** The local-traffic detectors whose masquerade rules the netlink path writes. */
+  enum Detector {
+    CLUSTER_CIDR, CLUSTER_CIDR_UNALIGNED, BRIDGE, INTERFACE_PREFIX;
+
+    LocalTrafficDetector of(IpFamily family) {
+      boolean v6 = family == IpFamily.IPv6;
+      return switch (this) {
+        case CLUSTER_CIDR -> new LocalTrafficDetector("ClusterCIDR", v6 ? "fd00:10:244::/64" : "10.244.0.0/16");
+        case CLUSTER_CIDR_UNALIGNED -> new LocalTrafficDetector("ClusterCIDR", v6 ? "fd00:10:240::/44" : "10.240.0.0/12");
+        case BRIDGE -> new LocalTrafficDetector("BridgeInterface", "cbr0");
+        case INTERFACE_PREFIX -> new LocalTrafficDetector("InterfaceNamePrefix", "veth");
+      };
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Detector.class)
+  void randomChangesLeaveTheSameTableAsNft(Detector detector) throws Exception {
+    for (IpFamily family : List.of(IpFamily.IPv4, IpFamily.IPv6)) {
+      ProxierSettings s = settings(family, detector.of(family));
+      CommandRunner viaNetlink = namespace();
+      CommandRunner viaNft = namespace();
+      NftablesProxier fast = proxier(s, viaNetlink);
+      NetlinkNftables netlink = NetlinkNftables.open(family, viaNetlink.netns());
+      assertNotNull(netlink, "a netlink socket in the test namespace");
+      fast.useNetlink(netlink);
+      NftablesProxier slow = proxier(s, viaNft);
+      runRandomChanges(family, fast, slow, viaNetlink, viaNft);
+      assertTrue(netlink.batches() >= 40, "most partial syncs went over netlink: " + netlink.batches());
+      assertFalse(netlink.disabled());
+      netlink.close();
+    }
+    assertEquals(0, metrics.syncFailures.get());
+    assertEquals(0, metrics.cleanupFailures.get());
+  }
+
+  private void runRandomChanges(IpFamily family, NftablesProxier fast, NftablesProxier slow, CommandRunner a,
+      CommandRunner b) throws Exception {
+    boolean v6 = family == IpFamily.IPv6;
+    Random random = new Random(7);
+    Model m = new Model();
+    List<ServicePortName> names = new ArrayList<>();
+    for (int i = 0; i < 12; i++) {
+      names.add(new ServicePortName(new NamespacedName("ns" + (i % 3), "svc" + i), i % 2 == 0 ? "http" : "",
+          List.of("TCP", "UDP", "SCTP").get(i % 3)));
+    }
+    for (int step = 0; step < 60; step++) {
+      ServicePortName name = names.get(random.nextInt(names.size()));
+      int idx = names.indexOf(name);
+      if (random.nextInt(8) == 0) {
+        m.remove(name);
+      } else {
+        Svc svc = svc(name, v6 ? "fd00:10:96::" + Integer.toHexString(10 + idx) : "10.96.0." + (10 + idx),
+            80 + random.nextInt(2));
+        if (random.nextBoolean()) {
+          svc.nodePort(30000 + idx);
+        }
+        if (random.nextInt(4) == 0) {
+          svc.externalIPs(v6 ? "2001:db8::" + Integer.toHexString(idx + 1) : "192.0.2." + (idx + 1));
+        }
+        if (random.nextInt(4) == 0) {
+          svc.etpLocal();
+        }
+        if (random.nextInt(6) == 0) {
+          svc.itpLocal();
+        }
+        if (random.nextInt(8) == 0) {
+          svc.affinity(100); // endpoint chains and affinity sets: those syncs go through nft
+        }
+        List<Endpoint> eps = new ArrayList<>();
+        int n = random.nextInt(5);
+        for (int e = 0; e < n; e++) {
+          String ip = v6 ? "fd00:10:244:" + random.nextInt(3) + "::" + (1 + random.nextInt(5))
+              : "10.244." + random.nextInt(3) + "." + (1 + random.nextInt(5));
+          Endpoint ep = random.nextInt(5) == 0 ? terminating(ip, 8080, random.nextBoolean())
+              : ready(ip, 8080, random.nextBoolean());
+          if (eps.stream().noneMatch(x -> x.ip().equals(ep.ip()))) {
+            eps.add(ep);
+          }
+        }
+        m.put(svc, eps.toArray(Endpoint[]::new));
+      }
+      if (step % 7 == 6) {
+        clock.advance(Duration.ofSeconds(2)); // stale chains are deleted in their own transaction
+      }
+      assertEquals(step == 0, fast.sync(m.state()).full());
+      assertEquals(step == 0, slow.sync(m.state()).full());
+      assertEquals(table(b, family), table(a, family), family + " after step " + step);
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(value = IpFamily.class, names = {"IPv4", "IPv6"})
+  void refusedBatchChangesNothingAndIsReportedWithTheFailingCommand(IpFamily family) throws Exception {
+    boolean v6 = family == IpFamily.IPv6;
+    CommandRunner in = namespace();
+    NftablesProxier p = proxier(settings(family, Detector.CLUSTER_CIDR.of(family)), in);
+    NetlinkNftables netlink = NetlinkNftables.open(family, in.netns());
+    assertNotNull(netlink);
+    p.useNetlink(netlink);
+    ServicePortName web = spn("demo", "web", "http");
+    String[] ips = v6 ? new String[] {"fd00:10:244::5", "fd00:10:244::6", "fd00:10:244::7"}
+        : new String[] {"10.244.1.5", "10.244.2.6", "10.244.3.7"};
+    Model m = new Model().put(svc(web, v6 ? "fd00:10:96::1" : "10.96.12.34", 80), ready(ips[0], 8080, true),
+        ready(ips[1], 8080, false), ready(ips[2], 8080, false));
+    p.sync(m.state());
+    // Behind the agent's back: the element that the next partial sync deletes is gone already.
+    String hairpin = "element " + Transaction.familyKeyword(family) + " kube-proxy hairpin-connections { " + ips[2]
+        + " . " + ips[2] + " . tcp . 8080 }";
+    CommandRunner.Result r = in.run(List.of("nft", "delete " + hairpin));
+    assertTrue(r.ok(), r.stderr());
+    String before = table(in, family);
+
+    m.endpoints(web, ready(ips[0], 8080, true), ready(ips[1], 8080, false));
+    ProxyBackend.SyncException e = assertThrows(ProxyBackend.SyncException.class, () -> p.sync(m.state()));
+    assertTrue(e.getMessage().contains("No such file or directory"), e.getMessage());
+    assertTrue(e.getMessage().contains("failing command: delete " + hairpin), e.getMessage());
+    assertEquals(before, table(in, family), "nothing of the refused batch was applied");
+    assertEquals(1, metrics.syncFailures.get());
+    assertEquals(0, netlink.batches(), "the full sync went through nft; a refused batch counts nothing");
+    assertFalse(netlink.disabled(), "a refused command is no protocol fault");
+
+    assertTrue(p.sync(m.state()).full(), "a failure is followed by a full sync (through nft)");
+    assertFalse(table(in, family).contains(ips[2]), table(in, family));
+    netlink.close();
+  }
+}
