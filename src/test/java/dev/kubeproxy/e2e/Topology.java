@@ -199,6 +199,12 @@ public final class Topology implements AutoCloseable {
     for (NetnsHost h : hosts.values()) {
       h.awaitReady();
     }
+    // The interfaces' IPv6 link-local addresses still run duplicate address detection for a second
+    // or two, during which forwarding across the node network can stall: ready when routing works.
+    for (Family f : Family.values()) {
+      Await.until(f + " pod-a -> rpod across the node network", java.time.Duration.ofSeconds(20),
+          () -> hosts.get("pod-a").tcp(f.remotePodIp(), TCP_PORT), Answer::ok);
+    }
   }
 
   /**

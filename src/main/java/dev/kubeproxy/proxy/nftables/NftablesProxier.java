@@ -133,11 +133,13 @@ public class NftablesProxier implements ProxyBackend {
     }
   }
 
-  /** Applies a transaction: over netlink when it can go that way, else through nft. */
-  private void apply(Transaction tx) throws NftablesException {
-    if (netlink == null || !netlink.tryRun(tx)) {
-      nft.run(tx);
+  /** Applies a transaction: over netlink when it can go that way (returns true), else through nft. */
+  private boolean apply(Transaction tx) throws NftablesException {
+    if (netlink != null && netlink.tryRun(tx)) {
+      return true;
     }
+    nft.run(tx);
+    return false;
   }
 
   @Override
@@ -149,11 +151,12 @@ public class NftablesProxier implements ProxyBackend {
     boolean full = needFullSync || lastFullSync == null || !start.isBefore(lastFullSync.plus(period))
         || !appliedServiceCIDRs.equals(state.serviceCIDRs());
     Transaction tx;
+    boolean viaNetlink = false;
     try {
       tx = full ? fullTransaction(state, start) : partialTransaction(state, start);
       lastTransaction = tx;
       if (!tx.isEmpty()) {
-        apply(tx);
+        viaNetlink = apply(tx);
       }
     } catch (NftablesException e) {
       needFullSync = true;
@@ -179,7 +182,8 @@ public class NftablesProxier implements ProxyBackend {
     }
     if (Log.enabled(4)) {
       Log.v(4).info("nftables sync done", "kind", full ? (reconciled ? "reconcile" : "full") : "partial",
-          "commands", tx.size(), "elapsed", Duration.between(start, clock.instant()));
+          "commands", tx.size(), "via", tx.isEmpty() ? "-" : viaNetlink ? "netlink" : "nft",
+          "elapsed", Duration.between(start, clock.instant()));
     }
     return new SyncResult(full, Map.of(Transaction.TABLE, fixedRuleCount + serviceRuleCount),
         noLocalInternal, noLocalExternal);

@@ -6,16 +6,17 @@
  * {@link dev.kubeproxy.proxy.nftables.NftSet}, {@link dev.kubeproxy.proxy.nftables.NftMap},
  * {@link dev.kubeproxy.proxy.nftables.Element}) collected in a
  * {@link dev.kubeproxy.proxy.nftables.Transaction} that renders to nft input. A transaction goes to
- * the kernel ({@link dev.kubeproxy.proxy.nftables.NftCommand}), to stdout in --dry-run, or to the
+ * the kernel ({@link dev.kubeproxy.proxy.nftables.NftCommand}, or for partial syncs the netlink
+ * batches of {@link dev.kubeproxy.proxy.nftables.netlink}), to stdout in --dry-run, or to the
  * in-memory {@link dev.kubeproxy.proxy.nftables.FakeNftables} of the tests.
  *
  * <p>Layout: upstream's table, sets, maps, base chains and per-service chains, with one difference
  * that keeps the behaviour and removes most kernel objects. A service port without ClientIP
  * affinity has no per-endpoint chains: its policy chain ends in one rule
  * {@code dnat ip addr . port to numgen random mod N offset K map @endpoint-targets-tcp}, where keys
- * K..K+N-1 of the protocol's shared map hold the endpoints (same uniform choice as upstream's numgen vmap;
- * a single endpoint is a plain {@code dnat to ip:port}), and hairpin masquerading (an endpoint reaching itself through
- * its service) is done in the {@code masquerading} chain by matching
+ * K..K+N-1 of the protocol's shared map hold the endpoints (same uniform choice as upstream's
+ * numgen vmap; a single endpoint is a plain {@code dnat to ip:port}), and hairpin masquerading (an
+ * endpoint reaching itself through its service) is done in the {@code masquerading} chain by matching
  * {@code ct status dnat ip saddr . ip daddr . meta l4proto . th dport} against the set
  * {@code hairpin-connections} of {@code ep . ep . proto . port} entries, then marking the packet as
  * upstream's endpoint chain would. Services with ClientIP affinity keep upstream's endpoint chains

@@ -1,0 +1,123 @@
+package dev.kubeproxy.proxy.nftables.netlink;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kubeproxy.proxy.IpFamily;
+import dev.kubeproxy.proxy.nftables.Chain;
+import dev.kubeproxy.proxy.nftables.Element;
+import dev.kubeproxy.proxy.nftables.NftSet;
+import dev.kubeproxy.proxy.nftables.Rule;
+import dev.kubeproxy.proxy.nftables.Table;
+import dev.kubeproxy.proxy.nftables.Transaction;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The batch framing, and the commands that must be left to nft (a transaction is sent over
+ * netlink whole or not at all). What the kernel makes of the messages is checked against nft in
+ * NftablesNetlinkTest.
+ */
+class BatchEncoderTest {
+  private static final String CHAIN = "service-AXK6CI2C-demo/web/tcp/http";
+  private final BatchEncoder v4 = new BatchEncoder(IpFamily.IPv4);
+
+  /** type, flags and sequence number of each message of a batch. */
+  private static List<int[]> headers(byte[] batch) {
+    ByteBuffer in = ByteBuffer.wrap(batch).order(ByteOrder.nativeOrder());
+    List<int[]> out = new ArrayList<>();
+    while (in.remaining() > 0) {
+      int start = in.position();
+      int length = in.getInt(start);
+      assertEquals(0, length % 4, "messages are 4-byte aligned");
+      out.add(new int[] {in.getShort(start + 4) & 0xffff, in.getShort(start + 6) & 0xffff, in.getInt(start + 8)});
+      in.position(start + length);
+    }
+    return out;
+  }
+
+  @Test
+  void aPartialSyncIsOneBatchWithAnAcknowledgedMessagePerCommand() throws Exception {
+    Transaction tx = new Transaction()
+        .delete(new Element("endpoint-targets-tcp", true, "7", null, null))
+        .flush(Chain.regular(CHAIN))
+        .add(new Rule(CHAIN, "ip daddr 10.96.12.34 tcp dport 80 ip saddr != 10.244.0.0/16 jump mark-for-masquerade"))
+        .add(new Rule(CHAIN, "meta l4proto tcp dnat ip addr . port to numgen random mod 2 offset 6 map @endpoint-targets-tcp"))
+        .add(new Element("endpoint-targets-tcp", true, "6", "10.244.1.5 . 8080", null))
+        .add(Element.ofMap("no-endpoint-services", List.of("10.96.0.9", "udp", "53"), "goto reject-chain", "demo/dns"))
+        .delete(Chain.regular("service-OLD"));
+    BatchEncoder.Batch batch = v4.encode(tx, 100);
+    List<int[]> messages = headers(batch.bytes());
+    assertEquals(tx.size() + 2, messages.size());
+    assertEquals(0x10, messages.get(0)[0], "batch begin");
+    assertEquals(0x11, messages.get(messages.size() - 1)[0], "batch end");
+    int[] types = {14, 8, 6, 6, 12, 12, 5}; // DELSETELEM DELRULE NEWRULE NEWRULE NEWSETELEM NEWSETELEM DELCHAIN
+    for (int i = 0; i < tx.size(); i++) {
+      int[] m = messages.get(i + 1);
+      assertEquals(10 << 8 | types[i], m[0], "command " + i);
+      assertEquals(0x4, m[1] & 0x4, "command " + i + " asks for an acknowledgement");
+      assertEquals(100 + i, m[2], "sequence numbers follow the commands");
+    }
+    assertEquals(0x400 | 0x800, messages.get(3)[1] & 0xc00, "rules are appended");
+    assertEquals(tx.operations(), batch.commands());
+  }
+
+  @Test
+  void whatPartialSyncsDoNotWriteIsLeftToNft() {
+    List<Transaction> nftOnly = List.of(
+        new Transaction().add(new Table("rules for kube-proxy")),
+        new Transaction().add(Chain.base("nat-prerouting", "nat", "prerouting", -100)),
+        new Transaction().add(Chain.regular("reject-chain", "a comment")),
+        new Transaction().add(new NftSet("affinity-X", "ipv4_addr", List.of("dynamic", "timeout"), 100, null)),
+        new Transaction().flush(NftSet.of("cluster-ips", "ipv4_addr", null)),
+        new Transaction().add(Element.ofSet("affinity-X", "10.0.0.1")),
+        new Transaction().add(Element.ofSet("cluster-ips", "fd00::1")),
+        new Transaction().add(new Element("endpoint-targets-tcp", true, "1", null, null)));
+    for (Transaction tx : nftOnly) {
+      String text = tx.render(IpFamily.IPv4);
+      assertThrows(Unsupported.class, () -> v4.encode(tx, 1), text);
+      // One unsupported command keeps the whole transaction off netlink.
+      Transaction mixed = new Transaction().flush(Chain.regular(CHAIN));
+      tx.operations().forEach(op -> mixed.add(op.object()));
+      assertThrows(Unsupported.class, () -> v4.encode(mixed, 1), text);
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {
+      "numgen random mod 2 vmap { 0 : goto a , 1 : goto b }",
+      "update @affinity-X { ip saddr }",
+      "ip saddr @affinity-X goto endpoint-X",
+      "ip saddr != { 198.51.100.0/24 } drop",
+      "ip saddr != 10.244.0.1/16 jump mark-for-masquerade",
+      "ip6 daddr fd00::1 jump x",
+      "ip daddr 10.0.0.1 tcp dport 80",
+      "dnat to 10.0.0.1:80",
+      "meta l4proto tcp dnat to [fd00::1]:80",
+      "iifname != \"an-interface-name-too-long\" jump mark-for-masquerade",
+      "ct status dnat ip saddr . ip daddr . meta l4proto . th dport @hairpin-connections jump mark-for-masquerade",
+      "masquerade fully-random",
+      "jump a goto b"})
+  void ruleShapesOutsideTheGrammarAreUnsupported(String rule) {
+    assertThrows(Unsupported.class, () -> new RuleCompiler(IpFamily.IPv4).compile(rule));
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {
+      "ip daddr 10.96.12.34 sctp dport 80 iifname != \"veth*\" jump mark-for-masquerade",
+      "ip saddr != 10.240.0.0/12 jump mark-for-masquerade",
+      "fib saddr type local goto service-X",
+      "iifname \"cbr0\" goto service-X",
+      "meta l4proto udp dnat to 10.244.1.5:53",
+      "meta l4proto sctp dnat ip addr . port to numgen random mod 3 map @endpoint-targets-sctp",
+      "drop"})
+  void ruleShapesOfTheGrammarCompile(String rule) throws Exception {
+    assertTrue(!new RuleCompiler(IpFamily.IPv4).compile(rule).isEmpty());
+  }
+}
