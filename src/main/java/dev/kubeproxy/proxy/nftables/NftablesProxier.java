@@ -49,6 +49,14 @@ public class NftablesProxier implements ProxyBackend {
   private final Nftables nft;
   /** Where partial syncs go when they can (null: nft does everything). */
   private NetlinkNftables netlink;
+  /** Who else commits to nf_tables here (null without a netlink socket to read generations). */
+  private CommitGenerations generations;
+  /** The generation readings around the last commit: before, after (-1: not read). */
+  private long[] lastCommit = {-1, -1};
+  /** The NodePort addresses of the last full sync (the fixed part depends on them). */
+  private List<String> appliedNodePortIPs;
+  /** The generation at which the current full sync listed the table (-1: not listed or not read). */
+  private long listedAt = -1;
   private final ProxyMetrics metrics;
   private final Clock clock;
   private final FamilySyntax syntax;
@@ -127,19 +135,49 @@ public class NftablesProxier implements ProxyBackend {
   /** Sends partial syncs over this netlink socket when they can go that way (null: never). */
   synchronized void useNetlink(NetlinkNftables netlink) {
     this.netlink = netlink;
+    this.generations = netlink == null ? null : CommitGenerations.of(runner.netns());
     if (netlink != null) {
       Log.info("nftables: partial syncs go to nf_tables over netlink, full syncs through nft", "family",
           settings.family());
     }
   }
 
-  /** Applies a transaction: over netlink when it can go that way (returns true), else through nft. */
+  /**
+   * Applies a transaction: over netlink when it can go that way (returns true), else through nft.
+   * With a netlink socket, the commit is bracketed by nf_tables generation readings.
+   */
   private boolean apply(Transaction tx) throws NftablesException {
-    if (netlink != null && netlink.tryRun(tx)) {
-      return true;
+    long before = generation();
+    boolean viaNetlink = netlink != null && netlink.tryRun(tx);
+    if (!viaNetlink) {
+      nft.run(tx);
     }
-    nft.run(tx);
-    return false;
+    long after = generation();
+    if (before >= 0 && after >= 0) {
+      generations.committed(before, after);
+    }
+    lastCommit = new long[] {before, after};
+    return viaNetlink;
+  }
+
+  /** nf_tables' generation number, or -1 without a netlink socket or when it cannot be read. */
+  private long generation() {
+    if (netlink == null) {
+      return -1;
+    }
+    try {
+      return netlink.generation();
+    } catch (java.io.IOException e) {
+      Log.v(2).info("nftables: cannot read the generation number", "err", e.getMessage());
+      return -1;
+    }
+  }
+
+  /** True when this family's table was verified and nobody else has committed since (see CommitGenerations). */
+  private boolean tableUnchangedByOthers() {
+    long now = generation();
+    return now >= 0 && generations.unchanged(settings.family(), now)
+        && Objects.equals(nodePortAddresses.resolve(), appliedNodePortIPs);
   }
 
   @Override
@@ -148,8 +186,15 @@ public class NftablesProxier implements ProxyBackend {
     deleteStaleChains(start);
     Duration period = settings.syncPeriod() == null || settings.syncPeriod().isZero()
         ? DEFAULT_SYNC_PERIOD : settings.syncPeriod();
-    boolean full = needFullSync || lastFullSync == null || !start.isBefore(lastFullSync.plus(period))
-        || !appliedServiceCIDRs.equals(state.serviceCIDRs());
+    boolean forced = needFullSync || lastFullSync == null || !appliedServiceCIDRs.equals(state.serviceCIDRs());
+    boolean full = forced || !start.isBefore(lastFullSync.plus(period));
+    if (full && !forced && tableUnchangedByOthers()) {
+      // The periodic resync: nobody else has committed since the table was last verified, so it
+      // holds exactly what this agent wrote, and the model's changes are all there is to send.
+      full = false;
+      lastFullSync = start;
+      Log.v(4).info("nftables resync: table unchanged since verified; listing skipped", "family", settings.family());
+    }
     Transaction tx;
     boolean viaNetlink = false;
     try {
@@ -173,6 +218,11 @@ public class NftablesProxier implements ProxyBackend {
       reconciler.applied();
       firstSync = false;
       lastFullSync = start;
+      if (reconciled && generations != null && listedAt >= 0) {
+        long now = tx.isEmpty() ? generation() : -1;
+        generations.reconciled(settings.family(), listedAt, tx.isEmpty() ? now : lastCommit[0],
+            tx.isEmpty() ? now : lastCommit[1]);
+      }
     }
     int noLocalInternal = 0;
     int noLocalExternal = 0;
@@ -258,10 +308,12 @@ public class NftablesProxier implements ProxyBackend {
     // After the first sync, read the whole table and send only the differences (reconcile); a
     // rewrite of everything only at start and after a reconcile failed (the safety net).
     boolean rewriteAll = firstSync || reconcileFailed;
+    listedAt = rewriteAll ? -1 : generation();
     KernelTable kernel = rewriteAll ? KernelTable.absent() : nft.listTable();
     Nftables.TableContents existing = rewriteAll ? nft.list() : Nftables.TableContents.absent();
+    appliedNodePortIPs = nodePortAddresses.resolve();
     FixedRuleset fixed = new FixedRuleset(syntax, settings.masqueradeMark(), state.serviceCIDRs(),
-        nodePortAddresses.resolve());
+        appliedNodePortIPs);
     Transaction tx = new Transaction();
     fixed.write(tx, firstSync);
     elements.clear();
@@ -338,6 +390,9 @@ public class NftablesProxier implements ProxyBackend {
     staleChains.keySet().removeIf(name -> !unexpected.contains(name));
     for (String chain : r.unexpectedChains()) {
       staleChains.putIfAbsent(chain, start);
+    }
+    if (r.transaction().size() == 1) {
+      return new Transaction(); // only "add table": the table, just listed, is as it should be
     }
     if (r.rewrittenChains() > 0 || r.elementChanges() > 0 || !unexpected.isEmpty()) {
       Log.v(2).info("nftables resync found differences", "rewrittenChains", r.rewrittenChains(),

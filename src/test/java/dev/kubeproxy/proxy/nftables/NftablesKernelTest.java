@@ -201,8 +201,7 @@ class NftablesKernelTest {
     clock.advance(Duration.ofSeconds(31));
     assertTrue(p.sync(m.state()).full());
     assertTrue(p.lastFullSyncReconciled());
-    assertEquals("add table ip kube-proxy { comment \"rules for kube-proxy\" ; }\n",
-        p.lastTransaction().render(IpFamily.IPv4), "an unchanged table compares equal, elements and all");
+    assertEquals("", p.lastTransaction().render(IpFamily.IPv4), "an unchanged table compares equal, elements and all");
 
     String chain = "service-AXK6CI2C-demo/web/tcp/http";
     for (String cmd : List.of("flush chain ip kube-proxy " + chain,
@@ -233,7 +232,6 @@ class NftablesKernelTest {
     p.sync(m.state());
     clock.advance(Duration.ofSeconds(31));
     assertTrue(p.sync(m.state()).full());
-    assertEquals("add table ip6 kube-proxy { comment \"rules for kube-proxy\" ; }\n",
-        p.lastTransaction().render(IpFamily.IPv6));
+    assertEquals("", p.lastTransaction().render(IpFamily.IPv4), "nothing differs: nothing is sent");
   }
 }

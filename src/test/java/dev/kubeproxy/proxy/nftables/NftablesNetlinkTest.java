@@ -70,10 +70,40 @@ class NftablesNetlinkTest {
   }
 
   private static ProxierSettings settings(IpFamily family, LocalTrafficDetector detector) {
+    return settings(family, detector, Duration.ofHours(1));
+  }
+
+  private static ProxierSettings settings(IpFamily family, LocalTrafficDetector detector, Duration syncPeriod) {
     boolean v6 = family == IpFamily.IPv6;
     return new ProxierSettings(family, "node-a", List.of(v6 ? "fd00:192:168:1::10" : "192.168.1.10"),
         List.of(v6 ? "fd00:192:168:1::10/128" : "192.168.1.10/32"), false, 14, false, detector,
-        Duration.ofHours(1), Duration.ofSeconds(1), null);
+        syncPeriod, Duration.ofSeconds(1), null);
+  }
+
+  /** nft, counting the table listings of the periodic resyncs. */
+  static final class CountingNftables implements Nftables {
+    final NftCommand nft;
+    int listings;
+
+    CountingNftables(NftCommand nft) {
+      this.nft = nft;
+    }
+
+    @Override
+    public void run(Transaction tx) throws NftablesException {
+      nft.run(tx);
+    }
+
+    @Override
+    public TableContents list() throws NftablesException {
+      return nft.list();
+    }
+
+    @Override
+    public KernelTable listTable() throws NftablesException {
+      listings++;
+      return nft.listTable();
+    }
   }
 
   /** The local-traffic detectors whose masquerade rules the netlink path writes. */
@@ -165,6 +195,59 @@ class NftablesNetlinkTest {
       assertEquals(step == 0, slow.sync(m.state()).full());
       assertEquals(table(b, family), table(a, family), family + " after step " + step);
     }
+  }
+
+  /**
+   * nf_tables counts commits; while the count moves only by the agent's own commits (of either
+   * family), the periodic resync has nothing to read back. Anyone else's commit brings the
+   * listing back, and with it the repair of what they changed.
+   */
+  @org.junit.jupiter.api.Test
+  void periodicResyncSkipsTheListingWhileNobodyElseCommits() throws Exception {
+    CommandRunner in = namespace();
+    Duration period = Duration.ofSeconds(30);
+    ServicePortName web = spn("demo", "web", "http");
+    CountingNftables nft4 = new CountingNftables(new NftCommand(IpFamily.IPv4, in));
+    CountingNftables nft6 = new CountingNftables(new NftCommand(IpFamily.IPv6, in));
+    NftablesProxier p4 = new NftablesProxier(settings(IpFamily.IPv4, Detector.CLUSTER_CIDR.of(IpFamily.IPv4), period),
+        in, nft4, metrics, clock, List::of);
+    NftablesProxier p6 = new NftablesProxier(settings(IpFamily.IPv6, Detector.CLUSTER_CIDR.of(IpFamily.IPv6), period),
+        in, nft6, metrics, clock, List::of);
+    p4.useNetlink(NetlinkNftables.open(IpFamily.IPv4, in.netns()));
+    p6.useNetlink(NetlinkNftables.open(IpFamily.IPv6, in.netns()));
+    Model m4 = new Model().put(svc(web, "10.96.12.34", 80), ready("10.244.1.5", 8080, true), ready("10.244.2.6", 8080, false));
+    Model m6 = new Model().put(svc(web, "fd00:10:96::1", 80), ready("fd00:10:244::5", 8080, true));
+    assertTrue(p4.sync(m4.state()).full());
+    assertTrue(p6.sync(m6.state()).full());
+
+    clock.advance(Duration.ofSeconds(31));
+    assertTrue(p4.sync(m4.state()).full(), "the first resync after a load reads the table back");
+    assertTrue(p6.sync(m6.state()).full());
+    assertEquals(1, nft4.listings);
+    m6.endpoints(web, ready("fd00:10:244::5", 8080, true), ready("fd00:10:244::6", 8080, true));
+    assertFalse(p6.sync(m6.state()).full(), "the agent's own commits keep both tables verified");
+
+    clock.advance(Duration.ofSeconds(31));
+    assertFalse(p4.sync(m4.state()).full(), "nobody else committed: no listing");
+    assertFalse(p6.sync(m6.state()).full());
+    assertEquals(1, nft4.listings);
+    assertEquals(1, nft6.listings);
+
+    // Someone else changes the IPv4 table: the next resync reads it back and repairs it.
+    String before = table(in, IpFamily.IPv4);
+    CommandRunner.Result r = in.run(List.of("nft", "flush chain ip kube-proxy " + ChainNames.serviceChain(web)));
+    assertTrue(r.ok(), r.stderr());
+    clock.advance(Duration.ofSeconds(31));
+    assertTrue(p4.sync(m4.state()).full());
+    assertEquals(2, nft4.listings);
+    assertEquals(before, table(in, IpFamily.IPv4), "the resync restored the flushed chain");
+    assertTrue(p6.sync(m6.state()).full(), "a commit by someone else unverifies every family");
+    assertEquals(2, nft6.listings);
+
+    clock.advance(Duration.ofSeconds(31));
+    assertFalse(p4.sync(m4.state()).full(), "verified again by that resync");
+    assertEquals(2, nft4.listings);
+    assertEquals(0, metrics.syncFailures.get());
   }
 
   @ParameterizedTest

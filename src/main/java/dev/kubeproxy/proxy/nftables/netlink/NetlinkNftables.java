@@ -20,6 +20,9 @@ public final class NetlinkNftables implements AutoCloseable {
   /** Below the default socket send buffer; larger transactions go through nft. */
   static final int MAX_BATCH_BYTES = 128 * 1024;
   private static final int NLMSG_ERROR = 2;
+  private static final int NFNL_SUBSYS_NFTABLES = 10;
+  private static final int GETGEN = 16;
+  private static final int NLM_F_REQUEST = 1;
   /** errno values that mean the kernel did not understand a message: an encoding fault here. */
   private static final Set<Integer> PROTOCOL_ERRORS = Set.of(22, 34, 71, 90, 93, 95, 97);
   private static final int ENOENT = 2;
@@ -142,6 +145,42 @@ public final class NetlinkNftables implements AutoCloseable {
           "family", family, "err", text);
     }
     return new NftablesException(text, command, errno == ENOENT);
+  }
+
+  /**
+   * nf_tables' generation number in this namespace (NFT_MSG_GETGEN), which every commit by anyone
+   * moves on by one.
+   */
+  public long generation() throws IOException {
+    MessageWriter w = new MessageWriter();
+    int seq = nextSequence++;
+    w.endMessage(w.beginMessage(NFNL_SUBSYS_NFTABLES << 8 | GETGEN, NLM_F_REQUEST, seq, 0, 0));
+    socket.send(w.toBytes());
+    while (true) {
+      int length = socket.receive(receiveBuffer, true);
+      ByteBuffer in = ByteBuffer.wrap(receiveBuffer, 0, length).order(ByteOrder.nativeOrder());
+      for (int start = 0; start + 20 <= length; ) {
+        int messageLength = in.getInt(start);
+        if (messageLength < 16 || start + messageLength > length) {
+          throw new IOException("malformed netlink answer");
+        }
+        int type = in.getShort(start + 4) & 0xffff;
+        if (in.getInt(start + 8) == seq) {
+          if (type == NLMSG_ERROR) {
+            throw new IOException("GETGEN: " + socket.errorText(-in.getInt(start + 16)));
+          }
+          for (int a = start + 20; a + 8 <= start + messageLength; ) { // attributes after nfgenmsg
+            int attrLength = in.getShort(a) & 0xffff;
+            if ((in.getShort(a + 2) & 0x7fff) == 1 && attrLength == 8) { // NFTA_GEN_ID, big-endian
+              return in.duplicate().order(ByteOrder.BIG_ENDIAN).getInt(a + 4) & 0xffffffffL;
+            }
+            a += Math.max(4, (attrLength + 3) & ~3);
+          }
+          throw new IOException("GETGEN answer without a generation id");
+        }
+        start += (messageLength + 3) & ~3;
+      }
+    }
   }
 
   /** Batches applied over netlink so far. */
