@@ -141,6 +141,6 @@ class DockerManifestTest {
       assertTrue(d.matches("(?s).*apt-get install[^\\n]*\\n[^\\n]*\\b" + pkg + "\\b.*"), pkg);
     }
     assertTrue(d.contains("COPY --from=build /src/target/kube-proxy.jar /kube-proxy.jar"));
-    assertTrue(d.contains("ENTRYPOINT [\"java\", \"-jar\", \"/kube-proxy.jar\"]"));
+    assertTrue(d.contains("ENTRYPOINT [\"java\", \"-XX:+UseSerialGC\", \"-jar\", \"/kube-proxy.jar\"]"));
   }
 }

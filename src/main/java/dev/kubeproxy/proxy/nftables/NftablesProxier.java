@@ -47,16 +47,6 @@ public class NftablesProxier implements ProxyBackend {
   private final ProxierSettings settings;
   private final CommandRunner runner;
   private final Nftables nft;
-  /** Where partial syncs go when they can (null: nft does everything). */
-  private NetlinkNftables netlink;
-  /** Who else commits to nf_tables here (null without a netlink socket to read generations). */
-  private CommitGenerations generations;
-  /** The generation readings around the last commit: before, after (-1: not read). */
-  private long[] lastCommit = {-1, -1};
-  /** The NodePort addresses of the last full sync (the fixed part depends on them). */
-  private List<String> appliedNodePortIPs;
-  /** The generation at which the current full sync listed the table (-1: not listed or not read). */
-  private long listedAt = -1;
   private final ProxyMetrics metrics;
   private final Clock clock;
   private final FamilySyntax syntax;
@@ -81,6 +71,16 @@ public class NftablesProxier implements ProxyBackend {
   private boolean reconciled;
   /** The last full sync failed: the next one rewrites everything instead of reconciling. */
   private boolean reconcileFailed;
+  /** The NodePort addresses of the last full sync (the fixed part depends on them). */
+  private List<String> appliedNodePortIPs;
+  /** Where partial syncs go when they can (null: nft does everything). */
+  private NetlinkNftables netlink;
+  /** Who else commits to nf_tables here (null without a netlink socket to read generations). */
+  private CommitGenerations generations;
+  /** The generation readings around the last commit: before, after (-1: not read). */
+  private long[] lastCommit = {-1, -1};
+  /** The generation at which the current full sync listed the table (-1: not listed or not read). */
+  private long listedAt = -1;
 
   public NftablesProxier(ProxierSettings settings, CommandRunner runner) {
     this(settings, runner, settings.dryRun() ? new DryRunNftables(settings.family(), settings.dryRunOutput())
@@ -219,9 +219,10 @@ public class NftablesProxier implements ProxyBackend {
       firstSync = false;
       lastFullSync = start;
       if (reconciled && generations != null && listedAt >= 0) {
+        // Nothing sent: one reading now stands for both sides of the (absent) commit.
         long now = tx.isEmpty() ? generation() : -1;
-        generations.reconciled(settings.family(), listedAt, tx.isEmpty() ? now : lastCommit[0],
-            tx.isEmpty() ? now : lastCommit[1]);
+        long[] bracket = tx.isEmpty() ? new long[] {now, now} : lastCommit;
+        generations.reconciled(settings.family(), listedAt, bracket[0], bracket[1]);
       }
     }
     int noLocalInternal = 0;

@@ -30,11 +30,13 @@ import java.util.UUID;
  *
  * <pre>
  * mvn -B -o -q test-compile dependency:build-classpath -Dmdep.outputFile=target/cp.txt
- * java -cp target/classes:target/test-classes:$(cat target/cp.txt) \
+ * java -XX:+UseSerialGC -cp target/classes:target/test-classes:$(cat target/cp.txt) \
  *     dev.kubeproxy.proxy.nftables.NftablesBenchmark 1000 10000
  * </pre>
- * (Run as root on an otherwise idle machine; at 10,000 Services the whole run takes about two
- * minutes, most of it the first full load and the listings of the periodic resyncs.)
+ * (Run as root on an otherwise idle machine, with the collector the image uses; with the JVM's
+ * default G1 on two cores the agent's wall time includes its concurrent GC threads. At 10,000
+ * Services the whole run takes about three minutes, most of it the first full load and the
+ * read-backs of the resyncs.)
  */
 public final class NftablesBenchmark {
   private static final int ENDPOINTS = 10;
@@ -245,13 +247,16 @@ public final class NftablesBenchmark {
     // The agent's own work for a full sync (building and rendering the transaction): the first
     // run in this JVM (cold: interpreted while the JIT compiles), then the median of runs after
     // the JIT has compiled the generator (a running agent repeats it at every periodic resync).
-    long[] gen = new long[5];
-    long[] genCpu = new long[5];
+    long[] gen = new long[9];
+    long[] genCpu = new long[9];
     long coldGen = 0;
     DiscardNftables discard = new DiscardNftables();
     for (int r = 0; r < gen.length + WARMUP_SYNCS; r++) {
       NftablesProxier p = new NftablesProxier(settings, new CommandRunner(), discard, new ProxyMetrics(),
           Clock.systemUTC(), List::of);
+      if (r >= WARMUP_SYNCS) {
+        System.gc(); // not the garbage of the runs before (a running agent syncs fully once per period)
+      }
       long t = System.nanoTime();
       long c0 = threadCpuMillis();
       p.sync(state);
@@ -285,6 +290,7 @@ public final class NftablesBenchmark {
       TimedNftables nft = new TimedNftables(new NftCommand(IpFamily.IPv4, inNs), IpFamily.IPv4);
       Fixtures.TestClock clock = new Fixtures.TestClock(); // moved by hand to reach the sync period
       NftablesProxier p = new NftablesProxier(settings, inNs, nft, new ProxyMetrics(), clock, List::of);
+      System.gc();
       long t = System.nanoTime();
       p.sync(state);
       long agent = System.nanoTime() - t - nft.runNanos - nft.listNanos;
