@@ -112,9 +112,10 @@ public final class NetlinkNftables implements AutoCloseable {
         if (messageLength < 16 || start + messageLength > length) {
           throw new IOException("malformed netlink answer");
         }
-        if (type == NLMSG_ERROR && messageLength >= 36) {
+        int sequence = messageLength >= 36 ? in.getInt(start + 20 + 8) : 0; // the command it answers
+        int index = sequence - batch.firstSequence();
+        if (type == NLMSG_ERROR && messageLength >= 36 && index >= -1 && index <= expected) { // not a stale answer
           int errno = -in.getInt(start + 16);
-          int sequence = in.getInt(start + 20 + 8); // the header of the command it answers
           answered++;
           if (errno != 0 && firstErrno == 0) {
             firstErrno = errno;
