@@ -7,6 +7,8 @@ import dev.kubeproxy.proxy.nftables.Transaction;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -93,40 +95,50 @@ public final class NetlinkNftables implements AutoCloseable {
     return true;
   }
 
+  /** One message of a received datagram: its type, the request it answers, its errno if an error. */
+  private record Message(int type, int sequence, int errno, int start, int length) {}
+
+  /** The messages of the datagram in receiveBuffer[0, length). */
+  private List<Message> messages(int length) throws IOException {
+    ByteBuffer in = ByteBuffer.wrap(receiveBuffer, 0, length).order(ByteOrder.nativeOrder());
+    List<Message> out = new ArrayList<>();
+    for (int start = 0; start + 16 <= length; ) {
+      int messageLength = in.getInt(start);
+      if (messageLength < 16 || start + messageLength > length) {
+        throw new IOException("malformed netlink answer");
+      }
+      int type = in.getShort(start + 4) & 0xffff;
+      int errno = type == NLMSG_ERROR && messageLength >= 20 ? -in.getInt(start + 16) : 0;
+      // An answer carries the sequence number of the request it answers.
+      out.add(new Message(type, in.getInt(start + 8), errno, start, messageLength));
+      start += (messageLength + 3) & ~3;
+    }
+    return out;
+  }
+
   /** Reads one answer per command; on an error, reads what else is queued, then reports the first. */
   private void awaitAcknowledgements(BatchEncoder.Batch batch) throws IOException, NftablesException {
     int expected = batch.commands().size();
     int answered = 0;
-    int firstErrno = 0;
-    int failedSequence = 0;
+    Message firstError = null;
     while (answered < expected) {
-      int length = socket.receive(receiveBuffer, firstErrno == 0);
+      int length = socket.receive(receiveBuffer, firstError == null);
       if (length < 0) {
         break; // after an error: the kernel sent all it will
       }
-      ByteBuffer in = ByteBuffer.wrap(receiveBuffer, 0, length).order(ByteOrder.nativeOrder());
-      while (in.remaining() >= 16) {
-        int start = in.position();
-        int messageLength = in.getInt(start);
-        int type = in.getShort(start + 4) & 0xffff;
-        if (messageLength < 16 || start + messageLength > length) {
-          throw new IOException("malformed netlink answer");
+      for (Message m : messages(length)) {
+        int index = m.sequence() - batch.firstSequence();
+        if (m.type() != NLMSG_ERROR || index < -1 || index > expected) {
+          continue; // not an answer to this batch (-1: the batch as a whole)
         }
-        int sequence = messageLength >= 36 ? in.getInt(start + 20 + 8) : 0; // the command it answers
-        int index = sequence - batch.firstSequence();
-        if (type == NLMSG_ERROR && messageLength >= 36 && index >= -1 && index <= expected) { // not a stale answer
-          int errno = -in.getInt(start + 16);
-          answered++;
-          if (errno != 0 && firstErrno == 0) {
-            firstErrno = errno;
-            failedSequence = sequence;
-          }
+        answered++;
+        if (m.errno() != 0 && firstError == null) {
+          firstError = m;
         }
-        in.position(start + ((messageLength + 3) & ~3));
       }
     }
-    if (firstErrno != 0) {
-      throw failure(batch, firstErrno, failedSequence);
+    if (firstError != null) {
+      throw failure(batch, firstError.errno(), firstError.sequence());
     }
   }
 
@@ -157,29 +169,23 @@ public final class NetlinkNftables implements AutoCloseable {
     int seq = nextSequence++;
     w.endMessage(w.beginMessage(NFNL_SUBSYS_NFTABLES << 8 | GETGEN, NLM_F_REQUEST, seq, 0, 0));
     socket.send(w.toBytes());
+    ByteBuffer in = ByteBuffer.wrap(receiveBuffer).order(ByteOrder.nativeOrder()); // attribute headers
     while (true) {
-      int length = socket.receive(receiveBuffer, true);
-      ByteBuffer in = ByteBuffer.wrap(receiveBuffer, 0, length).order(ByteOrder.nativeOrder());
-      for (int start = 0; start + 20 <= length; ) {
-        int messageLength = in.getInt(start);
-        if (messageLength < 16 || start + messageLength > length) {
-          throw new IOException("malformed netlink answer");
+      for (Message m : messages(socket.receive(receiveBuffer, true))) {
+        if (m.sequence() != seq) {
+          continue;
         }
-        int type = in.getShort(start + 4) & 0xffff;
-        if (in.getInt(start + 8) == seq) {
-          if (type == NLMSG_ERROR) {
-            throw new IOException("GETGEN: " + socket.errorText(-in.getInt(start + 16)));
-          }
-          for (int a = start + 20; a + 8 <= start + messageLength; ) { // attributes after nfgenmsg
-            int attrLength = in.getShort(a) & 0xffff;
-            if ((in.getShort(a + 2) & 0x7fff) == 1 && attrLength == 8) { // NFTA_GEN_ID, big-endian
-              return in.duplicate().order(ByteOrder.BIG_ENDIAN).getInt(a + 4) & 0xffffffffL;
-            }
-            a += Math.max(4, (attrLength + 3) & ~3);
-          }
-          throw new IOException("GETGEN answer without a generation id");
+        if (m.type() == NLMSG_ERROR) {
+          throw new IOException("GETGEN: " + socket.errorText(m.errno()));
         }
-        start += (messageLength + 3) & ~3;
+        for (int a = m.start() + 20; a + 8 <= m.start() + m.length(); ) { // attributes after nfgenmsg
+          int attrLength = in.getShort(a) & 0xffff;
+          if ((in.getShort(a + 2) & 0x7fff) == 1 && attrLength == 8) { // NFTA_GEN_ID, a big-endian value
+            return Integer.toUnsignedLong(ByteBuffer.wrap(receiveBuffer, a + 4, 4).getInt());
+          }
+          a += Math.max(4, (attrLength + 3) & ~3);
+        }
+        throw new IOException("GETGEN answer without a generation id");
       }
     }
   }

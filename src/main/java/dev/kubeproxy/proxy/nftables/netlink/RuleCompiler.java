@@ -178,9 +178,9 @@ final class RuleCompiler {
     }
     String name = quoted.substring(1, quoted.length() - 1);
     boolean wildcard = name.endsWith("*");
-    byte[] raw = (wildcard ? name.substring(0, name.length() - 1) : name).getBytes(StandardCharsets.US_ASCII);
-    if (raw.length == 0 || raw.length >= IFNAMSIZ || name.indexOf('\\') >= 0
-        || (wildcard ? name.substring(0, name.length() - 1) : name).indexOf('*') >= 0) {
+    String prefix = wildcard ? name.substring(0, name.length() - 1) : name;
+    byte[] raw = prefix.getBytes(StandardCharsets.US_ASCII);
+    if (raw.length == 0 || raw.length >= IFNAMSIZ || prefix.indexOf('*') >= 0 || prefix.indexOf('\\') >= 0) {
       throw new Unsupported(text);
     }
     return wildcard ? raw : Arrays.copyOf(raw, IFNAMSIZ);
