@@ -1,5 +1,6 @@
 package dev.kubeproxy.proxy.nftables.netlink;
 
+import dev.kubeproxy.platform.netlink.MessageWriter;
 import dev.kubeproxy.proxy.IpFamily;
 import dev.kubeproxy.proxy.nftables.Chain;
 import dev.kubeproxy.proxy.nftables.Element;

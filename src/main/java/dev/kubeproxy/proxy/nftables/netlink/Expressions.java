@@ -1,5 +1,6 @@
 package dev.kubeproxy.proxy.nftables.netlink;
 
+import dev.kubeproxy.platform.netlink.MessageWriter;
 import java.util.function.Consumer;
 
 /**

@@ -1,14 +1,16 @@
 package dev.kubeproxy.proxy.nftables.netlink;
 
 import dev.kubeproxy.logging.Log;
+import dev.kubeproxy.platform.netlink.LibC;
+import dev.kubeproxy.platform.netlink.MessageWriter;
+import dev.kubeproxy.platform.netlink.NetlinkMessage;
+import dev.kubeproxy.platform.netlink.NetlinkSocket;
 import dev.kubeproxy.proxy.IpFamily;
 import dev.kubeproxy.proxy.nftables.NftablesException;
 import dev.kubeproxy.proxy.nftables.Transaction;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Set;
 
 /**
@@ -21,7 +23,6 @@ import java.util.Set;
 public final class NetlinkNftables implements AutoCloseable {
   /** Below the default socket send buffer; larger transactions go through nft. */
   static final int MAX_BATCH_BYTES = 128 * 1024;
-  private static final int NLMSG_ERROR = 2;
   private static final int NFNL_SUBSYS_NFTABLES = 10;
   private static final int GETGEN = 16;
   private static final int NLM_F_REQUEST = 1;
@@ -52,7 +53,7 @@ public final class NetlinkNftables implements AutoCloseable {
    */
   public static NetlinkNftables open(IpFamily family, String netns) {
     try {
-      return new NetlinkNftables(family, NetlinkSocket.open(LibC.load(), netns));
+      return new NetlinkNftables(family, NetlinkSocket.open(LibC.load(), LibC.NETLINK_NETFILTER, netns));
     } catch (IOException | LinkageError | RuntimeException e) {
       Log.info("nftables: no netlink socket to nf_tables; every transaction goes through nft", "family", family,
           "err", e.toString());
@@ -95,40 +96,19 @@ public final class NetlinkNftables implements AutoCloseable {
     return true;
   }
 
-  /** One message of a received datagram: its type, the request it answers, its errno if an error. */
-  private record Message(int type, int sequence, int errno, int start, int length) {}
-
-  /** The messages of the datagram in receiveBuffer[0, length). */
-  private List<Message> messages(int length) throws IOException {
-    ByteBuffer in = ByteBuffer.wrap(receiveBuffer, 0, length).order(ByteOrder.nativeOrder());
-    List<Message> out = new ArrayList<>();
-    for (int start = 0; start + 16 <= length; ) {
-      int messageLength = in.getInt(start);
-      if (messageLength < 16 || start + messageLength > length) {
-        throw new IOException("malformed netlink answer");
-      }
-      int type = in.getShort(start + 4) & 0xffff;
-      int errno = type == NLMSG_ERROR && messageLength >= 20 ? -in.getInt(start + 16) : 0;
-      // An answer carries the sequence number of the request it answers.
-      out.add(new Message(type, in.getInt(start + 8), errno, start, messageLength));
-      start += (messageLength + 3) & ~3;
-    }
-    return out;
-  }
-
   /** Reads one answer per command; on an error, reads what else is queued, then reports the first. */
   private void awaitAcknowledgements(BatchEncoder.Batch batch) throws IOException, NftablesException {
     int expected = batch.commands().size();
     int answered = 0;
-    Message firstError = null;
+    NetlinkMessage firstError = null;
     while (answered < expected) {
       int length = socket.receive(receiveBuffer, firstError == null);
       if (length < 0) {
         break; // after an error: the kernel sent all it will
       }
-      for (Message m : messages(length)) {
+      for (NetlinkMessage m : NetlinkMessage.parse(receiveBuffer, length)) {
         int index = m.sequence() - batch.firstSequence();
-        if (m.type() != NLMSG_ERROR || index < -1 || index > expected) {
+        if (m.type() != NetlinkMessage.NLMSG_ERROR || index < -1 || index > expected) {
           continue; // not an answer to this batch (-1: the batch as a whole)
         }
         answered++;
@@ -171,11 +151,11 @@ public final class NetlinkNftables implements AutoCloseable {
     socket.send(w.toBytes());
     ByteBuffer in = ByteBuffer.wrap(receiveBuffer).order(ByteOrder.nativeOrder()); // attribute headers
     while (true) {
-      for (Message m : messages(socket.receive(receiveBuffer, true))) {
+      for (NetlinkMessage m : NetlinkMessage.parse(receiveBuffer, socket.receive(receiveBuffer, true))) {
         if (m.sequence() != seq) {
           continue;
         }
-        if (m.type() == NLMSG_ERROR) {
+        if (m.type() == NetlinkMessage.NLMSG_ERROR) {
           throw new IOException("GETGEN: " + socket.errorText(m.errno()));
         }
         for (int a = m.start() + 20; a + 8 <= m.start() + m.length(); ) { // attributes after nfgenmsg

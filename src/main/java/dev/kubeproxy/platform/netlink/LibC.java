@@ -1,15 +1,17 @@
-package dev.kubeproxy.proxy.nftables.netlink;
+package dev.kubeproxy.platform.netlink;
 
 import com.sun.jna.LastErrorException;
 import com.sun.jna.Library;
 import com.sun.jna.Native;
 
 /** The few libc calls a netlink socket needs (Java's own sockets have no AF_NETLINK). */
-interface LibC extends Library {
+public interface LibC extends Library {
   int AF_NETLINK = 16;
   int SOCK_RAW = 3;
   int SOCK_CLOEXEC = 0x80000;
+  int NETLINK_ROUTE = 0;
   int NETLINK_NETFILTER = 12;
+  int NETLINK_GENERIC = 16;
   int SOL_SOCKET = 1;
   int SO_RCVTIMEO = 20;
   int MSG_DONTWAIT = 0x40;

@@ -1,4 +1,4 @@
-package dev.kubeproxy.proxy.nftables.netlink;
+package dev.kubeproxy.platform.netlink;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -9,14 +9,14 @@ import java.util.Arrays;
  * Writes netlink messages: the nlmsghdr and nfgenmsg headers (host byte order) and attributes,
  * nested or not, each padded to four bytes. Integer attributes of nf_tables are big-endian.
  */
-final class MessageWriter {
-  static final int NLA_F_NESTED = 0x8000;
+public final class MessageWriter {
+  public static final int NLA_F_NESTED = 0x8000;
   private static final int HEADER = 16;
 
   private ByteBuffer buf = ByteBuffer.allocate(4096).order(ByteOrder.nativeOrder());
 
   /** Starts a message with its nfgenmsg; returns its start for {@link #endMessage}. */
-  int beginMessage(int type, int flags, int seq, int family, int resId) {
+  public int beginMessage(int type, int flags, int seq, int family, int resId) {
     int start = buf.position();
     ensure(HEADER + 4);
     buf.putInt(0).putShort((short) type).putShort((short) flags).putInt(seq).putInt(0);
@@ -24,11 +24,11 @@ final class MessageWriter {
     return start;
   }
 
-  void endMessage(int start) {
+  public void endMessage(int start) {
     buf.putInt(start, buf.position() - start);
   }
 
-  void bytes(int type, byte[] value) {
+  public void bytes(int type, byte[] value) {
     int len = 4 + value.length;
     ensure(align(len));
     buf.putShort((short) len).putShort((short) type).put(value);
@@ -36,33 +36,33 @@ final class MessageWriter {
   }
 
   /** A NUL-terminated string attribute. */
-  void string(int type, String value) {
+  public void string(int type, String value) {
     byte[] raw = value.getBytes(StandardCharsets.UTF_8);
     bytes(type, Arrays.copyOf(raw, raw.length + 1));
   }
 
   /** A 32-bit big-endian integer attribute. */
-  void u32(int type, int value) {
+  public void u32(int type, int value) {
     bytes(type, ByteBuffer.allocate(4).putInt(value).array());
   }
 
   /** Starts a nested attribute; returns its start for {@link #endNested}. */
-  int beginNested(int type) {
+  public int beginNested(int type) {
     int start = buf.position();
     ensure(4);
     buf.putShort((short) 0).putShort((short) (type | NLA_F_NESTED));
     return start;
   }
 
-  void endNested(int start) {
+  public void endNested(int start) {
     buf.putShort(start, (short) (buf.position() - start));
   }
 
-  int size() {
+  public int size() {
     return buf.position();
   }
 
-  byte[] toBytes() {
+  public byte[] toBytes() {
     return Arrays.copyOf(buf.array(), buf.position());
   }
 

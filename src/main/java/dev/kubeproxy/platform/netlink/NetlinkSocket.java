@@ -1,4 +1,4 @@
-package dev.kubeproxy.proxy.nftables.netlink;
+package dev.kubeproxy.platform.netlink;
 
 import com.sun.jna.LastErrorException;
 import java.io.IOException;
@@ -6,10 +6,11 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
- * A NETLINK_NETFILTER socket to the kernel, optionally in a named network namespace (the tests
- * and the benchmark work in namespaces of their own; the agent uses its own namespace).
+ * A netlink socket to the kernel (NETLINK_NETFILTER for nf_tables, conntrack and nfacct; others by
+ * protocol number), optionally in a named network namespace (the tests and the benchmark work in
+ * namespaces of their own; the agent uses its own namespace).
  */
-final class NetlinkSocket implements AutoCloseable {
+public final class NetlinkSocket implements AutoCloseable {
   private static final int RECEIVE_TIMEOUT_SECONDS = 10;
 
   private final LibC libc;
@@ -23,11 +24,12 @@ final class NetlinkSocket implements AutoCloseable {
   /**
    * Opens and binds the socket.
    *
+   * @param protocol NETLINK_NETFILTER, NETLINK_GENERIC, NETLINK_ROUTE, …
    * @param netns a namespace under /var/run/netns, or null for the process's own
    */
-  static NetlinkSocket open(LibC libc, String netns) throws IOException {
+  public static NetlinkSocket open(LibC libc, int protocol, String netns) throws IOException {
     try {
-      int fd = netns == null ? socket(libc) : socketIn(libc, netns);
+      int fd = netns == null ? socket(libc, protocol) : socketIn(libc, protocol, netns);
       try {
         byte[] address = new byte[12]; // sockaddr_nl: family, pad, pid 0 (kernel assigns), groups 0
         ByteBuffer.wrap(address).order(ByteOrder.nativeOrder()).putShort((short) LibC.AF_NETLINK);
@@ -41,16 +43,16 @@ final class NetlinkSocket implements AutoCloseable {
       }
       return new NetlinkSocket(libc, fd);
     } catch (LastErrorException e) {
-      throw new IOException("cannot open a netfilter netlink socket: " + e.getMessage(), e);
+      throw new IOException("cannot open a netlink socket (protocol " + protocol + "): " + e.getMessage(), e);
     }
   }
 
-  private static int socket(LibC libc) {
-    return libc.socket(LibC.AF_NETLINK, LibC.SOCK_RAW | LibC.SOCK_CLOEXEC, LibC.NETLINK_NETFILTER);
+  private static int socket(LibC libc, int protocol) {
+    return libc.socket(LibC.AF_NETLINK, LibC.SOCK_RAW | LibC.SOCK_CLOEXEC, protocol);
   }
 
   /** A socket keeps the namespace it was created in: enter it on this thread, create, come back. */
-  private static int socketIn(LibC libc, String netns) throws IOException {
+  private static int socketIn(LibC libc, int protocol, String netns) throws IOException {
     int own = libc.open("/proc/thread-self/ns/net", LibC.O_RDONLY | LibC.O_CLOEXEC);
     try {
       int target = libc.open("/var/run/netns/" + netns, LibC.O_RDONLY | LibC.O_CLOEXEC);
@@ -60,7 +62,7 @@ final class NetlinkSocket implements AutoCloseable {
         libc.close(target);
       }
       try {
-        return socket(libc);
+        return socket(libc, protocol);
       } finally {
         try {
           libc.setns(own, LibC.CLONE_NEWNET);
@@ -73,7 +75,7 @@ final class NetlinkSocket implements AutoCloseable {
     }
   }
 
-  void send(byte[] data) throws IOException {
+  public void send(byte[] data) throws IOException {
     try {
       long sent = libc.send(fd, data, data.length, 0);
       if (sent != data.length) {
@@ -90,7 +92,7 @@ final class NetlinkSocket implements AutoCloseable {
    * @param wait block (up to the receive timeout) rather than return at once
    * @return its length, or -1 when nothing is queued (not waiting)
    */
-  int receive(byte[] buffer, boolean wait) throws IOException {
+  public int receive(byte[] buffer, boolean wait) throws IOException {
     try {
       return (int) libc.recv(fd, buffer, buffer.length, wait ? 0 : LibC.MSG_DONTWAIT);
     } catch (LastErrorException e) {
@@ -104,7 +106,7 @@ final class NetlinkSocket implements AutoCloseable {
     }
   }
 
-  String errorText(int errno) {
+  public String errorText(int errno) {
     return libc.strerror(errno);
   }
 

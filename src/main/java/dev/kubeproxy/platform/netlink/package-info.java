@@ -1,0 +1,9 @@
+/**
+ * Netlink sockets to the kernel without native code of our own: libc through JNA
+ * ({@link dev.kubeproxy.platform.netlink.LibC}), a socket that can be opened inside a named
+ * network namespace ({@link dev.kubeproxy.platform.netlink.NetlinkSocket}), a message and attribute
+ * writer ({@link dev.kubeproxy.platform.netlink.MessageWriter}) and the parser of received
+ * datagrams ({@link dev.kubeproxy.platform.netlink.NetlinkMessage}). The protocol families built on
+ * them (nf_tables, conntrack, nfacct, IPVS) live with the backend that uses them.
+ */
+package dev.kubeproxy.platform.netlink;
