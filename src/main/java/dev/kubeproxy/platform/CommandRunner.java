@@ -4,30 +4,39 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Runs OS commands (iptables-restore, nft, conntrack, sysctl helpers). Blocking: call it from a
  * worker, never from an event loop. {@link #inNetns} prefixes "ip netns exec NS" for tests.
+ * Every command has a time limit: a tool that hangs (a stuck lock, a kernel that never answers)
+ * is killed and reported, instead of holding the sync that called it for ever.
  */
 public class CommandRunner {
+  /** Long enough for nft or iptables-restore to load tens of thousands of Services. */
+  public static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(5);
+
   private final List<String> prefix;
   private final String netns;
+  private final Duration timeout;
 
   public CommandRunner() {
-    this(List.of(), null);
+    this(List.of(), null, DEFAULT_TIMEOUT);
   }
 
-  private CommandRunner(List<String> prefix, String netns) {
+  /** For tests: a runner with a prefix, namespace and time limit of their own. */
+  CommandRunner(List<String> prefix, String netns, Duration timeout) {
     this.prefix = List.copyOf(prefix);
     this.netns = netns;
+    this.timeout = timeout;
   }
 
   /** A runner whose commands run inside the named network namespace. */
   public static CommandRunner inNetns(String namespace) {
-    return new CommandRunner(List.of("ip", "netns", "exec", namespace), namespace);
+    return new CommandRunner(List.of("ip", "netns", "exec", namespace), namespace, DEFAULT_TIMEOUT);
   }
 
   /** The network namespace the commands run in, or null for the process's own. */
@@ -51,8 +60,8 @@ public class CommandRunner {
     List<String> command = new ArrayList<>(prefix);
     command.addAll(argv);
     Process process = new ProcessBuilder(command).start();
-    CompletableFuture<String> out = readAsync(process.getInputStream());
-    CompletableFuture<String> err = readAsync(process.getErrorStream());
+    StreamReader out = StreamReader.start(process.getInputStream(), "stdout of " + command.get(0));
+    StreamReader err = StreamReader.start(process.getErrorStream(), "stderr of " + command.get(0));
     try (OutputStream in = process.getOutputStream()) {
       if (stdin != null) {
         in.write(stdin.getBytes(StandardCharsets.UTF_8));
@@ -61,8 +70,12 @@ public class CommandRunner {
       // The command may exit before reading all its input; its exit status tells what happened.
     }
     try {
-      int code = process.waitFor();
-      return new Result(code, out.join(), err.join());
+      if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+        process.destroyForcibly();
+        throw new IOException(String.join(" ", command) + " did not finish within " + timeout.toSeconds()
+            + " s and was killed");
+      }
+      return new Result(process.exitValue(), out.text(), err.text());
     } catch (InterruptedException e) {
       process.destroyForcibly();
       Thread.currentThread().interrupt();
@@ -70,13 +83,32 @@ public class CommandRunner {
     }
   }
 
-  private static CompletableFuture<String> readAsync(InputStream stream) {
-    return CompletableFuture.supplyAsync(() -> {
-      try (stream) {
-        return new String(stream.readAllBytes(), StandardCharsets.UTF_8);
-      } catch (IOException e) {
-        return "";
-      }
-    });
+  /** Drains one output stream of a command on a thread of its own, so that the command never blocks on a full pipe. */
+  private static final class StreamReader {
+    private final Thread thread;
+    private volatile String text = "";
+
+    private StreamReader(InputStream stream, String name) {
+      thread = new Thread(() -> {
+        try (stream) {
+          text = new String(stream.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+          // the process was killed, or closed its end early: what was read is all there is
+        }
+      }, name);
+      thread.setDaemon(true);
+    }
+
+    static StreamReader start(InputStream stream, String name) {
+      StreamReader r = new StreamReader(stream, name);
+      r.thread.start();
+      return r;
+    }
+
+    /** The whole output; the process has exited, so the stream ends (a child that kept it open is not waited for long). */
+    String text() throws InterruptedException {
+      thread.join(TimeUnit.SECONDS.toMillis(10));
+      return text;
+    }
   }
 }
