@@ -89,6 +89,7 @@ public final class Metrics {
     new ProcessorMetrics().bindTo(registry);
     new UptimeMetrics().bindTo(registry);
     new FileDescriptorMetrics().bindTo(registry);
+    new ProcessMemoryMetrics().bindTo(registry);
     return registry;
   }
 }

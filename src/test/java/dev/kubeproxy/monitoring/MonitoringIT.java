@@ -1,0 +1,205 @@
+package dev.kubeproxy.monitoring;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.kubeproxy.e2e.Requirements;
+import dev.kubeproxy.platform.CommandRunner;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The Grafana dashboard and the alerting rules in docker/monitoring read only metrics the agent
+ * exports: each query's metric names are checked against the /metrics of the packaged agent,
+ * running for real (iptables and nftables mode, in a scratch network namespace, on the example
+ * cluster of conf/examples), and once more with --dry-run in a memory cgroup of the test's own:
+ * `ip netns exec` remounts /sys, which hides the cgroup files from an agent inside a namespace.
+ */
+class MonitoringIT {
+  private static final Path DASHBOARD = Path.of("docker", "monitoring", "kube-proxy-dashboard.json");
+  private static final Path ALERTS = Path.of("docker", "monitoring", "kube-proxy-alerts.yaml");
+  /** Recorded by Prometheus itself for every scrape target. */
+  private static final Set<String> FROM_PROMETHEUS = Set.of("up");
+  private static final Pattern LABEL_VALUES = Pattern.compile("label_values\\(\\s*([a-zA-Z_:][a-zA-Z0-9_:]*)");
+  private static final Pattern SAMPLE = Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*)[{ ]");
+
+  @TempDir
+  Path dir;
+
+  @Test
+  void dashboardAndAlertsUseOnlyExportedMetrics() throws Exception {
+    Requirements.assumeNetnsCapable();
+    Path jar = Requirements.assumeAgentJar();
+    Set<String> exported = new TreeSet<>();
+    for (String mode : List.of("iptables", "nftables")) {
+      exported.addAll(namesOf(inNamespace(jar, mode)));
+    }
+    exported.addAll(namesOf(dryRunInCgroup(jar)));
+    Set<String> missing = new TreeSet<>();
+    for (String name : dashboardNames()) {
+      if (!exported.contains(name)) {
+        missing.add("dashboard: " + name);
+      }
+    }
+    for (String name : alertNames()) {
+      if (!exported.contains(name) && !FROM_PROMETHEUS.contains(name)) {
+        missing.add("alerts: " + name);
+      }
+    }
+    assertEquals(Set.of(), missing, "names not in the agent's /metrics (it exports " + exported + ")");
+  }
+
+  /** Every metric name the dashboard's panels and variables query. */
+  static Set<String> dashboardNames() throws IOException {
+    JsonNode dashboard = new ObjectMapper().readTree(DASHBOARD.toFile());
+    Set<String> names = new TreeSet<>();
+    for (JsonNode expr : dashboard.findValues("expr")) {
+      names.addAll(PromQlNames.of(expr.asText()));
+    }
+    for (JsonNode definition : dashboard.findValues("definition")) {
+      Matcher m = LABEL_VALUES.matcher(definition.asText());
+      while (m.find()) {
+        names.add(m.group(1));
+      }
+    }
+    assertTrue(names.size() > 20, "the dashboard queries too little: " + names);
+    return names;
+  }
+
+  static Set<String> alertNames() throws IOException {
+    JsonNode rules = new ObjectMapper(new YAMLFactory()).readTree(ALERTS.toFile());
+    Set<String> names = new TreeSet<>();
+    for (JsonNode expr : rules.findValues("expr")) {
+      names.addAll(PromQlNames.of(expr.asText()));
+    }
+    return names;
+  }
+
+  @Test
+  void theMemoryLimitGaugeShowsTheCgroupLimit() throws Exception {
+    Requirements.assumeNetnsCapable();
+    String metrics = dryRunInCgroup(Requirements.assumeAgentJar());
+    assertTrue(metrics.contains("\nprocess_memory_limit_bytes " + (double) LIMIT + "\n"), metrics);
+    assertTrue(metrics.contains("\nprocess_resident_memory_bytes "), metrics);
+  }
+
+  private static final long LIMIT = 1L << 30;
+
+  /** /metrics of an agent that has synced and answered /healthz and /livez, in a scratch namespace. */
+  private String inNamespace(Path jar, String mode) throws Exception {
+    String ns = "kp-mon-" + UUID.randomUUID().toString().substring(0, 8);
+    CommandRunner run = new CommandRunner();
+    must(run.run(List.of("ip", "netns", "add", ns)));
+    Process agent = null;
+    Path log = dir.resolve("agent-" + mode + ".log");
+    try {
+      must(run.run(List.of("ip", "-n", ns, "link", "set", "lo", "up")));
+      agent = new ProcessBuilder(agentCommand(jar, List.of("ip", "netns", "exec", ns), "--proxy-mode", mode,
+          "--conntrack-max-per-core", "0", "--healthz-bind-address", "127.0.0.1:10256",
+          "--metrics-bind-address", "127.0.0.1:10249"))
+          .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+      List<String> fetch = new ArrayList<>(List.of("ip", "netns", "exec", ns));
+      fetch.addAll(fetchCommand("http://127.0.0.1:10256/healthz", "http://127.0.0.1:10256/livez",
+          "http://127.0.0.1:10249/metrics"));
+      return awaitMetrics(agent, log, fetch);
+    } finally {
+      stop(agent);
+      run.run(List.of("ip", "netns", "delete", ns));
+    }
+  }
+
+  /** /metrics of a --dry-run agent on loopback ports, inside a memory cgroup limited to {@link #LIMIT}. */
+  private String dryRunInCgroup(Path jar) throws Exception {
+    MemoryCgroup cgroup = MemoryCgroup.create("kp-mon-" + UUID.randomUUID().toString().substring(0, 8), LIMIT);
+    assumeTrue(cgroup != null, "this machine does not let the test make a memory cgroup");
+    Process agent = null;
+    Path log = dir.resolve("agent-dry-run.log");
+    try {
+      int healthz = freePort();
+      int metrics = freePort();
+      agent = new ProcessBuilder(agentCommand(jar, cgroup.enterAndExec(), "--dry-run",
+          "--healthz-bind-address", "127.0.0.1:" + healthz, "--metrics-bind-address", "127.0.0.1:" + metrics))
+          .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+      return awaitMetrics(agent, log, fetchCommand("http://127.0.0.1:" + healthz + "/healthz",
+          "http://127.0.0.1:" + healthz + "/livez", "http://127.0.0.1:" + metrics + "/metrics"));
+    } finally {
+      stop(agent);
+      cgroup.close();
+    }
+  }
+
+  private static List<String> agentCommand(Path jar, List<String> prefix, String... args) {
+    List<String> command = new ArrayList<>(prefix);
+    command.addAll(List.of("java", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-jar", jar.toString(),
+        "--manifests", "conf/examples", "--hostname-override", "node-1"));
+    command.addAll(List.of(args));
+    return command;
+  }
+
+  /** Asks until /healthz answers 200 and /metrics has counted that answer; returns the whole output. */
+  private static String awaitMetrics(Process agent, Path log, List<String> fetch) throws Exception {
+    CommandRunner run = new CommandRunner();
+    for (int i = 0; i < 120; i++) {
+      assertTrue(agent.isAlive(), "the agent exited:\n" + Files.readString(log));
+      String out = run.run(fetch).stdout();
+      if (out.startsWith(Fetch.MARK + "200 ") && out.contains("kubeproxy_proxy_healthz_total{code=\"200\"}")) {
+        return out;
+      }
+      Thread.sleep(500);
+    }
+    throw new AssertionError("the agent never became healthy:\n" + Files.readString(log));
+  }
+
+  private static Set<String> namesOf(String metrics) {
+    Set<String> names = new TreeSet<>();
+    for (String line : metrics.split("\n")) {
+      if (line.startsWith("# TYPE ")) {
+        names.add(line.split(" ")[2]);
+      }
+      Matcher m = SAMPLE.matcher(line);
+      if (m.find()) {
+        names.add(m.group(1));
+      }
+    }
+    return names;
+  }
+
+  private static void stop(Process agent) throws InterruptedException {
+    if (agent != null) {
+      agent.destroyForcibly().waitFor(15, TimeUnit.SECONDS);
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  private static List<String> fetchCommand(String... urls) {
+    List<String> cmd = new ArrayList<>(List.of("java", "-XX:TieredStopAtLevel=1",
+        "-cp", Path.of("target", "test-classes").toAbsolutePath().toString(), Fetch.class.getName()));
+    cmd.addAll(List.of(urls));
+    return cmd;
+  }
+
+  private static void must(CommandRunner.Result r) {
+    assertTrue(r.ok(), r.toString());
+  }
+}

@@ -1,0 +1,60 @@
+package dev.kubeproxy.monitoring;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.kubeproxy.platform.CommandRunner;
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * `promtool check rules` on docker/monitoring/kube-proxy-alerts.yaml and `promtool test rules`
+ * with the synthetic series of src/test/resources/monitoring/kube-proxy-alerts-test.yaml: each
+ * alert fires where it must, with its labels and texts, and stays quiet where it must not.
+ */
+class MonitoringRulesTest {
+  private static final Path ALERTS = Path.of("docker", "monitoring", "kube-proxy-alerts.yaml");
+  private static final Path ALERT_TESTS = Path.of("src", "test", "resources", "monitoring", "kube-proxy-alerts-test.yaml");
+
+  @TempDir
+  Path dir;
+
+  @Test
+  void rulesAreValidAndBehaveOnSyntheticSeries() throws Exception {
+    assumeTrue(onPath("promtool"), "promtool is not installed (Debian package prometheus)");
+    Files.copy(ALERTS, dir.resolve("kube-proxy-alerts.yaml"), StandardCopyOption.REPLACE_EXISTING);
+    Files.copy(ALERT_TESTS, dir.resolve("kube-proxy-alerts-test.yaml"), StandardCopyOption.REPLACE_EXISTING);
+    CommandRunner run = new CommandRunner();
+    CommandRunner.Result check = run.run(List.of("promtool", "check", "rules", dir.resolve("kube-proxy-alerts.yaml").toString()));
+    assertTrue(check.ok() && check.stdout().contains("SUCCESS"), check.toString());
+    CommandRunner.Result test = run.run(List.of("sh", "-c", "cd '" + dir + "' && promtool test rules kube-proxy-alerts-test.yaml"));
+    assertTrue(test.ok() && test.stdout().contains("SUCCESS"), test.toString());
+  }
+
+  @Test
+  void everyAlertIsExercised() throws Exception {
+    String rules = Files.readString(ALERTS);
+    String tests = Files.readString(ALERT_TESTS);
+    for (String line : rules.split("\n")) {
+      String t = line.trim();
+      if (t.startsWith("- alert: ")) {
+        String name = t.substring("- alert: ".length());
+        assertTrue(tests.contains("alertname: " + name), name + " has no promtool test");
+      }
+    }
+  }
+
+  private static boolean onPath(String tool) {
+    for (String d : (System.getenv().getOrDefault("PATH", "") + ":/usr/bin:/usr/sbin").split(File.pathSeparator)) {
+      if (!d.isEmpty() && Files.isExecutable(Path.of(d, tool))) {
+        return true;
+      }
+    }
+    return false;
+  }
+}
