@@ -165,6 +165,20 @@ public final class KubeProxyAgent implements AutoCloseable {
     return sb.toString();
   }
 
+  /** Has the running agent print its threads into its log (SIGQUIT), for a failed check's diagnosis. */
+  public void threadDump(String why) {
+    if (!alive()) {
+      return;
+    }
+    note("# " + why + ": thread dump (SIGQUIT) follows");
+    try {
+      new ProcessBuilder("kill", "-QUIT", Long.toString(process.pid())).start().waitFor(5, TimeUnit.SECONDS);
+      Thread.sleep(500); // the JVM writes the dump asynchronously
+    } catch (IOException | InterruptedException e) {
+      note("# no thread dump: " + e);
+    }
+  }
+
   /** Runs {@code kube-proxy --cleanup} (with the same flags) to completion in the node namespace. */
   public CommandRunner.Result cleanup() throws IOException {
     List<String> a = new ArrayList<>(args);

@@ -22,6 +22,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.extension.TestWatcher;
 
 /**
  * The real-traffic scenarios, run against one packaged agent per subclass (a proxy mode, an
@@ -60,6 +63,17 @@ abstract class ProxyScenarios {
   Topology topo;
   Manifests manifests;
   KubeProxyAgent agent;
+
+  /** A failed check leaves the agent's threads in its log: a sync that hangs shows where. */
+  @RegisterExtension
+  final TestWatcher threadDumpOnFailure = new TestWatcher() {
+    @Override
+    public void testFailed(ExtensionContext context, Throwable cause) {
+      if (agent != null) {
+        agent.threadDump(context.getDisplayName() + " failed");
+      }
+    }
+  };
 
   /** "iptables" or "nftables". */
   abstract String mode();
