@@ -1,0 +1,48 @@
+package dev.kubeproxy.guest;
+
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.kubeproxy.platform.CommandRunner;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Runs commands under a kernel that has IP_VS (this machine's has not): src/test/guest/run-in-guest
+ * boots Debian's stock kernel in QEMU over this machine's own root filesystem. Tests that need it
+ * skip, saying what is missing, where it cannot run.
+ */
+public final class Guest {
+  static final Path RUNNER = Path.of("src", "test", "guest", "run-in-guest").toAbsolutePath();
+  static final Path KERNEL_DIR = Path.of(System.getenv().getOrDefault("KP_GUEST_KERNEL_DIR", "/var/cache/kube-proxy-guest"));
+
+  private Guest() {}
+
+  /** Skips the calling test unless a guest can be booted here. */
+  public static void assumeAvailable() {
+    assumeTrue("root".equals(System.getProperty("user.name")), "the guest shares / over 9p, which needs root");
+    assumeTrue(onPath("qemu-system-x86_64"), "qemu-system-x86_64 is missing (Debian package qemu-system-x86)");
+    assumeTrue(onPath("busybox"), "busybox is missing (Debian package busybox-static)");
+    assumeTrue(Files.isDirectory(KERNEL_DIR.resolve("lib/modules")), "no guest kernel in " + KERNEL_DIR
+        + " (.ci/run unpacks linux-image-amd64's package there)");
+  }
+
+  /** Runs argv as root in a fresh guest, in this working directory; its output and status. */
+  public static CommandRunner.Result run(List<String> argv) throws IOException {
+    List<String> command = new ArrayList<>(List.of(RUNNER.toString()));
+    command.addAll(argv);
+    return new CommandRunner().run(command);
+  }
+
+  static boolean onPath(String tool) {
+    for (String dir : (System.getenv().getOrDefault("PATH", "") + ":/usr/bin:/usr/sbin:/sbin").split(File.pathSeparator)) {
+      if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, tool))) {
+        return true;
+      }
+    }
+    return false;
+  }
+}
