@@ -3,6 +3,7 @@ package dev.kubeproxy.cli;
 import dev.kubeproxy.config.ConfigCodec;
 import dev.kubeproxy.config.ConfigDecodeException;
 import dev.kubeproxy.config.ConfigDefaults;
+import dev.kubeproxy.config.ConfigFileReader;
 import dev.kubeproxy.config.FeatureGates;
 import dev.kubeproxy.config.IpUtil;
 import dev.kubeproxy.config.KubeProxyConfiguration;
@@ -10,7 +11,6 @@ import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.logging.VModule;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -132,7 +132,9 @@ public record KubeProxyOptions(
   static KubeProxyConfiguration load(String configFile) throws CompleteException {
     byte[] data;
     try {
-      data = Files.readAllBytes(Path.of(configFile));
+      data = ConfigFileReader.read(Path.of(configFile));
+    } catch (ConfigFileReader.TooLargeException e) {
+      throw new CompleteException("read " + configFile + ": " + e.getMessage());
     } catch (NoSuchFileException e) {
       throw new CompleteException("open " + configFile + ": no such file or directory");
     } catch (AccessDeniedException e) {

@@ -1,25 +1,15 @@
 package dev.kubeproxy.config;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonLocation;
-import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
-import java.io.IOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.ParameterizedType;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -61,22 +51,8 @@ public final class ConfigCodec {
    *     with the file, line and column
    */
   public static Decoded decode(String source, byte[] data) throws ConfigDecodeException {
-    String text = new String(data, StandardCharsets.UTF_8);
-    boolean json = text.stripLeading().startsWith("{");
-    Tree tree = new Tree(source, json);
-    JsonNode root;
-    try (JsonParser p = (json ? new JsonFactory() : new YAMLFactory()).createParser(text)) {
-      JsonToken first = p.nextToken();
-      if (first == null) {
-        throw new ConfigDecodeException(source + ": the file is empty; expected a KubeProxyConfiguration");
-      }
-      root = tree.read(p, "");
-    } catch (JsonProcessingException e) {
-      JsonLocation loc = e.getLocation();
-      throw new ConfigDecodeException(position(source, loc) + (json ? "json: " : "yaml: ") + oneLine(e.getOriginalMessage()));
-    } catch (IOException e) {
-      throw new ConfigDecodeException(source + ": " + e.getMessage());
-    }
+    ConfigDocument tree = ConfigDocument.parse(source, data);
+    JsonNode root = tree.root;
     if (!root.isObject()) {
       throw new ConfigDecodeException(tree.at("") + "expected a mapping (a KubeProxyConfiguration object), got "
           + kindOf(root));
@@ -95,7 +71,7 @@ public final class ConfigCodec {
     return new Decoded(config, strict);
   }
 
-  private static void checkTypeMeta(Tree tree, ObjectNode root) throws ConfigDecodeException {
+  private static void checkTypeMeta(ConfigDocument tree, ObjectNode root) throws ConfigDecodeException {
     JsonNode apiVersion = root.get("apiVersion");
     JsonNode kind = root.get("kind");
     if (kind == null || !kind.isTextual() || kind.asText().isEmpty()) {
@@ -113,24 +89,6 @@ public final class ConfigCodec {
           + apiVersion.asText() + "\"; expected apiVersion: " + KubeProxyConfiguration.API_VERSION + ", kind: "
           + KubeProxyConfiguration.KIND);
     }
-  }
-
-  private static String position(String source, JsonLocation loc) {
-    if (loc == null || loc.getLineNr() < 1) {
-      return source + ": ";
-    }
-    return source + ":" + loc.getLineNr() + ":" + loc.getColumnNr() + ": ";
-  }
-
-  /** SnakeYAML's messages quote the input with a caret on extra lines: keep only the problem lines. */
-  private static String oneLine(String message) {
-    List<String> keep = new ArrayList<>();
-    for (String line : message.split("\n")) {
-      if (!line.isBlank() && !Character.isWhitespace(line.charAt(0))) {
-        keep.add(line.strip());
-      }
-    }
-    return String.join("; ", keep);
   }
 
   private static String kindOf(JsonNode n) {
@@ -152,84 +110,16 @@ public final class ConfigCodec {
     return "null";
   }
 
-  /** Builds a JsonNode tree remembering where each value starts and which keys repeat. */
-  private static final class Tree {
-    final String source;
-    final boolean json;
-    final Map<String, JsonLocation> locations = new HashMap<>();
-    final List<String> duplicates = new ArrayList<>();
-
-    Tree(String source, boolean json) {
-      this.source = source;
-      this.json = json;
-    }
-
-    String at(String path) {
-      return position(source, locations.get(path));
-    }
-
-    JsonNode read(JsonParser p, String path) throws IOException {
-      locations.putIfAbsent(path, p.currentTokenLocation());
-      JsonToken t = p.currentToken();
-      switch (t) {
-        case START_OBJECT: {
-          ObjectNode obj = JsonNodeFactory.instance.objectNode();
-          while (p.nextToken() == JsonToken.FIELD_NAME) {
-            String name = p.currentName();
-            JsonLocation keyLoc = p.currentTokenLocation();
-            p.nextToken();
-            String child = path.isEmpty() ? name : path + "." + name;
-            if (obj.has(name)) {
-              duplicates.add(json ? "duplicate field \"" + child + "\""
-                  : "line " + keyLoc.getLineNr() + ": key \"" + name + "\" already set in map");
-              locations.remove(child);
-            }
-            obj.set(name, read(p, child));
-          }
-          return obj;
-        }
-        case START_ARRAY: {
-          ArrayNode arr = JsonNodeFactory.instance.arrayNode();
-          int i = 0;
-          while (p.nextToken() != JsonToken.END_ARRAY) {
-            arr.add(read(p, path + "[" + i++ + "]"));
-          }
-          return arr;
-        }
-        case VALUE_STRING:
-          return JsonNodeFactory.instance.textNode(p.getText());
-        case VALUE_NUMBER_INT:
-          return JsonNodeFactory.instance.numberNode(p.getBigIntegerValue());
-        case VALUE_NUMBER_FLOAT:
-          return JsonNodeFactory.instance.numberNode(p.getDecimalValue());
-        case VALUE_TRUE:
-          return JsonNodeFactory.instance.booleanNode(true);
-        case VALUE_FALSE:
-          return JsonNodeFactory.instance.booleanNode(false);
-        case VALUE_NULL:
-          return JsonNodeFactory.instance.nullNode();
-        default:
-          throw new JsonParseProblem(p, "unexpected " + t);
-      }
-    }
-  }
-
-  private static final class JsonParseProblem extends JsonProcessingException {
-    JsonParseProblem(JsonParser p, String msg) {
-      super(msg, p.currentTokenLocation());
-    }
-  }
-
   /**
    * Sets the model's public fields from the tree, field name = JSON key (case-sensitive).
    * Unknown keys are collected for strict decoding; values of the wrong type are fatal.
    */
   private static final class Binder {
-    final Tree tree;
+    final ConfigDocument tree;
     final List<String> unknown = new ArrayList<>();
     final List<String> typeErrors = new ArrayList<>();
 
-    Binder(Tree tree) {
+    Binder(ConfigDocument tree) {
       this.tree = tree;
     }
 

@@ -131,6 +131,21 @@ class KubeProxyOptionsTest {
   }
 
   @Test
+  void endlessOrHugeConfigFilesAreRefusedWithoutReadingThemWhole() throws Exception {
+    String tooLarge = "the file is larger than 1048576 bytes, too large for a KubeProxyConfiguration; check that "
+        + "--config names the configuration file";
+    assertEquals("read /dev/zero: " + tooLarge,
+        assertThrows(CompleteException.class, () -> complete("--config=/dev/zero")).getMessage());
+    // one 50 MB line: refused at once instead of minutes in the YAML scanner
+    String f = file("hostnameOverride: " + "x".repeat(50 << 20) + "\n");
+    assertEquals("read " + f + ": " + tooLarge,
+        assertThrows(CompleteException.class, () -> complete("--config", f)).getMessage());
+    // a real file just under the bound still loads
+    String big = file("hostnameOverride: node-1\n" + ("# " + "c".repeat(1021) + "\n").repeat(1000));
+    assertEquals("node-1", complete("--config", big).config().hostnameOverride);
+  }
+
+  @Test
   void lenientDecodingContinues() throws Exception {
     assertEquals("nftables", complete("--config", file("mode: nftables\nnoSuchField: 1\n")).config().mode);
   }
