@@ -149,7 +149,7 @@ final class ConfigDocument {
         case VALUE_STRING:
           return f.textNode(p.getText());
         case VALUE_NUMBER_INT:
-          return f.numberNode(p.getBigIntegerValue());
+          return integerNode(p.getBigIntegerValue());
         case VALUE_NUMBER_FLOAT:
           return f.numberNode(p.getDecimalValue());
         case VALUE_TRUE:
@@ -368,7 +368,7 @@ final class ConfigDocument {
       if (tag.equals(Tag.INT) && YAML_INT.matcher(v).matches()) {
         BigInteger i = integer(v);
         if (i != null) {
-          return f.numberNode(i);
+          return integerNode(i);
         }
       }
       if (tag.equals(Tag.FLOAT)) {
@@ -406,6 +406,15 @@ final class ConfigDocument {
       }
       return neg ? i.negate() : i;
     }
+  }
+
+  /** The smallest integer node for the value, so that binding sees an int, a long or a big integer. */
+  private static JsonNode integerNode(BigInteger i) {
+    JsonNodeFactory f = JsonNodeFactory.instance;
+    if (i.bitLength() < 32) {
+      return f.numberNode(i.intValue());
+    }
+    return i.bitLength() < 64 ? f.numberNode(i.longValue()) : f.numberNode(i);
   }
 
   /** Go's %#v of a string key. */

@@ -227,6 +227,30 @@ class ConfigCodecTest {
   }
 
   @Test
+  void noCoercionBetweenJsonTypesAsInEncodingJson() throws Exception {
+    assertEquals("f.yaml:4:10: json: cannot unmarshal string into Go struct field "
+        + "KubeProxyConfiguration.clientConnection.burst of type int32", failure(HEAD + "clientConnection:\n  burst: \"10\"\n"));
+    assertEquals("f.yaml:4:10: json: cannot unmarshal number into Go struct field "
+        + "KubeProxyConfiguration.clientConnection.burst of type int32", failure(HEAD + "clientConnection:\n  burst: 1.5\n"));
+    assertEquals("f.yaml:3:14: json: cannot unmarshal number into Go struct field "
+        + "KubeProxyConfiguration.oomScoreAdj of type int32", failure(HEAD + "oomScoreAdj: 99999999999\n"));
+    assertEquals("f.yaml:4:14: json: cannot unmarshal number into Go struct field "
+        + "KubeProxyConfiguration.logging.verbosity of type uint32", failure(HEAD + "logging:\n  verbosity: -1\n"));
+    assertEquals("f.yaml:4:6: json: cannot unmarshal string into Go struct field "
+        + "KubeProxyConfiguration.featureGates.X of type bool", failure(HEAD + "featureGates:\n  X: \"true\"\n"));
+    assertEquals("f.yaml:3:20: json: cannot unmarshal string into Go struct field "
+        + "KubeProxyConfiguration.nodePortAddresses of type []string", failure(HEAD + "nodePortAddresses: 10.0.0.0/8\n"));
+    assertEquals("f.yaml:3:11: json: cannot unmarshal array into Go struct field "
+        + "KubeProxyConfiguration.iptables of type IPTables", failure(HEAD + "iptables: [1]\n"));
+    assertEquals(5.0f, decode(HEAD + "clientConnection:\n  qps: 5\n").config().clientConnection.qps, "int into float32");
+    assertEquals("f.yaml:5:28: field logging.options.text.infoBufferSize: quantities must match the regular expression "
+        + "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+        failure(HEAD + "logging:\n  options:\n    text: {infoBufferSize: lots}\n"));
+    // null leaves a value field alone, as encoding/json does
+    assertEquals("", decode(HEAD + "hostnameOverride: null\n").config().hostnameOverride);
+  }
+
+  @Test
   void writtenDefaultsMatchUpstreamsDocument() throws Exception {
     KubeProxyConfiguration c = ConfigDefaults.defaulted();
     c.mode = "iptables";
