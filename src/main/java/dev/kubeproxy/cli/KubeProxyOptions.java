@@ -15,10 +15,10 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * upstream's Options.Complete (server.md §4): builds the effective configuration from the flag
@@ -81,9 +81,6 @@ public record KubeProxyOptions(
       }
       if (f.isSet("ipvs-min-sync-period") && ipvs) {
         minSyncPeriod = f.get("ipvs-min-sync-period");
-      }
-      if (f.isSet("cluster-cidr")) {
-        config.clusterCIDR = f.getString("cluster-cidr");
       }
     }
 
@@ -154,112 +151,15 @@ public record KubeProxyOptions(
     return decoded.config();
   }
 
-  /** Sets the flag-bound configuration fields that were given on the command line. */
+  /** Sets the configuration fields of the flags given on the command line (each flag names its field). */
   private static void applyConfigFlags(KubeProxyConfiguration c, ParsedFlags f) {
-    if (f.isSet("feature-gates")) {
-      Map<String, Boolean> gates = new TreeMap<>(c.featureGates);
-      gates.putAll(f.get("feature-gates"));
-      c.featureGates = gates;
+    Map<String, Object> values = new LinkedHashMap<>();
+    for (FlagDef def : KubeProxyFlags.ALL) {
+      if (def.field() != null && f.isSet(def.name())) {
+        values.put(def.field(), f.get(def.name()));
+      }
     }
-    if (f.isSet("kubeconfig")) {
-      c.clientConnection.kubeconfig = f.getString("kubeconfig");
-    }
-    if (f.isSet("kube-api-content-type")) {
-      c.clientConnection.contentType = f.getString("kube-api-content-type");
-    }
-    if (f.isSet("kube-api-burst")) {
-      c.clientConnection.burst = f.<Integer>get("kube-api-burst");
-    }
-    if (f.isSet("kube-api-qps")) {
-      c.clientConnection.qps = f.<Float>get("kube-api-qps");
-    }
-    if (f.isSet("hostname-override")) {
-      c.hostnameOverride = f.getString("hostname-override");
-    }
-    if (f.isSet("bind-address")) {
-      c.bindAddress = f.getString("bind-address");
-    }
-    if (f.isSet("healthz-bind-address")) {
-      c.healthzBindAddress = f.getString("healthz-bind-address");
-    }
-    if (f.isSet("metrics-bind-address")) {
-      c.metricsBindAddress = f.getString("metrics-bind-address");
-    }
-    if (f.isSet("bind-address-hard-fail")) {
-      c.bindAddressHardFail = f.getBool("bind-address-hard-fail");
-    }
-    if (f.isSet("profiling")) {
-      c.enableProfiling = f.getBool("profiling");
-    }
-    if (f.isSet("show-hidden-metrics-for-version")) {
-      c.showHiddenMetricsForVersion = f.getString("show-hidden-metrics-for-version");
-    }
-    if (f.isSet("proxy-mode")) {
-      c.mode = f.getString("proxy-mode");
-    }
-    if (f.isSet("iptables-masquerade-bit")) {
-      c.iptables.masqueradeBit = f.get("iptables-masquerade-bit");
-    }
-    if (f.isSet("iptables-localhost-nodeports")) {
-      c.iptables.localhostNodePorts = f.getBool("iptables-localhost-nodeports");
-    }
-    if (f.isSet("ipvs-scheduler")) {
-      c.ipvs.scheduler = f.getString("ipvs-scheduler");
-    }
-    if (f.isSet("ipvs-exclude-cidrs")) {
-      c.ipvs.excludeCIDRs = new ArrayList<>(f.<List<String>>get("ipvs-exclude-cidrs"));
-    }
-    if (f.isSet("ipvs-strict-arp")) {
-      c.ipvs.strictARP = f.getBool("ipvs-strict-arp");
-    }
-    if (f.isSet("ipvs-tcp-timeout")) {
-      c.ipvs.tcpTimeout = f.get("ipvs-tcp-timeout");
-    }
-    if (f.isSet("ipvs-tcpfin-timeout")) {
-      c.ipvs.tcpFinTimeout = f.get("ipvs-tcpfin-timeout");
-    }
-    if (f.isSet("ipvs-udp-timeout")) {
-      c.ipvs.udpTimeout = f.get("ipvs-udp-timeout");
-    }
-    if (f.isSet("detect-local-mode")) {
-      c.detectLocalMode = f.getString("detect-local-mode");
-    }
-    if (f.isSet("pod-bridge-interface")) {
-      c.detectLocal.bridgeInterface = f.getString("pod-bridge-interface");
-    }
-    if (f.isSet("pod-interface-name-prefix")) {
-      c.detectLocal.interfaceNamePrefix = f.getString("pod-interface-name-prefix");
-    }
-    if (f.isSet("nodeport-addresses")) {
-      c.nodePortAddresses = new ArrayList<>(f.<List<String>>get("nodeport-addresses"));
-    }
-    if (f.isSet("oom-score-adj")) {
-      c.oomScoreAdj = f.get("oom-score-adj");
-    }
-    if (f.isSet("conntrack-max-per-core")) {
-      c.conntrack.maxPerCore = f.get("conntrack-max-per-core");
-    }
-    if (f.isSet("conntrack-min")) {
-      c.conntrack.min = f.get("conntrack-min");
-    }
-    if (f.isSet("conntrack-tcp-timeout-established")) {
-      c.conntrack.tcpEstablishedTimeout = f.get("conntrack-tcp-timeout-established");
-    }
-    if (f.isSet("conntrack-tcp-timeout-close-wait")) {
-      c.conntrack.tcpCloseWaitTimeout = f.get("conntrack-tcp-timeout-close-wait");
-    }
-    if (f.isSet("conntrack-tcp-be-liberal")) {
-      c.conntrack.tcpBeLiberal = f.getBool("conntrack-tcp-be-liberal");
-    }
-    if (f.isSet("conntrack-udp-timeout")) {
-      c.conntrack.udpTimeout = f.get("conntrack-udp-timeout");
-    }
-    if (f.isSet("conntrack-udp-timeout-stream")) {
-      c.conntrack.udpStreamTimeout = f.get("conntrack-udp-timeout-stream");
-    }
-    if (f.isSet("config-sync-period")) {
-      c.configSyncPeriod = f.get("config-sync-period");
-    }
+    ConfigCodec.setFields(c, values);
   }
 
   /**

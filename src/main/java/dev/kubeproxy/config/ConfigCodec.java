@@ -53,6 +53,16 @@ public final class ConfigCodec {
     return new Decoded(config, strict);
   }
 
+  /**
+   * Sets the fields named by their dotted v1alpha1 paths, through the schema (how the command line's
+   * flags reach the configuration).
+   *
+   * @throws IllegalArgumentException when a value does not have its field's type
+   */
+  public static void setFields(KubeProxyConfiguration c, java.util.Map<String, Object> valuesByPath) {
+    ConfigSchema.update(c, valuesByPath);
+  }
+
   /** apimachinery's TypeMeta check: apiVersion and kind present and registered. */
   private static void checkTypeMeta(ConfigDocument doc, ObjectNode root) throws ConfigDecodeException {
     JsonNode apiVersion = root.get("apiVersion");

@@ -267,7 +267,8 @@ final class ConfigDocument {
       if (aliasDepth > 0) {
         aliasCount++;
       }
-      if (aliasCount > 100 && decodeCount > 1000 && (double) aliasCount / decodeCount > allowedAliasRatio(decodeCount)) {
+      if (aliasCount > 100 && decodeCount > 1000
+          && (double) aliasCount / decodeCount > allowedAliasRatio(decodeCount)) {
         throw new Failure("document contains excessive aliasing", here);
       }
     }

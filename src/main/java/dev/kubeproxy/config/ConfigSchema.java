@@ -46,7 +46,7 @@ final class ConfigSchema {
   /** The attribute holding the decode's list of unknown fields. */
   private static final String UNKNOWN = "kubeproxy.unknownFields";
 
-  private static final ObjectMapper MAPPER = JsonMapper.builder()
+  private static final JsonMapper MAPPER = JsonMapper.builder()
       .addModule(new SimpleModule("go-duration")
           .addDeserializer(Duration.class, new GoValues.DurationDeserializer())
           .addSerializer(Duration.class, new GoValues.DurationSerializer()))
@@ -63,6 +63,9 @@ final class ConfigSchema {
       })
       .withCoercionConfig(LogicalType.Float, c -> c.setCoercion(CoercionInputShape.Integer, CoercionAction.TryConvert))
       .build();
+
+  /** The same schema for updates: nested objects and maps are merged into, not replaced. */
+  private static final ObjectMapper UPDATER = MAPPER.rebuild().defaultMergeable(true).build();
 
   private static final YAMLMapper YAML = YAMLMapper.builder()
       .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
@@ -91,6 +94,31 @@ final class ConfigSchema {
       throw new ConfigDecodeException(typeError(doc, e));
     } catch (IOException e) {
       throw new ConfigDecodeException(doc.source + ": " + e.getMessage());
+    }
+  }
+
+  /**
+   * Sets fields named by their dotted v1alpha1 path ("clientConnection.kubeconfig") to Java values,
+   * converted as the schema converts them (a Duration becomes Go text, then a Duration again).
+   */
+  static void update(KubeProxyConfiguration c, Map<String, Object> valuesByPath) {
+    ObjectNode patch = MAPPER.createObjectNode();
+    valuesByPath.forEach((path, value) -> {
+      ObjectNode parent = patch;
+      String[] names = path.split("\\.");
+      for (int i = 0; i < names.length - 1; i++) {
+        parent = parent.has(names[i]) ? (ObjectNode) parent.get(names[i]) : parent.putObject(names[i]);
+      }
+      parent.set(names[names.length - 1], MAPPER.valueToTree(value));
+    });
+    List<String> unknown = new ArrayList<>();
+    try {
+      UPDATER.readerForUpdating(c).withAttribute(UNKNOWN, unknown).readValue(patch);
+    } catch (IOException e) {
+      throw new IllegalArgumentException("a value does not fit the configuration schema: " + e.getMessage(), e);
+    }
+    if (!unknown.isEmpty()) {
+      throw new IllegalArgumentException("not in the configuration schema: " + String.join(", ", unknown));
     }
   }
 

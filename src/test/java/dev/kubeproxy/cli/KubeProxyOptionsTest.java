@@ -146,6 +146,27 @@ class KubeProxyOptionsTest {
   }
 
   @Test
+  void everyConfigurationFlagNamesAFieldOfTheSchema() throws Exception {
+    KubeProxyConfiguration c = dev.kubeproxy.config.ConfigDefaults.defaulted();
+    c.featureGates.put("AllAlpha", false); // an empty map is not written
+    com.fasterxml.jackson.databind.JsonNode doc = dev.kubeproxy.config.ConfigCodec.toV1Alpha1(c);
+    int bound = 0;
+    for (FlagDef def : KubeProxyFlags.ALL) {
+      if (def.field() != null) {
+        bound++;
+        com.fasterxml.jackson.databind.JsonNode n = doc;
+        for (String name : def.field().split("\\.")) {
+          n = n.path(name);
+        }
+        assertFalse(n.isMissingNode(), def.name() + " -> " + def.field());
+      }
+    }
+    assertEquals(35, bound);
+    assertThrows(IllegalArgumentException.class,
+        () -> dev.kubeproxy.config.ConfigCodec.setFields(c, java.util.Map.of("iptables.noSuchField", 1)));
+  }
+
+  @Test
   void lenientDecodingContinues() throws Exception {
     assertEquals("nftables", complete("--config", file("mode: nftables\nnoSuchField: 1\n")).config().mode);
   }
