@@ -164,20 +164,26 @@ public final class KubeProxyFlags {
         + "or beginPort+offset, inclusive) that may be consumed in order to proxy service traffic.",
         "This flag has no effect and will be removed in a future release."));
     // logging (component-base)
-    f.add(def("logging-format", STRING, "text", "Sets the log format. Permitted formats: \"json\", \"text\"."));
-    f.add(def("log-flush-frequency", DURATION, "5s", "Maximum number of seconds between log flushes."));
-    f.add(new FlagDef("v", "v", LEVEL, "0", "number for the log level verbosity", null));
+    f.add(field("logging.format",
+        "logging-format", STRING, "text", "Sets the log format. Permitted formats: \"json\", \"text\"."));
+    f.add(field("logging.flushFrequency",
+        "log-flush-frequency", DURATION, "5s", "Maximum number of seconds between log flushes."));
+    f.add(new FlagDef("v", "v", LEVEL, "0", "number for the log level verbosity", null, "logging.verbosity"));
     f.add(def("vmodule", VMODULE, "", "comma-separated list of pattern=N settings for file-filtered logging "
         + "(only works for text log format); a pattern is a source file name without .java, or a class path "
         + "such as dev/kubeproxy/proxy/*"));
-    f.add(def("log-text-split-stream", BOOL, "false", "[Alpha] In text format, write error messages to stderr "
+    f.add(field("logging.options.text.splitStream",
+        "log-text-split-stream", BOOL, "false", "[Alpha] In text format, write error messages to stderr "
         + "and info messages to stdout. Enable the LoggingAlphaOptions feature gate to use this."));
-    f.add(def("log-text-info-buffer-size", QUANTITY, "0", "[Alpha] In text format with split output streams, the "
+    f.add(field("logging.options.text.infoBufferSize",
+        "log-text-info-buffer-size", QUANTITY, "0", "[Alpha] In text format with split output streams, the "
         + "info messages can be buffered for a while to increase performance. Enable the LoggingAlphaOptions "
         + "feature gate to use this."));
-    f.add(def("log-json-split-stream", BOOL, "false", "[Beta] In JSON format, write error messages to stderr and "
+    f.add(field("logging.options.json.splitStream",
+        "log-json-split-stream", BOOL, "false", "[Beta] In JSON format, write error messages to stderr and "
         + "info messages to stdout."));
-    f.add(def("log-json-info-buffer-size", QUANTITY, "0", "[Beta] In JSON format with split output streams, the "
+    f.add(field("logging.options.json.infoBufferSize",
+        "log-json-info-buffer-size", QUANTITY, "0", "[Beta] In JSON format with split output streams, the "
         + "info messages can be buffered for a while to increase performance."));
     // global flags kept for compatibility (cAdvisor's)
     f.add(def("boot-id-file", STRING, "/proc/sys/kernel/random/boot_id", "Comma-separated list of files to check "
@@ -218,8 +224,4 @@ public final class KubeProxyFlags {
   public static boolean exists(String name) {
     return BY_NAME.containsKey(name);
   }
-
-  /** The flags whose explicit value is copied over a --config file's logging section. */
-  public static final List<String> LOGGING_FLAGS = List.of("v", "vmodule", "logging-format", "log-flush-frequency",
-      "log-text-split-stream", "log-text-info-buffer-size", "log-json-split-stream", "log-json-info-buffer-size");
 }

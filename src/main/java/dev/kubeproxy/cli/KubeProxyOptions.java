@@ -53,7 +53,7 @@ public record KubeProxyOptions(
     Duration minSyncPeriod = config.iptables.minSyncPeriod;
     boolean masqueradeAll = f.getBool("masquerade-all");
     applyConfigFlags(config, f);
-    applyLoggingFlags(config.logging, f, false);
+    applyLoggingFlags(config, f, false);
 
     // 1. deprecated port flags, only without --config and --write-config-to
     if (configFile == null && writeConfigTo == null) {
@@ -64,7 +64,7 @@ public record KubeProxyOptions(
     if (configFile != null) {
       // 2. the file replaces every configuration flag; explicitly set logging flags win
       KubeProxyConfiguration loaded = load(configFile);
-      applyLoggingFlags(loaded.logging, f, true);
+      applyLoggingFlags(loaded, f, true);
       config = loaded;
     } else {
       // 3. processV1Alpha1Flags: the sync-period flags by (raw) mode, the cluster CIDRs
@@ -151,53 +151,41 @@ public record KubeProxyOptions(
     return decoded.config();
   }
 
-  /** Sets the configuration fields of the flags given on the command line (each flag names its field). */
+  /**
+   * Sets the configuration fields of the flags given on the command line (each flag names its field),
+   * except the logging section's.
+   */
   private static void applyConfigFlags(KubeProxyConfiguration c, ParsedFlags f) {
-    Map<String, Object> values = new LinkedHashMap<>();
-    for (FlagDef def : KubeProxyFlags.ALL) {
-      if (def.field() != null && f.isSet(def.name())) {
-        values.put(def.field(), f.get(def.name()));
-      }
-    }
-    ConfigCodec.setFields(c, values);
+    ConfigCodec.setFields(c, givenFields(f, false));
   }
 
   /**
    * The logging flags. Without --config every flag value counts; over a file only the explicitly
    * set ones, and --vmodule's entries then come before the file's.
    */
-  private static void applyLoggingFlags(KubeProxyConfiguration.Logging l, ParsedFlags f, boolean overFile) {
-    if (f.isSet("v")) {
-      l.verbosity = f.<Integer>get("v");
-    }
+  private static void applyLoggingFlags(KubeProxyConfiguration c, ParsedFlags f, boolean overFile) {
+    ConfigCodec.setFields(c, givenFields(f, true));
     if (f.isSet("vmodule")) {
       List<KubeProxyConfiguration.VModuleItem> items = new ArrayList<>();
       for (VModule.Entry e : f.<List<VModule.Entry>>get("vmodule")) {
         items.add(new KubeProxyConfiguration.VModuleItem(e.pattern(), e.verbosity()));
       }
-      if (overFile && l.vmodule != null) {
-        items.addAll(l.vmodule);
+      if (overFile && c.logging.vmodule != null) {
+        items.addAll(c.logging.vmodule);
       }
-      l.vmodule = items;
+      c.logging.vmodule = items;
     }
-    if (f.isSet("logging-format")) {
-      l.format = f.getString("logging-format");
+  }
+
+  /** The values of the given flags that name a field, by field path: the logging section's or the others. */
+  private static Map<String, Object> givenFields(ParsedFlags f, boolean logging) {
+    Map<String, Object> values = new LinkedHashMap<>();
+    for (FlagDef def : KubeProxyFlags.ALL) {
+      if (def.field() != null && def.field().startsWith("logging.") == logging && f.isSet(def.name())) {
+        values.put(def.field(), f.get(def.name()));
+      }
     }
-    if (f.isSet("log-flush-frequency")) {
-      l.flushFrequency = f.get("log-flush-frequency");
-    }
-    if (f.isSet("log-text-split-stream")) {
-      l.options.text.splitStream = f.getBool("log-text-split-stream");
-    }
-    if (f.isSet("log-text-info-buffer-size")) {
-      l.options.text.infoBufferSize = f.getString("log-text-info-buffer-size");
-    }
-    if (f.isSet("log-json-split-stream")) {
-      l.options.json.splitStream = f.getBool("log-json-split-stream");
-    }
-    if (f.isSet("log-json-info-buffer-size")) {
-      l.options.json.infoBufferSize = f.getString("log-json-info-buffer-size");
-    }
+    return values;
   }
 
   /** Puts upstream's single internal values into the section the final mode reads them from. */
