@@ -192,7 +192,9 @@ final class ConfigDocument {
       options.setAllowDuplicateKeys(true);
       Node top;
       try {
-        top = new Yaml(options).compose(new StringReader(text));
+        // go-yaml's Unmarshal reads the first document of the stream and ignores the others
+        java.util.Iterator<Node> documents = new Yaml(options).composeAll(new StringReader(text)).iterator();
+        top = documents.hasNext() ? documents.next() : null;
       } catch (MarkedYAMLException e) {
         throw new ConfigDecodeException(prefix(source, position(e.getProblemMark())) + "yaml: " + problem(e));
       } catch (YAMLException e) {

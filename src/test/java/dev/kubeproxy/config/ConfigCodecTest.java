@@ -168,6 +168,12 @@ class ConfigCodecTest {
   }
 
   @Test
+  void onlyTheFirstYamlDocumentCounts() throws Exception {
+    assertEquals("nftables", decode("---\n" + HEAD + "mode: nftables\n---\nmode: [unparsed\n").config().mode);
+    assertEquals("nftables", decode(HEAD + "mode: nftables\n---\n").config().mode);
+  }
+
+  @Test
   void aliasesAreResolvedAsGoYamlDoes() throws Exception {
     ConfigCodec.Decoded d = decode(HEAD + "hostnameOverride: &h node-1\nclientConnection:\n  kubeconfig: *h\n"
         + "iptables: &sync\n  syncPeriod: 10s\n  minSyncPeriod: 2s\nnftables: *sync\n"
