@@ -15,9 +15,12 @@ import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -175,8 +178,8 @@ final class ConfigDocument {
     private final String source;
     private final Map<String, Position> positions = new HashMap<>();
     private final List<String> duplicates = new ArrayList<>();
-    private final Set<Node> visited = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
-    private final Set<Node> expanding = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+    private final Set<Node> visited = Collections.newSetFromMap(new IdentityHashMap<>());
+    private final Set<Node> expanding = Collections.newSetFromMap(new IdentityHashMap<>());
     private long decodeCount;
     private long aliasCount;
     private int aliasDepth;
@@ -193,7 +196,7 @@ final class ConfigDocument {
       Node top;
       try {
         // go-yaml's Unmarshal reads the first document of the stream and ignores the others
-        java.util.Iterator<Node> documents = new Yaml(options).composeAll(new StringReader(text)).iterator();
+        Iterator<Node> documents = new Yaml(options).composeAll(new StringReader(text)).iterator();
         top = documents.hasNext() ? documents.next() : null;
       } catch (MarkedYAMLException e) {
         throw new ConfigDecodeException(prefix(source, position(e.getProblemMark())) + "yaml: " + problem(e));
@@ -332,7 +335,7 @@ final class ConfigDocument {
         maps.add(value);
       } else if (value instanceof SequenceNode seq) {
         maps.addAll(seq.getValue());
-        java.util.Collections.reverse(maps);
+        Collections.reverse(maps);
       } else {
         throw new Failure("map merge requires map or sequence of maps as the value", here);
       }
@@ -365,7 +368,7 @@ final class ConfigDocument {
         return f.nullNode();
       }
       if (tag.equals(Tag.BOOL)) {
-        String lower = v.toLowerCase(java.util.Locale.ROOT);
+        String lower = v.toLowerCase(Locale.ROOT);
         return f.booleanNode(lower.equals("true") || lower.equals("yes") || lower.equals("on"));
       }
       if (tag.equals(Tag.INT) && YAML_INT.matcher(v).matches()) {
