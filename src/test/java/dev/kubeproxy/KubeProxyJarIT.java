@@ -142,6 +142,15 @@ class KubeProxyJarIT {
   }
 
   @Test
+  void endlessConfigFileIsOneClearLineNotAnOutOfMemoryError() throws Exception {
+    Run r = jar("--config", "/dev/zero", "--dry-run");
+    assertEquals(1, exit(r));
+    assertTrue(r.text().contains("\"command failed\" err=\"failed complete: read /dev/zero: the file is larger than "
+        + "1048576 bytes"), r.text());
+    assertTrue(!r.text().contains("OutOfMemoryError") && !r.text().contains("\tat "), r.text());
+  }
+
+  @Test
   void wrongApiVersionIsAnError() throws Exception {
     Path f = dir.resolve("v2.yaml");
     Files.writeString(f, "apiVersion: kubeproxy.config.k8s.io/v1alpha2\nkind: KubeProxyConfiguration\n");

@@ -9,9 +9,15 @@ package dev.kubeproxy.cli;
  * @param defaultText  the default as --help and the -v=1 flag dump print it ("" = zero value)
  * @param usage        the help text
  * @param deprecation  non-null for deprecated flags: the warning printed when used (they are hidden)
+ * @param field        the KubeProxyConfiguration field the flag sets (dotted v1alpha1 path, e.g.
+ *                     "clientConnection.kubeconfig"), or null when it sets none directly
  */
 public record FlagDef(String name, String shorthand, FlagType type, String defaultText, String usage,
-    String deprecation) {
+    String deprecation, String field) {
+
+  public FlagDef(String name, String shorthand, FlagType type, String defaultText, String usage, String deprecation) {
+    this(name, shorthand, type, defaultText, usage, deprecation, null);
+  }
 
   public boolean isBool() {
     return type == FlagType.BOOL;

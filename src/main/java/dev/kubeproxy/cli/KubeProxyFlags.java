@@ -35,41 +35,56 @@ public final class KubeProxyFlags {
     f.add(def("init-only", BOOL, "false", "If true, do the one-time privileged setup and exit, without "
         + "programming any rules."));
     f.add(def("master", STRING, "", "The address of the Kubernetes API server (overrides any value in kubeconfig)."));
-    f.add(def("hostname-override", STRING, "", "If non-empty, use this string as the node name instead of the "
+    f.add(field("hostnameOverride",
+        "hostname-override", STRING, "", "If non-empty, use this string as the node name instead of the "
         + "actual hostname."));
     // the configuration flags
-    f.add(def("feature-gates", MAP_STRING_BOOL, "", "A set of key=value pairs that describe feature gates for "
+    f.add(field("featureGates",
+        "feature-gates", MAP_STRING_BOOL, "", "A set of key=value pairs that describe feature gates for "
         + "alpha/experimental features. Options are:\n" + String.join("\n", FeatureGates.helpLines())
         + "\nThis parameter is ignored if a config file is specified by --config."));
-    f.add(def("kubeconfig", STRING, "", "Path to a kubeconfig file with authorization information (the master "
+    f.add(field("clientConnection.kubeconfig",
+        "kubeconfig", STRING, "", "Path to a kubeconfig file with authorization information (the master "
         + "location can be overridden by --master)."));
-    f.add(def("kube-api-content-type", STRING, "application/vnd.kubernetes.protobuf",
+    f.add(field("clientConnection.contentType",
+        "kube-api-content-type", STRING, "application/vnd.kubernetes.protobuf",
         "Content type of requests sent to the API server."));
-    f.add(def("kube-api-burst", INT32, "10", "Burst to use while talking with the Kubernetes API server."));
-    f.add(def("kube-api-qps", FLOAT32, "5", "QPS to use while talking with the Kubernetes API server."));
-    f.add(def("bind-address", IP, "0.0.0.0", "Overrides kube-proxy's idea of the node's primary IP (no socket is "
+    f.add(field("clientConnection.burst",
+        "kube-api-burst", INT32, "10", "Burst to use while talking with the Kubernetes API server."));
+    f.add(field("clientConnection.qps",
+        "kube-api-qps", FLOAT32, "5", "QPS to use while talking with the Kubernetes API server."));
+    f.add(field("bindAddress",
+        "bind-address", IP, "0.0.0.0", "Overrides kube-proxy's idea of the node's primary IP (no socket is "
         + "bound to it). This parameter is ignored if a config file is specified by --config."));
-    f.add(def("healthz-bind-address", IPPORT, "0.0.0.0:10256", "The IP address and port for the health check "
+    f.add(field("healthzBindAddress",
+        "healthz-bind-address", IPPORT, "0.0.0.0:10256", "The IP address and port for the health check "
         + "server to serve on, defaulting to \"0.0.0.0:10256\". This parameter is ignored if a config file is "
         + "specified by --config."));
-    f.add(def("metrics-bind-address", IPPORT, "127.0.0.1:10249", "The IP address and port for the metrics server "
+    f.add(field("metricsBindAddress",
+        "metrics-bind-address", IPPORT, "127.0.0.1:10249", "The IP address and port for the metrics server "
         + "to serve on, defaulting to \"127.0.0.1:10249\" (use 0.0.0.0:10249 to serve on all interfaces). This "
         + "parameter is ignored if a config file is specified by --config."));
-    f.add(def("bind-address-hard-fail", BOOL, "false", "If true, kube-proxy treats a failure to bind to a port as "
+    f.add(field("bindAddressHardFail",
+        "bind-address-hard-fail", BOOL, "false", "If true, kube-proxy treats a failure to bind to a port as "
         + "fatal and exits."));
-    f.add(def("profiling", BOOL, "false", "If true, serve profiling and debug endpoints on the metrics server "
+    f.add(field("enableProfiling",
+        "profiling", BOOL, "false", "If true, serve profiling and debug endpoints on the metrics server "
         + "(thread dump, heap histogram, JFR recording, /debug/flags/v). This parameter is ignored if a config "
         + "file is specified by --config."));
-    f.add(def("show-hidden-metrics-for-version", STRING, "", "The previous version for which you want to show "
+    f.add(field("showHiddenMetricsForVersion",
+        "show-hidden-metrics-for-version", STRING, "", "The previous version for which you want to show "
         + "hidden metrics. Only the previous minor version is meaningful (1.30)."));
-    f.add(def("proxy-mode", PROXY_MODE, "", "Which proxy mode to use: on Linux this can be 'iptables' (default), "
+    f.add(field("mode",
+        "proxy-mode", PROXY_MODE, "", "Which proxy mode to use: on Linux this can be 'iptables' (default), "
         + "'nftables' or 'ipvs' (not available in this agent: it stops with an error recommending nftables). "
         + "This parameter is ignored if a config file is specified by --config."));
-    f.add(def("iptables-masquerade-bit", INT32, "14", "In iptables mode, the bit of the fwmark space to mark "
+    f.add(field("iptables.masqueradeBit",
+        "iptables-masquerade-bit", INT32, "14", "In iptables mode, the bit of the fwmark space to mark "
         + "packets requiring SNAT with. Must be within the range [0, 31]."));
     f.add(def("masquerade-all", BOOL, "false", "SNAT all traffic sent via Service cluster IPs. This may be "
         + "required with some CNI plugins."));
-    f.add(def("iptables-localhost-nodeports", BOOL, "true", "If false, kube-proxy disables the legacy behavior of "
+    f.add(field("iptables.localhostNodePorts",
+        "iptables-localhost-nodeports", BOOL, "true", "If false, kube-proxy disables the legacy behavior of "
         + "allowing NodePort services to be accessed via localhost (iptables mode and IPv4 only)."));
     f.add(def("iptables-sync-period", DURATION, "30s", "An interval (e.g. '5s', '1m', '2h22m') indicating how "
         + "frequently various re-synchronizing and cleanup operations are performed. Must be greater than 0."));
@@ -79,47 +94,67 @@ public final class KubeProxyFlags {
     f.add(def("ipvs-sync-period", DURATION, "30s", "ipvs mode: the maximum interval of how often rules are "
         + "refreshed. Must be greater than 0."));
     f.add(def("ipvs-min-sync-period", DURATION, "1s", "ipvs mode: the minimum period between rule resyncs."));
-    f.add(def("ipvs-scheduler", STRING, "", "ipvs mode: the ipvs scheduler type."));
-    f.add(def("ipvs-exclude-cidrs", STRINGS, "[]", "A comma-separated list of CIDRs which the ipvs proxier "
+    f.add(field("ipvs.scheduler",
+        "ipvs-scheduler", STRING, "", "ipvs mode: the ipvs scheduler type."));
+    f.add(field("ipvs.excludeCIDRs",
+        "ipvs-exclude-cidrs", STRINGS, "[]", "A comma-separated list of CIDRs which the ipvs proxier "
         + "should not touch when cleaning up IPVS rules."));
-    f.add(def("ipvs-strict-arp", BOOL, "false", "ipvs mode: enable strict ARP by setting arp_ignore to 1 and "
+    f.add(field("ipvs.strictARP",
+        "ipvs-strict-arp", BOOL, "false", "ipvs mode: enable strict ARP by setting arp_ignore to 1 and "
         + "arp_announce to 2."));
-    f.add(def("ipvs-tcp-timeout", DURATION, "0s", "ipvs mode: the timeout for idle IPVS TCP connections, 0 to "
+    f.add(field("ipvs.tcpTimeout",
+        "ipvs-tcp-timeout", DURATION, "0s", "ipvs mode: the timeout for idle IPVS TCP connections, 0 to "
         + "leave as-is (e.g. '5s', '1m', '2h22m')."));
-    f.add(def("ipvs-tcpfin-timeout", DURATION, "0s", "ipvs mode: the timeout for IPVS TCP connections after "
+    f.add(field("ipvs.tcpFinTimeout",
+        "ipvs-tcpfin-timeout", DURATION, "0s", "ipvs mode: the timeout for IPVS TCP connections after "
         + "receiving a FIN packet, 0 to leave as-is."));
-    f.add(def("ipvs-udp-timeout", DURATION, "0s", "ipvs mode: the timeout for IPVS UDP packets, 0 to leave "
+    f.add(field("ipvs.udpTimeout",
+        "ipvs-udp-timeout", DURATION, "0s", "ipvs mode: the timeout for IPVS UDP packets, 0 to leave "
         + "as-is."));
-    f.add(def("detect-local-mode", LOCAL_MODE, "", "Mode to use to detect local traffic: ClusterCIDR (default), "
+    f.add(field("detectLocalMode",
+        "detect-local-mode", LOCAL_MODE, "", "Mode to use to detect local traffic: ClusterCIDR (default), "
         + "NodeCIDR, BridgeInterface or InterfaceNamePrefix. This parameter is ignored if a config file is "
         + "specified by --config."));
-    f.add(def("pod-bridge-interface", STRING, "", "A bridge interface name. When --detect-local-mode is "
+    f.add(field("detectLocal.bridgeInterface",
+        "pod-bridge-interface", STRING, "", "A bridge interface name. When --detect-local-mode is "
         + "BridgeInterface, traffic from this bridge is local."));
-    f.add(def("pod-interface-name-prefix", STRING, "", "An interface name prefix. When --detect-local-mode is "
+    f.add(field("detectLocal.interfaceNamePrefix",
+        "pod-interface-name-prefix", STRING, "", "An interface name prefix. When --detect-local-mode is "
         + "InterfaceNamePrefix, traffic from interfaces with this prefix is local."));
-    f.add(def("cluster-cidr", STRING, "", "The CIDR range of the pods in the cluster (for dual-stack, a "
+    f.add(field("clusterCIDR",
+        "cluster-cidr", STRING, "", "The CIDR range of the pods in the cluster (for dual-stack, a "
         + "comma-separated pair of CIDRs, one per family). Used with --detect-local-mode=ClusterCIDR to tell "
         + "local traffic from external traffic."));
-    f.add(def("nodeport-addresses", STRINGS, "[]", "A list of CIDR ranges that contain valid node IPs, or "
+    f.add(field("nodePortAddresses",
+        "nodeport-addresses", STRINGS, "[]", "A list of CIDR ranges that contain valid node IPs, or "
         + "alternatively, the single string 'primary'. NodePort connections are only accepted on node IPs in "
         + "these ranges (comma-separated, repeatable). If unset, NodePorts are accepted on all local IPs."));
-    f.add(def("oom-score-adj", INT32, "-999", "The oom-score-adj value for the kube-proxy process. Values must be "
+    f.add(field("oomScoreAdj",
+        "oom-score-adj", INT32, "-999", "The oom-score-adj value for the kube-proxy process. Values must be "
         + "within the range [-1000, 1000]."));
-    f.add(def("conntrack-max-per-core", INT32, "32768", "Maximum number of NAT connections to track per CPU core "
+    f.add(field("conntrack.maxPerCore",
+        "conntrack-max-per-core", INT32, "32768", "Maximum number of NAT connections to track per CPU core "
         + "(0 to leave the limit as-is and ignore conntrack-min)."));
-    f.add(def("conntrack-min", INT32, "131072", "Minimum number of conntrack entries to allocate, regardless of "
+    f.add(field("conntrack.min",
+        "conntrack-min", INT32, "131072", "Minimum number of conntrack entries to allocate, regardless of "
         + "conntrack-max-per-core (set conntrack-max-per-core=0 to leave the limit as-is)."));
-    f.add(def("conntrack-tcp-timeout-established", DURATION, "24h0m0s", "Idle timeout for established TCP "
+    f.add(field("conntrack.tcpEstablishedTimeout",
+        "conntrack-tcp-timeout-established", DURATION, "24h0m0s", "Idle timeout for established TCP "
         + "connections (0 to leave as-is)."));
-    f.add(def("conntrack-tcp-timeout-close-wait", DURATION, "1h0m0s", "NAT timeout for TCP connections in the "
+    f.add(field("conntrack.tcpCloseWaitTimeout",
+        "conntrack-tcp-timeout-close-wait", DURATION, "1h0m0s", "NAT timeout for TCP connections in the "
         + "CLOSE_WAIT state (0 to leave as-is)."));
-    f.add(def("conntrack-tcp-be-liberal", BOOL, "false", "Enable liberal mode for tracking TCP packets by setting "
+    f.add(field("conntrack.tcpBeLiberal",
+        "conntrack-tcp-be-liberal", BOOL, "false", "Enable liberal mode for tracking TCP packets by setting "
         + "nf_conntrack_tcp_be_liberal to 1."));
-    f.add(def("conntrack-udp-timeout", DURATION, "0s", "Idle timeout for UNREPLIED UDP connections (0 to leave "
+    f.add(field("conntrack.udpTimeout",
+        "conntrack-udp-timeout", DURATION, "0s", "Idle timeout for UNREPLIED UDP connections (0 to leave "
         + "as-is)."));
-    f.add(def("conntrack-udp-timeout-stream", DURATION, "0s", "Idle timeout for ASSURED UDP connections (0 to "
+    f.add(field("conntrack.udpStreamTimeout",
+        "conntrack-udp-timeout-stream", DURATION, "0s", "Idle timeout for ASSURED UDP connections (0 to "
         + "leave as-is)."));
-    f.add(def("config-sync-period", DURATION, "15m0s", "How often configuration from the API server is "
+    f.add(field("configSyncPeriod",
+        "config-sync-period", DURATION, "15m0s", "How often configuration from the API server is "
         + "refreshed. Must be greater than 0."));
     f.add(new FlagDef("healthz-port", null, INT32, "10256", "The port to bind the health check server. Use 0 to "
         + "disable.", String.format(DEPRECATED_PORT, "healthz-bind-address")));
@@ -129,20 +164,26 @@ public final class KubeProxyFlags {
         + "or beginPort+offset, inclusive) that may be consumed in order to proxy service traffic.",
         "This flag has no effect and will be removed in a future release."));
     // logging (component-base)
-    f.add(def("logging-format", STRING, "text", "Sets the log format. Permitted formats: \"json\", \"text\"."));
-    f.add(def("log-flush-frequency", DURATION, "5s", "Maximum number of seconds between log flushes."));
-    f.add(new FlagDef("v", "v", LEVEL, "0", "number for the log level verbosity", null));
+    f.add(field("logging.format",
+        "logging-format", STRING, "text", "Sets the log format. Permitted formats: \"json\", \"text\"."));
+    f.add(field("logging.flushFrequency",
+        "log-flush-frequency", DURATION, "5s", "Maximum number of seconds between log flushes."));
+    f.add(new FlagDef("v", "v", LEVEL, "0", "number for the log level verbosity", null, "logging.verbosity"));
     f.add(def("vmodule", VMODULE, "", "comma-separated list of pattern=N settings for file-filtered logging "
         + "(only works for text log format); a pattern is a source file name without .java, or a class path "
         + "such as dev/kubeproxy/proxy/*"));
-    f.add(def("log-text-split-stream", BOOL, "false", "[Alpha] In text format, write error messages to stderr "
+    f.add(field("logging.options.text.splitStream",
+        "log-text-split-stream", BOOL, "false", "[Alpha] In text format, write error messages to stderr "
         + "and info messages to stdout. Enable the LoggingAlphaOptions feature gate to use this."));
-    f.add(def("log-text-info-buffer-size", QUANTITY, "0", "[Alpha] In text format with split output streams, the "
+    f.add(field("logging.options.text.infoBufferSize",
+        "log-text-info-buffer-size", QUANTITY, "0", "[Alpha] In text format with split output streams, the "
         + "info messages can be buffered for a while to increase performance. Enable the LoggingAlphaOptions "
         + "feature gate to use this."));
-    f.add(def("log-json-split-stream", BOOL, "false", "[Beta] In JSON format, write error messages to stderr and "
+    f.add(field("logging.options.json.splitStream",
+        "log-json-split-stream", BOOL, "false", "[Beta] In JSON format, write error messages to stderr and "
         + "info messages to stdout."));
-    f.add(def("log-json-info-buffer-size", QUANTITY, "0", "[Beta] In JSON format with split output streams, the "
+    f.add(field("logging.options.json.infoBufferSize",
+        "log-json-info-buffer-size", QUANTITY, "0", "[Beta] In JSON format with split output streams, the "
         + "info messages can be buffered for a while to increase performance."));
     // global flags kept for compatibility (cAdvisor's)
     f.add(def("boot-id-file", STRING, "/proc/sys/kernel/random/boot_id", "Comma-separated list of files to check "
@@ -167,6 +208,11 @@ public final class KubeProxyFlags {
     return new FlagDef(name, null, type, defaultText, usage, null);
   }
 
+  /** A flag that sets one configuration field, named by its v1alpha1 path. */
+  private static FlagDef field(String field, String name, FlagType type, String defaultText, String usage) {
+    return new FlagDef(name, null, type, defaultText, usage, null, field);
+  }
+
   public static FlagDef get(String name) {
     FlagDef d = BY_NAME.get(name);
     if (d == null) {
@@ -178,8 +224,4 @@ public final class KubeProxyFlags {
   public static boolean exists(String name) {
     return BY_NAME.containsKey(name);
   }
-
-  /** The flags whose explicit value is copied over a --config file's logging section. */
-  public static final List<String> LOGGING_FLAGS = List.of("v", "vmodule", "logging-format", "log-flush-frequency",
-      "log-text-split-stream", "log-text-info-buffer-size", "log-json-split-stream", "log-json-info-buffer-size");
 }

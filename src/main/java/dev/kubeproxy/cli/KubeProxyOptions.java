@@ -3,6 +3,7 @@ package dev.kubeproxy.cli;
 import dev.kubeproxy.config.ConfigCodec;
 import dev.kubeproxy.config.ConfigDecodeException;
 import dev.kubeproxy.config.ConfigDefaults;
+import dev.kubeproxy.config.ConfigFileReader;
 import dev.kubeproxy.config.FeatureGates;
 import dev.kubeproxy.config.IpUtil;
 import dev.kubeproxy.config.KubeProxyConfiguration;
@@ -10,15 +11,14 @@ import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.logging.VModule;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * upstream's Options.Complete (server.md §4): builds the effective configuration from the flag
@@ -53,7 +53,7 @@ public record KubeProxyOptions(
     Duration minSyncPeriod = config.iptables.minSyncPeriod;
     boolean masqueradeAll = f.getBool("masquerade-all");
     applyConfigFlags(config, f);
-    applyLoggingFlags(config.logging, f, false);
+    applyLoggingFlags(config, f, false);
 
     // 1. deprecated port flags, only without --config and --write-config-to
     if (configFile == null && writeConfigTo == null) {
@@ -64,7 +64,7 @@ public record KubeProxyOptions(
     if (configFile != null) {
       // 2. the file replaces every configuration flag; explicitly set logging flags win
       KubeProxyConfiguration loaded = load(configFile);
-      applyLoggingFlags(loaded.logging, f, true);
+      applyLoggingFlags(loaded, f, true);
       config = loaded;
     } else {
       // 3. processV1Alpha1Flags: the sync-period flags by (raw) mode, the cluster CIDRs
@@ -81,9 +81,6 @@ public record KubeProxyOptions(
       }
       if (f.isSet("ipvs-min-sync-period") && ipvs) {
         minSyncPeriod = f.get("ipvs-min-sync-period");
-      }
-      if (f.isSet("cluster-cidr")) {
-        config.clusterCIDR = f.getString("cluster-cidr");
       }
     }
 
@@ -132,7 +129,9 @@ public record KubeProxyOptions(
   static KubeProxyConfiguration load(String configFile) throws CompleteException {
     byte[] data;
     try {
-      data = Files.readAllBytes(Path.of(configFile));
+      data = ConfigFileReader.read(Path.of(configFile));
+    } catch (ConfigFileReader.TooLargeException e) {
+      throw new CompleteException("read " + configFile + ": " + e.getMessage());
     } catch (NoSuchFileException e) {
       throw new CompleteException("open " + configFile + ": no such file or directory");
     } catch (AccessDeniedException e) {
@@ -152,150 +151,41 @@ public record KubeProxyOptions(
     return decoded.config();
   }
 
-  /** Sets the flag-bound configuration fields that were given on the command line. */
+  /**
+   * Sets the configuration fields of the flags given on the command line (each flag names its field),
+   * except the logging section's.
+   */
   private static void applyConfigFlags(KubeProxyConfiguration c, ParsedFlags f) {
-    if (f.isSet("feature-gates")) {
-      Map<String, Boolean> gates = new TreeMap<>(c.featureGates);
-      gates.putAll(f.get("feature-gates"));
-      c.featureGates = gates;
-    }
-    if (f.isSet("kubeconfig")) {
-      c.clientConnection.kubeconfig = f.getString("kubeconfig");
-    }
-    if (f.isSet("kube-api-content-type")) {
-      c.clientConnection.contentType = f.getString("kube-api-content-type");
-    }
-    if (f.isSet("kube-api-burst")) {
-      c.clientConnection.burst = f.<Integer>get("kube-api-burst");
-    }
-    if (f.isSet("kube-api-qps")) {
-      c.clientConnection.qps = f.<Float>get("kube-api-qps");
-    }
-    if (f.isSet("hostname-override")) {
-      c.hostnameOverride = f.getString("hostname-override");
-    }
-    if (f.isSet("bind-address")) {
-      c.bindAddress = f.getString("bind-address");
-    }
-    if (f.isSet("healthz-bind-address")) {
-      c.healthzBindAddress = f.getString("healthz-bind-address");
-    }
-    if (f.isSet("metrics-bind-address")) {
-      c.metricsBindAddress = f.getString("metrics-bind-address");
-    }
-    if (f.isSet("bind-address-hard-fail")) {
-      c.bindAddressHardFail = f.getBool("bind-address-hard-fail");
-    }
-    if (f.isSet("profiling")) {
-      c.enableProfiling = f.getBool("profiling");
-    }
-    if (f.isSet("show-hidden-metrics-for-version")) {
-      c.showHiddenMetricsForVersion = f.getString("show-hidden-metrics-for-version");
-    }
-    if (f.isSet("proxy-mode")) {
-      c.mode = f.getString("proxy-mode");
-    }
-    if (f.isSet("iptables-masquerade-bit")) {
-      c.iptables.masqueradeBit = f.get("iptables-masquerade-bit");
-    }
-    if (f.isSet("iptables-localhost-nodeports")) {
-      c.iptables.localhostNodePorts = f.getBool("iptables-localhost-nodeports");
-    }
-    if (f.isSet("ipvs-scheduler")) {
-      c.ipvs.scheduler = f.getString("ipvs-scheduler");
-    }
-    if (f.isSet("ipvs-exclude-cidrs")) {
-      c.ipvs.excludeCIDRs = new ArrayList<>(f.<List<String>>get("ipvs-exclude-cidrs"));
-    }
-    if (f.isSet("ipvs-strict-arp")) {
-      c.ipvs.strictARP = f.getBool("ipvs-strict-arp");
-    }
-    if (f.isSet("ipvs-tcp-timeout")) {
-      c.ipvs.tcpTimeout = f.get("ipvs-tcp-timeout");
-    }
-    if (f.isSet("ipvs-tcpfin-timeout")) {
-      c.ipvs.tcpFinTimeout = f.get("ipvs-tcpfin-timeout");
-    }
-    if (f.isSet("ipvs-udp-timeout")) {
-      c.ipvs.udpTimeout = f.get("ipvs-udp-timeout");
-    }
-    if (f.isSet("detect-local-mode")) {
-      c.detectLocalMode = f.getString("detect-local-mode");
-    }
-    if (f.isSet("pod-bridge-interface")) {
-      c.detectLocal.bridgeInterface = f.getString("pod-bridge-interface");
-    }
-    if (f.isSet("pod-interface-name-prefix")) {
-      c.detectLocal.interfaceNamePrefix = f.getString("pod-interface-name-prefix");
-    }
-    if (f.isSet("nodeport-addresses")) {
-      c.nodePortAddresses = new ArrayList<>(f.<List<String>>get("nodeport-addresses"));
-    }
-    if (f.isSet("oom-score-adj")) {
-      c.oomScoreAdj = f.get("oom-score-adj");
-    }
-    if (f.isSet("conntrack-max-per-core")) {
-      c.conntrack.maxPerCore = f.get("conntrack-max-per-core");
-    }
-    if (f.isSet("conntrack-min")) {
-      c.conntrack.min = f.get("conntrack-min");
-    }
-    if (f.isSet("conntrack-tcp-timeout-established")) {
-      c.conntrack.tcpEstablishedTimeout = f.get("conntrack-tcp-timeout-established");
-    }
-    if (f.isSet("conntrack-tcp-timeout-close-wait")) {
-      c.conntrack.tcpCloseWaitTimeout = f.get("conntrack-tcp-timeout-close-wait");
-    }
-    if (f.isSet("conntrack-tcp-be-liberal")) {
-      c.conntrack.tcpBeLiberal = f.getBool("conntrack-tcp-be-liberal");
-    }
-    if (f.isSet("conntrack-udp-timeout")) {
-      c.conntrack.udpTimeout = f.get("conntrack-udp-timeout");
-    }
-    if (f.isSet("conntrack-udp-timeout-stream")) {
-      c.conntrack.udpStreamTimeout = f.get("conntrack-udp-timeout-stream");
-    }
-    if (f.isSet("config-sync-period")) {
-      c.configSyncPeriod = f.get("config-sync-period");
-    }
+    ConfigCodec.setFields(c, givenFields(f, false));
   }
 
   /**
    * The logging flags. Without --config every flag value counts; over a file only the explicitly
    * set ones, and --vmodule's entries then come before the file's.
    */
-  private static void applyLoggingFlags(KubeProxyConfiguration.Logging l, ParsedFlags f, boolean overFile) {
-    if (f.isSet("v")) {
-      l.verbosity = f.<Integer>get("v");
-    }
+  private static void applyLoggingFlags(KubeProxyConfiguration c, ParsedFlags f, boolean overFile) {
+    ConfigCodec.setFields(c, givenFields(f, true));
     if (f.isSet("vmodule")) {
       List<KubeProxyConfiguration.VModuleItem> items = new ArrayList<>();
       for (VModule.Entry e : f.<List<VModule.Entry>>get("vmodule")) {
         items.add(new KubeProxyConfiguration.VModuleItem(e.pattern(), e.verbosity()));
       }
-      if (overFile && l.vmodule != null) {
-        items.addAll(l.vmodule);
+      if (overFile && c.logging.vmodule != null) {
+        items.addAll(c.logging.vmodule);
       }
-      l.vmodule = items;
+      c.logging.vmodule = items;
     }
-    if (f.isSet("logging-format")) {
-      l.format = f.getString("logging-format");
+  }
+
+  /** The values of the given flags that name a field, by field path: the logging section's or the others. */
+  private static Map<String, Object> givenFields(ParsedFlags f, boolean logging) {
+    Map<String, Object> values = new LinkedHashMap<>();
+    for (FlagDef def : KubeProxyFlags.ALL) {
+      if (def.field() != null && def.field().startsWith("logging.") == logging && f.isSet(def.name())) {
+        values.put(def.field(), f.get(def.name()));
+      }
     }
-    if (f.isSet("log-flush-frequency")) {
-      l.flushFrequency = f.get("log-flush-frequency");
-    }
-    if (f.isSet("log-text-split-stream")) {
-      l.options.text.splitStream = f.getBool("log-text-split-stream");
-    }
-    if (f.isSet("log-text-info-buffer-size")) {
-      l.options.text.infoBufferSize = f.getString("log-text-info-buffer-size");
-    }
-    if (f.isSet("log-json-split-stream")) {
-      l.options.json.splitStream = f.getBool("log-json-split-stream");
-    }
-    if (f.isSet("log-json-info-buffer-size")) {
-      l.options.json.infoBufferSize = f.getString("log-json-info-buffer-size");
-    }
+    return values;
   }
 
   /** Puts upstream's single internal values into the section the final mode reads them from. */

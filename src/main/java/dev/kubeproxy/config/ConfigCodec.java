@@ -1,35 +1,16 @@
 package dev.kubeproxy.config;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonLocation;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
-import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
-import java.io.IOException;
-import java.lang.reflect.Field;
-import java.lang.reflect.Modifier;
-import java.lang.reflect.ParameterizedType;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
-import java.util.regex.Pattern;
 
 /**
  * Reads and writes KubeProxyConfiguration files (config.md §1): YAML or JSON, strict decoding
  * (unknown and duplicate fields are reported) with the caller falling back to the leniently decoded
- * object, v1alpha1 defaulting, and the v1alpha1 YAML output of --write-config-to.
+ * object, v1alpha1 defaulting, and the v1alpha1 YAML output of --write-config-to. The fields and
+ * their Go types are declared once, on {@link KubeProxyConfiguration}; {@link ConfigSchema} binds them.
  */
 public final class ConfigCodec {
   private ConfigCodec() {}
@@ -50,9 +31,6 @@ public final class ConfigCodec {
     }
   }
 
-  private static final Pattern QUANTITY =
-      Pattern.compile("^[+-]?(\\d+(\\.\\d*)?|\\.\\d+)([eE][+-]?\\d+|[KMGTPE]i|[numkMGTPE])?$");
-
   /**
    * Decodes a file's content.
    *
@@ -61,76 +39,49 @@ public final class ConfigCodec {
    *     with the file, line and column
    */
   public static Decoded decode(String source, byte[] data) throws ConfigDecodeException {
-    String text = new String(data, StandardCharsets.UTF_8);
-    boolean json = text.stripLeading().startsWith("{");
-    Tree tree = new Tree(source, json);
-    JsonNode root;
-    try (JsonParser p = (json ? new JsonFactory() : new YAMLFactory()).createParser(text)) {
-      JsonToken first = p.nextToken();
-      if (first == null) {
-        throw new ConfigDecodeException(source + ": the file is empty; expected a KubeProxyConfiguration");
-      }
-      root = tree.read(p, "");
-    } catch (JsonProcessingException e) {
-      JsonLocation loc = e.getLocation();
-      throw new ConfigDecodeException(position(source, loc) + (json ? "json: " : "yaml: ") + oneLine(e.getOriginalMessage()));
-    } catch (IOException e) {
-      throw new ConfigDecodeException(source + ": " + e.getMessage());
+    ConfigDocument doc = ConfigDocument.parse(source, data);
+    if (!doc.root.isObject()) {
+      throw new ConfigDecodeException(doc.at("") + "expected a mapping (a KubeProxyConfiguration object), got "
+          + kindOf(doc.root));
     }
-    if (!root.isObject()) {
-      throw new ConfigDecodeException(tree.at("") + "expected a mapping (a KubeProxyConfiguration object), got "
-          + kindOf(root));
-    }
-    checkTypeMeta(tree, (ObjectNode) root);
-
-    KubeProxyConfiguration config = new KubeProxyConfiguration();
-    Binder binder = new Binder(tree);
-    binder.bindObject(config, (ObjectNode) root, "");
-    if (!binder.typeErrors.isEmpty()) {
-      throw new ConfigDecodeException(String.join(", ", binder.typeErrors));
-    }
+    checkTypeMeta(doc, (ObjectNode) doc.root);
+    ConfigSchema.Bound bound = ConfigSchema.bind(doc);
+    KubeProxyConfiguration config = bound.config();
     ConfigDefaults.apply(config);
-    List<String> strict = new ArrayList<>(tree.duplicates);
-    strict.addAll(binder.unknown);
+    List<String> strict = new ArrayList<>(doc.duplicates);
+    strict.addAll(bound.unknownFields());
     return new Decoded(config, strict);
   }
 
-  private static void checkTypeMeta(Tree tree, ObjectNode root) throws ConfigDecodeException {
+  /**
+   * Sets the fields named by their dotted v1alpha1 paths, through the schema (how the command line's
+   * flags reach the configuration).
+   *
+   * @throws IllegalArgumentException when a value does not have its field's type
+   */
+  public static void setFields(KubeProxyConfiguration c, java.util.Map<String, Object> valuesByPath) {
+    ConfigSchema.update(c, valuesByPath);
+  }
+
+  /** apimachinery's TypeMeta check: apiVersion and kind present and registered. */
+  private static void checkTypeMeta(ConfigDocument doc, ObjectNode root) throws ConfigDecodeException {
     JsonNode apiVersion = root.get("apiVersion");
     JsonNode kind = root.get("kind");
     if (kind == null || !kind.isTextual() || kind.asText().isEmpty()) {
-      throw new ConfigDecodeException(tree.at("") + "Object 'Kind' is missing; expected kind: "
+      throw new ConfigDecodeException(doc.at("") + "Object 'Kind' is missing; expected kind: "
           + KubeProxyConfiguration.KIND);
     }
     if (apiVersion == null || !apiVersion.isTextual() || apiVersion.asText().isEmpty()) {
-      throw new ConfigDecodeException(tree.at("") + "Object 'apiVersion' is missing; expected apiVersion: "
+      throw new ConfigDecodeException(doc.at("") + "Object 'apiVersion' is missing; expected apiVersion: "
           + KubeProxyConfiguration.API_VERSION);
     }
     if (!apiVersion.asText().equals(KubeProxyConfiguration.API_VERSION)
         || !kind.asText().equals(KubeProxyConfiguration.KIND)) {
-      String where = tree.at(apiVersion.asText().equals(KubeProxyConfiguration.API_VERSION) ? "kind" : "apiVersion");
+      String where = doc.at(apiVersion.asText().equals(KubeProxyConfiguration.API_VERSION) ? "kind" : "apiVersion");
       throw new ConfigDecodeException(where + "no kind \"" + kind.asText() + "\" is registered for version \""
           + apiVersion.asText() + "\"; expected apiVersion: " + KubeProxyConfiguration.API_VERSION + ", kind: "
           + KubeProxyConfiguration.KIND);
     }
-  }
-
-  private static String position(String source, JsonLocation loc) {
-    if (loc == null || loc.getLineNr() < 1) {
-      return source + ": ";
-    }
-    return source + ":" + loc.getLineNr() + ":" + loc.getColumnNr() + ": ";
-  }
-
-  /** SnakeYAML's messages quote the input with a caret on extra lines: keep only the problem lines. */
-  private static String oneLine(String message) {
-    List<String> keep = new ArrayList<>();
-    for (String line : message.split("\n")) {
-      if (!line.isBlank() && !Character.isWhitespace(line.charAt(0))) {
-        keep.add(line.strip());
-      }
-    }
-    return String.join("; ", keep);
   }
 
   private static String kindOf(JsonNode n) {
@@ -146,399 +97,44 @@ public final class ConfigCodec {
     if (n.isArray()) {
       return "array";
     }
-    if (n.isObject()) {
-      return "object";
-    }
-    return "null";
-  }
-
-  /** Builds a JsonNode tree remembering where each value starts and which keys repeat. */
-  private static final class Tree {
-    final String source;
-    final boolean json;
-    final Map<String, JsonLocation> locations = new HashMap<>();
-    final List<String> duplicates = new ArrayList<>();
-
-    Tree(String source, boolean json) {
-      this.source = source;
-      this.json = json;
-    }
-
-    String at(String path) {
-      return position(source, locations.get(path));
-    }
-
-    JsonNode read(JsonParser p, String path) throws IOException {
-      locations.putIfAbsent(path, p.currentTokenLocation());
-      JsonToken t = p.currentToken();
-      switch (t) {
-        case START_OBJECT: {
-          ObjectNode obj = JsonNodeFactory.instance.objectNode();
-          while (p.nextToken() == JsonToken.FIELD_NAME) {
-            String name = p.currentName();
-            JsonLocation keyLoc = p.currentTokenLocation();
-            p.nextToken();
-            String child = path.isEmpty() ? name : path + "." + name;
-            if (obj.has(name)) {
-              duplicates.add(json ? "duplicate field \"" + child + "\""
-                  : "line " + keyLoc.getLineNr() + ": key \"" + name + "\" already set in map");
-              locations.remove(child);
-            }
-            obj.set(name, read(p, child));
-          }
-          return obj;
-        }
-        case START_ARRAY: {
-          ArrayNode arr = JsonNodeFactory.instance.arrayNode();
-          int i = 0;
-          while (p.nextToken() != JsonToken.END_ARRAY) {
-            arr.add(read(p, path + "[" + i++ + "]"));
-          }
-          return arr;
-        }
-        case VALUE_STRING:
-          return JsonNodeFactory.instance.textNode(p.getText());
-        case VALUE_NUMBER_INT:
-          return JsonNodeFactory.instance.numberNode(p.getBigIntegerValue());
-        case VALUE_NUMBER_FLOAT:
-          return JsonNodeFactory.instance.numberNode(p.getDecimalValue());
-        case VALUE_TRUE:
-          return JsonNodeFactory.instance.booleanNode(true);
-        case VALUE_FALSE:
-          return JsonNodeFactory.instance.booleanNode(false);
-        case VALUE_NULL:
-          return JsonNodeFactory.instance.nullNode();
-        default:
-          throw new JsonParseProblem(p, "unexpected " + t);
-      }
-    }
-  }
-
-  private static final class JsonParseProblem extends JsonProcessingException {
-    JsonParseProblem(JsonParser p, String msg) {
-      super(msg, p.currentTokenLocation());
-    }
-  }
-
-  /**
-   * Sets the model's public fields from the tree, field name = JSON key (case-sensitive).
-   * Unknown keys are collected for strict decoding; values of the wrong type are fatal.
-   */
-  private static final class Binder {
-    final Tree tree;
-    final List<String> unknown = new ArrayList<>();
-    final List<String> typeErrors = new ArrayList<>();
-
-    Binder(Tree tree) {
-      this.tree = tree;
-    }
-
-    void bindObject(Object target, ObjectNode node, String path) {
-      Map<String, Field> fields = fieldsOf(target.getClass());
-      for (Map.Entry<String, JsonNode> e : node.properties()) {
-        String child = path.isEmpty() ? e.getKey() : path + "." + e.getKey();
-        Field f = fields.get(e.getKey());
-        if (f == null) {
-          unknown.add("unknown field \"" + child + "\"");
-          continue;
-        }
-        try {
-          bindField(target, f, e.getValue(), child);
-        } catch (IllegalAccessException ex) {
-          throw new IllegalStateException(ex);
-        }
-      }
-    }
-
-    private void bindField(Object target, Field f, JsonNode v, String path) throws IllegalAccessException {
-      Class<?> type = f.getType();
-      if (v.isNull()) {
-        // Go: null leaves a value field alone and makes a pointer or slice nil (= default)
-        if ((type == Integer.class || type == Boolean.class || type == List.class)
-            || (type == Duration.class && isPointerDuration(path))) {
-          f.set(target, null);
-        }
-        return;
-      }
-      if (type == String.class) {
-        if (v.isTextual()) {
-          f.set(target, v.asText());
-        } else if (path.endsWith("infoBufferSize") && v.isNumber()) {
-          f.set(target, v.asText());
-        } else {
-          mismatch(v, path, "string");
-          return;
-        }
-        if (path.endsWith("infoBufferSize") && !QUANTITY.matcher((String) f.get(target)).matches()) {
-          typeErrors.add(tree.at(path) + "field " + path + ": quantities must match the regular expression "
-              + "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
-        }
-      } else if (type == int.class || type == Integer.class) {
-        boolean unsigned = path.endsWith("verbosity");
-        if (v.isIntegralNumber() && v.canConvertToInt() && (!unsigned || v.intValue() >= 0)) {
-          f.set(target, v.intValue());
-        } else {
-          mismatch(v, path, unsigned ? "uint32" : "int32");
-        }
-      } else if (type == float.class) {
-        if (v.isNumber()) {
-          f.setFloat(target, v.floatValue());
-        } else {
-          mismatch(v, path, "float32");
-        }
-      } else if (type == boolean.class || type == Boolean.class) {
-        if (v.isBoolean()) {
-          f.set(target, v.booleanValue());
-        } else {
-          mismatch(v, path, "bool");
-        }
-      } else if (type == Duration.class) {
-        if (v.isTextual()) {
-          try {
-            f.set(target, GoDuration.parse(v.asText()));
-          } catch (IllegalArgumentException e) {
-            typeErrors.add(tree.at(path) + "field " + path + ": " + e.getMessage());
-          }
-        } else if (v.isIntegralNumber() && path.equals("logging.flushFrequency") && v.canConvertToLong()) {
-          f.set(target, Duration.ofNanos(v.longValue()));
-        } else {
-          mismatch(v, path, "duration (a string such as \"30s\")");
-        }
-      } else if (type == List.class) {
-        Class<?> element = elementType(f);
-        if (!v.isArray()) {
-          mismatch(v, path, element == String.class ? "[]string" : "[]" + element.getSimpleName());
-          return;
-        }
-        List<Object> list = new ArrayList<>();
-        int i = 0;
-        for (JsonNode item : v) {
-          String itemPath = path + "[" + i++ + "]";
-          if (element == String.class) {
-            if (item.isTextual()) {
-              list.add(item.asText());
-            } else {
-              mismatch(item, itemPath, "string");
-            }
-          } else if (item.isObject()) {
-            Object o = newInstance(element);
-            bindObject(o, (ObjectNode) item, itemPath);
-            list.add(o);
-          } else {
-            mismatch(item, itemPath, element.getSimpleName());
-          }
-        }
-        f.set(target, list);
-      } else if (type == Map.class) {
-        if (!v.isObject()) {
-          mismatch(v, path, "map[string]bool");
-          return;
-        }
-        Map<String, Boolean> map = new TreeMap<>();
-        for (Map.Entry<String, JsonNode> e : v.properties()) {
-          if (e.getValue().isBoolean()) {
-            map.put(e.getKey(), e.getValue().booleanValue());
-          } else {
-            mismatch(e.getValue(), path + "." + e.getKey(), "bool");
-          }
-        }
-        f.set(target, map);
-      } else {
-        if (!v.isObject()) {
-          mismatch(v, path, type.getSimpleName());
-          return;
-        }
-        Object nested = f.get(target);
-        if (nested == null) {
-          nested = newInstance(type);
-          f.set(target, nested);
-        }
-        bindObject(nested, (ObjectNode) v, path);
-      }
-    }
-
-    private static boolean isPointerDuration(String path) {
-      return path.equals("conntrack.tcpEstablishedTimeout") || path.equals("conntrack.tcpCloseWaitTimeout");
-    }
-
-    private void mismatch(JsonNode v, String path, String goType) {
-      typeErrors.add(tree.at(path) + "json: cannot unmarshal " + kindOf(v) + " into Go struct field "
-          + KubeProxyConfiguration.KIND + "." + path.replaceAll("\\[\\d+]", "") + " of type " + goType);
-    }
-  }
-
-  private static Object newInstance(Class<?> type) {
-    try {
-      return type.getConstructor().newInstance();
-    } catch (ReflectiveOperationException e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
-  private static Class<?> elementType(Field f) {
-    return (Class<?>) ((ParameterizedType) f.getGenericType()).getActualTypeArguments()[0];
-  }
-
-  private static Map<String, Field> fieldsOf(Class<?> type) {
-    Map<String, Field> m = new LinkedHashMap<>();
-    for (Field f : type.getFields()) {
-      if (!Modifier.isStatic(f.getModifiers())) {
-        m.put(f.getName(), f);
-      }
-    }
-    return m;
+    return n.isObject() ? "object" : "null";
   }
 
   // ---- encoding (--write-config-to) ----
 
   /**
    * The completed configuration as v1alpha1 YAML, keys sorted, with upstream's reverse conversion
-   * (config.md §1.5): sync periods only in the active mode's section, masqueradeAll in nftables or
-   * iptables, portRange always empty.
+   * (config.md §1.5).
    */
   public static String encodeYaml(KubeProxyConfiguration c) {
-    try {
-      YAMLMapper yaml = YAMLMapper.builder()
-          .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
-          .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
-          .enable(YAMLGenerator.Feature.ALWAYS_QUOTE_NUMBERS_AS_STRINGS)
-          .disable(YAMLGenerator.Feature.SPLIT_LINES)
-          .build();
-      return yaml.writeValueAsString(toV1Alpha1(c));
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("cannot encode the configuration", e);
-    }
+    return ConfigSchema.yaml(toV1Alpha1(c));
   }
 
-  /** The v1alpha1 document as sorted maps (used for YAML output). */
-  public static Map<String, Object> toV1Alpha1(KubeProxyConfiguration c) {
+  /**
+   * The v1alpha1 document of a completed configuration: upstream converts its internal object back
+   * (pkg/proxy/apis/config/v1alpha1 conversion), so the single sync periods land only in the active
+   * mode's section (the others show 0s), masqueradeAll in nftables or iptables, portRange is empty.
+   */
+  public static ObjectNode toV1Alpha1(KubeProxyConfiguration c) {
+    ObjectNode doc = ConfigSchema.tree(c);
     String mode = c.mode == null ? "" : c.mode;
-    Duration sync = c.syncPeriod();
-    Duration minSync = c.minSyncPeriod();
-    boolean masqAll = c.masqueradeAll();
-    Map<String, Object> m = new TreeMap<>();
-    m.put("apiVersion", KubeProxyConfiguration.API_VERSION);
-    m.put("kind", KubeProxyConfiguration.KIND);
-    if (c.featureGates != null && !c.featureGates.isEmpty()) {
-      m.put("featureGates", new TreeMap<>(c.featureGates));
+    String active = switch (mode) {
+      case "ipvs", "nftables" -> mode;
+      default -> "iptables";
+    };
+    String sync = GoDuration.format(c.syncPeriod());
+    String minSync = GoDuration.format(c.minSyncPeriod());
+    String zero = GoDuration.format(Duration.ZERO);
+    for (String section : List.of("iptables", "ipvs", "nftables")) {
+      ObjectNode s = (ObjectNode) doc.get(section);
+      s.put("syncPeriod", section.equals(active) ? sync : zero);
+      s.put("minSyncPeriod", section.equals(active) ? minSync : zero);
     }
-    Map<String, Object> cc = new TreeMap<>();
-    cc.put("kubeconfig", c.clientConnection.kubeconfig);
-    cc.put("acceptContentTypes", c.clientConnection.acceptContentTypes);
-    cc.put("contentType", c.clientConnection.contentType);
-    cc.put("qps", qps(c.clientConnection.qps));
-    cc.put("burst", c.clientConnection.burst);
-    m.put("clientConnection", cc);
-    m.put("logging", logging(c.logging));
-    m.put("hostnameOverride", c.hostnameOverride);
-    m.put("bindAddress", c.bindAddress);
-    m.put("healthzBindAddress", c.healthzBindAddress);
-    m.put("metricsBindAddress", c.metricsBindAddress);
-    m.put("bindAddressHardFail", c.bindAddressHardFail);
-    m.put("enableProfiling", c.enableProfiling);
-    m.put("showHiddenMetricsForVersion", c.showHiddenMetricsForVersion);
-    m.put("mode", mode);
-
-    boolean ipvs = mode.equals("ipvs");
     boolean nft = mode.equals("nftables");
-    Map<String, Object> ipt = new TreeMap<>();
-    ipt.put("masqueradeBit", c.iptables.masqueradeBit);
-    ipt.put("masqueradeAll", !nft && masqAll);
-    ipt.put("localhostNodePorts", c.iptables.localhostNodePorts);
-    ipt.put("syncPeriod", GoDuration.format(!ipvs && !nft ? sync : Duration.ZERO));
-    ipt.put("minSyncPeriod", GoDuration.format(!ipvs && !nft ? minSync : Duration.ZERO));
-    m.put("iptables", ipt);
-
-    Map<String, Object> ipvsMap = new TreeMap<>();
-    ipvsMap.put("syncPeriod", GoDuration.format(ipvs ? sync : Duration.ZERO));
-    ipvsMap.put("minSyncPeriod", GoDuration.format(ipvs ? minSync : Duration.ZERO));
-    ipvsMap.put("scheduler", c.ipvs.scheduler);
-    ipvsMap.put("excludeCIDRs", c.ipvs.excludeCIDRs);
-    ipvsMap.put("strictARP", c.ipvs.strictARP);
-    ipvsMap.put("tcpTimeout", GoDuration.format(c.ipvs.tcpTimeout));
-    ipvsMap.put("tcpFinTimeout", GoDuration.format(c.ipvs.tcpFinTimeout));
-    ipvsMap.put("udpTimeout", GoDuration.format(c.ipvs.udpTimeout));
-    m.put("ipvs", ipvsMap);
-
-    Map<String, Object> nftMap = new TreeMap<>();
-    nftMap.put("masqueradeBit", c.nftables.masqueradeBit);
-    nftMap.put("masqueradeAll", nft && masqAll);
-    nftMap.put("syncPeriod", GoDuration.format(nft ? sync : Duration.ZERO));
-    nftMap.put("minSyncPeriod", GoDuration.format(nft ? minSync : Duration.ZERO));
-    m.put("nftables", nftMap);
-
-    Map<String, Object> win = new TreeMap<>();
-    win.put("networkName", c.winkernel.networkName);
-    win.put("sourceVip", c.winkernel.sourceVip);
-    win.put("enableDSR", c.winkernel.enableDSR);
-    win.put("rootHnsEndpointName", c.winkernel.rootHnsEndpointName);
-    win.put("forwardHealthCheckVip", c.winkernel.forwardHealthCheckVip);
-    m.put("winkernel", win);
-
-    m.put("detectLocalMode", c.detectLocalMode);
-    Map<String, Object> dl = new TreeMap<>();
-    dl.put("bridgeInterface", c.detectLocal.bridgeInterface);
-    dl.put("interfaceNamePrefix", c.detectLocal.interfaceNamePrefix);
-    m.put("detectLocal", dl);
-    m.put("clusterCIDR", c.clusterCIDR);
-    m.put("nodePortAddresses", c.nodePortAddresses);
-    m.put("oomScoreAdj", c.oomScoreAdj);
-
-    Map<String, Object> ct = new TreeMap<>();
-    ct.put("maxPerCore", c.conntrack.maxPerCore);
-    ct.put("min", c.conntrack.min);
-    ct.put("tcpEstablishedTimeout", c.conntrack.tcpEstablishedTimeout == null ? null
-        : GoDuration.format(c.conntrack.tcpEstablishedTimeout));
-    ct.put("tcpCloseWaitTimeout", c.conntrack.tcpCloseWaitTimeout == null ? null
-        : GoDuration.format(c.conntrack.tcpCloseWaitTimeout));
-    ct.put("tcpBeLiberal", c.conntrack.tcpBeLiberal);
-    ct.put("udpTimeout", GoDuration.format(c.conntrack.udpTimeout));
-    ct.put("udpStreamTimeout", GoDuration.format(c.conntrack.udpStreamTimeout));
-    m.put("conntrack", ct);
-    m.put("configSyncPeriod", GoDuration.format(c.configSyncPeriod));
-    m.put("portRange", "");
-    if (c.windowsRunAsService) {
-      m.put("windowsRunAsService", true);
-    }
-    return m;
-  }
-
-  /** Whole numbers print without a fraction (qps: 5), as Go's float32 JSON encoding does. */
-  static Object qps(float qps) {
-    if (qps == Math.rint(qps) && !Float.isInfinite(qps) && Math.abs(qps) < 1e15) {
-      return (long) qps;
-    }
-    return Double.parseDouble(Float.toString(qps));
-  }
-
-  private static Map<String, Object> logging(KubeProxyConfiguration.Logging l) {
-    Map<String, Object> m = new TreeMap<>();
-    m.put("format", l.format);
-    m.put("flushFrequency", GoDuration.format(l.flushFrequency));
-    m.put("verbosity", l.verbosity);
-    if (l.vmodule != null && !l.vmodule.isEmpty()) {
-      List<Map<String, Object>> items = new ArrayList<>();
-      for (KubeProxyConfiguration.VModuleItem item : l.vmodule) {
-        Map<String, Object> i = new TreeMap<>();
-        i.put("filePattern", item.filePattern);
-        i.put("verbosity", item.verbosity);
-        items.add(i);
-      }
-      m.put("vmodule", items);
-    }
-    Map<String, Object> options = new TreeMap<>();
-    options.put("text", stream(l.options.text));
-    options.put("json", stream(l.options.json));
-    m.put("options", options);
-    return m;
-  }
-
-  private static Map<String, Object> stream(KubeProxyConfiguration.StreamOptions s) {
-    Map<String, Object> m = new TreeMap<>();
-    if (s.splitStream) {
-      m.put("splitStream", true);
-    }
-    m.put("infoBufferSize", s.infoBufferSize);
-    return m;
+    ((ObjectNode) doc.get("iptables")).put("masqueradeAll", !nft && c.masqueradeAll());
+    ((ObjectNode) doc.get("nftables")).put("masqueradeAll", nft && c.masqueradeAll());
+    doc.put("mode", mode);
+    doc.put("portRange", "");
+    return doc;
   }
 }

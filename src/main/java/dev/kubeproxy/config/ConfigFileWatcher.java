@@ -128,13 +128,16 @@ public final class ConfigFileWatcher implements Closeable {
     }
   }
 
+  /** The digest of the file's first bytes: no more than the agent would read (a path may turn into /dev/zero). */
   private static byte[] digest(Path file) throws IOException {
     try (InputStream in = Files.newInputStream(file)) {
       MessageDigest md = MessageDigest.getInstance("SHA-256");
       byte[] buf = new byte[8192];
+      long left = ConfigFileReader.MAX_BYTES + 1L;
       int n;
-      while ((n = in.read(buf)) > 0) {
+      while (left > 0 && (n = in.read(buf, 0, (int) Math.min(buf.length, left))) > 0) {
         md.update(buf, 0, n);
+        left -= n;
       }
       return md.digest();
     } catch (NoSuchAlgorithmException e) {

@@ -1,5 +1,8 @@
 package dev.kubeproxy.config;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
+import com.fasterxml.jackson.databind.annotation.JsonSerialize;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,6 +16,10 @@ import java.util.TreeMap;
  * explicit zero or false is kept. Durations are Go durations on the wire; the codec converts.
  * Mode-dependent values (sync periods, masqueradeAll, masquerade bit) are read through the
  * accessors at the bottom, which apply upstream's v1alpha1-to-internal conversion (config.md §1.4).
+ *
+ * <p>This class is the schema: {@link ConfigSchema} binds the file to it and writes it back with
+ * Jackson, field name = JSON key. The annotations say what Go's types and {@code omitempty} tags say
+ * upstream (staging/src/k8s.io/kube-proxy/config/v1alpha1/types.go); every Duration is a Go duration.
  */
 public class KubeProxyConfiguration {
   public static final String API_VERSION = "kubeproxy.config.k8s.io/v1alpha1";
@@ -21,6 +28,7 @@ public class KubeProxyConfiguration {
   public String apiVersion = API_VERSION;
   public String kind = KIND;
 
+  @JsonInclude(JsonInclude.Include.NON_EMPTY)
   public Map<String, Boolean> featureGates = new TreeMap<>();
   public ClientConnection clientConnection = new ClientConnection();
   public Logging logging = new Logging();
@@ -44,26 +52,32 @@ public class KubeProxyConfiguration {
   public Conntrack conntrack = new Conntrack();
   public Duration configSyncPeriod = Duration.ZERO;
   public String portRange = "";
+  @JsonInclude(JsonInclude.Include.NON_DEFAULT)
   public boolean windowsRunAsService;
 
   public static class ClientConnection {
     public String kubeconfig = "";
     public String acceptContentTypes = "";
     public String contentType = "";
+    @JsonSerialize(using = GoValues.Float32Serializer.class)
     public float qps;
     public int burst;
   }
 
   public static class Logging {
     public String format = "";
+    @JsonDeserialize(using = GoValues.DurationOrNanosDeserializer.class)
     public Duration flushFrequency = Duration.ZERO;
+    @JsonDeserialize(using = GoValues.UInt32Deserializer.class)
     public int verbosity;
+    @JsonInclude(JsonInclude.Include.NON_EMPTY)
     public List<VModuleItem> vmodule = new ArrayList<>();
     public LoggingOptions options = new LoggingOptions();
   }
 
   public static class VModuleItem {
     public String filePattern = "";
+    @JsonDeserialize(using = GoValues.UInt32Deserializer.class)
     public int verbosity;
 
     public VModuleItem() {}
@@ -80,7 +94,9 @@ public class KubeProxyConfiguration {
   }
 
   public static class StreamOptions {
+    @JsonInclude(JsonInclude.Include.NON_DEFAULT)
     public boolean splitStream;
+    @JsonDeserialize(using = GoValues.QuantityDeserializer.class)
     public String infoBufferSize = "0";
   }
 

@@ -1,5 +1,6 @@
 package dev.kubeproxy.proxy;
 
+import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.platform.IpAddresses;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import io.kubernetes.client.openapi.models.V1Endpoint;
@@ -7,8 +8,6 @@ import io.kubernetes.client.openapi.models.V1EndpointConditions;
 import io.kubernetes.client.openapi.models.V1EndpointSlice;
 import io.kubernetes.client.openapi.models.DiscoveryV1EndpointPort;
 import io.kubernetes.client.openapi.models.V1ForZone;
-import java.lang.System.Logger;
-import java.lang.System.Logger.Level;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -31,8 +30,6 @@ import java.util.function.BiConsumer;
  * change elsewhere in the object (targetRef, labels, endpoint order) is no change.
  */
 public final class EndpointsChangeTracker {
-  private static final Logger LOG = System.getLogger(EndpointsChangeTracker.class.getName());
-
   static final String SERVICE_NAME_LABEL = "kubernetes.io/service-name";
   static final String TRIGGER_TIME_ANNOTATION = "endpoints.kubernetes.io/last-change-trigger-time";
   /** Go's zero time, which the annotation may carry and which means "unset". */
@@ -101,8 +98,9 @@ public final class EndpointsChangeTracker {
     String serviceName = labels == null ? null : labels.get(SERVICE_NAME_LABEL);
     if (namespace == null || namespace.isEmpty() || sliceName == null || sliceName.isEmpty()
         || serviceName == null || serviceName.isEmpty()) {
-      LOG.log(Level.ERROR, "Error getting endpoint slice cache keys for EndpointSlice " + namespace + "/" + sliceName
-          + ": it needs a namespace, a name and the label " + SERVICE_NAME_LABEL + "; ignoring it");
+      Log.error("Error getting endpoint slice cache keys: an EndpointSlice needs a namespace, a name and the "
+          + "service-name label; ignoring it", "endpointSlice", namespace + "/" + sliceName,
+          "label", SERVICE_NAME_LABEL);
       return false;
     }
     metrics.incEndpointChanges();
@@ -146,9 +144,8 @@ public final class EndpointsChangeTracker {
       Instant t = OffsetDateTime.parse(value).toInstant();
       return t.equals(GO_ZERO_TIME) ? null : t;
     } catch (DateTimeParseException e) {
-      LOG.log(Level.ERROR, "Error while parsing EndpointsLastChangeTriggerTimeAnnotation value " + value
-          + " of EndpointSlice " + slice.getMetadata().getNamespace() + "/" + slice.getMetadata().getName()
-          + ": " + e.getMessage());
+      Log.error("Error while parsing EndpointsLastChangeTriggerTimeAnnotation", e, "value", value,
+          "endpointSlice", slice.getMetadata().getNamespace() + "/" + slice.getMetadata().getName());
       return null;
     }
   }
@@ -259,24 +256,24 @@ public final class EndpointsChangeTracker {
     for (SliceData slice : slices.values()) {
       for (PortData port : slice.ports()) {
         if (port.name() == null) {
-          LOG.log(Level.DEBUG, "Ignoring port with nil name in EndpointSlice of service " + service);
+          Log.v(2).info("Ignoring a port with nil name in an EndpointSlice", "service", service);
           continue;
         }
         if (port.port() == null || port.port() == 0) {
-          LOG.log(Level.DEBUG, "Ignoring invalid endpoint port " + port.name() + " of service " + service);
+          Log.v(2).info("Ignoring an invalid endpoint port", "portName", port.name(), "service", service);
           continue;
         }
         ServicePortName spn = new ServicePortName(service, port.name(), port.protocol());
         Map<String, Endpoint> eps = byPort.computeIfAbsent(spn, k -> new HashMap<>());
         for (EndpointData ep : slice.endpoints()) {
           if (ep.addresses().isEmpty()) {
-            LOG.log(Level.DEBUG, "Ignoring endpoint with no addresses in service " + service);
+            Log.v(2).info("Ignoring an endpoint with no addresses", "service", service);
             continue;
           }
           String raw = ep.addresses().get(0);
           String ip = IpAddresses.normalize(raw);
           if (ip == null) {
-            LOG.log(Level.ERROR, "Ignoring endpoint with invalid address " + raw + " in service " + service);
+            Log.error("Ignoring an endpoint with an invalid address", "address", raw, "service", service);
             continue;
           }
           if (IpFamily.ofText(ip) != family) {

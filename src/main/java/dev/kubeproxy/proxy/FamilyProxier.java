@@ -4,14 +4,13 @@ import dev.kubeproxy.EventBusAddresses;
 import dev.kubeproxy.cluster.EventRequest;
 import dev.kubeproxy.health.HealthUpdate;
 import dev.kubeproxy.health.ServiceHealthState;
+import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.proxy.conntrack.StaleConntrackCleaner;
 import io.kubernetes.client.openapi.models.V1EndpointSlice;
 import io.kubernetes.client.openapi.models.V1Service;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import java.lang.System.Logger;
-import java.lang.System.Logger.Level;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -32,7 +31,6 @@ import java.util.function.BooleanSupplier;
  * cleanup run on a worker (ordered, so never two at once).
  */
 public final class FamilyProxier {
-  private static final Logger LOG = System.getLogger(FamilyProxier.class.getName());
   /** Both backends of 1.31 allow two syncs back to back, then one per minSyncPeriod. */
   static final int BURST_SYNCS = 2;
   static final Duration IPTABLES_MAX_INTERVAL = Duration.ofHours(1);
@@ -168,7 +166,7 @@ public final class FamilyProxier {
    */
   Future<Void> syncOnce() {
     if (!initialized.getAsBoolean()) {
-      LOG.log(Level.DEBUG, "Not syncing " + family + " rules until Services and EndpointSlices have been received");
+      Log.v(2).info("Not syncing rules until Services and EndpointSlices have been received", "ipFamily", family);
       return Future.succeededFuture();
     }
     long start = System.nanoTime();
@@ -204,8 +202,9 @@ public final class FamilyProxier {
       if (outcome.failure() != null) {
         failedSyncs++;
         unsyncedServices.addAll(outcome.changed());
-        LOG.log(Level.ERROR, "Failed to sync " + family + " proxy rules, will retry in " + syncPeriod.toSeconds()
-            + "s: " + outcome.failure().getMessage());
+        // the one place a failed sync is logged: the backends only throw
+        Log.error("Failed to sync proxy rules; will retry", outcome.failure(), "ipFamily", family,
+            "retryIn", syncPeriod);
         runner.retryAfter(syncPeriod);
         return Future.<Void>succeededFuture();
       }
@@ -221,7 +220,7 @@ public final class FamilyProxier {
       }, true);
     }).recover(e -> {
       // Only a bug gets here (the backend's failures are handled above); keep the loop alive.
-      LOG.log(Level.ERROR, "Unexpected error in the " + family + " sync: " + e, e);
+      Log.error("Unexpected error in the sync", e, "ipFamily", family, "exception", e.toString());
       runner.retryAfter(syncPeriod);
       return Future.succeededFuture();
     });
@@ -230,8 +229,8 @@ public final class FamilyProxier {
   private void afterSuccess(
       SyncResult result, ProxyState state, Map<NamespacedName, Integer> localReady, Duration took) {
     Instant now = clock.instant();
-    LOG.log(Level.DEBUG, "Synced " + family + " proxy rules in " + took.toMillis() + "ms ("
-        + (result != null && result.full() ? "full" : "partial") + ", " + state.services().size() + " service ports)");
+    Log.v(2).info("SyncProxyRules complete", "ipFamily", family, "elapsed", took,
+        "kind", result != null && result.full() ? "full" : "partial", "servicePorts", state.services().size());
     publishHealth(HealthUpdate.Type.UPDATED);
     metrics.setLastSyncTimestamp(now);
     for (List<Instant> times : state.triggerTimes().values()) {
@@ -255,14 +254,14 @@ public final class FamilyProxier {
 
   /** The KubeProxyIncorrectIPVersion Warning event on the Service; the cluster watch writes it to the API. */
   private void recordIncorrectIpVersion(NamespacedName service, String ip) {
-    LOG.log(Level.DEBUG, "Endpoint " + ip + " of service " + service + " is not " + family + "; skipping it");
+    Log.v(2).info("Skipping an endpoint of the other IP family", "service", service, "endpoint", ip,
+        "ipFamily", family);
     try {
       vertx.eventBus().publish(EventBusAddresses.EVENTS,
           EventRequest.incorrectIpVersion(service.namespace(), service.name(), ip, "GatherEndpoints"));
     } catch (RuntimeException e) {
       // e.g. no codec registered for EventRequest: keep syncing, say what was not recorded
-      LOG.log(Level.WARNING, "Could not record event KubeProxyIncorrectIPVersion for service " + service + ": "
-          + ip + " in endpointslice has incorrect IP version (" + e.getMessage() + ")");
+      Log.warn("Could not record event KubeProxyIncorrectIPVersion", "service", service, "endpoint", ip, "err", e);
     }
   }
 

@@ -5,6 +5,7 @@ import dev.kubeproxy.EventBusAddresses;
 import dev.kubeproxy.cluster.ClusterEvent;
 import dev.kubeproxy.cluster.NodeInfo;
 import dev.kubeproxy.config.KubeProxyConfiguration;
+import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.platform.CommandRunner;
 import dev.kubeproxy.proxy.conntrack.StaleConntrackCleaner;
@@ -17,8 +18,6 @@ import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
-import java.lang.System.Logger;
-import java.lang.System.Logger.Level;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -34,8 +33,6 @@ import java.util.Objects;
  * (§8.1), then lets each family's bounded-frequency runner sync its backend.
  */
 public class ProxierVerticle extends VerticleBase {
-  private static final Logger LOG = System.getLogger(ProxierVerticle.class.getName());
-
   /** Builds the backends; blocking (it may probe the system). */
   @FunctionalInterface
   public interface BackendFactory {
@@ -146,13 +143,13 @@ public class ProxierVerticle extends VerticleBase {
       handler.accept(body);
     } catch (RuntimeException e) {
       // One bad object must never stop the agent or the other services.
-      LOG.log(Level.ERROR, "Ignoring a " + address + " event that could not be processed: " + e, e);
+      Log.error("Ignoring an event that could not be processed", e, "address", address, "exception", e.toString());
     }
   }
 
   private void onService(ClusterEvent<?> event) {
     if (event.type() == ClusterEvent.Type.UPSERT && !(event.object() instanceof V1Service)) {
-      LOG.log(Level.ERROR, "Ignoring Service event " + event.key() + " without a v1 Service");
+      Log.error("Ignoring a Service event without a v1 Service", "key", event.key());
       return;
     }
     V1Service old;
@@ -178,7 +175,7 @@ public class ProxierVerticle extends VerticleBase {
   private void onEndpointSlice(ClusterEvent<?> event) {
     if (event.type() == ClusterEvent.Type.UPSERT) {
       if (!(event.object() instanceof V1EndpointSlice slice)) {
-        LOG.log(Level.ERROR, "Ignoring EndpointSlice event " + event.key() + " without a v1 EndpointSlice");
+        Log.error("Ignoring an EndpointSlice event without a v1 EndpointSlice", "key", event.key());
         return;
       }
       V1EndpointSlice old = slices.put(event.key(), slice);
@@ -200,8 +197,8 @@ public class ProxierVerticle extends VerticleBase {
   private void routeSlice(V1EndpointSlice slice, boolean remove) {
     String type = slice.getAddressType();
     if (!IpFamily.IPv4.name().equals(type) && !IpFamily.IPv6.name().equals(type)) {
-      LOG.log(Level.DEBUG, "EndpointSlice " + sliceName(slice) + " has unsupported address type " + type
-          + "; ignoring it");
+      Log.v(2).info("Ignoring an EndpointSlice with an unsupported address type", "endpointSlice", sliceName(slice),
+          "addressType", type);
       return;
     }
     for (FamilyProxier f : families) {
@@ -217,13 +214,13 @@ public class ProxierVerticle extends VerticleBase {
 
   private void onNode(ClusterEvent<?> event) {
     if (!(event.object() instanceof V1Node node) || node.getMetadata() == null) {
-      LOG.log(Level.ERROR, "Ignoring Node event " + event.key() + " without a v1 Node");
+      Log.error("Ignoring a Node event without a v1 Node", "key", event.key());
       return;
     }
     String name = node.getMetadata().getName();
     if (!Objects.equals(name, nodeInfo.name())) {
-      LOG.log(Level.ERROR, "Received a watch event for a node " + name + " that doesn't match the current node "
-          + nodeInfo.name());
+      Log.error("Received a watch event for a node that doesn't match the current node", "eventNode", name,
+          "currentNode", nodeInfo.name());
       return;
     }
     Map<String, String> labels = event.type() == ClusterEvent.Type.DELETE ? null : node.getMetadata().getLabels();
@@ -242,7 +239,7 @@ public class ProxierVerticle extends VerticleBase {
       } else if (event.object() instanceof V1ServiceCIDR o && o.getSpec() != null) {
         cidrs = o.getSpec().getCidrs();
       } else {
-        LOG.log(Level.ERROR, "Ignoring ServiceCIDR event " + event.key() + " without a ServiceCIDR spec");
+        Log.error("Ignoring a ServiceCIDR event without a ServiceCIDR spec", "key", event.key());
         return;
       }
       serviceCIDRs.put(event.key(), cidrs == null ? List.of() : List.copyOf(cidrs));
@@ -264,7 +261,7 @@ public class ProxierVerticle extends VerticleBase {
     }
     if (!initialized && servicesSynced && endpointSlicesSynced) {
       initialized = true;
-      LOG.log(Level.INFO, "Services and EndpointSlices received; programming rules");
+      Log.info("Services and EndpointSlices received; programming rules");
       for (FamilyProxier f : families) {
         f.requestSync();
       }

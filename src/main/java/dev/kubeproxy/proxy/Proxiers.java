@@ -1,5 +1,6 @@
 package dev.kubeproxy.proxy;
 
+import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.platform.IpAddresses;
 import dev.kubeproxy.AgentOptions;
 import dev.kubeproxy.cluster.NodeInfo;
@@ -8,8 +9,6 @@ import dev.kubeproxy.platform.CommandRunner;
 import dev.kubeproxy.proxy.iptables.IptablesProxier;
 import dev.kubeproxy.proxy.nftables.NftablesProxier;
 import java.io.IOException;
-import java.lang.System.Logger;
-import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -21,8 +20,6 @@ import java.util.Map;
  * and removes the leftovers of the modes not in use (server.md §6 step 2).
  */
 public final class Proxiers {
-  private static final Logger LOG = System.getLogger(Proxiers.class.getName());
-
   private Proxiers() {}
 
   /** A proxier that cannot be built: the agent must stop with this message. */
@@ -58,7 +55,7 @@ public final class Proxiers {
       }
       for (IpFamily f : IpFamily.values()) {
         if (!supported.get(f)) {
-          LOG.log(Level.INFO, "No iptables support for family ipFamily=\"" + f + "\"");
+          Log.info("No iptables support for family", "ipFamily", f);
         }
       }
     } else {
@@ -70,9 +67,9 @@ public final class Proxiers {
     }
     boolean dualStack = supported.get(IpFamily.IPv4) && supported.get(IpFamily.IPv6);
     if (dualStack) {
-      LOG.log(Level.INFO, "kube-proxy running in dual-stack mode primary ipFamily=\"" + primary + "\"");
+      Log.info("kube-proxy running in dual-stack mode", "primary ipFamily", primary);
     } else {
-      LOG.log(Level.INFO, "kube-proxy running in single-stack mode ipFamily=\"" + primary + "\"");
+      Log.info("kube-proxy running in single-stack mode", "ipFamily", primary);
     }
     Map<IpFamily, LocalTrafficDetector> detectors = localDetectors(config, node, primary);
     List<IpFamily> families = new ArrayList<>();
@@ -80,7 +77,7 @@ public final class Proxiers {
     if (dualStack) {
       families.add(primary == IpFamily.IPv4 ? IpFamily.IPv6 : IpFamily.IPv4);
     }
-    LOG.log(Level.INFO, mode.equals("iptables") ? "Using iptables Proxier" : "Using nftables Proxier");
+    Log.info(mode.equals("iptables") ? "Using iptables Proxier" : "Using nftables Proxier");
     List<ProxyBackend> backends = new ArrayList<>();
     for (IpFamily family : families) {
       ProxierSettings settings = settings(options, node, family, detectors.get(family));
@@ -104,11 +101,11 @@ public final class Proxiers {
     try {
       CommandRunner.Result r = runner.run(List.of(binary, "-w", "5", "-t", "nat", "-S", "POSTROUTING"));
       if (!r.ok()) {
-        LOG.log(Level.DEBUG, binary + " probe failed: " + r.stderr().trim());
+        Log.v(2).info("Probe failed", "command", binary, "stderr", r.stderr().trim());
       }
       return r.ok();
     } catch (IOException e) {
-      LOG.log(Level.DEBUG, binary + " probe failed: " + e.getMessage());
+      Log.v(2).info("Probe failed", "command", binary, "err", e);
       return false;
     }
   }
@@ -126,14 +123,14 @@ public final class Proxiers {
       case "ClusterCIDR" -> {
         firstCidrPerFamily(config.clusterCIDRs()).forEach((f, cidr) -> out.put(f, new LocalTrafficDetector(mode, cidr)));
         if (!out.get(primary).implemented()) {
-          LOG.log(Level.INFO, "Detect-local-mode set to ClusterCIDR, but no cluster CIDR specified for primary IP family");
+          Log.info("Detect-local-mode set to ClusterCIDR, but no cluster CIDR specified for primary IP family");
         }
       }
       case "NodeCIDR" -> {
         List<String> podCIDRs = node == null ? List.of() : node.podCIDRs();
         firstCidrPerFamily(podCIDRs).forEach((f, cidr) -> out.put(f, new LocalTrafficDetector(mode, cidr)));
         if (!out.get(primary).implemented()) {
-          LOG.log(Level.INFO, "Detect-local-mode set to NodeCIDR, but no PodCIDR defined at node for primary IP family");
+          Log.info("Detect-local-mode set to NodeCIDR, but no PodCIDR defined at node for primary IP family");
         }
       }
       case "BridgeInterface" -> {
@@ -148,7 +145,7 @@ public final class Proxiers {
           out.put(f, new LocalTrafficDetector(mode, prefix));
         }
       }
-      default -> LOG.log(Level.INFO, "Defaulting to no-op detect-local");
+      default -> Log.info("Defaulting to no-op detect-local");
     }
     return out;
   }
@@ -233,13 +230,12 @@ public final class Proxiers {
       try {
         backend.cleanup();
       } catch (Exception e) {
-        LOG.log(Level.ERROR, "Cleanup of " + backend.getClass().getSimpleName() + " for " + backend.family()
-            + " failed: " + e.getMessage());
+        Log.error("Cleanup failed", e, "backend", backend.getClass().getSimpleName(), "ipFamily", backend.family());
         ok = false;
       }
     }
     if (!ok) {
-      LOG.log(Level.ERROR, "encountered an error while tearing down rules");
+      Log.error("encountered an error while tearing down rules");
     }
     return ok;
   }

@@ -1,12 +1,11 @@
 package dev.kubeproxy.proxy;
 
+import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.platform.IpAddresses;
 import io.kubernetes.client.openapi.models.V1LoadBalancerIngress;
 import io.kubernetes.client.openapi.models.V1Service;
 import io.kubernetes.client.openapi.models.V1ServicePort;
 import io.kubernetes.client.openapi.models.V1ServiceSpec;
-import java.lang.System.Logger;
-import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -19,8 +18,6 @@ import java.util.Map;
  * cluster IP of the family yields no ports at all.
  */
 public final class ServicePorts {
-  private static final Logger LOG = System.getLogger(ServicePorts.class.getName());
-
   static final String TOPOLOGY_HINTS_ANNOTATION = "service.kubernetes.io/topology-aware-hints";
   static final String TOPOLOGY_MODE_ANNOTATION = "service.kubernetes.io/topology-mode";
 
@@ -57,7 +54,7 @@ public final class ServicePorts {
     }
     String clusterIP = IpAddresses.normalize(familyIP);
     if (clusterIP == null) {
-      LOG.log(Level.ERROR, "Service {0} has an invalid clusterIP {1}; skipping it", name, quote(familyIP));
+      Log.error("Service has an invalid clusterIP; skipping it", "service", name, "clusterIP", familyIP);
       return Map.of();
     }
     if (IpFamily.ofText(clusterIP) != family) {
@@ -72,7 +69,7 @@ public final class ServicePorts {
       }
       String n = IpAddresses.normalize(ip);
       if (n == null) {
-        LOG.log(Level.ERROR, "Service {0} has an invalid externalIP {1}; ignoring it", name, quote(ip));
+        Log.error("Service has an invalid externalIP; ignoring it", "service", name, "externalIP", ip);
       } else if (IpFamily.ofText(n) == family) {
         externalIPs.add(n);
       }
@@ -83,8 +80,8 @@ public final class ServicePorts {
       String trimmed = raw == null ? "" : raw.trim();
       String n = IpAddresses.normalizeCidr(trimmed);
       if (n == null) {
-        LOG.log(Level.ERROR, "Service {0} has an invalid loadBalancerSourceRanges entry {1}; ignoring it",
-            name, quote(raw));
+        Log.error("Service has an invalid loadBalancerSourceRanges entry; ignoring it", "service", name,
+            "sourceRange", raw);
       } else if (IpFamily.ofText(n) == family) {
         sourceRanges.add(n);
       }
@@ -101,8 +98,8 @@ public final class ServicePorts {
         }
         String n = IpAddresses.normalize(ingress.getIp());
         if (n == null) {
-          LOG.log(Level.ERROR, "Service {0} has an invalid load balancer ingress IP {1}; ignoring it",
-              name, quote(ingress.getIp()));
+          Log.error("Service has an invalid load balancer ingress IP; ignoring it", "service", name,
+              "ingressIP", ingress.getIp());
         } else if (IpFamily.ofText(n) == family) {
           lbVIPs.add(n);
         }
@@ -125,9 +122,10 @@ public final class ServicePorts {
     if (type.equals("LoadBalancer") && externalPolicyLocal) {
       Integer h = spec.getHealthCheckNodePort();
       if (h == null || h == 0) {
-        LOG.log(Level.ERROR, "Service {0} has no healthcheck nodeport", name);
+        Log.error("Service has no healthcheck nodeport", "service", name);
       } else if (h < 1 || h > 65535) {
-        LOG.log(Level.ERROR, "Service {0} has an out-of-range healthCheckNodePort {1}; ignoring it", name, String.valueOf(h));
+        Log.error("Service has an out-of-range healthCheckNodePort; ignoring it", "service", name,
+            "healthCheckNodePort", h);
       } else {
         healthCheckNodePort = h;
       }
@@ -144,19 +142,19 @@ public final class ServicePorts {
       ServicePortName spn = new ServicePortName(name, portName, protocol);
       Integer port = p.getPort();
       if (port == null || port < 1 || port > 65535) {
-        LOG.log(Level.ERROR, "Service {0} port {1} has an out-of-range port {2}; skipping this port",
-            name, quote(portName), String.valueOf(port));
+        Log.error("Service port has an out-of-range port; skipping this port", "service", name, "portName", portName,
+            "port", port);
         continue;
       }
       if (!protocol.equals("TCP") && !protocol.equals("UDP") && !protocol.equals("SCTP")) {
-        LOG.log(Level.ERROR, "Service {0} port {1} has an unknown protocol {2}; skipping this port",
-            name, quote(portName), quote(protocol));
+        Log.error("Service port has an unknown protocol; skipping this port", "service", name, "portName", portName,
+            "protocol", protocol);
         continue;
       }
       int nodePort = p.getNodePort() == null ? 0 : p.getNodePort();
       if (nodePort < 0 || nodePort > 65535) {
-        LOG.log(Level.ERROR, "Service {0} port {1} has an out-of-range nodePort {2}; skipping this port",
-            name, quote(portName), String.valueOf(nodePort));
+        Log.error("Service port has an out-of-range nodePort; skipping this port", "service", name,
+            "portName", portName, "nodePort", nodePort);
         continue;
       }
       out.put(spn, new ServicePort(spn, clusterIP, port, protocol, nodePort, externalIPs, lbVIPs, sourceRanges,
@@ -200,9 +198,5 @@ public final class ServicePorts {
 
   private static String nullToEmpty(String s) {
     return s == null ? "" : s;
-  }
-
-  private static String quote(String s) {
-    return "\"" + s + "\"";
   }
 }

@@ -131,6 +131,45 @@ class KubeProxyOptionsTest {
   }
 
   @Test
+  void endlessOrHugeConfigFilesAreRefusedWithoutReadingThemWhole() throws Exception {
+    String tooLarge = "the file is larger than 1048576 bytes, too large for a KubeProxyConfiguration; check that "
+        + "--config names the configuration file";
+    assertEquals("read /dev/zero: " + tooLarge,
+        assertThrows(CompleteException.class, () -> complete("--config=/dev/zero")).getMessage());
+    // one 50 MB line: refused at once instead of minutes in the YAML scanner
+    String f = file("hostnameOverride: " + "x".repeat(50 << 20) + "\n");
+    assertEquals("read " + f + ": " + tooLarge,
+        assertThrows(CompleteException.class, () -> complete("--config", f)).getMessage());
+    // a real file just under the bound still loads
+    String big = file("hostnameOverride: node-1\n" + ("# " + "c".repeat(1021) + "\n").repeat(1000));
+    assertEquals("node-1", complete("--config", big).config().hostnameOverride);
+  }
+
+  @Test
+  void everyConfigurationFlagNamesAFieldOfTheSchema() throws Exception {
+    KubeProxyConfiguration c = dev.kubeproxy.config.ConfigDefaults.defaulted();
+    // fields left out of the output at their zero value
+    c.featureGates.put("AllAlpha", false);
+    c.logging.options.text.splitStream = true;
+    c.logging.options.json.splitStream = true;
+    com.fasterxml.jackson.databind.JsonNode doc = dev.kubeproxy.config.ConfigCodec.toV1Alpha1(c);
+    int bound = 0;
+    for (FlagDef def : KubeProxyFlags.ALL) {
+      if (def.field() != null) {
+        bound++;
+        com.fasterxml.jackson.databind.JsonNode n = doc;
+        for (String name : def.field().split("\\.")) {
+          n = n.path(name);
+        }
+        assertFalse(n.isMissingNode(), def.name() + " -> " + def.field());
+      }
+    }
+    assertEquals(42, bound);
+    assertThrows(IllegalArgumentException.class,
+        () -> dev.kubeproxy.config.ConfigCodec.setFields(c, java.util.Map.of("iptables.noSuchField", 1)));
+  }
+
+  @Test
   void lenientDecodingContinues() throws Exception {
     assertEquals("nftables", complete("--config", file("mode: nftables\nnoSuchField: 1\n")).config().mode);
   }

@@ -168,6 +168,95 @@ class ConfigCodecTest {
   }
 
   @Test
+  void onlyTheFirstYamlDocumentCounts() throws Exception {
+    assertEquals("nftables", decode("---\n" + HEAD + "mode: nftables\n---\nmode: [unparsed\n").config().mode);
+    assertEquals("nftables", decode(HEAD + "mode: nftables\n---\n").config().mode);
+  }
+
+  @Test
+  void aliasesAreResolvedAsGoYamlDoes() throws Exception {
+    ConfigCodec.Decoded d = decode(HEAD + "hostnameOverride: &h node-1\nclientConnection:\n  kubeconfig: *h\n"
+        + "iptables: &sync\n  syncPeriod: 10s\n  minSyncPeriod: 2s\nnftables: *sync\n"
+        + "nodePortAddresses: &cidrs [10.0.0.0/8, fd00::/64]\nipvs:\n  excludeCIDRs: *cidrs\n");
+    assertTrue(d.strict(), d.strictErrors().toString());
+    KubeProxyConfiguration c = d.config();
+    assertEquals("node-1", c.clientConnection.kubeconfig, "the alias reads as its anchor's value, not its name");
+    assertEquals(Duration.ofSeconds(10), c.nftables.syncPeriod);
+    assertEquals(Duration.ofSeconds(2), c.nftables.minSyncPeriod);
+    assertEquals(List.of("10.0.0.0/8", "fd00::/64"), c.ipvs.excludeCIDRs);
+  }
+
+  @Test
+  void mergeKeysCopyTheAnchoredMapping() throws Exception {
+    ConfigCodec.Decoded d = decode(HEAD + "iptables: &base\n  syncPeriod: 10s\n  minSyncPeriod: 2s\n"
+        + "nftables:\n  <<: *base\n  masqueradeAll: true\n");
+    assertTrue(d.strict(), d.strictErrors().toString());
+    assertEquals(Duration.ofSeconds(10), d.config().nftables.syncPeriod);
+    assertEquals(true, d.config().nftables.masqueradeAll);
+    // go-yaml v2 strict decoding: a key set by the merge and again by hand is a duplicate
+    ConfigCodec.Decoded over = decode(HEAD + "iptables: &base\n  syncPeriod: 10s\n"
+        + "nftables:\n  <<: *base\n  syncPeriod: 20s\n");
+    assertEquals("strict decoding error: line 7: key \"syncPeriod\" already set in map", over.strictError());
+    assertEquals(Duration.ofSeconds(20), over.config().nftables.syncPeriod);
+    assertTrue(failure(HEAD + "a: &x 1\nnftables:\n  <<: *x\n")
+        .endsWith("yaml: map merge requires map or sequence of maps as the value"));
+  }
+
+  @Test
+  void aliasExpansionIsBounded() {
+    // "billion laughs": ten aliases per level, nine levels: 10^9 strings if expanded
+    StringBuilder doc = new StringBuilder(HEAD + "a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
+    for (int i = 1; i <= 9; i++) {
+      String prev = "*a" + (i - 1);
+      doc.append("a").append(i).append(": &a").append(i).append(" [").append(String.join(", ",
+          java.util.Collections.nCopies(10, prev))).append("]\n");
+    }
+    String msg = failure(doc.toString());
+    assertTrue(msg.startsWith("f.yaml:") && msg.endsWith(": yaml: document contains excessive aliasing"), msg);
+  }
+
+  @Test
+  void badAliasesAreFatal() {
+    assertEquals("f.yaml:3:19: yaml: unknown anchor 'nope' referenced", failure(HEAD + "hostnameOverride: *nope\n"));
+    String msg = failure(HEAD + "nodePortAddresses: &r [*r]\n");
+    assertTrue(msg.endsWith("yaml: anchor 'r' value contains itself"), msg);
+  }
+
+  @Test
+  void yamlScalarsAreTypedAsGoYamlTypesThem() throws Exception {
+    KubeProxyConfiguration c = decode(HEAD + "enableProfiling: yes\nhostnameOverride: 2026-12-03\n"
+        + "oomScoreAdj: -0x10\nclientConnection:\n  burst: 1_000\n").config();
+    assertEquals(true, c.enableProfiling);
+    assertEquals("2026-12-03", c.hostnameOverride, "a timestamp stays text");
+    assertEquals(-16, c.oomScoreAdj);
+    assertEquals(1000, c.clientConnection.burst);
+  }
+
+  @Test
+  void noCoercionBetweenJsonTypesAsInEncodingJson() throws Exception {
+    assertEquals("f.yaml:4:10: json: cannot unmarshal string into Go struct field "
+        + "KubeProxyConfiguration.clientConnection.burst of type int32", failure(HEAD + "clientConnection:\n  burst: \"10\"\n"));
+    assertEquals("f.yaml:4:10: json: cannot unmarshal number into Go struct field "
+        + "KubeProxyConfiguration.clientConnection.burst of type int32", failure(HEAD + "clientConnection:\n  burst: 1.5\n"));
+    assertEquals("f.yaml:3:14: json: cannot unmarshal number into Go struct field "
+        + "KubeProxyConfiguration.oomScoreAdj of type int32", failure(HEAD + "oomScoreAdj: 99999999999\n"));
+    assertEquals("f.yaml:4:14: json: cannot unmarshal number into Go struct field "
+        + "KubeProxyConfiguration.logging.verbosity of type uint32", failure(HEAD + "logging:\n  verbosity: -1\n"));
+    assertEquals("f.yaml:4:6: json: cannot unmarshal string into Go struct field "
+        + "KubeProxyConfiguration.featureGates.X of type bool", failure(HEAD + "featureGates:\n  X: \"true\"\n"));
+    assertEquals("f.yaml:3:20: json: cannot unmarshal string into Go struct field "
+        + "KubeProxyConfiguration.nodePortAddresses of type []string", failure(HEAD + "nodePortAddresses: 10.0.0.0/8\n"));
+    assertEquals("f.yaml:3:11: json: cannot unmarshal array into Go struct field "
+        + "KubeProxyConfiguration.iptables of type IPTables", failure(HEAD + "iptables: [1]\n"));
+    assertEquals(5.0f, decode(HEAD + "clientConnection:\n  qps: 5\n").config().clientConnection.qps, "int into float32");
+    assertEquals("f.yaml:5:28: field logging.options.text.infoBufferSize: quantities must match the regular expression "
+        + "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+        failure(HEAD + "logging:\n  options:\n    text: {infoBufferSize: lots}\n"));
+    // null leaves a value field alone, as encoding/json does
+    assertEquals("", decode(HEAD + "hostnameOverride: null\n").config().hostnameOverride);
+  }
+
+  @Test
   void writtenDefaultsMatchUpstreamsDocument() throws Exception {
     KubeProxyConfiguration c = ConfigDefaults.defaulted();
     c.mode = "iptables";

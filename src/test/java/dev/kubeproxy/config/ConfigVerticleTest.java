@@ -129,6 +129,21 @@ class ConfigVerticleTest {
   }
 
   @Test
+  void aSwapToAnEndlessFileRestartsInsteadOfReadingForever() throws Exception {
+    Path v1 = Files.createDirectory(dir.resolve("..2026_12_02_10_00_00.1"));
+    Files.writeString(v1.resolve("config.yaml"), BODY);
+    Files.createSymbolicLink(dir.resolve("..data"), v1.getFileName());
+    Path f = Files.createSymbolicLink(dir.resolve("config.yaml"), Path.of("..data/config.yaml"));
+    watch(f);
+    Path v2 = Files.createDirectory(dir.resolve("..2026_12_02_10_05_00.2"));
+    Files.createSymbolicLink(v2.resolve("config.yaml"), Path.of("/dev/zero"));
+    Path tmp = Files.createSymbolicLink(dir.resolve("..data_tmp"), v2.getFileName());
+    mark();
+    Files.move(tmp, dir.resolve("..data"), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    assertRestartWithinOneSecond();
+  }
+
+  @Test
   void readsChmodAndOtherFilesDoNotRestart() throws Exception {
     Path f = config();
     watch(f);

@@ -280,6 +280,35 @@ class ProxierVerticleTest {
   }
 
   @Test
+  void aFailedSyncIsLoggedOnceWithItsStructure() throws Exception {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    java.io.PrintStream ps = new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8);
+    dev.kubeproxy.logging.Log.configure(dev.kubeproxy.logging.LogFormat.JSON, 0, List.of(), false);
+    dev.kubeproxy.logging.Log.setOutputs(ps, ps);
+    try {
+      FakeBackend v4 = new FakeBackend(IpFamily.IPv4);
+      v4.failures.set(1);
+      deploy("iptables", false, v4);
+      upsertService(service("demo", "web", "10.96.0.10", port("http", 80, "TCP")));
+      synced(ClusterEvent.Kind.SERVICE);
+      synced(ClusterEvent.Kind.ENDPOINT_SLICE);
+      await("retry succeeded", () -> v4.states.size() == 1);
+    } finally {
+      dev.kubeproxy.logging.Log.configure(dev.kubeproxy.logging.LogFormat.TEXT, 0, List.of(), false);
+    }
+    List<io.vertx.core.json.JsonObject> errors = new ArrayList<>();
+    for (String line : out.toString(java.nio.charset.StandardCharsets.UTF_8).split("\n")) {
+      if (line.contains("line 7 failed")) {
+        errors.add(new io.vertx.core.json.JsonObject(line));
+      }
+    }
+    assertEquals(1, errors.size(), "one line for one failure: " + errors);
+    assertEquals("Failed to sync proxy rules; will retry", errors.get(0).getString("msg"));
+    assertEquals("iptables-restore: line 7 failed", errors.get(0).getString("err"));
+    assertEquals("IPv4", errors.get(0).getString("ipFamily"));
+  }
+
+  @Test
   void dualStackRoutesSlicesByAddressType() throws Exception {
     FakeBackend v4 = new FakeBackend(IpFamily.IPv4);
     FakeBackend v6 = new FakeBackend(IpFamily.IPv6);

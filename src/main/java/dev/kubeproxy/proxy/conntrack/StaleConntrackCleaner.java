@@ -1,5 +1,6 @@
 package dev.kubeproxy.proxy.conntrack;
 
+import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.platform.CommandRunner;
 import dev.kubeproxy.proxy.EndpointsMap;
 import dev.kubeproxy.proxy.IpFamily;
@@ -7,8 +8,6 @@ import dev.kubeproxy.proxy.ServicePort;
 import dev.kubeproxy.proxy.ServicePortMap;
 import dev.kubeproxy.proxy.ServicePortName;
 import java.io.IOException;
-import java.lang.System.Logger;
-import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
@@ -20,7 +19,6 @@ import java.util.TreeSet;
  * away. TCP and SCTP entries are left to expire. Errors are logged and otherwise ignored.
  */
 public final class StaleConntrackCleaner {
-  private static final Logger LOG = System.getLogger(StaleConntrackCleaner.class.getName());
   /** conntrack exits non-zero when nothing matched; that is not a failure. */
   static final String NOTHING_DELETED = "0 flow entries have been deleted";
 
@@ -103,13 +101,13 @@ public final class StaleConntrackCleaner {
     try {
       CommandRunner.Result r = runner.run(argv);
       if (r.ok() || r.stdout().contains(NOTHING_DELETED) || r.stderr().contains(NOTHING_DELETED)) {
-        LOG.log(Level.DEBUG, "Cleared conntrack entries: " + line);
+        Log.v(2).info("Cleared conntrack entries", "command", line);
         return;
       }
-      LOG.log(Level.ERROR, "Failed to clear conntrack entries with \"" + line + "\": exit status "
-          + r.exitCode() + ": " + (r.stderr() + r.stdout()).trim());
+      Log.error("Failed to clear conntrack entries", "command", line, "exitStatus", r.exitCode(),
+          "output", (r.stderr() + r.stdout()).trim());
     } catch (IOException e) {
-      LOG.log(Level.ERROR, "Failed to run \"" + line + "\" to clear stale conntrack entries: " + e.getMessage());
+      Log.error("Failed to run the command that clears stale conntrack entries", e, "command", line);
     }
   }
 }

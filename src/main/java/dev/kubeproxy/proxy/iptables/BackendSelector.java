@@ -1,5 +1,6 @@
 package dev.kubeproxy.proxy.iptables;
 
+import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.platform.CommandRunner;
 import java.io.IOException;
 import java.util.List;
@@ -13,7 +14,6 @@ import java.util.WeakHashMap;
  * backend if it works here, otherwise nft. Decided once per node (per runner) and logged.
  */
 public final class BackendSelector {
-  private static final System.Logger LOG = System.getLogger(BackendSelector.class.getName());
   private static final Map<CommandRunner, IptablesBackend> CHOSEN = new WeakHashMap<>();
 
   private BackendSelector() {}
@@ -35,8 +35,7 @@ public final class BackendSelector {
     for (IptablesBackend backend : List.of(IptablesBackend.NFT, IptablesBackend.LEGACY)) {
       String dump = "\n" + (backend == IptablesBackend.NFT ? nftDump : legacyDump);
       if (dump.contains("\n:KUBE-IPTABLES-HINT ") || dump.contains("\n:KUBE-KUBELET-CANARY ")) {
-        LOG.log(System.Logger.Level.INFO, "Using iptables-" + backend.suffix()
-            + " (kubelet's hint chain is in that backend)");
+        Log.info("Using iptables-" + backend.suffix(), "reason", "kubelet's hint chain is in that backend");
         return backend;
       }
     }
@@ -57,7 +56,7 @@ public final class BackendSelector {
       chosen = IptablesBackend.NFT;
       why = "no rules on the node yet and the legacy backend does not work here";
     }
-    LOG.log(System.Logger.Level.INFO, "Using iptables-" + chosen.suffix() + ": " + why);
+    Log.info("Using iptables-" + chosen.suffix(), "reason", why);
     return chosen;
   }
 

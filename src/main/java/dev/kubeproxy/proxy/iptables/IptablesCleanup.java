@@ -11,6 +11,7 @@ import static dev.kubeproxy.proxy.iptables.ChainNames.KUBE_PROXY_CANARY;
 import static dev.kubeproxy.proxy.iptables.ChainNames.KUBE_PROXY_FIREWALL;
 import static dev.kubeproxy.proxy.iptables.ChainNames.KUBE_SERVICES;
 
+import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.platform.CommandRunner;
 import dev.kubeproxy.proxy.IpFamily;
@@ -29,8 +30,6 @@ import java.util.Set;
  * when no remaining rule jumps to it. A backend holding no KUBE-* chain at all is not touched.
  */
 public final class IptablesCleanup {
-  private static final System.Logger LOG = System.getLogger(IptablesCleanup.class.getName());
-
   private static final Map<String, List<String>> OWN_CHAINS = Map.of(
       "nat", List.of(KUBE_SERVICES, KUBE_NODEPORTS, KUBE_POSTROUTING, KUBE_MARK_MASQ, KUBE_PROXY_CANARY),
       "filter", List.of(KUBE_SERVICES, KUBE_EXTERNAL_SERVICES, KUBE_FORWARD, KUBE_NODEPORTS, KUBE_PROXY_FIREWALL,
@@ -84,7 +83,7 @@ public final class IptablesCleanup {
       try {
         tool.deleteRule(jump.table(), jump.builtin(), jump.ruleArgs());
       } catch (IOException e) {
-        LOG.log(System.Logger.Level.ERROR, "Error removing pure-iptables proxy rule: " + e.getMessage());
+        Log.error("Error removing pure-iptables proxy rule", e);
         ok = false;
       }
     }
@@ -116,8 +115,8 @@ public final class IptablesCleanup {
         String referrer = referrerOutside(dump, chain, delete);
         if (referrer != null) {
           delete.remove(chain);
-          LOG.log(System.Logger.Level.INFO, "Leaving chain " + chain + " in table " + table + " of "
-              + tool.command() + ": chain " + referrer + " still jumps to it");
+          Log.info("Leaving a chain that another chain still jumps to", "chain", chain, "table", table,
+              "command", tool.command(), "referrer", referrer);
         }
       }
       if (delete.isEmpty()) {
@@ -134,8 +133,7 @@ public final class IptablesCleanup {
       try {
         tool.restore(input.toString(), table);
       } catch (IptablesTool.RestoreException e) {
-        LOG.log(System.Logger.Level.ERROR, "Failed to execute iptables-restore for table " + table + ": "
-            + e.getMessage());
+        Log.error("Failed to execute iptables-restore", e, "table", table);
         ProxyMetrics.global().incIptablesRestoreFailures();
         ok = false;
       }
@@ -148,7 +146,7 @@ public final class IptablesCleanup {
     try {
       return IptablesTool.tablesOf(tool.save(null));
     } catch (IOException e) {
-      LOG.log(System.Logger.Level.ERROR, "Failed to execute iptables-save: " + e.getMessage());
+      Log.error("Failed to execute iptables-save", e);
       return null;
     }
   }

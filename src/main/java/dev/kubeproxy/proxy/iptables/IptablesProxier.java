@@ -1,5 +1,6 @@
 package dev.kubeproxy.proxy.iptables;
 
+import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.platform.Cidr;
 import static dev.kubeproxy.proxy.iptables.ChainNames.KUBE_PROXY_CANARY;
 
@@ -29,7 +30,6 @@ import java.util.function.Supplier;
  * after a node-label change, when the canary is gone, and once per syncPeriod (not in large clusters).
  */
 public class IptablesProxier implements ProxyBackend {
-  private static final System.Logger LOG = System.getLogger(IptablesProxier.class.getName());
   private static final List<String> CANARY_TABLES = List.of("mangle", "nat", "filter");
 
   private final ProxierSettings settings;
@@ -121,7 +121,7 @@ public class IptablesProxier implements ProxyBackend {
     if (localhostNodePorts) {
       try {
         sysctls.write("net.ipv4.conf.all.route_localnet", "1");
-        LOG.log(System.Logger.Level.INFO, "Set sysctl net.ipv4.conf.all.route_localnet=1 for localhost NodePorts");
+        Log.info("Set sysctl for localhost NodePorts", "sysctl", "net.ipv4.conf.all.route_localnet", "value", 1);
       } catch (IOException e) {
         throw new SyncException("cannot set sysctl net/ipv4/conf/all/route_localnet to 1 (needed for localhost"
             + " NodePorts; set iptables.localhostNodePorts to false to run without): " + e.getMessage(), e);
@@ -132,7 +132,7 @@ public class IptablesProxier implements ProxyBackend {
     if (!t.available()) {
       throw new SyncException(t.command() + " is not installed or does not run; install iptables");
     }
-    LOG.log(System.Logger.Level.INFO, "iptables mode for " + settings.family() + " uses " + t.command());
+    Log.info("iptables mode uses this command", "ipFamily", settings.family(), "command", t.command());
   }
 
   private boolean conntrackTcpLiberal() {
@@ -140,8 +140,7 @@ public class IptablesProxier implements ProxyBackend {
       String value = sysctls.read("net.netfilter.nf_conntrack_tcp_be_liberal");
       conntrackTcpLiberal = value != null && !value.equals("0");
       if (conntrackTcpLiberal) {
-        LOG.log(System.Logger.Level.INFO, "nf_conntrack_tcp_be_liberal is set, not installing DROP rules for"
-            + " INVALID packets");
+        Log.info("nf_conntrack_tcp_be_liberal is set, not installing DROP rules for INVALID packets");
       }
     }
     return conntrackTcpLiberal;
@@ -168,8 +167,8 @@ public class IptablesProxier implements ProxyBackend {
     boolean tryPartial = !full;
     try {
       if (!full && canariesCreated && canaryMissing(t)) {
-        LOG.log(System.Logger.Level.WARNING, "iptables canary " + KUBE_PROXY_CANARY + " was deleted (tables"
-            + " flushed by something else); forcing a full resync");
+        Log.warn("iptables canary was deleted (tables flushed by something else); forcing a full resync",
+            "chain", KUBE_PROXY_CANARY);
         full = true;
       }
       Set<String> known = new HashSet<>(appliedChains);
@@ -180,8 +179,7 @@ public class IptablesProxier implements ProxyBackend {
         try {
           tables = IptablesTool.tablesOf(t.save(null));
         } catch (IOException e) {
-          LOG.log(System.Logger.Level.ERROR, "Failed to execute iptables-save: stale chains will not be deleted ("
-              + e.getMessage() + ")");
+          Log.error("Failed to execute iptables-save: stale chains will not be deleted", e);
         }
         ensureJumpRulesAndCanaries(t, tables);
         if (tables != null) {
@@ -196,8 +194,7 @@ public class IptablesProxier implements ProxyBackend {
           staleScanDone = true;
           lastStaleScanNanos = System.nanoTime();
         } catch (IOException e) {
-          LOG.log(System.Logger.Level.ERROR, "Failed to execute iptables-save: stale chains will not be deleted ("
-              + e.getMessage() + ")");
+          Log.error("Failed to execute iptables-save: stale chains will not be deleted", e);
         }
       }
       long generateStart = System.nanoTime();
@@ -210,9 +207,9 @@ public class IptablesProxier implements ProxyBackend {
       long end = System.nanoTime();
       lastTimings = new SyncTimings(restoreStart - generateStart, generateCpu, end - restoreStart,
           generateStart - start, end - start);
-      LOG.log(System.Logger.Level.DEBUG, () -> String.format("iptables %s sync: %d bytes, generated in %d ms,"
-          + " restored in %d ms", tryPartial ? "partial" : "full", ruleset.payload().length(),
-          lastTimings.generateNanos() / 1_000_000, lastTimings.restoreNanos() / 1_000_000));
+      Log.v(2).info("iptables sync", "kind", tryPartial ? "partial" : "full", "bytes", ruleset.payload().length(),
+          "generate", Duration.ofNanos(lastTimings.generateNanos()), "restore",
+          Duration.ofNanos(lastTimings.restoreNanos()));
 
       needFullSync = false;
       if (full) {
@@ -232,12 +229,11 @@ public class IptablesProxier implements ProxyBackend {
       if (tryPartial) {
         metrics.incIptablesPartialRestoreFailures();
       }
-      LOG.log(System.Logger.Level.ERROR, "Failed to execute iptables-restore (" + (full ? "full" : "partial")
-          + " sync); the previous rules stay in place and a full sync follows: " + e.getMessage());
-      throw new SyncException(e.getMessage(), e);
+      // logged once, by the caller that handles it (FamilyProxier)
+      throw new SyncException("Failed to execute iptables-restore (" + (full ? "full" : "partial")
+          + " sync); the previous rules stay in place and a full sync follows: " + e.getMessage(), e);
     } catch (IOException | RuntimeException e) {
       needFullSync = true;
-      LOG.log(System.Logger.Level.ERROR, "iptables sync failed: " + e.getMessage());
       throw new SyncException("iptables sync failed: " + e.getMessage(), e);
     } finally {
       Duration took = Duration.ofNanos(System.nanoTime() - start);
@@ -286,8 +282,8 @@ public class IptablesProxier implements ProxyBackend {
     try {
       addresses = interfaceAddresses.get();
     } catch (RuntimeException e) {
-      LOG.log(System.Logger.Level.ERROR, "Failed to get node ip address matching nodeport cidrs, services with"
-          + " nodeport may not work as intended: " + e.getMessage());
+      Log.error("Failed to get node ip address matching nodeport cidrs, services with nodeport may not work "
+          + "as intended", e);
       return List.of();
     }
     for (String ip : addresses) {
@@ -303,12 +299,12 @@ public class IptablesProxier implements ProxyBackend {
       }
       if (NodeAddresses.isLoopback(ip)) {
         if (settings.family() == IpFamily.IPv6) {
-          LOG.log(System.Logger.Level.ERROR, "--nodeport-addresses includes localhost but localhost NodePorts are"
-              + " not supported on IPv6 (address " + ip + ")");
+          Log.error("--nodeport-addresses includes localhost but localhost NodePorts are not supported on IPv6",
+              "address", ip);
           continue;
         } else if (!localhostNodePorts) {
-          LOG.log(System.Logger.Level.ERROR, "--nodeport-addresses includes localhost but"
-              + " --iptables-localhost-nodeports=false was passed (address " + ip + ")");
+          Log.error("--nodeport-addresses includes localhost but --iptables-localhost-nodeports=false was passed",
+              "address", ip);
           continue;
         }
       }
@@ -408,8 +404,7 @@ public class IptablesProxier implements ProxyBackend {
       }
       canariesCreated = true;
     } catch (IOException e) {
-      LOG.log(System.Logger.Level.WARNING, "Could not create the iptables canary chains (will retry): "
-          + e.getMessage());
+      Log.warn("Could not create the iptables canary chains (will retry)", "err", e);
     }
   }
 

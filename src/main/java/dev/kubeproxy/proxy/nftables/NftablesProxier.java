@@ -209,8 +209,7 @@ public class NftablesProxier implements ProxyBackend {
       syncFailures++;
       metrics.incNftablesSyncFailures();
       String kind = full ? "full" : "partial";
-      Log.error("nftables sync failed; will retry with a full sync", "kind", kind, "err", e.getMessage());
-      throw new SyncException("nftables " + kind + " sync failed: " + e.getMessage(), e);
+      throw new SyncException("nftables " + kind + " sync failed; will retry with a full sync: " + e.getMessage(), e);
     }
     needFullSync = false;
     if (full) {
