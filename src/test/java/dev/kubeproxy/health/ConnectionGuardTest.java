@@ -24,7 +24,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /** Connection limits, idle timeouts and HTTP/1.1-only on a loopback server (bounded: at most 300 sockets). */
 @ExtendWith(VertxExtension.class)
-class ConnectionGuardTest {
+public class ConnectionGuardTest {
   private final List<Socket> sockets = new ArrayList<>();
 
   @AfterEach
@@ -59,7 +59,7 @@ class ConnectionGuardTest {
   }
 
   /** Sends a request and returns the status line, or null when the server closed the connection. */
-  static String request(Socket s, String raw) throws IOException {
+  public static String request(Socket s, String raw) throws IOException {
     s.getOutputStream().write(raw.getBytes(StandardCharsets.US_ASCII));
     s.getOutputStream().flush();
     return readLine(s.getInputStream());
@@ -156,7 +156,7 @@ class ConnectionGuardTest {
   }
 
   /** An h2c upgrade is answered in HTTP/1.1 without switching; the HTTP/2 preface gets no HTTP/2 answer. */
-  static void assertH2cRefused(Socket upgrade, Socket priorKnowledge) throws IOException {
+  public static void assertH2cRefused(Socket upgrade, Socket priorKnowledge) throws IOException {
     String status = request(upgrade, "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: Upgrade, HTTP2-Settings\r\n"
         + "Upgrade: h2c\r\nHTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\n\r\n");
     assertTrue(status != null && status.startsWith("HTTP/1.1 ") && !status.startsWith("HTTP/1.1 101"), status);

@@ -182,6 +182,35 @@ class MetricsServerVerticleTest {
     assertEquals("FLR\u0000", jfr.body().getString(0, 4)); // the JFR file magic
   }
 
+  private static List<jdk.jfr.Recording> profileRecordings() {
+    return jdk.jfr.FlightRecorder.getFlightRecorder().getRecordings().stream()
+        .filter(r -> "kube-proxy /debug/pprof/profile".equals(r.getName())).toList();
+  }
+
+  @Test
+  void aProfileRecordingStopsWhenItsClientGoesAway() throws Exception {
+    int port = deploy(true);
+    try (java.net.Socket s = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), port)) {
+      s.getOutputStream().write("GET /debug/pprof/profile?seconds=120 HTTP/1.1\r\nHost: x\r\n\r\n"
+          .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      s.getOutputStream().flush();
+      Await.until("the recording runs", 10_000, () -> profileRecordings().stream()
+          .anyMatch(r -> r.getState() == jdk.jfr.RecordingState.RUNNING));
+    } // the client goes away long before the 120 s are up
+    Await.until("the recording is stopped and discarded", 10_000, () -> profileRecordings().isEmpty());
+  }
+
+  @Test
+  void http2IsNotSpoken() throws Exception {
+    int port = deploy(false);
+    try (java.net.Socket a = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), port);
+         java.net.Socket b = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), port)) {
+      a.setSoTimeout(5000);
+      b.setSoTimeout(5000);
+      dev.kubeproxy.health.ConnectionGuardTest.assertH2cRefused(a, b);
+    }
+  }
+
   @Test
   void bindFailureWithHardFailIsFatal() throws Exception {
     int taken = deploy(false);
