@@ -201,6 +201,40 @@ class MetricsServerVerticleTest {
   }
 
   @Test
+  void statuszAndFlagzOnlyUnderTheirGates() {
+    int off = deploy(false);
+    assertEquals(404, get(off, "/statusz").statusCode());
+    assertEquals(404, get(off, "/flagz").statusCode());
+    AgentOptions base = TestConfigs.options(c -> {
+      c.metricsBindAddress = "127.0.0.1:0";
+      c.featureGates = new java.util.TreeMap<>(java.util.Map.of("ComponentStatusz", true, "ComponentFlagz", true));
+    });
+    java.util.TreeMap<String, String> flags = new java.util.TreeMap<>(java.util.Map.of("v", "4", "proxy-mode", "nftables"));
+    AgentOptions opts = new AgentOptions(base.config(), null, null, "node-1", null, false, false, false, flags);
+    MetricsServerVerticle v = new MetricsServerVerticle(opts, metrics, verbosity::add);
+    Await.result(vertx.deployVerticle(v));
+    int port = v.actualPort();
+    HttpResponse<Buffer> text = get(port, "/statusz");
+    assertEquals(200, text.statusCode());
+    assertEquals("text/plain; charset=utf-8", text.getHeader("Content-Type"));
+    assertTrue(text.bodyAsString().startsWith("\nkube-proxy statusz\nWarning: This endpoint is not meant to be machine parseable"),
+        text.bodyAsString());
+    HttpResponse<Buffer> json = Await.result(client.get(port, "127.0.0.1", "/statusz")
+        .putHeader("Accept", "application/json;v=v1alpha1;g=config.k8s.io;as=Statusz").send());
+    assertEquals(200, json.statusCode());
+    assertEquals("Statusz", json.bodyAsJsonObject().getString("kind"));
+    assertEquals("1.31.0", json.bodyAsJsonObject().getString("binaryVersion"));
+    HttpResponse<Buffer> refused = Await.result(client.get(port, "127.0.0.1", "/statusz").putHeader("Accept", "application/json").send());
+    assertEquals(406, refused.statusCode());
+    assertEquals("NotAcceptable", refused.bodyAsJsonObject().getString("reason"));
+    String flagz = get(port, "/flagz").bodyAsString();
+    assertTrue(flagz.matches("(?s)\nkube-proxy flagz\n.*\nproxy-mode(:|: |=| )nftables\nv\\1?.*"), flagz);
+    HttpResponse<Buffer> flagzJson = Await.result(client.get(port, "127.0.0.1", "/flagz")
+        .putHeader("Accept", "application/json;v=v1alpha1;g=config.k8s.io;as=Flagz").send());
+    assertEquals("{\"proxy-mode\":\"nftables\",\"v\":\"4\"}", flagzJson.bodyAsJsonObject().getJsonObject("flags").encode());
+  }
+
+  @Test
   void http2IsNotSpoken() throws Exception {
     int port = deploy(false);
     try (java.net.Socket a = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), port);
