@@ -68,6 +68,17 @@ class ZPagesTest {
   }
 
   @Test
+  void theGatesAreAlphaAndOffByDefault() {
+    for (String gate : java.util.List.of("ComponentStatusz", "ComponentFlagz")) {
+      dev.kubeproxy.config.FeatureGates.Gate g = dev.kubeproxy.config.FeatureGates.KNOWN.stream()
+          .filter(k -> k.name().equals(gate)).findFirst().orElseThrow();
+      assertEquals(dev.kubeproxy.config.FeatureGates.Stage.ALPHA, g.stage());
+      assertEquals(false, dev.kubeproxy.config.FeatureGates.of(java.util.Map.of()).isEnabled(gate));
+      assertEquals(true, dev.kubeproxy.config.FeatureGates.of(java.util.Map.of("AllAlpha", true)).isEnabled(gate));
+    }
+  }
+
+  @Test
   void negotiationFollowsUpstreamsCases() {
     assertEquals(Answer.TEXT, ZPages.negotiate(null, "Statusz"));
     assertEquals(Answer.TEXT, ZPages.negotiate("", "Statusz"));
