@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Test;
  * (six tries with backoff); before /livez was served from the start, the port opened only after it
  * and the probe (15 s delay, 3 × 10 s) restarted the agent at about 35 s, in a loop. Each probe
  * must now answer 200 within the probe's timeout, from the first one through the whole window in
- * which failureThreshold failures would restart the container. Runs --dry-run: no rules written.
+ * which failureThreshold failures would restart the container; /healthz meanwhile answers 503 (the
+ * node is not known yet). Runs --dry-run: no rules written.
  */
 class LivenessProbeIT {
   private static final Path MANIFEST = Path.of("docker/kube-proxy.yaml");
@@ -72,6 +73,8 @@ class LivenessProbeIT {
         if (k == 0) {
           // the scenario: the first probe comes while the agent is still looking for its Node
           assertFalse(agent.awaitLine(0, "Successfully retrieved node IP(s)", Duration.ZERO), "the API was reachable");
+          // ... so /healthz says the node is not known yet (upstream v1.33: no Node, not eligible)
+          assertEquals(503, agent.get(healthz, "/healthz", Duration.ofSeconds(timeout)));
         }
       }
       System.out.println("liveness probes: " + results);
