@@ -105,8 +105,7 @@ public class AgentVerticle extends VerticleBase {
     if (options.cleanup() || options.initOnly()) {
       return Future.succeededFuture();
     }
-    return deployChild(new HealthzServerVerticle(options))
-        .onSuccess(id -> vertx.eventBus().publish(EventBusAddresses.NODE_ELIGIBLE, false));
+    return deployChild(HealthzServerVerticle.beforeTheNodeIsKnown(options));
   }
 
   /** True when the process is finished (--cleanup). */

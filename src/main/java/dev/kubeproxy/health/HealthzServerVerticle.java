@@ -30,9 +30,21 @@ public class HealthzServerVerticle extends VerticleBase {
   private final ProxyMetrics metrics;
   private ProxierHealth health;
   private ServerLoop loop;
+  private boolean nodeKnown = true;
 
   public HealthzServerVerticle(AgentOptions options) {
     this(options, Clock.systemUTC(), ProxyMetrics.global());
+  }
+
+  /**
+   * For a start before the Node is known: the node counts as not eligible until a
+   * {@link EventBusAddresses#NODE_ELIGIBLE} message says otherwise (upstream v1.33: no Node, not
+   * eligible), so /healthz is 503 and /livez answers from the start.
+   */
+  public static HealthzServerVerticle beforeTheNodeIsKnown(AgentOptions options) {
+    HealthzServerVerticle v = new HealthzServerVerticle(options);
+    v.nodeKnown = false;
+    return v;
   }
 
   public HealthzServerVerticle(AgentOptions options, Clock clock, ProxyMetrics metrics) {
@@ -60,6 +72,7 @@ public class HealthzServerVerticle extends VerticleBase {
       return Future.failedFuture("healthzBindAddress: " + e.getMessage());
     }
     health = new ProxierHealth(healthTimeout(options), clock);
+    health.setNodeEligible(nodeKnown);
     vertx.eventBus().<HealthUpdate>localConsumer(EventBusAddresses.HEALTH, m -> health.apply(m.body()));
     vertx.eventBus().<Boolean>localConsumer(EventBusAddresses.NODE_ELIGIBLE, m -> health.setNodeEligible(Boolean.TRUE.equals(m.body())));
     loop = new ServerLoop(vertx, address, new HttpServerOptions(), this::handle, options.config().bindAddressHardFail,

@@ -142,6 +142,19 @@ class HealthzServerVerticleTest {
   }
 
   @Test
+  void beforeTheNodeIsKnownHealthzIs503AndLivezIs200(Vertx vertx) {
+    HealthzServerVerticle early = HealthzServerVerticle.beforeTheNodeIsKnown(TestConfigs.options(c -> c.healthzBindAddress = "127.0.0.1:0"));
+    Await.result(vertx.deployVerticle(early));
+    int p = early.actualPort();
+    HttpResponse<Buffer> h = Await.result(client.get(p, "127.0.0.1", "/healthz").send());
+    assertEquals(503, h.statusCode());
+    assertTrue(h.bodyAsString().contains(",\"nodeEligible\":false,\"healthy\":true}"), h.bodyAsString());
+    assertEquals(200, Await.result(client.get(p, "127.0.0.1", "/livez").send()).statusCode());
+    vertx.eventBus().publish(EventBusAddresses.NODE_ELIGIBLE, true); // what the agent sends once the lookup is done
+    Await.until("eligible once known", 5000, () -> Await.result(client.get(p, "127.0.0.1", "/healthz").send()).statusCode() == 200);
+  }
+
+  @Test
   void http2IsNotSpoken() throws Exception {
     try (java.net.Socket a = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), port);
          java.net.Socket b = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), port)) {
