@@ -14,6 +14,8 @@ import dev.kubeproxy.config.KubeProxyConfiguration;
  * @param dryRun       --dry-run: print the rules instead of applying them
  * @param cleanup      --cleanup: remove every rule kube-proxy creates, then exit
  * @param initOnly     --init-only: do the privileged setup, then exit
+ * @param flags        every command-line flag by name with its value as set or its default (what
+ *                     /flagz shows), sorted; empty when not known
  */
 public record AgentOptions(
     KubeProxyConfiguration config,
@@ -23,4 +25,16 @@ public record AgentOptions(
     String manifestsDir,
     boolean dryRun,
     boolean cleanup,
-    boolean initOnly) {}
+    boolean initOnly,
+    java.util.SortedMap<String, String> flags) {
+
+  public AgentOptions {
+    flags = java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(flags == null ? java.util.Map.of() : flags));
+  }
+
+  /** Without the flag values (tests, and callers that have none). */
+  public AgentOptions(KubeProxyConfiguration config, String configFile, String master, String hostname,
+      String manifestsDir, boolean dryRun, boolean cleanup, boolean initOnly) {
+    this(config, configFile, master, hostname, manifestsDir, dryRun, cleanup, initOnly, null);
+  }
+}

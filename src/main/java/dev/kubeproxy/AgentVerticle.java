@@ -86,7 +86,11 @@ public class AgentVerticle extends VerticleBase {
 
     // 1. the config-file watch, first, so an edit during start still restarts
     return deployChild(new ConfigVerticle(options))
-        // 2. --cleanup, or the leftovers of the modes not in use
+        // 2. /livez from the start: the node lookup alone can take ~36 s with the API unreachable,
+        //    longer than a liveness probe waits (issue 15.8). Until the node is known, /healthz
+        //    answers 503 with nodeEligible false (upstream v1.33: no Node, not eligible).
+        .compose(v -> startHealthz(options))
+        // 3. --cleanup, or the leftovers of the modes not in use
         .compose(v -> cleanup(options, mode, runner))
         .compose(done -> {
           if (done) {
@@ -94,6 +98,14 @@ public class AgentVerticle extends VerticleBase {
           }
           return runAgent(options, mode, runner);
         });
+  }
+
+  /** The proxier health server, unless the process only cleans up or initializes and exits. */
+  private Future<?> startHealthz(AgentOptions options) {
+    if (options.cleanup() || options.initOnly()) {
+      return Future.succeededFuture();
+    }
+    return deployChild(HealthzServerVerticle.beforeTheNodeIsKnown(options));
   }
 
   /** True when the process is finished (--cleanup). */
@@ -132,8 +144,8 @@ public class AgentVerticle extends VerticleBase {
           if (options.initOnly()) {
             return initOnly(options, node, runner);
           }
-          return deployChild(new HealthzServerVerticle(options))
-              .compose(v2 -> deployChild(new MetricsServerVerticle(options)))
+          vertx.eventBus().publish(EventBusAddresses.NODE_ELIGIBLE, true); // known now; Node events refine it
+          return deployChild(new MetricsServerVerticle(options))
               .compose(v2 -> deployChild(new ServiceHealthServerVerticle(options, node)))
               .compose(v2 -> deployChild(new ProxierVerticle(options, node)))
               // last: no cluster event is sent before the proxier listens

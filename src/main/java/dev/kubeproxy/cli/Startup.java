@@ -103,8 +103,12 @@ public final class Startup {
       Log.error("Error running ProxyServer", "err", e.getMessage());
       return failed(e.getMessage());
     }
+    java.util.SortedMap<String, String> flagValues = new java.util.TreeMap<>(); // for /flagz
+    for (FlagDef def : sortedFlags()) {
+      flagValues.put(def.name(), flags.displayValue(def));
+    }
     AgentOptions agent = new AgentOptions(config, options.configFile(), options.master(), hostname,
-        options.manifestsDir(), options.dryRun(), options.cleanup(), options.initOnly());
+        options.manifestsDir(), options.dryRun(), options.cleanup(), options.initOnly(), flagValues);
     return new Run(agent, options);
   }
 

@@ -29,11 +29,14 @@ public final class FeatureGates {
   public static final String ALL_ALPHA = "AllAlpha";
   public static final String ALL_BETA = "AllBeta";
 
-  /** The v1.31 gates that matter to kube-proxy, plus the bulk toggles, sorted by name. */
+  /** The v1.31 gates that matter to kube-proxy (and later ones it implements), plus the bulk toggles, sorted by name. */
   public static final List<Gate> KNOWN = List.of(
       new Gate(ALL_ALPHA, Stage.ALPHA, false, false),
       new Gate(ALL_BETA, Stage.BETA, false, false),
+      // /flagz and /statusz on the metrics port: alpha and off from v1.32 to v1.35 (component-base zpages)
+      new Gate("ComponentFlagz", Stage.ALPHA, false, false),
       new Gate("ComponentSLIs", Stage.BETA, true, false),
+      new Gate("ComponentStatusz", Stage.ALPHA, false, false),
       new Gate("ContextualLogging", Stage.BETA, true, false),
       new Gate("KubeProxyDrainingTerminatingNodes", Stage.GA, true, true),
       new Gate("LoadBalancerIPMode", Stage.BETA, true, false),

@@ -1,62 +1,44 @@
 package dev.kubeproxy.health;
 
-import java.lang.management.ManagementFactory;
-import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.Locale;
 
 /**
- * Times in the text of Go's {@code time.Time.String()}, which upstream's /healthz and /livez bodies
- * carry: {@code 2020-06-03 23:59:53.688063083 +0000 UTC m=+202.631797660}. The "m=" part is Go's
- * monotonic reading (seconds since process start); the zero time prints as
- * {@code 0001-01-01 00:00:00 +0000 UTC}.
+ * Times as Go's {@code time.Time} marshals them to JSON (RFC 3339 with nanoseconds, trailing zeros
+ * of the fraction dropped, the process's local zone as offset or "Z"): what upstream's /healthz
+ * and /livez bodies carry since v1.33 (pkg/proxy/healthcheck/proxy_health.go, json.Marshal of
+ * ProxyHealth), e.g. {@code 2025-01-07T10:15:30.123456789Z}. The zero time is
+ * {@code 0001-01-01T00:00:00Z}.
  */
 public final class GoTime {
-  /** Go's zero time, which upstream prints before the first successful sync. */
-  public static final String ZERO = "0001-01-01 00:00:00 +0000 UTC";
-
-  private static final DateTimeFormatter WALL = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss", Locale.ROOT);
-  private static final DateTimeFormatter OFFSET = DateTimeFormatter.ofPattern("xx", Locale.ROOT);
-  private static final DateTimeFormatter ZONE_NAME = DateTimeFormatter.ofPattern("zzz", Locale.ROOT);
-  private static final Instant PROCESS_START = Instant.ofEpochMilli(ManagementFactory.getRuntimeMXBean().getStartTime());
+  /** Go's zero time, which upstream reports before the first successful sync. */
+  public static final String ZERO = "0001-01-01T00:00:00Z";
 
   private GoTime() {}
 
-  /** A time read from the process clock, in the local zone, with the monotonic suffix; null = zero time. */
+  /** A time in the local zone; null = the zero time. */
   public static String format(Instant t) {
-    return format(t, ZoneId.systemDefault(), PROCESS_START);
+    return format(t, ZoneId.systemDefault());
   }
 
-  static String format(Instant t, ZoneId zone, Instant processStart) {
+  static String format(Instant t, ZoneId zone) {
     if (t == null) {
       return ZERO;
     }
     ZonedDateTime local = t.atZone(zone);
-    StringBuilder out = new StringBuilder(64).append(WALL.format(local));
+    StringBuilder out = new StringBuilder(40).append(String.format(Locale.ROOT, "%04d-%02d-%02dT%02d:%02d:%02d",
+        local.getYear(), local.getMonthValue(), local.getDayOfMonth(), local.getHour(), local.getMinute(), local.getSecond()));
     int nanos = local.getNano();
     if (nanos != 0) {
-      String fraction = String.format(Locale.ROOT, "%09d", nanos).replaceFirst("0+$", "");
-      out.append('.').append(fraction);
+      out.append('.').append(String.format(Locale.ROOT, "%09d", nanos).replaceFirst("0+$", ""));
     }
-    out.append(' ').append(OFFSET.format(local)).append(' ').append(zoneName(local));
-    Duration sinceStart = Duration.between(processStart, t);
-    long n = sinceStart.toNanos();
-    out.append(" m=").append(n < 0 ? '-' : '+');
-    long abs = Math.abs(n);
-    out.append(abs / 1_000_000_000L).append('.').append(String.format(Locale.ROOT, "%09d", abs % 1_000_000_000L));
-    return out.toString();
-  }
-
-  private static String zoneName(ZonedDateTime local) {
-    ZoneId zone = local.getZone();
-    if (zone instanceof ZoneOffset offset) {
-      // Go names a fixed zone without a name after its offset; UTC is "UTC".
-      return offset.getTotalSeconds() == 0 ? "UTC" : OFFSET.format(local);
+    int offset = local.getOffset().getTotalSeconds();
+    if (offset == 0) {
+      return out.append('Z').toString();
     }
-    return ZONE_NAME.format(local);
+    int abs = Math.abs(offset);
+    return out.append(offset < 0 ? '-' : '+').append(String.format(Locale.ROOT, "%02d:%02d", abs / 3600, abs / 60 % 60)).toString();
   }
 }

@@ -30,9 +30,21 @@ public class HealthzServerVerticle extends VerticleBase {
   private final ProxyMetrics metrics;
   private ProxierHealth health;
   private ServerLoop loop;
+  private boolean nodeKnown = true;
 
   public HealthzServerVerticle(AgentOptions options) {
     this(options, Clock.systemUTC(), ProxyMetrics.global());
+  }
+
+  /**
+   * For a start before the Node is known: the node counts as not eligible until a
+   * {@link EventBusAddresses#NODE_ELIGIBLE} message says otherwise (upstream v1.33: no Node, not
+   * eligible), so /healthz is 503 and /livez answers from the start.
+   */
+  public static HealthzServerVerticle beforeTheNodeIsKnown(AgentOptions options) {
+    HealthzServerVerticle v = new HealthzServerVerticle(options);
+    v.nodeKnown = false;
+    return v;
   }
 
   public HealthzServerVerticle(AgentOptions options, Clock clock, ProxyMetrics metrics) {
@@ -60,6 +72,7 @@ public class HealthzServerVerticle extends VerticleBase {
       return Future.failedFuture("healthzBindAddress: " + e.getMessage());
     }
     health = new ProxierHealth(healthTimeout(options), clock);
+    health.setNodeEligible(nodeKnown);
     vertx.eventBus().<HealthUpdate>localConsumer(EventBusAddresses.HEALTH, m -> health.apply(m.body()));
     vertx.eventBus().<Boolean>localConsumer(EventBusAddresses.NODE_ELIGIBLE, m -> health.setNodeEligible(Boolean.TRUE.equals(m.body())));
     loop = new ServerLoop(vertx, address, new HttpServerOptions(), this::handle, options.config().bindAddressHardFail,
@@ -91,26 +104,50 @@ public class HealthzServerVerticle extends VerticleBase {
     }
   }
 
+  /**
+   * /healthz: 200 when no family is late and the node is eligible. The body is upstream's
+   * ProxyHealth since v1.33 (healthzHandler in pkg/proxy/healthcheck/proxy_health.go); its
+   * "healthy" is the proxiers' health alone, the node's part is in "nodeEligible".
+   */
   private void healthz(HttpServerRequest req) {
+    ProxierHealth.Health h = health.health();
     boolean nodeEligible = health.nodeEligible();
-    ProxierHealth.Verdict verdict = health.verdict();
-    Instant now = clock.instant();
-    boolean healthy = verdict.healthy() && nodeEligible;
-    int code = healthy ? 200 : 503;
+    int code = h.healthy() && nodeEligible ? 200 : 503;
     metrics.incHealthz(code);
-    Instant lastUpdated = healthy ? now : verdict.lastUpdated(); // upstream: "recent if healthy"
-    json(req.response(), code, "{\"lastUpdated\": " + quote(GoTime.format(lastUpdated)) + ",\"currentTime\": "
-        + quote(GoTime.format(now)) + ", \"nodeEligible\": " + nodeEligible + "}");
+    json(req.response(), code, body(h, code == 200 ? clock.instant() : h.lastUpdated(), nodeEligible));
   }
 
+  /** /livez: as /healthz without the node's eligibility (livezHandler upstream). */
   private void livez(HttpServerRequest req) {
-    ProxierHealth.Verdict verdict = health.verdict();
-    Instant now = clock.instant();
-    int code = verdict.healthy() ? 200 : 503;
+    ProxierHealth.Health h = health.health();
+    int code = h.healthy() ? 200 : 503;
     metrics.incLivez(code);
-    Instant lastUpdated = verdict.healthy() ? now : verdict.lastUpdated();
-    json(req.response(), code, "{\"lastUpdated\": " + quote(GoTime.format(lastUpdated)) + ",\"currentTime\": "
-        + quote(GoTime.format(now)) + "}");
+    json(req.response(), code, body(h, code == 200 ? clock.instant() : h.lastUpdated(), null));
+  }
+
+  /**
+   * Go's json.Marshal of ProxyHealth: fields in declaration order, nodeEligible only when set,
+   * status (map keys sorted) only when some family has synced. A healthy answer reports "now" as
+   * lastUpdated, for compatibility with releases where it was the last sync-loop run.
+   */
+  static String body(ProxierHealth.Health h, Instant lastUpdated, Boolean nodeEligible) {
+    StringBuilder b = new StringBuilder(160).append("{\"lastUpdated\":").append(quote(GoTime.format(lastUpdated)))
+        .append(",\"currentTime\":").append(quote(GoTime.format(h.now())));
+    if (nodeEligible != null) {
+      b.append(",\"nodeEligible\":").append(nodeEligible);
+    }
+    b.append(",\"healthy\":").append(h.healthy());
+    if (!h.status().isEmpty()) {
+      b.append(",\"status\":{");
+      String sep = "";
+      for (var e : new java.util.TreeMap<>(h.statusByName()).entrySet()) {
+        b.append(sep).append(quote(e.getKey())).append(":{\"lastUpdated\":").append(quote(GoTime.format(e.getValue().lastUpdated())))
+            .append(",\"healthy\":").append(e.getValue().healthy()).append('}');
+        sep = ",";
+      }
+      b.append('}');
+    }
+    return b.append('}').toString();
   }
 
   static void json(HttpServerResponse resp, int code, String body) {

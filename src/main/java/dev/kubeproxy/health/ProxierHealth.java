@@ -17,6 +17,22 @@ public final class ProxierHealth {
   /** The verdict and the last-updated time that goes with it (null = Go's zero time). */
   public record Verdict(boolean healthy, Instant lastUpdated) {}
 
+  /** One family's proxier: when it last synced, and whether it is late. */
+  public record FamilyHealth(Instant lastUpdated, boolean healthy) {}
+
+  /**
+   * The whole picture (upstream's ProxyHealth since v1.33): healthy when no family is late, the
+   * newest sync of any family (null = zero time), and each family that has synced at least once.
+   */
+  public record Health(boolean healthy, Instant lastUpdated, Instant now, Map<IpFamily, FamilyHealth> status) {
+    /** The status keyed as upstream's JSON keys it ("IPv4", "IPv6"). */
+    public Map<String, FamilyHealth> statusByName() {
+      Map<String, FamilyHealth> out = new java.util.TreeMap<>();
+      status.forEach((family, h) -> out.put(family.name(), h));
+      return out;
+    }
+  }
+
   private final Duration healthTimeout;
   private final Clock clock;
   private final Map<IpFamily, Instant> lastUpdated = new EnumMap<>(IpFamily.class);
@@ -63,6 +79,25 @@ public final class ProxierHealth {
 
   public synchronized boolean nodeEligible() {
     return nodeEligible;
+  }
+
+  /** Every family's state (pkg/proxy/healthcheck/proxy_health.go, ProxyHealthServer.Health). */
+  public synchronized Health health() {
+    Instant now = clock.instant();
+    Instant newest = null;
+    boolean healthy = true;
+    Map<IpFamily, FamilyHealth> status = new EnumMap<>(IpFamily.class);
+    for (Map.Entry<IpFamily, Instant> e : lastUpdated.entrySet()) {
+      Instant familyUpdated = e.getValue();
+      if (newest == null || familyUpdated.isAfter(newest)) {
+        newest = familyUpdated;
+      }
+      Instant pending = oldestPendingQueued.get(e.getKey());
+      boolean late = pending != null && Duration.between(pending, now).compareTo(healthTimeout) >= 0;
+      status.put(e.getKey(), new FamilyHealth(familyUpdated, !late));
+      healthy &= !late;
+    }
+    return new Health(healthy, newest, now, status);
   }
 
   /** The health verdict, ignoring node eligibility (what /livez and the service health checks use). */

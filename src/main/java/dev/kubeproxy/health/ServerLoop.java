@@ -17,6 +17,7 @@ import java.util.function.UnaryOperator;
  * Keeps one HTTP server listening the way upstream's serveHealthz/serveMetrics loops do
  * (server.md §13): if listening fails, either report it on {@link EventBusAddresses#FATAL}
  * (bindAddressHardFail: the agent exits 1) or log it and try again 5 seconds later, forever.
+ * Its connections are bounded by a {@link ConnectionGuard} (HTTP/1.1 only, idle timeout, limit).
  */
 public final class ServerLoop {
   static final long RETRY_MILLIS = 5_000;
@@ -30,6 +31,7 @@ public final class ServerLoop {
   private final UnaryOperator<String> wrapError;
   private final UnaryOperator<String> fatalText;
   private final Function<String, EventRequest> hardFailEvent;
+  private final ConnectionGuard guard;
   private volatile HttpServer server; // read by actualPort() from any thread
   private long retryTimer = -1;
   private boolean closed;
@@ -52,6 +54,13 @@ public final class ServerLoop {
     this.wrapError = wrapError;
     this.fatalText = fatalText;
     this.hardFailEvent = hardFailEvent;
+    this.guard = new ConnectionGuard(vertx, logName.toLowerCase(Locale.ROOT), ConnectionGuard.SERVER_LIMIT,
+        ConnectionGuard.IDLE_TIMEOUT);
+  }
+
+  /** What bounds this server's connections. */
+  public ConnectionGuard guard() {
+    return guard;
   }
 
   /** Makes the first attempt; completes when it has either succeeded or been handled. */
@@ -110,15 +119,15 @@ public final class ServerLoop {
     String host = address.host();
     boolean wildcard = host.equals("0.0.0.0") || host.equals("::");
     if (!wildcard) {
-      return vertx.createHttpServer(serverOptions).requestHandler(handler).listen();
+      return guard.createServer(serverOptions, handler).listen();
     }
     HttpServerOptions dualStack = new HttpServerOptions(serverOptions).setHost("::");
-    return vertx.createHttpServer(dualStack).requestHandler(handler).listen().recover(err -> {
+    return guard.createServer(dualStack, handler).listen().recover(err -> {
       String text = listenError(address, err);
       if (text.contains("address already in use") || text.contains("permission denied")) {
         return Future.failedFuture(err); // the port is the problem, not the family
       }
-      return vertx.createHttpServer(new HttpServerOptions(serverOptions).setHost("0.0.0.0")).requestHandler(handler).listen();
+      return guard.createServer(new HttpServerOptions(serverOptions).setHost("0.0.0.0"), handler).listen();
     });
   }
 

@@ -40,6 +40,7 @@ public class ServiceHealthServerVerticle extends VerticleBase {
   private final Clock clock;
   private final Map<NamespacedName, Service> services = new ConcurrentHashMap<>(); // read by openPorts() from any thread
   private ProxierHealth health; // null when the healthz server is disabled
+  private ConnectionGuard guard; // one connection budget for every health-check port
   private List<String> listenHosts = List.of();
   private Future<Void> queue = Future.succeededFuture();
   private final Map<Object, ServiceHealthState> byFamily = new HashMap<>(); // the latest state per proxier
@@ -68,6 +69,8 @@ public class ServiceHealthServerVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
+    guard = new ConnectionGuard(vertx, "service health check", ConnectionGuard.SERVICE_HEALTH_LIMIT,
+        ConnectionGuard.IDLE_TIMEOUT);
     String healthz = options.config().healthzBindAddress;
     if (healthz != null && !healthz.isEmpty()) {
       health = new ProxierHealth(HealthzServerVerticle.healthTimeout(options), clock);
@@ -89,6 +92,11 @@ public class ServiceHealthServerVerticle extends VerticleBase {
       services.clear();
       return Future.join(closing).mapEmpty();
     });
+  }
+
+  /** What bounds the connections of every health-check port. */
+  public ConnectionGuard guard() {
+    return guard;
   }
 
   /** The IPs the health-check ports listen on. */
@@ -199,8 +207,7 @@ public class ServiceHealthServerVerticle extends VerticleBase {
   private Future<Void> open(NamespacedName name, int port) {
     List<Future<HttpServer>> listens = new ArrayList<>();
     for (String host : listenHosts) {
-      HttpServer server = vertx.createHttpServer(new HttpServerOptions().setHost(host).setPort(port))
-          .requestHandler(req -> handle(name, req));
+      HttpServer server = guard.createServer(new HttpServerOptions().setHost(host).setPort(port), req -> handle(name, req));
       listens.add(server.listen());
     }
     return Future.join(listens).transform(ar -> {

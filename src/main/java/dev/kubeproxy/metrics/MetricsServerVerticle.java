@@ -21,8 +21,8 @@ import java.util.regex.Pattern;
 
 /**
  * The metrics server on metricsBindAddress (server.md §13.2): /metrics, /metrics/slis, /healthz
- * (+ /healthz/ping), /proxyMode, /configz, and with enableProfiling the /debug/pprof equivalents
- * and /debug/flags/v. Paths match exactly as Go's mux does; anything else is a Go-style 404.
+ * (+ /healthz/ping), /proxyMode, /configz, /flagz and /statusz under their feature gates, and with
+ * enableProfiling the /debug/pprof equivalents and /debug/flags/v. Paths match exactly as Go's mux does; anything else is a Go-style 404.
  */
 public class MetricsServerVerticle extends VerticleBase {
   private static final String TEXT = "text/plain; charset=utf-8";
@@ -93,6 +93,15 @@ public class MetricsServerVerticle extends VerticleBase {
     exact(router, "/healthz/ping").handler(ctx -> plain(ctx, 200, "ok"));
     exact(router, "/proxyMode").handler(ctx -> plain(ctx, 200, options.config().effectiveMode()));
     exact(router, "/configz").handler(this::configz);
+    // the z-pages, under upstream's gates (off by default: alpha until v1.35)
+    FeatureGates gates = FeatureGates.of(options.config().featureGates);
+    ZPages zpages = new ZPages(options.flags());
+    if (gates.isEnabled("ComponentFlagz")) {
+      exact(router, "/flagz").handler(zpages::flagz);
+    }
+    if (gates.isEnabled("ComponentStatusz")) {
+      exact(router, "/statusz").handler(zpages::statusz);
+    }
     if (options.config().enableProfiling) {
       new Profiling(vertx).install(router);
       exact(router, "/debug/flags").handler(this::flagsIndex);

@@ -1,5 +1,6 @@
 package dev.kubeproxy.metrics;
 
+import dev.kubeproxy.logging.Log;
 import io.vertx.core.Vertx;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
@@ -17,7 +18,8 @@ import jdk.jfr.Recording;
  * Java's counterparts of upstream's /debug/pprof endpoints, served with enableProfiling:
  * a thread dump (pprof's goroutine profile), a class histogram of the heap (pprof's heap
  * profile), a Java Flight Recorder recording of N seconds (pprof's CPU profile, ?seconds=N,
- * default 30) and the command line. Everything runs off the event loop.
+ * default 30) and the command line. Everything runs off the event loop. A recording whose
+ * client disconnects before it is sent is stopped and discarded at once.
  */
 final class Profiling {
   static final String PREFIX = "/debug/pprof/";
@@ -86,26 +88,52 @@ final class Profiling {
         return;
       }
       Recording recording = started.result();
-      vertx.setTimer(duration * 1000, id -> vertx.<byte[]>executeBlocking(() -> {
-        Path file = Files.createTempFile("kube-proxy-", ".jfr");
-        try {
-          recording.stop();
-          recording.dump(file);
-          return Files.readAllBytes(file);
-        } finally {
-          recording.close();
-          Files.deleteIfExists(file);
+      // One of two ends, whichever comes first: the time is up (dump and send), or the client went
+      // away (stop and discard: nobody would read the recording, and it costs CPU and disk).
+      java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+      long timer = vertx.setTimer(duration * 1000, id -> {
+        if (done.compareAndSet(false, true)) {
+          sendRecording(ctx, recording);
         }
-      }).onComplete(ar -> {
-        if (ar.failed()) {
-          text(ctx, 500, "Could not write the recording: " + ar.cause().getMessage() + "\n");
-        } else {
-          ctx.response().putHeader("Content-Type", "application/octet-stream")
-              .putHeader("Content-Disposition", "attachment; filename=\"profile.jfr\"")
-              .putHeader("X-Content-Type-Options", "nosniff")
-              .end(io.vertx.core.buffer.Buffer.buffer(ar.result()));
+      });
+      Runnable clientGone = () -> {
+        if (done.compareAndSet(false, true)) {
+          vertx.cancelTimer(timer);
+          Log.v(2).info("Profile client went away; flight recording stopped", "recording", recording.getId());
+          vertx.executeBlocking(() -> {
+            recording.close();
+            return null;
+          });
         }
-      }));
+      };
+      ctx.response().closeHandler(v -> clientGone.run());
+      if (ctx.response().closed()) {
+        clientGone.run(); // gone while the recording was starting
+      }
+    });
+  }
+
+  /** Stops the recording, dumps it to a temporary file and sends that. */
+  private void sendRecording(RoutingContext ctx, Recording recording) {
+    vertx.<byte[]>executeBlocking(() -> {
+      Path file = Files.createTempFile("kube-proxy-", ".jfr");
+      try {
+        recording.stop();
+        recording.dump(file);
+        return Files.readAllBytes(file);
+      } finally {
+        recording.close();
+        Files.deleteIfExists(file);
+      }
+    }).onComplete(ar -> {
+      if (ar.failed()) {
+        text(ctx, 500, "Could not write the recording: " + ar.cause().getMessage() + "\n");
+      } else {
+        ctx.response().putHeader("Content-Type", "application/octet-stream")
+            .putHeader("Content-Disposition", "attachment; filename=\"profile.jfr\"")
+            .putHeader("X-Content-Type-Options", "nosniff")
+            .end(io.vertx.core.buffer.Buffer.buffer(ar.result()));
+      }
     });
   }
 

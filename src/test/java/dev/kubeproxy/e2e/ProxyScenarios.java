@@ -160,6 +160,18 @@ abstract class ProxyScenarios {
     }
   }
 
+  /** Upstream v1.33's per-family /healthz: a status entry for each family of the scenario, healthy after the first syncs. */
+  @Test
+  @Order(1)
+  void healthzReportsEveryFamily() {
+    String body = topo.node().output("curl", "-s", "--max-time", "5", "http://127.0.0.1:" + KubeProxyAgent.HEALTHZ_PORT + "/healthz");
+    assertTrue(body.startsWith("{\"lastUpdated\":\"") && body.contains(",\"nodeEligible\":true,\"healthy\":true,\"status\":{"), body);
+    for (Family f : families()) {
+      assertTrue(body.matches(".*\"" + f.apiName() + "\":\\{\"lastUpdated\":\"[0-9T:.+Z-]+\",\"healthy\":true}.*"),
+          f + " missing from " + body);
+    }
+  }
+
   @Test
   @Order(2)
   void clusterIpFromAPodReachesEveryEndpointWithThePodAddressKept() {

@@ -25,6 +25,31 @@ class ProxierHealthTest {
   }
 
   @Test
+  void perFamilyHealthAsUpstreamsProxyHealth() {
+    ProxierHealth.Health none = health.health();
+    assertTrue(none.healthy());
+    assertNull(none.lastUpdated());
+    assertTrue(none.status().isEmpty());
+
+    Instant v4 = t0;
+    Instant v6 = t0.plusSeconds(30);
+    health.updated(IpFamily.IPv4, v4);
+    health.updated(IpFamily.IPv6, v6);
+    health.queued(IpFamily.IPv4, t0.plusSeconds(31));
+    health.queued(IpFamily.IPv6, t0.plusSeconds(31)); // IPv6 queued as long, but synced again below
+    health.updated(IpFamily.IPv6, t0.plusSeconds(40));
+    clock.advance(Duration.ofSeconds(91)); // IPv4's change has waited 60 s
+    ProxierHealth.Health h = health.health();
+    assertFalse(h.healthy());
+    assertEquals(t0.plusSeconds(40), h.lastUpdated(), "the newest sync of any family, even when unhealthy");
+    assertEquals(clock.instant(), h.now());
+    assertEquals(new ProxierHealth.FamilyHealth(v4, false), h.status().get(IpFamily.IPv4));
+    assertEquals(new ProxierHealth.FamilyHealth(t0.plusSeconds(40), true), h.status().get(IpFamily.IPv6));
+    assertEquals(java.util.List.of("IPv4", "IPv6"), java.util.List.copyOf(h.statusByName().keySet()));
+    assertFalse(health.verdict().healthy(), "the verdict agrees");
+  }
+
+  @Test
   void aFamilyThatOnlyQueuedIsNotConsidered() {
     health.queued(IpFamily.IPv4, t0);
     clock.advance(Duration.ofMinutes(10));

@@ -74,6 +74,34 @@ class ServiceHealthServerVerticleTest {
   }
 
   @Test
+  void allHealthCheckPortsShareOneConnectionLimitAndSpeakHttp1Only() throws Exception {
+    int webPort = freePort();
+    int dbPort = freePort();
+    send(Map.of(WEB, webPort, DB, dbPort), Map.of(WEB, 1, DB, 1));
+    Await.until("both ports open", 5000, () -> listening(webPort) && listening(dbPort));
+    List<Socket> idle = new java.util.ArrayList<>();
+    try {
+      for (int i = 0; i < ConnectionGuard.SERVICE_HEALTH_LIMIT + 40; i++) {
+        Socket s = new Socket("127.0.0.1", i % 2 == 0 ? webPort : dbPort);
+        idle.add(s);
+      }
+      Await.until("the limit is reached", 10_000, () -> verticle.guard().evicted() >= 40);
+      assertTrue(verticle.guard().openConnections() <= ConnectionGuard.SERVICE_HEALTH_LIMIT);
+      assertEquals(200, get(webPort, "/").statusCode());
+      assertEquals(200, get(dbPort, "/").statusCode());
+      try (Socket a = new Socket("127.0.0.1", webPort); Socket b = new Socket("127.0.0.1", dbPort)) {
+        a.setSoTimeout(5000);
+        b.setSoTimeout(5000);
+        ConnectionGuardTest.assertH2cRefused(a, b);
+      }
+    } finally {
+      for (Socket s : idle) {
+        s.close();
+      }
+    }
+  }
+
+  @Test
   void listensOnTheNodePortAddressesIps() {
     assertEquals(List.of("127.0.0.1"), verticle.listenHosts());
   }

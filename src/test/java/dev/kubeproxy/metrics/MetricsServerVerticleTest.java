@@ -182,6 +182,69 @@ class MetricsServerVerticleTest {
     assertEquals("FLR\u0000", jfr.body().getString(0, 4)); // the JFR file magic
   }
 
+  private static List<jdk.jfr.Recording> profileRecordings() {
+    return jdk.jfr.FlightRecorder.getFlightRecorder().getRecordings().stream()
+        .filter(r -> "kube-proxy /debug/pprof/profile".equals(r.getName())).toList();
+  }
+
+  @Test
+  void aProfileRecordingStopsWhenItsClientGoesAway() throws Exception {
+    int port = deploy(true);
+    try (java.net.Socket s = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), port)) {
+      s.getOutputStream().write("GET /debug/pprof/profile?seconds=120 HTTP/1.1\r\nHost: x\r\n\r\n"
+          .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      s.getOutputStream().flush();
+      Await.until("the recording runs", 10_000, () -> profileRecordings().stream()
+          .anyMatch(r -> r.getState() == jdk.jfr.RecordingState.RUNNING));
+    } // the client goes away long before the 120 s are up
+    Await.until("the recording is stopped and discarded", 10_000, () -> profileRecordings().isEmpty());
+  }
+
+  @Test
+  void statuszAndFlagzOnlyUnderTheirGates() {
+    int off = deploy(false);
+    assertEquals(404, get(off, "/statusz").statusCode());
+    assertEquals(404, get(off, "/flagz").statusCode());
+    AgentOptions base = TestConfigs.options(c -> {
+      c.metricsBindAddress = "127.0.0.1:0";
+      c.featureGates = new java.util.TreeMap<>(java.util.Map.of("ComponentStatusz", true, "ComponentFlagz", true));
+    });
+    java.util.TreeMap<String, String> flags = new java.util.TreeMap<>(java.util.Map.of("v", "4", "proxy-mode", "nftables"));
+    AgentOptions opts = new AgentOptions(base.config(), null, null, "node-1", null, false, false, false, flags);
+    MetricsServerVerticle v = new MetricsServerVerticle(opts, metrics, verbosity::add);
+    Await.result(vertx.deployVerticle(v));
+    int port = v.actualPort();
+    HttpResponse<Buffer> text = get(port, "/statusz");
+    assertEquals(200, text.statusCode());
+    assertEquals("text/plain; charset=utf-8", text.getHeader("Content-Type"));
+    assertTrue(text.bodyAsString().startsWith("\nkube-proxy statusz\nWarning: This endpoint is not meant to be machine parseable"),
+        text.bodyAsString());
+    HttpResponse<Buffer> json = Await.result(client.get(port, "127.0.0.1", "/statusz")
+        .putHeader("Accept", "application/json;v=v1alpha1;g=config.k8s.io;as=Statusz").send());
+    assertEquals(200, json.statusCode());
+    assertEquals("Statusz", json.bodyAsJsonObject().getString("kind"));
+    assertEquals("1.31.0", json.bodyAsJsonObject().getString("binaryVersion"));
+    HttpResponse<Buffer> refused = Await.result(client.get(port, "127.0.0.1", "/statusz").putHeader("Accept", "application/json").send());
+    assertEquals(406, refused.statusCode());
+    assertEquals("NotAcceptable", refused.bodyAsJsonObject().getString("reason"));
+    String flagz = get(port, "/flagz").bodyAsString();
+    assertTrue(flagz.matches("(?s)\nkube-proxy flagz\n.*\nproxy-mode(:|: |=| )nftables\nv\\1?.*"), flagz);
+    HttpResponse<Buffer> flagzJson = Await.result(client.get(port, "127.0.0.1", "/flagz")
+        .putHeader("Accept", "application/json;v=v1alpha1;g=config.k8s.io;as=Flagz").send());
+    assertEquals("{\"proxy-mode\":\"nftables\",\"v\":\"4\"}", flagzJson.bodyAsJsonObject().getJsonObject("flags").encode());
+  }
+
+  @Test
+  void http2IsNotSpoken() throws Exception {
+    int port = deploy(false);
+    try (java.net.Socket a = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), port);
+         java.net.Socket b = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), port)) {
+      a.setSoTimeout(5000);
+      b.setSoTimeout(5000);
+      dev.kubeproxy.health.ConnectionGuardTest.assertH2cRefused(a, b);
+    }
+  }
+
   @Test
   void bindFailureWithHardFailIsFatal() throws Exception {
     int taken = deploy(false);
