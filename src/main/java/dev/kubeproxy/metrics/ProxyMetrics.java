@@ -6,6 +6,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.OptionalDouble;
+import java.util.function.Supplier;
 
 /**
  * The kubeproxy_* meters (observability.md §5). The verticle that owns a value updates it through
@@ -20,6 +22,8 @@ public class ProxyMetrics {
   static final double[] EXP15 = KubeHistogram.exponentialBuckets(0.001, 2, 15);
   /** Upstream's network-programming-latency buckets (0.25 s … 300 s, 80 bounds). */
   static final double[] NPL = networkProgrammingBuckets();
+
+  private static final String NFACCT_INVALID_DROPPED = "kubeproxy_iptables_ct_state_invalid_dropped_packets_total";
 
   private static final ProxyMetrics GLOBAL = new ProxyMetrics(); // after the bucket arrays it uses
 
@@ -97,6 +101,23 @@ public class ProxyMetrics {
       default -> { } // unknown modes are rejected by validation before this point
     }
     return this;
+  }
+
+  /**
+   * Registers the two nfacct-based counters of iptables mode (upstream 1.31's nfacct metric
+   * collectors), whose values are the packet counts of the kernel counters, read at each scrape.
+   *
+   * @param invalidDropped    packets of ct_state_invalid_dropped_pkts; empty when unreadable
+   * @param localhostAccepted packets of localhost_nps_accepted_pkts; empty when unreadable
+   */
+  public void registerNfacctCounters(Supplier<OptionalDouble> invalidDropped, Supplier<OptionalDouble> localhostAccepted) {
+    if (registry.isRegistered(NFACCT_INVALID_DROPPED)) {
+      return; // registered once per process, as upstream's collectors are
+    }
+    registry.register(new KubeCollectedCounter(NFACCT_INVALID_DROPPED,
+        "packets dropped by iptables to work around conntrack problems", Stability.ALPHA, invalidDropped));
+    registry.register(new KubeCollectedCounter("kubeproxy_iptables_localhost_nodeports_accepted_packets_total",
+        "Number of packets accepted on nodeports of loopback interface", Stability.ALPHA, localhostAccepted));
   }
 
   private List<KubeMetric<?>> common() {
