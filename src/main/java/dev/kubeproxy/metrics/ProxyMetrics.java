@@ -68,6 +68,11 @@ public class ProxyMetrics {
       "Cumulative proxy healthz HTTP status", Stability.ALPHA, "code");
   final KubeCounter livezTotal = new KubeCounter("kubeproxy_proxy_livez_total",
       "Cumulative proxy livez HTTP status", Stability.ALPHA, "code");
+  final KubeHistogram conntrackReconcileDuration = new KubeHistogram(
+      "kubeproxy_conntrack_reconciler_sync_duration_seconds", "ReconcileConntrackFlowsLatency latency in seconds",
+      Stability.ALPHA, EXP15, "ip_family");
+  final KubeCounter conntrackReconcileDeleted = new KubeCounter("kubeproxy_conntrack_reconciler_deleted_entries_total",
+      "Cumulative conntrack flows deleted by conntrack reconciler", Stability.ALPHA, "ip_family");
   final KubeGauge featureEnabled = new KubeGauge("kubernetes_feature_enabled",
       "This metric records the data about the stage and enablement of a k8s feature.", Stability.BETA, "name", "stage");
 
@@ -133,6 +138,8 @@ public class ProxyMetrics {
     list.add(livezTotal);
     list.add(networkProgrammingLatency);
     list.add(noLocalEndpoints);
+    list.add(conntrackReconcileDuration);
+    list.add(conntrackReconcileDeleted);
     return list;
   }
 
@@ -184,6 +191,12 @@ public class ProxyMetrics {
   /** trafficPolicy: "internal" or "external". */
   public void setNoLocalEndpoints(String trafficPolicy, int n) {
     noLocalEndpoints.set(n, trafficPolicy);
+  }
+
+  /** One conntrack reconcile of this family ("IPv4", "IPv6"): how long it took, how many entries went. */
+  public void observeConntrackReconcile(String ipFamily, Duration took, int deleted) {
+    conntrackReconcileDuration.observe(seconds(took), ipFamily);
+    conntrackReconcileDeleted.add(deleted, ipFamily);
   }
 
   public void incIptablesRestoreFailures() {

@@ -5,7 +5,7 @@ import dev.kubeproxy.cluster.EventRequest;
 import dev.kubeproxy.health.HealthUpdate;
 import dev.kubeproxy.health.ServiceHealthState;
 import dev.kubeproxy.metrics.ProxyMetrics;
-import dev.kubeproxy.proxy.conntrack.StaleConntrackCleaner;
+import dev.kubeproxy.proxy.conntrack.ConntrackReconciler;
 import io.kubernetes.client.openapi.models.V1EndpointSlice;
 import io.kubernetes.client.openapi.models.V1Service;
 import io.vertx.core.Future;
@@ -41,7 +41,7 @@ public final class FamilyProxier {
   private final ProxyBackend backend;
   private final IpFamily family;
   private final ProxyMetrics metrics;
-  private final StaleConntrackCleaner conntrack;
+  private final ConntrackReconciler conntrack;
   private final BooleanSupplier initialized;
   private final Duration syncPeriod;
   private final Clock clock;
@@ -54,6 +54,8 @@ public final class FamilyProxier {
   private List<String> serviceCIDRs = List.of();
   /** Services whose state changed in a sync that failed: the next sync reports them again. */
   private final Set<NamespacedName> unsyncedServices = new HashSet<>();
+  /** Service ports deleted since the last successful sync: the reconciler clears their entries (#141371). */
+  private final List<ServicePort> deletedPorts = new ArrayList<>();
   /** Node labels changed: topology may change the endpoints of every service. */
   private boolean topologyChanged;
   private long successfulSyncs;
@@ -61,13 +63,13 @@ public final class FamilyProxier {
 
   /**
    * @param mode          "iptables" or "nftables": picks the runner's maxInterval (§8.3)
-   * @param conntrack     null in --dry-run (no conntrack cleanup)
+   * @param conntrack     reconciles the conntrack table after each successful sync; null in --dry-run
    * @param initialized   whether both initial lists (Services, EndpointSlices) have been delivered
    */
   public FamilyProxier(
       Vertx vertx, ProxyBackend backend, String mode, String nodeName, Map<String, String> nodeLabels,
       Duration syncPeriod, Duration minSyncPeriod, ModelGates gates, ProxyMetrics metrics,
-      StaleConntrackCleaner conntrack, BooleanSupplier initialized, RunnerTimer timer, Clock clock) {
+      ConntrackReconciler conntrack, BooleanSupplier initialized, RunnerTimer timer, Clock clock) {
     this.vertx = vertx;
     this.backend = backend;
     this.family = backend.family();
@@ -173,6 +175,7 @@ public final class FamilyProxier {
     }
     long start = System.nanoTime();
     ServicePortMap.UpdateResult serviceUpdate = services.update(serviceChanges);
+    deletedPorts.addAll(serviceUpdate.deletedPorts());
     EndpointsChangeTracker.Taken taken = endpointChanges.take();
     Set<NamespacedName> changed = new HashSet<>(unsyncedServices);
     changed.addAll(serviceUpdate.updatedServices());
@@ -212,11 +215,15 @@ public final class FamilyProxier {
       successfulSyncs++;
       unsyncedServices.clear();
       afterSuccess(outcome.result(), outcome.state(), outcome.localReady(), took);
+      List<ServicePort> deleted = List.copyOf(deletedPorts);
+      deletedPorts.clear();
       if (conntrack == null) {
         return Future.<Void>succeededFuture();
       }
+      // Upstream runs CleanStaleEntries at the end of every successful syncProxyRules.
+      ProxyState state = outcome.state();
       return vertx.<Void>executeBlocking(() -> {
-        conntrack.cleanup(family, services, serviceUpdate, outcome.endpointsUpdate());
+        conntrack.reconcile(family, state.services(), state.endpoints(), deleted);
         return null;
       }, true);
     }).recover(e -> {

@@ -7,7 +7,10 @@ import dev.kubeproxy.cluster.NodeInfo;
 import dev.kubeproxy.config.KubeProxyConfiguration;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.platform.CommandRunner;
-import dev.kubeproxy.proxy.conntrack.StaleConntrackCleaner;
+import dev.kubeproxy.logging.Log;
+import dev.kubeproxy.proxy.conntrack.ConntrackReconciler;
+import dev.kubeproxy.proxy.conntrack.ConntrackTable;
+import dev.kubeproxy.proxy.conntrack.NetlinkConntrackTable;
 import io.kubernetes.client.openapi.models.V1EndpointSlice;
 import io.kubernetes.client.openapi.models.V1Node;
 import io.kubernetes.client.openapi.models.V1Service;
@@ -26,6 +29,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.Callable;
 
 /**
  * The meta-proxier (service-model.md §1.1): consumes the cluster.* events, keeps the last object
@@ -47,6 +51,9 @@ public class ProxierVerticle extends VerticleBase {
   private final BackendFactory backendFactory;
   private final CommandRunner commandRunner;
   private final ProxyMetrics metrics;
+  /** Opens the conntrack table the reconciler cleans; null: no reconciler. */
+  private final Callable<ConntrackTable> conntrackOpener;
+  private ConntrackReconciler reconciler;
 
   private final List<FamilyProxier> families = new ArrayList<>();
   private final List<MessageConsumer<?>> consumers = new ArrayList<>();
@@ -61,13 +68,25 @@ public class ProxierVerticle extends VerticleBase {
   private boolean initialized;
 
   public ProxierVerticle(AgentOptions options, NodeInfo nodeInfo) {
-    this(options, nodeInfo, Proxiers::create, new CommandRunner(), ProxyMetrics.global());
+    this(options, nodeInfo, Proxiers::create, new CommandRunner(), ProxyMetrics.global(),
+        () -> NetlinkConntrackTable.open(null));
   }
 
-  /** For tests and embedders: other backends, another command runner (conntrack), other metrics. */
+  /** For tests and embedders: other backends, another command runner, other metrics; no conntrack reconciler. */
   public ProxierVerticle(
       AgentOptions options, NodeInfo nodeInfo, BackendFactory backendFactory, CommandRunner commandRunner,
       ProxyMetrics metrics) {
+    this(options, nodeInfo, backendFactory, commandRunner, metrics, null);
+  }
+
+  /**
+   * @param conntrack opens the conntrack table of the node (or of a test's namespace) for the
+   *                  reconciler; null, or --dry-run: no conntrack reconciling
+   */
+  public ProxierVerticle(
+      AgentOptions options, NodeInfo nodeInfo, BackendFactory backendFactory, CommandRunner commandRunner,
+      ProxyMetrics metrics, Callable<ConntrackTable> conntrack) {
+    this.conntrackOpener = conntrack;
     this.options = options;
     this.nodeInfo = nodeInfo;
     this.backendFactory = backendFactory;
@@ -90,6 +109,7 @@ public class ProxierVerticle extends VerticleBase {
           for (ProxyBackend backend : backends) {
             backend.privilegedInit();
           }
+          reconciler = openReconciler();
           return backends;
         }))
         .onSuccess(this::startFamilies);
@@ -101,10 +121,9 @@ public class ProxierVerticle extends VerticleBase {
     Duration syncPeriod = positiveOr(config.syncPeriod(), Duration.ofSeconds(30));
     Duration minSyncPeriod = config.minSyncPeriod() == null || config.minSyncPeriod().isNegative()
         ? Duration.ofSeconds(1) : config.minSyncPeriod();
-    StaleConntrackCleaner cleaner = options.dryRun() ? null : new StaleConntrackCleaner(commandRunner);
     for (ProxyBackend backend : backends) {
       FamilyProxier family = new FamilyProxier(vertx, backend, config.effectiveMode(), nodeInfo.name(),
-          nodeInfo.labels(), syncPeriod, minSyncPeriod, gates, metrics, cleaner, () -> initialized,
+          nodeInfo.labels(), syncPeriod, minSyncPeriod, gates, metrics, reconciler, () -> initialized,
           RunnerTimer.of(vertx), Clock.systemUTC());
       families.add(family);
       family.startLoop();
@@ -112,6 +131,21 @@ public class ProxierVerticle extends VerticleBase {
     List<Runnable> replay = early;
     early = null;
     replay.forEach(Runnable::run);
+  }
+
+  /** The conntrack reconciler over netlink; null (after saying why) in --dry-run or without netlink. */
+  private ConntrackReconciler openReconciler() {
+    if (options.dryRun() || conntrackOpener == null) {
+      return null;
+    }
+    try {
+      return new ConntrackReconciler(conntrackOpener.call(), metrics);
+    } catch (Exception e) {
+      Log.error("Cannot open the conntrack table over netlink; stale UDP/SCTP conntrack entries will not be"
+          + " cleared (is nf_conntrack_netlink available, and does the agent run with NET_ADMIN?)", "err",
+          e.getMessage());
+      return null;
+    }
   }
 
   @Override

@@ -18,6 +18,7 @@ public enum Check {
   HAIRPIN,
   REMOVED_ENDPOINT,
   SCALE_TO_ZERO_AND_BACK,
+  DELETED_UDP_SERVICE,
   CLEANUP;
 
   public static Set<Check> all() {

@@ -39,6 +39,11 @@ abstract class ProxyScenarios {
    */
   static final Duration CONVERGE = Duration.ofSeconds(45);
   static final int HEALTH_CHECK_NODE_PORT = 30100;
+  /**
+   * How long a stale UDP entry may live after its change: one sync plus the reconcile. Below the
+   * kernel's UDP timeout (30 s), so a check cannot pass by the entry expiring.
+   */
+  static final Duration RECONCILE = Duration.ofSeconds(20);
 
   // The test Services; numbers give cluster IPs (serviceIp(n)) and NodePorts (30000 + 2n).
   final ServiceDef web = new ServiceDef("web", 10).nodePort()
@@ -56,6 +61,7 @@ abstract class ProxyScenarios {
   final ServiceDef hairpin = new ServiceDef("hairpin", 17).tcpOnly().endpoints(Backend.POD_A);
   final ServiceDef churn = new ServiceDef("churn", 18).endpoints(Backend.POD_A, Backend.POD_B, Backend.POD_C);
   final ServiceDef scale = new ServiceDef("scale", 19).endpoints(Backend.POD_A, Backend.POD_B);
+  final ServiceDef gone = new ServiceDef("gone", 20).endpoints(Backend.POD_A);
 
   Topology topo;
   Manifests manifests;
@@ -88,7 +94,7 @@ abstract class ProxyScenarios {
     topo.resetNode();
     Path dir = topo.classDir(label());
     manifests = new Manifests(dir.resolve("manifests"), families());
-    for (ServiceDef s : List.of(web, ext, lb, local, itp, sticky, empty, hairpin, churn, scale)) {
+    for (ServiceDef s : List.of(web, ext, lb, local, itp, sticky, empty, hairpin, churn, scale, gone)) {
       manifests.put(s);
     }
     Path binDir = null;
@@ -376,13 +382,26 @@ abstract class ProxyScenarios {
   void scaleToZeroAndBack() {
     require(Check.SCALE_TO_ZERO_AND_BACK);
     int clientPort = 40054;
+    // A UDP flow while there are endpoints: its conntrack entry is DNAT-ed to one of them.
+    List<String> before = new ArrayList<>();
+    for (Family f : families()) {
+      Answer first = awaitAnswer(f + " pod-b -> scale udp", () -> topo.host("pod-b").udp(scale.clusterIp(f),
+          ServiceDef.UDP, clientPort), Answer::ok);
+      before.add(backendOf(first).ip(f));
+    }
     scale.endpoints();
     manifests.put(scale);
-    for (Family f : families()) {
+    for (int i = 0; i < families().size(); i++) {
+      Family f = families().get(i);
       awaitAnswer(f + " scaled to zero: connections refused", () -> topo.host("pod-a").tcp(scale.clusterIp(f), ServiceDef.TCP),
           Answer::refused);
-      Answer udp = topo.host("pod-b").udp(scale.clusterIp(f), ServiceDef.UDP, clientPort);
+      // #139628: the old entry must be deleted, not kept alive by the same client's datagrams
+      // (which, DNAT-ed by it, would still reach the old pod). Each probe refreshes it.
+      Answer udp = Await.until(f + " scaled to zero: the same UDP client is refused, its flow to "
+              + before.get(i) + " deleted", RECONCILE,
+          () -> topo.host("pod-b").udp(scale.clusterIp(f), ServiceDef.UDP, clientPort), Answer::refused);
       assertTrue(udp.refused(), f + " scaled to zero: UDP refused: " + udp);
+      assertEquals(0, conntrackUdp(f, scale.clusterIp(f), before.get(i)), f + " no entry to the old endpoint");
     }
     scale.endpoints(Backend.POD_C);
     manifests.put(scale);
@@ -392,6 +411,28 @@ abstract class ProxyScenarios {
       Answer udp = awaitAnswer(f + " scaled back: the same UDP client reaches pod-c",
           () -> topo.host("pod-b").udp(scale.clusterIp(f), ServiceDef.UDP, clientPort), Answer::ok);
       assertEquals("pod-c", udp.backend(), f + " " + udp);
+    }
+  }
+
+  @Test
+  @Order(16)
+  void deletedUdpServiceLosesItsConntrackEntries() {
+    require(Check.DELETED_UDP_SERVICE);
+    int clientPort = 40055;
+    for (Family f : families()) {
+      Answer first = awaitAnswer(f + " pod-b -> gone udp", () -> topo.host("pod-b").udp(gone.clusterIp(f),
+          ServiceDef.UDP, clientPort), Answer::ok);
+      assertEquals("pod-a", first.backend(), f + " " + first);
+      assertTrue(conntrackUdp(f, gone.clusterIp(f), Backend.POD_A.ip(f)) > 0, f + " the flow is in conntrack");
+    }
+    manifests.remove(gone);
+    for (Family f : families()) {
+      // #141371: the Service is gone from the model, but its entries must go too; while the client keeps
+      // sending, a kept entry would keep delivering to pod-a.
+      Await.until(f + " deleted UDP Service: the client's datagrams no longer reach pod-a", RECONCILE,
+          () -> topo.host("pod-b").udp(gone.clusterIp(f), ServiceDef.UDP, clientPort), a -> !a.ok());
+      assertEquals(0, conntrackUdp(f, gone.clusterIp(f), Backend.POD_A.ip(f)),
+          f + " no entry of the deleted Service to pod-a is left");
     }
   }
 
@@ -428,6 +469,10 @@ abstract class ProxyScenarios {
       }
     }
     return left;
+  }
+
+  static Backend backendOf(Answer a) {
+    return Backend.valueOf(a.backend().toUpperCase().replace("-", "_"));
   }
 
   long conntrackUdp(Family f, String origDst, String replySrc) {

@@ -137,6 +137,7 @@ class ProxierVerticleTest {
   private Vertx vertx;
   private final RecordingMetrics metrics = new RecordingMetrics();
   private final RecordingRunner commands = new RecordingRunner();
+  private final FakeConntrack conntrack = new FakeConntrack();
   private final List<HealthUpdate> health = new CopyOnWriteArrayList<>();
   private final List<ServiceHealthState> serviceHealth = new CopyOnWriteArrayList<>();
 
@@ -157,7 +158,8 @@ class ProxierVerticleTest {
     config.nftables.minSyncPeriod = Duration.ZERO;
     AgentOptions options = new AgentOptions(config, null, null, "node-a", null, dryRun, false, false);
     NodeInfo node = new NodeInfo("node-a", List.of("192.168.200.1"), List.of(), Map.of("topology.kubernetes.io/zone", "z1"));
-    ProxierVerticle verticle = new ProxierVerticle(options, node, (o, n, r) -> List.of(backends), commands, metrics);
+    ProxierVerticle verticle = new ProxierVerticle(options, node, (o, n, r) -> List.of(backends), commands, metrics,
+        () -> conntrack);
     vertx.deployVerticle(verticle).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
     return verticle;
   }
@@ -338,16 +340,63 @@ class ProxierVerticleTest {
     synced(ClusterEvent.Kind.SERVICE);
     synced(ClusterEvent.Kind.ENDPOINT_SLICE);
     await("first sync", () -> v4.states.size() == 1);
+    await("first reconcile: without endpoints every flow to the Service goes", conntrack.table::isEmpty);
+    conntrack.table.addAll(List.of(flow("10.96.0.10", 53, "10.244.0.5", 53), flow("10.96.0.10", 53, "10.244.0.9", 53)));
     upsertSlice(slice("demo", "web-1", "web", "IPv4", List.of(slicePort("dns", 53, "UDP")),
         ep("10.244.0.5", "node-a"), ep("10.244.0.6", "node-a"), ep("10.244.0.7", "node-b")));
     await("service health with endpoints", () -> serviceHealth.stream()
         .anyMatch(s -> Integer.valueOf(2).equals(s.localReadyEndpoints().get(WEB))));
     ServiceHealthState last = serviceHealth.get(serviceHealth.size() - 1);
     assertEquals(Map.of(WEB, 32000), last.healthCheckNodePorts());
-    await("conntrack cleanup", () -> commands.commands.size() >= 2);
-    assertEquals(List.of(
-        List.of("conntrack", "-D", "--orig-dst", "10.96.0.10", "-p", "udp"),
-        List.of("conntrack", "-D", "-p", "udp", "--dport", "30053")), commands.commands);
+    // The reconciler runs after the sync: the flow to an endpoint that is not in the slice goes.
+    await("conntrack reconciled", () -> conntrack.table.size() == 1);
+    assertEquals("10.244.0.5", conntrack.table.get(0).replySrc());
+    assertTrue(conntrack.commands.isEmpty() && commands.commands.isEmpty(), "no conntrack binary: " + commands.commands);
+  }
+
+  @Test
+  void theFlowsOfADeletedUdpServiceGoAtTheNextSync() throws Exception {
+    FakeBackend v4 = new FakeBackend(IpFamily.IPv4);
+    conntrack.table.clear();
+    deploy("nftables", false, v4);
+    V1Service dns = service("demo", "web", "10.96.0.10", port("dns", 53, "UDP"));
+    upsertService(dns);
+    upsertSlice(slice("demo", "web-1", "web", "IPv4", List.of(slicePort("dns", 53, "UDP")), ep("10.244.0.5", null)));
+    synced(ClusterEvent.Kind.SERVICE);
+    synced(ClusterEvent.Kind.ENDPOINT_SLICE);
+    await("first sync", () -> v4.states.size() == 1);
+    await("reconciled once", () -> conntrack.lists.get() >= 1);
+    conntrack.table.add(flow("10.96.0.10", 53, "10.244.0.5", 53));
+    send(EventBusAddresses.SERVICES, ClusterEvent.Kind.SERVICE, ClusterEvent.Type.DELETE, "demo/web", dns);
+    await("the deleted Service's flow is deleted", conntrack.table::isEmpty);
+  }
+
+  static dev.kubeproxy.proxy.conntrack.ConntrackFlow flow(String dst, int dport, String replySrc, int replyPort) {
+    return new dev.kubeproxy.proxy.conntrack.ConntrackFlow(17, "10.244.9.9", 40000, dst, dport, replySrc, replyPort,
+        "10.244.9.9", 40000, 0, 1);
+  }
+
+  /** A conntrack table in memory: what the reconciler lists and deletes. */
+  static final class FakeConntrack implements dev.kubeproxy.proxy.conntrack.ConntrackTable {
+    final List<dev.kubeproxy.proxy.conntrack.ConntrackFlow> table = new CopyOnWriteArrayList<>(List.of(
+        flow("10.96.0.10", 53, "10.244.0.5", 53), flow("10.96.0.10", 53, "10.244.0.9", 53)));
+    final List<String> commands = new CopyOnWriteArrayList<>();
+    final AtomicInteger lists = new AtomicInteger();
+
+    @Override
+    public List<dev.kubeproxy.proxy.conntrack.ConntrackFlow> list(IpFamily family) {
+      lists.incrementAndGet();
+      return List.copyOf(table);
+    }
+
+    @Override
+    public int delete(IpFamily family, List<dev.kubeproxy.proxy.conntrack.ConntrackFlow> flows) {
+      int n = 0;
+      for (var f : flows) {
+        n += table.remove(f) ? 1 : 0;
+      }
+      return n;
+    }
   }
 
   @Test
@@ -362,7 +411,7 @@ class ProxierVerticleTest {
     await("health", () -> health.stream().filter(h -> h.type() == HealthUpdate.Type.UPDATED).count() >= 2);
     Thread.sleep(100);
     assertFalse(v4.last().endpoints().isEmpty());
-    assertEquals(List.of(), commands.commands);
+    assertEquals(0, conntrack.lists.get(), "--dry-run reads no conntrack table");
   }
 
   @Test
