@@ -4,6 +4,7 @@ import dev.kubeproxy.AgentOptions;
 import dev.kubeproxy.EventBusAddresses;
 import dev.kubeproxy.cluster.ClusterEvent;
 import dev.kubeproxy.cluster.NodeInfo;
+import dev.kubeproxy.config.FeatureGates;
 import dev.kubeproxy.config.KubeProxyConfiguration;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.platform.CommandRunner;
@@ -34,8 +35,8 @@ import java.util.concurrent.Callable;
 /**
  * The meta-proxier (service-model.md §1.1): consumes the cluster.* events, keeps the last object
  * per key, feeds every family's trackers (EndpointSlices only to the family of their address
- * type), holds off programming until the Service and EndpointSlice lists have both been delivered
- * (§8.1), then lets each family's bounded-frequency runner sync its backend.
+ * type), holds off programming until the initial lists of Services, EndpointSlices, the Node and
+ * (when watched) ServiceCIDRs have been delivered (§8.1, upstream 1.32 #126561), then lets each family's bounded-frequency runner sync its backend.
  */
 public class ProxierVerticle extends VerticleBase {
   private static final Logger LOG = System.getLogger(ProxierVerticle.class.getName());
@@ -65,6 +66,8 @@ public class ProxierVerticle extends VerticleBase {
   private final Map<String, List<String>> serviceCIDRs = new HashMap<>();
   private boolean servicesSynced;
   private boolean endpointSlicesSynced;
+  private boolean nodeSynced;
+  private boolean serviceCIDRsSynced;
   private boolean initialized;
 
   public ProxierVerticle(AgentOptions options, NodeInfo nodeInfo) {
@@ -288,17 +291,27 @@ public class ProxierVerticle extends VerticleBase {
     }
   }
 
+  /**
+   * Rules are first written once the initial lists of every watched kind have been delivered:
+   * Services and EndpointSlices (1.31), and since 1.32 (#126561) also the own Node (its topology
+   * labels) and, with MultiCIDRServiceAllocator, the ServiceCIDRs, so that the first sync already
+   * knows them.
+   */
   private void onSynced(ClusterEvent.Kind kind) {
     switch (kind) {
       case SERVICE -> servicesSynced = true;
       case ENDPOINT_SLICE -> endpointSlicesSynced = true;
+      case NODE -> nodeSynced = true;
+      case SERVICE_CIDR -> serviceCIDRsSynced = true;
       default -> {
         return;
       }
     }
-    if (!initialized && servicesSynced && endpointSlicesSynced) {
+    boolean cidrsWatched = FeatureGates.of(options.config().featureGates).isEnabled("MultiCIDRServiceAllocator");
+    if (!initialized && servicesSynced && endpointSlicesSynced && nodeSynced && (serviceCIDRsSynced || !cidrsWatched)) {
       initialized = true;
-      LOG.log(Level.INFO, "Services and EndpointSlices received; programming rules");
+      LOG.log(Level.INFO, "Services, EndpointSlices, the Node" + (cidrsWatched ? " and ServiceCIDRs" : "")
+          + " received; programming rules");
       for (FamilyProxier f : families) {
         f.requestSync();
       }

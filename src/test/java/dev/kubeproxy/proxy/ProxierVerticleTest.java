@@ -138,6 +138,9 @@ class ProxierVerticleTest {
   private final RecordingMetrics metrics = new RecordingMetrics();
   private final RecordingRunner commands = new RecordingRunner();
   private final FakeConntrack conntrack = new FakeConntrack();
+  /** deploy() reports the Node's initial list as delivered, as the cluster source does at start. */
+  private boolean nodeListDelivered = true;
+  private Map<String, Boolean> featureGates = Map.of();
   private final List<HealthUpdate> health = new CopyOnWriteArrayList<>();
   private final List<ServiceHealthState> serviceHealth = new CopyOnWriteArrayList<>();
 
@@ -152,6 +155,7 @@ class ProxierVerticleTest {
   private ProxierVerticle deploy(String mode, boolean dryRun, FakeBackend... backends) throws Exception {
     KubeProxyConfiguration config = new KubeProxyConfiguration();
     config.mode = mode;
+    config.featureGates = new HashMap<>(featureGates);
     config.iptables.syncPeriod = Duration.ofMillis(400);
     config.iptables.minSyncPeriod = Duration.ZERO;
     config.nftables.syncPeriod = Duration.ofMillis(400);
@@ -161,6 +165,9 @@ class ProxierVerticleTest {
     ProxierVerticle verticle = new ProxierVerticle(options, node, (o, n, r) -> List.of(backends), commands, metrics,
         () -> conntrack);
     vertx.deployVerticle(verticle).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    if (nodeListDelivered) {
+      synced(ClusterEvent.Kind.NODE);
+    }
     return verticle;
   }
 
@@ -194,6 +201,31 @@ class ProxierVerticleTest {
 
   private static V1EndpointSlice webSlice(String name, String family, String ip, String node) {
     return slice("demo", name, "web", family, List.of(slicePort("http", 8080, "TCP")), ep(ip, node));
+  }
+
+  @Test
+  void theFirstSyncWaitsForTheNodeAndServiceCIDRLists() throws Exception {
+    nodeListDelivered = false;
+    featureGates = Map.of("MultiCIDRServiceAllocator", true);
+    FakeBackend v4 = new FakeBackend(IpFamily.IPv4);
+    deploy("nftables", false, v4);
+    upsertService(service("demo", "web", "10.96.0.10", port("http", 80, "TCP")));
+    synced(ClusterEvent.Kind.SERVICE);
+    synced(ClusterEvent.Kind.ENDPOINT_SLICE);
+    await("events handled", () -> metrics.lastQueued != null);
+    Thread.sleep(200);
+    assertEquals(0, v4.attempts.get(), "no sync before the Node's list");
+    HashMap<String, String> labels = new HashMap<>();
+    labels.put("topology.kubernetes.io/zone", "z9");
+    send(EventBusAddresses.NODE, ClusterEvent.Kind.NODE, ClusterEvent.Type.UPSERT, "node-a",
+        new V1Node().metadata(new V1ObjectMeta().name("node-a").labels(labels)));
+    synced(ClusterEvent.Kind.NODE);
+    Thread.sleep(200);
+    assertEquals(0, v4.attempts.get(), "no sync before the ServiceCIDRs' list");
+    synced(ClusterEvent.Kind.SERVICE_CIDR);
+    await("first sync", () -> v4.states.size() == 1);
+    assertEquals(Map.of("topology.kubernetes.io/zone", "z9"), v4.last().nodeLabels(),
+        "the first sync already knows the Node's labels");
   }
 
   @Test
