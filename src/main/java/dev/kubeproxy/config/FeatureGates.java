@@ -29,7 +29,7 @@ public final class FeatureGates {
   public static final String ALL_ALPHA = "AllAlpha";
   public static final String ALL_BETA = "AllBeta";
 
-  /** The v1.31 gates that matter to kube-proxy, plus the bulk toggles, sorted by name. */
+  /** The v1.31 gates that matter to kube-proxy (and later ones it follows), plus the bulk toggles, sorted by name. */
   public static final List<Gate> KNOWN = List.of(
       new Gate(ALL_ALPHA, Stage.ALPHA, false, false),
       new Gate(ALL_BETA, Stage.BETA, false, false),
@@ -41,6 +41,8 @@ public final class FeatureGates {
       new Gate("LoggingBetaOptions", Stage.BETA, true, false),
       new Gate("MultiCIDRServiceAllocator", Stage.BETA, false, false),
       new Gate("NFTablesProxyMode", Stage.BETA, true, false),
+      // upstream 1.33 alpha, 1.34 beta (on), 1.35 GA: PreferSameZone / PreferSameNode (KEP-3015)
+      new Gate("PreferSameTrafficDistribution", Stage.BETA, true, false),
       new Gate("ServiceTrafficDistribution", Stage.BETA, true, false),
       new Gate("TopologyAwareHints", Stage.BETA, true, false),
       new Gate("WinDSR", Stage.ALPHA, false, false),

@@ -80,7 +80,8 @@ public final class FamilyProxier {
     this.clock = clock;
     this.nodeLabels = Map.copyOf(nodeLabels);
     this.serviceChanges = new ServiceChangeTracker(family, gates.loadBalancerIPMode(), metrics);
-    this.endpointChanges = new EndpointsChangeTracker(family, nodeName, gates.topologyAwareHints(), metrics, clock,
+    this.endpointChanges = new EndpointsChangeTracker(family, nodeName, gates.topologyAwareHints(),
+        gates.preferSameTrafficDistribution(), metrics, clock,
         this::recordIncorrectIpVersion);
     Duration maxInterval = mode.equals("nftables") ? syncPeriod : IPTABLES_MAX_INTERVAL;
     Duration minInterval = minSyncPeriod.compareTo(maxInterval) > 0 ? maxInterval : minSyncPeriod;
