@@ -19,6 +19,7 @@ public enum Check {
   REMOVED_ENDPOINT,
   SCALE_TO_ZERO_AND_BACK,
   DELETED_UDP_SERVICE,
+  TOPOLOGY,
   CLEANUP;
 
   public static Set<Check> all() {

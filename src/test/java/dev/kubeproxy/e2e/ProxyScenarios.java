@@ -62,6 +62,14 @@ abstract class ProxyScenarios {
   final ServiceDef churn = new ServiceDef("churn", 18).endpoints(Backend.POD_A, Backend.POD_B, Backend.POD_C);
   final ServiceDef scale = new ServiceDef("scale", 19).endpoints(Backend.POD_A, Backend.POD_B);
   final ServiceDef gone = new ServiceDef("gone", 20).endpoints(Backend.POD_A);
+  final ServiceDef sameNode = new ServiceDef("same-node", 21).tcpOnly().preferSameNode()
+      .endpoints(Backend.POD_A, Backend.RPOD);
+  final ServiceDef sameZone = new ServiceDef("same-zone", 22).tcpOnly()
+      .preferSameZone("PreferSameZone", java.util.Map.of(Backend.POD_B, Manifests.NODE_ZONE, Backend.RPOD, "zone-b"))
+      .endpoints(Backend.POD_B, Backend.RPOD);
+  final ServiceDef close = new ServiceDef("close", 23).tcpOnly()
+      .preferSameZone("PreferClose", java.util.Map.of(Backend.POD_C, "zone-b", Backend.RPOD, Manifests.NODE_ZONE))
+      .endpoints(Backend.POD_C, Backend.RPOD);
 
   Topology topo;
   Manifests manifests;
@@ -94,7 +102,8 @@ abstract class ProxyScenarios {
     topo.resetNode();
     Path dir = topo.classDir(label());
     manifests = new Manifests(dir.resolve("manifests"), families());
-    for (ServiceDef s : List.of(web, ext, lb, local, itp, sticky, empty, hairpin, churn, scale, gone)) {
+    for (ServiceDef s : List.of(web, ext, lb, local, itp, sticky, empty, hairpin, churn, scale, gone, sameNode,
+        sameZone, close)) {
       manifests.put(s);
     }
     Path binDir = null;
@@ -433,6 +442,31 @@ abstract class ProxyScenarios {
           () -> topo.host("pod-b").udp(gone.clusterIp(f), ServiceDef.UDP, clientPort), a -> !a.ok());
       assertEquals(0, conntrackUdp(f, gone.clusterIp(f), Backend.POD_A.ip(f)),
           f + " no entry of the deleted Service to pod-a is left");
+    }
+  }
+
+  @Test
+  @Order(17)
+  void trafficDistributionKeepsTrafficOnTheNodeOrInTheZone() {
+    require(Check.TOPOLOGY);
+    for (Family f : families()) {
+      List<Answer> node = probeTcp(topo.host("pod-c"), sameNode.clusterIp(f), ServiceDef.TCP, 12);
+      assertEquals(Set.of("pod-a"), backends(node),
+          f + " PreferSameNode: only the endpoint hinted for this node (hints.forNodes): " + node);
+      List<Answer> zone = probeTcp(topo.host("pod-c"), sameZone.clusterIp(f), ServiceDef.TCP, 12);
+      assertEquals(Set.of("pod-b"), backends(zone),
+          f + " PreferSameZone: only the endpoint of this node's zone " + Manifests.NODE_ZONE + ": " + zone);
+      List<Answer> near = probeTcp(topo.host("pod-a"), close.clusterIp(f), ServiceDef.TCP, 12);
+      assertEquals(Set.of("rpod"), backends(near),
+          f + " PreferClose: the zone's endpoint, even on another node: " + near);
+    }
+    // The endpoint for this node goes: every remaining endpoint has node hints, none for this node,
+    // and there are no zone hints, so all of them are used.
+    sameNode.endpoints(Backend.RPOD);
+    manifests.put(sameNode);
+    for (Family f : families()) {
+      awaitAnswer(f + " PreferSameNode without an endpoint here falls back to the others",
+          () -> topo.host("pod-c").tcp(sameNode.clusterIp(f), ServiceDef.TCP), a -> "rpod".equals(a.backend()));
     }
   }
 
