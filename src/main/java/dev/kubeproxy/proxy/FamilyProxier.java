@@ -144,7 +144,7 @@ public final class FamilyProxier {
   /** SyncLoop start: the family counts as fresh, and the runner's periodic timer starts. */
   public void startLoop() {
     publishHealth(HealthUpdate.Type.UPDATED);
-    metrics.setLastQueuedTimestamp(clock.instant());
+    metrics.setLastQueuedTimestamp(family.name(), clock.instant());
     runner.start();
   }
 
@@ -155,7 +155,7 @@ public final class FamilyProxier {
   /** Sync(): mark the update queued and ask the runner for a run (coalesced, rate-limited). */
   public void requestSync() {
     publishHealth(HealthUpdate.Type.QUEUED);
-    metrics.setLastQueuedTimestamp(clock.instant());
+    metrics.setLastQueuedTimestamp(family.name(), clock.instant());
     runner.run();
   }
 
@@ -204,7 +204,7 @@ public final class FamilyProxier {
       return new Outcome(changed, state, endpointsUpdate, localReady, result, null);
     }, true).compose(outcome -> {
       Duration took = Duration.ofNanos(System.nanoTime() - start);
-      metrics.observeSyncDuration(took);
+      metrics.observeSyncDuration(family.name(), took);
       if (outcome.failure() != null) {
         failedSyncs++;
         unsyncedServices.addAll(outcome.changed());
@@ -241,15 +241,15 @@ public final class FamilyProxier {
     LOG.log(Level.DEBUG, "Synced " + family + " proxy rules in " + took.toMillis() + "ms ("
         + (result != null && result.full() ? "full" : "partial") + ", " + state.services().size() + " service ports)");
     publishHealth(HealthUpdate.Type.UPDATED);
-    metrics.setLastSyncTimestamp(now);
+    metrics.setLastSyncTimestamp(family.name(), now);
     for (List<Instant> times : state.triggerTimes().values()) {
       for (Instant t : times) {
-        metrics.observeNetworkProgrammingLatency(Duration.between(t, now));
+        metrics.observeNetworkProgrammingLatency(family.name(), Duration.between(t, now));
       }
     }
     if (result != null) {
-      metrics.setNoLocalEndpoints("internal", result.noLocalEndpointsInternal());
-      metrics.setNoLocalEndpoints("external", result.noLocalEndpointsExternal());
+      metrics.setNoLocalEndpoints(family.name(), "internal", result.noLocalEndpointsInternal());
+      metrics.setNoLocalEndpoints(family.name(), "external", result.noLocalEndpointsExternal());
     }
     Map<NamespacedName, Integer> healthCheckPorts = new HashMap<>();
     for (ServicePort port : state.services().values()) {

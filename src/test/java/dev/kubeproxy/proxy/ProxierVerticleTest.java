@@ -97,27 +97,27 @@ class ProxierVerticleTest {
     final Map<String, Integer> noLocal = new java.util.concurrent.ConcurrentHashMap<>();
 
     @Override
-    public void observeSyncDuration(Duration d) {
+    public void observeSyncDuration(String ipFamily, Duration d) {
       syncDurations.add(d);
     }
 
     @Override
-    public void observeNetworkProgrammingLatency(Duration d) {
+    public void observeNetworkProgrammingLatency(String ipFamily, Duration d) {
       programmingLatencies.add(d);
     }
 
     @Override
-    public void setLastSyncTimestamp(Instant t) {
+    public void setLastSyncTimestamp(String ipFamily, Instant t) {
       lastSync = t;
     }
 
     @Override
-    public void setLastQueuedTimestamp(Instant t) {
+    public void setLastQueuedTimestamp(String ipFamily, Instant t) {
       lastQueued = t;
     }
 
     @Override
-    public void setNoLocalEndpoints(String trafficPolicy, int n) {
+    public void setNoLocalEndpoints(String ipFamily, String trafficPolicy, int n) {
       noLocal.put(trafficPolicy, n);
     }
   }

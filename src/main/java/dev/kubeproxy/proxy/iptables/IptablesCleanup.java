@@ -136,7 +136,7 @@ public final class IptablesCleanup {
       } catch (IptablesTool.RestoreException e) {
         LOG.log(System.Logger.Level.ERROR, "Failed to execute iptables-restore for table " + table + ": "
             + e.getMessage());
-        ProxyMetrics.global().incIptablesRestoreFailures();
+        ProxyMetrics.global().incIptablesRestoreFailures(tool.family().name());
         ok = false;
       }
     }

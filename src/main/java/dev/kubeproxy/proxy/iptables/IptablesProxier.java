@@ -241,17 +241,17 @@ public class IptablesProxier implements ProxyBackend {
       }
       lastNodeLabels = Map.copyOf(labels);
       appliedChains = ruleset.activeNatChains();
-      metrics.setIptablesRulesTotal("filter", ruleset.filterRules());
-      metrics.setIptablesRulesLast("filter", ruleset.filterRules());
-      metrics.setIptablesRulesTotal("nat", ruleset.natRulesTotal());
-      metrics.setIptablesRulesLast("nat", ruleset.natRulesLast());
+      metrics.setIptablesRulesTotal(settings.family().name(), "filter", ruleset.filterRules());
+      metrics.setIptablesRulesLast(settings.family().name(), "filter", ruleset.filterRules());
+      metrics.setIptablesRulesTotal(settings.family().name(), "nat", ruleset.natRulesTotal());
+      metrics.setIptablesRulesLast(settings.family().name(), "nat", ruleset.natRulesLast());
       return new SyncResult(full, Map.of("filter", ruleset.filterRules(), "nat", ruleset.natRulesTotal()),
           ruleset.noLocalEndpointsInternal(), ruleset.noLocalEndpointsExternal());
     } catch (IptablesTool.RestoreException e) {
       needFullSync = true;
-      metrics.incIptablesRestoreFailures();
+      metrics.incIptablesRestoreFailures(settings.family().name());
       if (tryPartial) {
-        metrics.incIptablesPartialRestoreFailures();
+        metrics.incIptablesPartialRestoreFailures(settings.family().name());
       }
       LOG.log(System.Logger.Level.ERROR, "Failed to execute iptables-restore (" + (full ? "full" : "partial")
           + " sync); the previous rules stay in place and a full sync follows: " + e.getMessage());
@@ -263,9 +263,9 @@ public class IptablesProxier implements ProxyBackend {
     } finally {
       Duration took = Duration.ofNanos(System.nanoTime() - start);
       if (tryPartial) {
-        metrics.observePartialSyncDuration(took);
+        metrics.observePartialSyncDuration(settings.family().name(), took);
       } else {
-        metrics.observeFullSyncDuration(took);
+        metrics.observeFullSyncDuration(settings.family().name(), took);
       }
     }
   }
