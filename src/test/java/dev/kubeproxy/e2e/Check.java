@@ -20,6 +20,7 @@ public enum Check {
   SCALE_TO_ZERO_AND_BACK,
   DELETED_UDP_SERVICE,
   TOPOLOGY,
+  NFACCT_COUNTERS,
   CLEANUP;
 
   public static Set<Check> all() {

@@ -471,6 +471,35 @@ abstract class ProxyScenarios {
   }
 
   @Test
+  @Order(18)
+  void localhostNodePortPacketsAreCountedInNfacctAndExported() {
+    require(Check.NFACCT_COUNTERS);
+    assumeTrue(iptablesVariant() != null && families().contains(Family.V4),
+        "nfacct counters are an iptables-mode, IPv4 localhost NodePort feature");
+    String counter = "kubeproxy_iptables_localhost_nodeports_accepted_packets_total";
+    String invalid = "kubeproxy_iptables_ct_state_invalid_dropped_packets_total";
+    String before = agent.metrics("/metrics").raw();
+    assertTrue(before.contains("# TYPE " + invalid + " counter"), "the INVALID-drop counter is exported: " + before);
+    double start = sample(before, counter);
+    Answer viaLocalhost = awaitAnswer("node -> 127.0.0.1:" + web.tcpNodePort(),
+        () -> topo.host("node").tcp("127.0.0.1", web.tcpNodePort()), Answer::ok);
+    assertTrue(Set.of("pod-a", "pod-b", "rpod").contains(viaLocalhost.backend()), viaLocalhost.toString());
+    double after = sample(agent.metrics("/metrics").raw(), counter);
+    assertTrue(after >= start + 1, "the localhost NodePort connection was counted: " + start + " -> " + after);
+    String rules = iptablesVariant().save(topo.node(), false).replaceAll(" +", " ");
+    assertTrue(rules.contains("-m nfacct --nfacct-name localhost_nps_accepted_pkts"), rules);
+    assertTrue(rules.contains("-m nfacct --nfacct-name ct_state_invalid_dropped_pkts -j DROP"), rules);
+  }
+
+  /** The value of a label-less sample in a /metrics body flattened to one line. */
+  static double sample(String metrics, String name) {
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?:^|\\s)" + java.util.regex.Pattern.quote(name)
+        + " ([0-9][0-9.e+]*)(?:\\s|$)").matcher(metrics);
+    assertTrue(m.find(), name + " is not in /metrics: " + metrics);
+    return Double.parseDouble(m.group(1));
+  }
+
+  @Test
   @Order(100)
   void cleanupLeavesNoKubeChains() throws Exception {
     require(Check.CLEANUP);
