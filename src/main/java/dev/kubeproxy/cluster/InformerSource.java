@@ -34,14 +34,18 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Upstream's informers (server.md §10 steps 9–11): Services and EndpointSlices in all namespaces
- * without the service-proxy-name and headless labels, ServiceCIDRs (networking.k8s.io/v1beta1)
+ * Upstream's informers (server.md §10 steps 9–11): Services (not headless ones: field selector
+ * spec.clusterIP!=None) and EndpointSlices in all namespaces without the service-proxy-name and
+ * headless labels, ServiceCIDRs (networking.k8s.io/v1beta1)
  * when MultiCIDRServiceAllocator is on, and the own Node by field selector. Resync period =
  * configSyncPeriod. Handlers only enqueue into the {@link ClusterEventSink}.
  */
 final class InformerSource {
   /** Objects for another proxy and headless services' slices are not ours (service-model.md §1). */
   static final String LABEL_SELECTOR = "!service.kubernetes.io/headless,!service.kubernetes.io/service-proxy-name";
+
+  /** Headless Services are not fetched at all (upstream 1.32, #126769): they have no rules. */
+  static final String SERVICE_FIELD_SELECTOR = "spec.clusterIP!=None";
 
   /** One watched kind: its informer and the keys its handler has delivered (for the synced signal). */
   private record Watched(Kind kind, SharedIndexInformer<? extends KubernetesObject> informer, Set<String> delivered) {}
@@ -83,7 +87,7 @@ final class InformerSource {
     DiscoveryV1Api discovery = new DiscoveryV1Api(client);
 
     register(factory, Kind.SERVICE, "Services", p -> core.listServiceForAllNamespaces()
-        .labelSelector(LABEL_SELECTOR).resourceVersion(p.resourceVersion).timeoutSeconds(p.timeoutSeconds)
+        .labelSelector(LABEL_SELECTOR).fieldSelector(SERVICE_FIELD_SELECTOR).resourceVersion(p.resourceVersion).timeoutSeconds(p.timeoutSeconds)
         .watch(p.watch).allowWatchBookmarks(p.watch).buildCall(null), V1Service.class, V1ServiceList.class, resync);
     register(factory, Kind.ENDPOINT_SLICE, "EndpointSlices", p -> discovery.listEndpointSliceForAllNamespaces()
         .labelSelector(LABEL_SELECTOR).resourceVersion(p.resourceVersion).timeoutSeconds(p.timeoutSeconds)

@@ -44,6 +44,8 @@ public final class FeatureGates {
       new Gate("LoggingBetaOptions", Stage.BETA, true, false),
       new Gate("MultiCIDRServiceAllocator", Stage.BETA, false, false),
       new Gate("NFTablesProxyMode", Stage.BETA, true, false),
+      // upstream 1.33 alpha, 1.34 beta (on), 1.35 GA: PreferSameZone / PreferSameNode (KEP-3015)
+      new Gate("PreferSameTrafficDistribution", Stage.BETA, true, false),
       new Gate("ServiceTrafficDistribution", Stage.BETA, true, false),
       new Gate("TopologyAwareHints", Stage.BETA, true, false),
       new Gate("WinDSR", Stage.ALPHA, false, false),

@@ -84,8 +84,7 @@ public abstract class KubeMetric<C> {
     if (series.isEmpty()) {
       return;
     }
-    out.append("# HELP ").append(name).append(" [").append(stability).append("] ").append(escapeHelp(help)).append('\n');
-    out.append("# TYPE ").append(name).append(' ').append(type).append('\n');
+    writeHeader(out);
     List<Map.Entry<List<String>, String>> sorted = new ArrayList<>();
     for (Map.Entry<List<String>, C> e : series.entrySet()) {
       sorted.add(Map.entry(e.getKey(), sortKey(e.getKey())));
@@ -97,6 +96,12 @@ public abstract class KubeMetric<C> {
         writeSamples(out, e.getKey(), cell);
       }
     }
+  }
+
+  /** The HELP and TYPE lines. */
+  void writeHeader(StringBuilder out) {
+    out.append("# HELP ").append(name).append(" [").append(stability).append("] ").append(escapeHelp(help)).append('\n');
+    out.append("# TYPE ").append(name).append(' ').append(type).append('\n');
   }
 
   abstract void writeSamples(StringBuilder out, List<String> labelValues, C cell);

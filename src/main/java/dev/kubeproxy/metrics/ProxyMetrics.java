@@ -6,10 +6,15 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.OptionalDouble;
+import java.util.function.Supplier;
 
 /**
  * The kubeproxy_* meters (observability.md §5). The verticle that owns a value updates it through
- * these methods; names, types, help texts, labels and buckets are upstream's.
+ * these methods; names, types, help texts, labels and buckets are upstream's. The per-family
+ * meters carry the ip_family label ("IPv4", "IPv6") as upstream's since 1.33 (#129173, #129271):
+ * sync durations and timestamps, network programming latency, no-local-endpoints, the rule counts
+ * and the restore/sync failure counters; the change counters, healthz/livez and nfacct do not.
  *
  * <p>Meters exist from construction and can always be updated, but /metrics shows only the sets
  * registered for the running mode ({@link #registerFor}), as upstream registers them once at start:
@@ -21,22 +26,24 @@ public class ProxyMetrics {
   /** Upstream's network-programming-latency buckets (0.25 s … 300 s, 80 bounds). */
   static final double[] NPL = networkProgrammingBuckets();
 
+  private static final String NFACCT_INVALID_DROPPED = "kubeproxy_iptables_ct_state_invalid_dropped_packets_total";
+
   private static final ProxyMetrics GLOBAL = new ProxyMetrics(); // after the bucket arrays it uses
 
   private final KubeRegistry registry = new KubeRegistry();
 
   final KubeHistogram syncDuration = new KubeHistogram("kubeproxy_sync_proxy_rules_duration_seconds",
-      "SyncProxyRules latency in seconds", Stability.ALPHA, EXP15);
+      "SyncProxyRules latency in seconds", Stability.ALPHA, EXP15, "ip_family");
   final KubeHistogram fullSyncDuration = new KubeHistogram("kubeproxy_sync_full_proxy_rules_duration_seconds",
-      "SyncProxyRules latency in seconds for full resyncs", Stability.ALPHA, EXP15);
+      "SyncProxyRules latency in seconds for full resyncs", Stability.ALPHA, EXP15, "ip_family");
   final KubeHistogram partialSyncDuration = new KubeHistogram("kubeproxy_sync_partial_proxy_rules_duration_seconds",
-      "SyncProxyRules latency in seconds for partial resyncs", Stability.ALPHA, EXP15);
+      "SyncProxyRules latency in seconds for partial resyncs", Stability.ALPHA, EXP15, "ip_family");
   final KubeGauge lastSyncTimestamp = new KubeGauge("kubeproxy_sync_proxy_rules_last_timestamp_seconds",
-      "The last time proxy rules were successfully synced", Stability.ALPHA);
+      "The last time proxy rules were successfully synced", Stability.ALPHA, "ip_family");
   final KubeGauge lastQueuedTimestamp = new KubeGauge("kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds",
-      "The last time a sync of proxy rules was queued", Stability.ALPHA);
+      "The last time a sync of proxy rules was queued", Stability.ALPHA, "ip_family");
   final KubeHistogram networkProgrammingLatency = new KubeHistogram("kubeproxy_network_programming_duration_seconds",
-      "In Cluster Network Programming Latency in seconds", Stability.ALPHA, NPL);
+      "In Cluster Network Programming Latency in seconds", Stability.ALPHA, NPL, "ip_family");
   final KubeGauge endpointChangesPending = new KubeGauge("kubeproxy_sync_proxy_rules_endpoint_changes_pending",
       "Pending proxy rules Endpoint changes", Stability.ALPHA);
   final KubeCounter endpointChangesTotal = new KubeCounter("kubeproxy_sync_proxy_rules_endpoint_changes_total",
@@ -46,24 +53,29 @@ public class ProxyMetrics {
   final KubeCounter serviceChangesTotal = new KubeCounter("kubeproxy_sync_proxy_rules_service_changes_total",
       "Cumulative proxy rules Service changes", Stability.ALPHA);
   final KubeGauge noLocalEndpoints = new KubeGauge("kubeproxy_sync_proxy_rules_no_local_endpoints_total",
-      "Number of services with a Local traffic policy and no endpoints", Stability.ALPHA, "traffic_policy");
+      "Number of services with a Local traffic policy and no endpoints", Stability.ALPHA, "ip_family", "traffic_policy");
   final KubeCounter iptablesRestoreFailures = new KubeCounter("kubeproxy_sync_proxy_rules_iptables_restore_failures_total",
-      "Cumulative proxy iptables restore failures", Stability.ALPHA);
+      "Cumulative proxy iptables restore failures", Stability.ALPHA, "ip_family");
   final KubeCounter iptablesPartialRestoreFailures = new KubeCounter(
       "kubeproxy_sync_proxy_rules_iptables_partial_restore_failures_total",
-      "Cumulative proxy iptables partial restore failures", Stability.ALPHA);
+      "Cumulative proxy iptables partial restore failures", Stability.ALPHA, "ip_family");
   final KubeGauge iptablesRulesTotal = new KubeGauge("kubeproxy_sync_proxy_rules_iptables_total",
-      "Total number of iptables rules owned by kube-proxy", Stability.ALPHA, "table");
+      "Total number of iptables rules owned by kube-proxy", Stability.ALPHA, "ip_family", "table");
   final KubeGauge iptablesRulesLast = new KubeGauge("kubeproxy_sync_proxy_rules_iptables_last",
-      "Number of iptables rules written by kube-proxy in last sync", Stability.ALPHA, "table");
+      "Number of iptables rules written by kube-proxy in last sync", Stability.ALPHA, "ip_family", "table");
   final KubeCounter nftablesSyncFailures = new KubeCounter("kubeproxy_sync_proxy_rules_nftables_sync_failures_total",
-      "Cumulative proxy nftables sync failures", Stability.ALPHA);
+      "Cumulative proxy nftables sync failures", Stability.ALPHA, "ip_family");
   final KubeCounter nftablesCleanupFailures = new KubeCounter("kubeproxy_sync_proxy_rules_nftables_cleanup_failures_total",
-      "Cumulative proxy nftables cleanup failures", Stability.ALPHA);
+      "Cumulative proxy nftables cleanup failures", Stability.ALPHA, "ip_family");
   final KubeCounter healthzTotal = new KubeCounter("kubeproxy_proxy_healthz_total",
       "Cumulative proxy healthz HTTP status", Stability.ALPHA, "code");
   final KubeCounter livezTotal = new KubeCounter("kubeproxy_proxy_livez_total",
       "Cumulative proxy livez HTTP status", Stability.ALPHA, "code");
+  final KubeHistogram conntrackReconcileDuration = new KubeHistogram(
+      "kubeproxy_conntrack_reconciler_sync_duration_seconds", "ReconcileConntrackFlowsLatency latency in seconds",
+      Stability.ALPHA, EXP15, "ip_family");
+  final KubeCounter conntrackReconcileDeleted = new KubeCounter("kubeproxy_conntrack_reconciler_deleted_entries_total",
+      "Cumulative conntrack flows deleted by conntrack reconciler", Stability.ALPHA, "ip_family");
   final KubeGauge featureEnabled = new KubeGauge("kubernetes_feature_enabled",
       "This metric records the data about the stage and enablement of a k8s feature.", Stability.BETA, "name", "stage");
 
@@ -99,6 +111,23 @@ public class ProxyMetrics {
     return this;
   }
 
+  /**
+   * Registers the two nfacct-based counters of iptables mode (upstream 1.31's nfacct metric
+   * collectors), whose values are the packet counts of the kernel counters, read at each scrape.
+   *
+   * @param invalidDropped    packets of ct_state_invalid_dropped_pkts; empty when unreadable
+   * @param localhostAccepted packets of localhost_nps_accepted_pkts; empty when unreadable
+   */
+  public void registerNfacctCounters(Supplier<OptionalDouble> invalidDropped, Supplier<OptionalDouble> localhostAccepted) {
+    if (registry.isRegistered(NFACCT_INVALID_DROPPED)) {
+      return; // registered once per process, as upstream's collectors are
+    }
+    registry.register(new KubeCollectedCounter(NFACCT_INVALID_DROPPED,
+        "packets dropped by iptables to work around conntrack problems", Stability.ALPHA, invalidDropped));
+    registry.register(new KubeCollectedCounter("kubeproxy_iptables_localhost_nodeports_accepted_packets_total",
+        "Number of packets accepted on nodeports of loopback interface", Stability.ALPHA, localhostAccepted));
+  }
+
   private List<KubeMetric<?>> common() {
     List<KubeMetric<?>> list = new ArrayList<>();
     list.add(syncDuration);
@@ -112,6 +141,8 @@ public class ProxyMetrics {
     list.add(livezTotal);
     list.add(networkProgrammingLatency);
     list.add(noLocalEndpoints);
+    list.add(conntrackReconcileDuration);
+    list.add(conntrackReconcileDeleted);
     return list;
   }
 
@@ -120,28 +151,28 @@ public class ProxyMetrics {
     return registry;
   }
 
-  public void observeSyncDuration(Duration d) {
-    syncDuration.observe(seconds(d));
+  public void observeSyncDuration(String ipFamily, Duration d) {
+    syncDuration.observe(seconds(d), ipFamily);
   }
 
-  public void observeFullSyncDuration(Duration d) {
-    fullSyncDuration.observe(seconds(d));
+  public void observeFullSyncDuration(String ipFamily, Duration d) {
+    fullSyncDuration.observe(seconds(d), ipFamily);
   }
 
-  public void observePartialSyncDuration(Duration d) {
-    partialSyncDuration.observe(seconds(d));
+  public void observePartialSyncDuration(String ipFamily, Duration d) {
+    partialSyncDuration.observe(seconds(d), ipFamily);
   }
 
-  public void setLastSyncTimestamp(Instant t) {
-    lastSyncTimestamp.set(epochSeconds(t));
+  public void setLastSyncTimestamp(String ipFamily, Instant t) {
+    lastSyncTimestamp.set(epochSeconds(t), ipFamily);
   }
 
-  public void setLastQueuedTimestamp(Instant t) {
-    lastQueuedTimestamp.set(epochSeconds(t));
+  public void setLastQueuedTimestamp(String ipFamily, Instant t) {
+    lastQueuedTimestamp.set(epochSeconds(t), ipFamily);
   }
 
-  public void observeNetworkProgrammingLatency(Duration d) {
-    networkProgrammingLatency.observe(seconds(d));
+  public void observeNetworkProgrammingLatency(String ipFamily, Duration d) {
+    networkProgrammingLatency.observe(seconds(d), ipFamily);
   }
 
   public void setEndpointChangesPending(int n) {
@@ -161,34 +192,40 @@ public class ProxyMetrics {
   }
 
   /** trafficPolicy: "internal" or "external". */
-  public void setNoLocalEndpoints(String trafficPolicy, int n) {
-    noLocalEndpoints.set(n, trafficPolicy);
+  public void setNoLocalEndpoints(String ipFamily, String trafficPolicy, int n) {
+    noLocalEndpoints.set(n, ipFamily, trafficPolicy);
   }
 
-  public void incIptablesRestoreFailures() {
-    iptablesRestoreFailures.inc();
+  /** One conntrack reconcile of this family ("IPv4", "IPv6"): how long it took, how many entries went. */
+  public void observeConntrackReconcile(String ipFamily, Duration took, int deleted) {
+    conntrackReconcileDuration.observe(seconds(took), ipFamily);
+    conntrackReconcileDeleted.add(deleted, ipFamily);
   }
 
-  public void incIptablesPartialRestoreFailures() {
-    iptablesPartialRestoreFailures.inc();
+  public void incIptablesRestoreFailures(String ipFamily) {
+    iptablesRestoreFailures.inc(ipFamily);
+  }
+
+  public void incIptablesPartialRestoreFailures(String ipFamily) {
+    iptablesPartialRestoreFailures.inc(ipFamily);
   }
 
   /** table: "filter" or "nat"; rules owned by kube-proxy after a successful sync. */
-  public void setIptablesRulesTotal(String table, int n) {
-    iptablesRulesTotal.set(n, table);
+  public void setIptablesRulesTotal(String ipFamily, String table, int n) {
+    iptablesRulesTotal.set(n, ipFamily, table);
   }
 
   /** table: "filter" or "nat"; rules written in the last sync. */
-  public void setIptablesRulesLast(String table, int n) {
-    iptablesRulesLast.set(n, table);
+  public void setIptablesRulesLast(String ipFamily, String table, int n) {
+    iptablesRulesLast.set(n, ipFamily, table);
   }
 
-  public void incNftablesSyncFailures() {
-    nftablesSyncFailures.inc();
+  public void incNftablesSyncFailures(String ipFamily) {
+    nftablesSyncFailures.inc(ipFamily);
   }
 
-  public void incNftablesCleanupFailures() {
-    nftablesCleanupFailures.inc();
+  public void incNftablesCleanupFailures(String ipFamily) {
+    nftablesCleanupFailures.inc(ipFamily);
   }
 
   public void incHealthz(int code) {

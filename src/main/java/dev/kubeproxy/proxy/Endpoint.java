@@ -9,10 +9,34 @@ import java.util.Set;
  * @param port        the slice port number
  * @param local       its nodeName is this node
  * @param zoneHints   hints.forZones names, or null when there are none
+ * @param nodeHint    what hints.forNodes says about this node (PreferSameNode, KEP-3015)
  */
 public record Endpoint(
     String ip, int port, boolean local, boolean ready, boolean serving, boolean terminating,
-    Set<String> zoneHints) {
+    Set<String> zoneHints, NodeHint nodeHint) {
+
+  /**
+   * hints.forNodes relative to the node this agent runs on: the node is fixed for the process,
+   * so the name comparison is done once, when the slice is read.
+   */
+  public enum NodeHint {
+    /** No hints.forNodes (or the PreferSameTrafficDistribution gate is off). */
+    NONE,
+    /** Hinted for this node. */
+    THIS_NODE,
+    /** Hinted for other nodes only. */
+    OTHER_NODES
+  }
+
+  /** An endpoint without node hints. */
+  public Endpoint(String ip, int port, boolean local, boolean ready, boolean serving, boolean terminating,
+      Set<String> zoneHints) {
+    this(ip, port, local, ready, serving, terminating, zoneHints, NodeHint.NONE);
+  }
+
+  public Endpoint {
+    nodeHint = nodeHint == null ? NodeHint.NONE : nodeHint;
+  }
 
   /** The identity string "ip:port" or "[ip]:port", which is also the sort order. */
   public String endpoint() {

@@ -1,5 +1,6 @@
 package dev.kubeproxy.proxy;
 
+import dev.kubeproxy.logging.Log;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -7,7 +8,10 @@ import java.util.Map;
 
 /**
  * Picks which endpoints of a service port serve cluster traffic and which serve local traffic
- * (upstream CategorizeEndpoints, service-model.md §6 and §7).
+ * (upstream CategorizeEndpoints, service-model.md §6 and §7), with the topology modes of upstream
+ * 1.33+ pkg/proxy/topology.go: PreferSameNode from hints.forNodes (KEP-3015), else PreferSameZone
+ * from hints.forZones. The EndpointSlice controller writes the hints for trafficDistribution
+ * PreferSameNode, PreferSameZone and its alias PreferClose; kube-proxy reads only the hints.
  */
 public final class EndpointCategorizer {
   static final String ZONE_LABEL = "topology.kubernetes.io/zone";
@@ -41,11 +45,12 @@ public final class EndpointCategorizer {
     boolean hasAny = false;
     List<Endpoint> cluster = List.of();
     if (svc.usesClusterEndpoints()) {
-      useTopology = canUseTopology(svc, endpoints, nodeLabels, gates);
+      TopologyMode mode = topologyMode(svc, endpoints, nodeLabels, gates);
+      useTopology = mode != TopologyMode.NONE;
       String zone = nodeLabels.get(ZONE_LABEL);
       List<Endpoint> selected = new ArrayList<>();
       for (Endpoint ep : endpoints) {
-        if (ep.ready() && (!useTopology || ep.zoneHints().contains(zone))) {
+        if (ep.ready() && availableForTopology(ep, mode, zone)) {
           selected.add(ep);
         }
       }
@@ -108,7 +113,50 @@ public final class EndpointCategorizer {
     return new Result(cluster, localList, List.copyOf(union.values()), hasAny);
   }
 
-  static boolean canUseTopology(
+  /** Upstream's topology modes: none (every ready endpoint), same node, same zone. */
+  enum TopologyMode { NONE, PREFER_SAME_NODE, PREFER_SAME_ZONE }
+
+  /**
+   * upstream topologyModeFromHints: same node when every ready endpoint has node hints and one is
+   * hinted for this node; else same zone when every ready endpoint has zone hints and one is
+   * hinted for this node's zone; else none. (Node hints are only in the model when the
+   * PreferSameTrafficDistribution gate is on.)
+   */
+  static TopologyMode topologyMode(
+      ServicePort svc, List<Endpoint> endpoints, Map<String, String> nodeLabels, TopologyGates gates) {
+    boolean hasReady = false;
+    boolean allHaveNodeHints = true;
+    boolean hasEndpointForNode = false;
+    for (Endpoint ep : endpoints) {
+      if (!ep.ready()) {
+        continue;
+      }
+      hasReady = true;
+      allHaveNodeHints &= ep.nodeHint() != Endpoint.NodeHint.NONE;
+      hasEndpointForNode |= ep.nodeHint() == Endpoint.NodeHint.THIS_NODE;
+    }
+    if (!hasReady) {
+      return TopologyMode.NONE;
+    }
+    if (allHaveNodeHints && hasEndpointForNode) {
+      return TopologyMode.PREFER_SAME_NODE;
+    }
+    if (allHaveNodeHints) {
+      Log.v(2).info("Ignoring same-node topology hints for service since no hints were provided for node",
+          "service", svc.name());
+    }
+    return canUseZoneTopology(svc, endpoints, nodeLabels, gates) ? TopologyMode.PREFER_SAME_ZONE : TopologyMode.NONE;
+  }
+
+  private static boolean availableForTopology(Endpoint ep, TopologyMode mode, String zone) {
+    return switch (mode) {
+      case NONE -> true;
+      case PREFER_SAME_NODE -> ep.nodeHint() == Endpoint.NodeHint.THIS_NODE;
+      case PREFER_SAME_ZONE -> ep.zoneHints().contains(zone);
+    };
+  }
+
+  static boolean canUseZoneTopology(
       ServicePort svc, List<Endpoint> endpoints, Map<String, String> nodeLabels, TopologyGates gates) {
     if (!gates.topologyAwareHints() && !gates.serviceTrafficDistribution()) {
       return false;

@@ -7,6 +7,7 @@ import io.kubernetes.client.openapi.models.V1Endpoint;
 import io.kubernetes.client.openapi.models.V1EndpointConditions;
 import io.kubernetes.client.openapi.models.V1EndpointSlice;
 import io.kubernetes.client.openapi.models.DiscoveryV1EndpointPort;
+import io.kubernetes.client.openapi.models.V1ForNode;
 import io.kubernetes.client.openapi.models.V1ForZone;
 import java.time.Clock;
 import java.time.Instant;
@@ -38,7 +39,7 @@ public final class EndpointsChangeTracker {
   record PortData(String name, Integer port, String protocol) {}
 
   record EndpointData(
-      List<String> addresses, String nodeName, String zone, Set<String> zoneHints,
+      List<String> addresses, String nodeName, String zone, Set<String> zoneHints, Endpoint.NodeHint nodeHint,
       boolean ready, boolean serving, boolean terminating) {}
 
   /** What is kept of one slice; a removal has no endpoints and the remove flag. */
@@ -53,6 +54,7 @@ public final class EndpointsChangeTracker {
   private final IpFamily family;
   private final String nodeName;
   private final boolean topologyAwareHintsGate;
+  private final boolean preferSameTrafficDistributionGate;
   private final ProxyMetrics metrics;
   private final Instant startTime;
   private final BiConsumer<NamespacedName, String> incorrectIpVersion;
@@ -71,9 +73,17 @@ public final class EndpointsChangeTracker {
   public EndpointsChangeTracker(
       IpFamily family, String nodeName, boolean topologyAwareHintsGate, ProxyMetrics metrics, Clock clock,
       BiConsumer<NamespacedName, String> incorrectIpVersion) {
+    this(family, nodeName, topologyAwareHintsGate, true, metrics, clock, incorrectIpVersion);
+  }
+
+  /** @param preferSameTrafficDistributionGate read hints.forNodes (PreferSameNode, upstream 1.33+) */
+  public EndpointsChangeTracker(
+      IpFamily family, String nodeName, boolean topologyAwareHintsGate, boolean preferSameTrafficDistributionGate,
+      ProxyMetrics metrics, Clock clock, BiConsumer<NamespacedName, String> incorrectIpVersion) {
     this.family = family;
     this.nodeName = nodeName == null ? "" : nodeName;
     this.topologyAwareHintsGate = topologyAwareHintsGate;
+    this.preferSameTrafficDistributionGate = preferSameTrafficDistributionGate;
     this.metrics = metrics;
     this.startTime = clock.instant();
     this.incorrectIpVersion = incorrectIpVersion;
@@ -178,11 +188,26 @@ public final class EndpointsChangeTracker {
           hints = Collections.unmodifiableSet(hints);
         }
         List<String> addresses = ep.getAddresses() == null ? List.of() : List.copyOf(ep.getAddresses());
-        endpoints.add(new EndpointData(addresses, ep.getNodeName(), ep.getZone(), hints, ready, serving, terminating));
+        endpoints.add(new EndpointData(addresses, ep.getNodeName(), ep.getZone(), hints, nodeHint(ep), ready, serving,
+            terminating));
       }
     }
     endpoints.sort(Comparator.comparing(e -> String.join(",", e.addresses())));
     return new SliceData(List.copyOf(ports), List.copyOf(endpoints), false);
+  }
+
+  /** hints.forNodes relative to this node; NONE without such hints or with the gate off. */
+  private Endpoint.NodeHint nodeHint(V1Endpoint ep) {
+    if (!preferSameTrafficDistributionGate || ep.getHints() == null || ep.getHints().getForNodes() == null
+        || ep.getHints().getForNodes().isEmpty()) {
+      return Endpoint.NodeHint.NONE;
+    }
+    for (V1ForNode n : ep.getHints().getForNodes()) {
+      if (n != null && nodeName.equals(n.getName())) {
+        return Endpoint.NodeHint.THIS_NODE;
+      }
+    }
+    return Endpoint.NodeHint.OTHER_NODES;
   }
 
   public int pendingCount() {
@@ -282,7 +307,7 @@ public final class EndpointsChangeTracker {
           }
           boolean local = ep.nodeName() != null && !ep.nodeName().isEmpty() && ep.nodeName().equals(nodeName);
           Endpoint endpoint = new Endpoint(ip, port.port(), local, ep.ready(), ep.serving(), ep.terminating(),
-              ep.zoneHints());
+              ep.zoneHints(), ep.nodeHint());
           // The first one wins, except that a local duplicate replaces it.
           if (!eps.containsKey(endpoint.endpoint()) || local) {
             eps.put(endpoint.endpoint(), endpoint);

@@ -9,22 +9,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-/** The live endpoints of one family per service port, updated from the tracker at each sync (§4.4). */
+/**
+ * The live endpoints of one family per service port, updated from the tracker at each sync (§4.4).
+ * Stale conntrack entries are no longer derived from these changes: the conntrack reconciler
+ * compares the table with the whole map after each sync (upstream 1.32, #127318).
+ */
 public final class EndpointsMap {
-  /** A serving UDP endpoint that disappeared from its service port (stale conntrack input, §11.1). */
-  public record DeletedUdpEndpoint(Endpoint endpoint, ServicePortName servicePort) {}
-
   /**
-   * @param updatedServices        services whose endpoints changed
-   * @param deletedUDPEndpoints    serving UDP endpoints that went away
-   * @param newlyActiveUDPServices UDP service ports whose serving endpoints went from none to some
-   * @param triggerTimes           last-change-trigger-times recorded since the previous sync
+   * @param updatedServices services whose endpoints changed
+   * @param triggerTimes    last-change-trigger-times recorded since the previous sync
    */
-  public record UpdateResult(
-      Set<NamespacedName> updatedServices,
-      List<DeletedUdpEndpoint> deletedUDPEndpoints,
-      Set<ServicePortName> newlyActiveUDPServices,
-      Map<NamespacedName, List<Instant>> triggerTimes) {}
+  public record UpdateResult(Set<NamespacedName> updatedServices, Map<NamespacedName, List<Instant>> triggerTimes) {}
 
   private final Map<ServicePortName, List<Endpoint>> endpoints = new HashMap<>();
   /** The last snapshot, reused until the map changes. */
@@ -37,56 +32,14 @@ public final class EndpointsMap {
   /** Applies a checkout (possibly computed on a worker; see {@link EndpointsChangeTracker#take()}). */
   UpdateResult update(EndpointsChangeTracker.Checkout checkout) {
     Set<NamespacedName> updated = new HashSet<>();
-    List<DeletedUdpEndpoint> deleted = new ArrayList<>();
-    Set<ServicePortName> newlyActive = new HashSet<>();
     for (Map.Entry<NamespacedName, EndpointsChangeTracker.ServiceChange> e : checkout.changes().entrySet()) {
       EndpointsChangeTracker.ServiceChange change = e.getValue();
       snapshot = null;
       change.previous().keySet().forEach(endpoints::remove);
       endpoints.putAll(change.current());
-      detectStaleUdp(change.previous(), change.current(), deleted, newlyActive);
       updated.add(e.getKey());
     }
-    return new UpdateResult(Collections.unmodifiableSet(updated), Collections.unmodifiableList(deleted),
-        Collections.unmodifiableSet(newlyActive), Collections.unmodifiableMap(checkout.triggerTimes()));
-  }
-
-  private static void detectStaleUdp(
-      Map<ServicePortName, List<Endpoint>> previous, Map<ServicePortName, List<Endpoint>> current,
-      List<DeletedUdpEndpoint> deleted, Set<ServicePortName> newlyActive) {
-    for (Map.Entry<ServicePortName, List<Endpoint>> e : previous.entrySet()) {
-      if (!"UDP".equals(e.getKey().protocol())) {
-        continue;
-      }
-      Set<String> still = new HashSet<>();
-      for (Endpoint ep : current.getOrDefault(e.getKey(), List.of())) {
-        still.add(ep.endpoint());
-      }
-      for (Endpoint ep : e.getValue()) {
-        // Only serving endpoints can have had traffic sent to them.
-        if (ep.serving() && !still.contains(ep.endpoint())) {
-          deleted.add(new DeletedUdpEndpoint(ep, e.getKey()));
-        }
-      }
-    }
-    for (Map.Entry<ServicePortName, List<Endpoint>> e : current.entrySet()) {
-      if (!"UDP".equals(e.getKey().protocol())) {
-        continue;
-      }
-      if (servingCount(previous.getOrDefault(e.getKey(), List.of())) == 0 && servingCount(e.getValue()) > 0) {
-        newlyActive.add(e.getKey());
-      }
-    }
-  }
-
-  private static int servingCount(List<Endpoint> list) {
-    int n = 0;
-    for (Endpoint ep : list) {
-      if (ep.serving()) {
-        n++;
-      }
-    }
-    return n;
+    return new UpdateResult(Collections.unmodifiableSet(updated), Collections.unmodifiableMap(checkout.triggerTimes()));
   }
 
   public List<Endpoint> get(ServicePortName name) {

@@ -6,7 +6,7 @@ import dev.kubeproxy.health.HealthUpdate;
 import dev.kubeproxy.health.ServiceHealthState;
 import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.metrics.ProxyMetrics;
-import dev.kubeproxy.proxy.conntrack.StaleConntrackCleaner;
+import dev.kubeproxy.proxy.conntrack.ConntrackReconciler;
 import io.kubernetes.client.openapi.models.V1EndpointSlice;
 import io.kubernetes.client.openapi.models.V1Service;
 import io.vertx.core.Future;
@@ -39,7 +39,7 @@ public final class FamilyProxier {
   private final ProxyBackend backend;
   private final IpFamily family;
   private final ProxyMetrics metrics;
-  private final StaleConntrackCleaner conntrack;
+  private final ConntrackReconciler conntrack;
   private final BooleanSupplier initialized;
   private final Duration syncPeriod;
   private final Clock clock;
@@ -52,6 +52,8 @@ public final class FamilyProxier {
   private List<String> serviceCIDRs = List.of();
   /** Services whose state changed in a sync that failed: the next sync reports them again. */
   private final Set<NamespacedName> unsyncedServices = new HashSet<>();
+  /** Service ports deleted since the last successful sync: the reconciler clears their entries (#141371). */
+  private final List<ServicePort> deletedPorts = new ArrayList<>();
   /** Node labels changed: topology may change the endpoints of every service. */
   private boolean topologyChanged;
   private long successfulSyncs;
@@ -59,13 +61,13 @@ public final class FamilyProxier {
 
   /**
    * @param mode          "iptables" or "nftables": picks the runner's maxInterval (§8.3)
-   * @param conntrack     null in --dry-run (no conntrack cleanup)
+   * @param conntrack     reconciles the conntrack table after each successful sync; null in --dry-run
    * @param initialized   whether both initial lists (Services, EndpointSlices) have been delivered
    */
   public FamilyProxier(
       Vertx vertx, ProxyBackend backend, String mode, String nodeName, Map<String, String> nodeLabels,
       Duration syncPeriod, Duration minSyncPeriod, ModelGates gates, ProxyMetrics metrics,
-      StaleConntrackCleaner conntrack, BooleanSupplier initialized, RunnerTimer timer, Clock clock) {
+      ConntrackReconciler conntrack, BooleanSupplier initialized, RunnerTimer timer, Clock clock) {
     this.vertx = vertx;
     this.backend = backend;
     this.family = backend.family();
@@ -76,7 +78,8 @@ public final class FamilyProxier {
     this.clock = clock;
     this.nodeLabels = Map.copyOf(nodeLabels);
     this.serviceChanges = new ServiceChangeTracker(family, gates.loadBalancerIPMode(), metrics);
-    this.endpointChanges = new EndpointsChangeTracker(family, nodeName, gates.topologyAwareHints(), metrics, clock,
+    this.endpointChanges = new EndpointsChangeTracker(family, nodeName, gates.topologyAwareHints(),
+        gates.preferSameTrafficDistribution(), metrics, clock,
         this::recordIncorrectIpVersion);
     Duration maxInterval = mode.equals("nftables") ? syncPeriod : IPTABLES_MAX_INTERVAL;
     Duration minInterval = minSyncPeriod.compareTo(maxInterval) > 0 ? maxInterval : minSyncPeriod;
@@ -139,7 +142,7 @@ public final class FamilyProxier {
   /** SyncLoop start: the family counts as fresh, and the runner's periodic timer starts. */
   public void startLoop() {
     publishHealth(HealthUpdate.Type.UPDATED);
-    metrics.setLastQueuedTimestamp(clock.instant());
+    metrics.setLastQueuedTimestamp(family.name(), clock.instant());
     runner.start();
   }
 
@@ -150,7 +153,7 @@ public final class FamilyProxier {
   /** Sync(): mark the update queued and ask the runner for a run (coalesced, rate-limited). */
   public void requestSync() {
     publishHealth(HealthUpdate.Type.QUEUED);
-    metrics.setLastQueuedTimestamp(clock.instant());
+    metrics.setLastQueuedTimestamp(family.name(), clock.instant());
     runner.run();
   }
 
@@ -171,6 +174,7 @@ public final class FamilyProxier {
     }
     long start = System.nanoTime();
     ServicePortMap.UpdateResult serviceUpdate = services.update(serviceChanges);
+    deletedPorts.addAll(serviceUpdate.deletedPorts());
     EndpointsChangeTracker.Taken taken = endpointChanges.take();
     Set<NamespacedName> changed = new HashSet<>(unsyncedServices);
     changed.addAll(serviceUpdate.updatedServices());
@@ -198,7 +202,7 @@ public final class FamilyProxier {
       return new Outcome(changed, state, endpointsUpdate, localReady, result, null);
     }, true).compose(outcome -> {
       Duration took = Duration.ofNanos(System.nanoTime() - start);
-      metrics.observeSyncDuration(took);
+      metrics.observeSyncDuration(family.name(), took);
       if (outcome.failure() != null) {
         failedSyncs++;
         unsyncedServices.addAll(outcome.changed());
@@ -211,11 +215,15 @@ public final class FamilyProxier {
       successfulSyncs++;
       unsyncedServices.clear();
       afterSuccess(outcome.result(), outcome.state(), outcome.localReady(), took);
+      List<ServicePort> deleted = List.copyOf(deletedPorts);
+      deletedPorts.clear();
       if (conntrack == null) {
         return Future.<Void>succeededFuture();
       }
+      // Upstream runs CleanStaleEntries at the end of every successful syncProxyRules.
+      ProxyState state = outcome.state();
       return vertx.<Void>executeBlocking(() -> {
-        conntrack.cleanup(family, services, serviceUpdate, outcome.endpointsUpdate());
+        conntrack.reconcile(family, state.services(), state.endpoints(), deleted);
         return null;
       }, true);
     }).recover(e -> {
@@ -232,15 +240,15 @@ public final class FamilyProxier {
     Log.v(2).info("SyncProxyRules complete", "ipFamily", family, "elapsed", took,
         "kind", result != null && result.full() ? "full" : "partial", "servicePorts", state.services().size());
     publishHealth(HealthUpdate.Type.UPDATED);
-    metrics.setLastSyncTimestamp(now);
+    metrics.setLastSyncTimestamp(family.name(), now);
     for (List<Instant> times : state.triggerTimes().values()) {
       for (Instant t : times) {
-        metrics.observeNetworkProgrammingLatency(Duration.between(t, now));
+        metrics.observeNetworkProgrammingLatency(family.name(), Duration.between(t, now));
       }
     }
     if (result != null) {
-      metrics.setNoLocalEndpoints("internal", result.noLocalEndpointsInternal());
-      metrics.setNoLocalEndpoints("external", result.noLocalEndpointsExternal());
+      metrics.setNoLocalEndpoints(family.name(), "internal", result.noLocalEndpointsInternal());
+      metrics.setNoLocalEndpoints(family.name(), "external", result.noLocalEndpointsExternal());
     }
     Map<NamespacedName, Integer> healthCheckPorts = new HashMap<>();
     for (ServicePort port : state.services().values()) {

@@ -4,17 +4,20 @@ import dev.kubeproxy.config.FeatureGates;
 import java.util.Map;
 
 /**
- * The feature gates the model depends on, with their 1.31 defaults (service-model.md §3.1, §4.2, §7).
+ * The feature gates the model depends on, with their defaults (service-model.md §3.1, §4.2, §7;
+ * PreferSameTrafficDistribution as upstream 1.34: beta, on).
  */
-public record ModelGates(boolean loadBalancerIPMode, boolean topologyAwareHints, boolean serviceTrafficDistribution) {
-  public static final ModelGates DEFAULTS = new ModelGates(true, true, true);
+public record ModelGates(boolean loadBalancerIPMode, boolean topologyAwareHints, boolean serviceTrafficDistribution,
+    boolean preferSameTrafficDistribution) {
+  public static final ModelGates DEFAULTS = new ModelGates(true, true, true, true);
 
   public static ModelGates from(Map<String, Boolean> featureGates) {
     FeatureGates gates = FeatureGates.of(featureGates);
     return new ModelGates(
         gates.isEnabled("LoadBalancerIPMode"),
         gates.isEnabled("TopologyAwareHints"),
-        gates.isEnabled("ServiceTrafficDistribution"));
+        gates.isEnabled("ServiceTrafficDistribution"),
+        gates.isEnabled("PreferSameTrafficDistribution"));
   }
 
   public EndpointCategorizer.TopologyGates topologyGates() {

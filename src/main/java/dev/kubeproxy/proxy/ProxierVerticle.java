@@ -4,11 +4,15 @@ import dev.kubeproxy.AgentOptions;
 import dev.kubeproxy.EventBusAddresses;
 import dev.kubeproxy.cluster.ClusterEvent;
 import dev.kubeproxy.cluster.NodeInfo;
+import dev.kubeproxy.config.FeatureGates;
 import dev.kubeproxy.config.KubeProxyConfiguration;
 import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.platform.CommandRunner;
-import dev.kubeproxy.proxy.conntrack.StaleConntrackCleaner;
+import dev.kubeproxy.logging.Log;
+import dev.kubeproxy.proxy.conntrack.ConntrackReconciler;
+import dev.kubeproxy.proxy.conntrack.ConntrackTable;
+import dev.kubeproxy.proxy.conntrack.NetlinkConntrackTable;
 import io.kubernetes.client.openapi.models.V1EndpointSlice;
 import io.kubernetes.client.openapi.models.V1Node;
 import io.kubernetes.client.openapi.models.V1Service;
@@ -25,12 +29,13 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.Callable;
 
 /**
  * The meta-proxier (service-model.md §1.1): consumes the cluster.* events, keeps the last object
  * per key, feeds every family's trackers (EndpointSlices only to the family of their address
- * type), holds off programming until the Service and EndpointSlice lists have both been delivered
- * (§8.1), then lets each family's bounded-frequency runner sync its backend.
+ * type), holds off programming until the initial lists of Services, EndpointSlices, the Node and
+ * (when watched) ServiceCIDRs have been delivered (§8.1, upstream 1.32 #126561), then lets each family's bounded-frequency runner sync its backend.
  */
 public class ProxierVerticle extends VerticleBase {
   /** Builds the backends; blocking (it may probe the system). */
@@ -44,6 +49,9 @@ public class ProxierVerticle extends VerticleBase {
   private final BackendFactory backendFactory;
   private final CommandRunner commandRunner;
   private final ProxyMetrics metrics;
+  /** Opens the conntrack table the reconciler cleans; null: no reconciler. */
+  private final Callable<ConntrackTable> conntrackOpener;
+  private ConntrackReconciler reconciler;
 
   private final List<FamilyProxier> families = new ArrayList<>();
   private final List<MessageConsumer<?>> consumers = new ArrayList<>();
@@ -55,16 +63,30 @@ public class ProxierVerticle extends VerticleBase {
   private final Map<String, List<String>> serviceCIDRs = new HashMap<>();
   private boolean servicesSynced;
   private boolean endpointSlicesSynced;
+  private boolean nodeSynced;
+  private boolean serviceCIDRsSynced;
   private boolean initialized;
 
   public ProxierVerticle(AgentOptions options, NodeInfo nodeInfo) {
-    this(options, nodeInfo, Proxiers::create, new CommandRunner(), ProxyMetrics.global());
+    this(options, nodeInfo, Proxiers::create, new CommandRunner(), ProxyMetrics.global(),
+        () -> NetlinkConntrackTable.open(null));
   }
 
-  /** For tests and embedders: other backends, another command runner (conntrack), other metrics. */
+  /** For tests and embedders: other backends, another command runner, other metrics; no conntrack reconciler. */
   public ProxierVerticle(
       AgentOptions options, NodeInfo nodeInfo, BackendFactory backendFactory, CommandRunner commandRunner,
       ProxyMetrics metrics) {
+    this(options, nodeInfo, backendFactory, commandRunner, metrics, null);
+  }
+
+  /**
+   * @param conntrack opens the conntrack table of the node (or of a test's namespace) for the
+   *                  reconciler; null, or --dry-run: no conntrack reconciling
+   */
+  public ProxierVerticle(
+      AgentOptions options, NodeInfo nodeInfo, BackendFactory backendFactory, CommandRunner commandRunner,
+      ProxyMetrics metrics, Callable<ConntrackTable> conntrack) {
+    this.conntrackOpener = conntrack;
     this.options = options;
     this.nodeInfo = nodeInfo;
     this.backendFactory = backendFactory;
@@ -87,6 +109,7 @@ public class ProxierVerticle extends VerticleBase {
           for (ProxyBackend backend : backends) {
             backend.privilegedInit();
           }
+          reconciler = openReconciler();
           return backends;
         }))
         .onSuccess(this::startFamilies);
@@ -98,10 +121,9 @@ public class ProxierVerticle extends VerticleBase {
     Duration syncPeriod = positiveOr(config.syncPeriod(), Duration.ofSeconds(30));
     Duration minSyncPeriod = config.minSyncPeriod() == null || config.minSyncPeriod().isNegative()
         ? Duration.ofSeconds(1) : config.minSyncPeriod();
-    StaleConntrackCleaner cleaner = options.dryRun() ? null : new StaleConntrackCleaner(commandRunner);
     for (ProxyBackend backend : backends) {
       FamilyProxier family = new FamilyProxier(vertx, backend, config.effectiveMode(), nodeInfo.name(),
-          nodeInfo.labels(), syncPeriod, minSyncPeriod, gates, metrics, cleaner, () -> initialized,
+          nodeInfo.labels(), syncPeriod, minSyncPeriod, gates, metrics, reconciler, () -> initialized,
           RunnerTimer.of(vertx), Clock.systemUTC());
       families.add(family);
       family.startLoop();
@@ -109,6 +131,21 @@ public class ProxierVerticle extends VerticleBase {
     List<Runnable> replay = early;
     early = null;
     replay.forEach(Runnable::run);
+  }
+
+  /** The conntrack reconciler over netlink; null (after saying why) in --dry-run or without netlink. */
+  private ConntrackReconciler openReconciler() {
+    if (options.dryRun() || conntrackOpener == null) {
+      return null;
+    }
+    try {
+      return new ConntrackReconciler(conntrackOpener.call(), metrics);
+    } catch (Exception e) {
+      Log.error("Cannot open the conntrack table over netlink; stale UDP/SCTP conntrack entries will not be"
+          + " cleared (is nf_conntrack_netlink available, and does the agent run with NET_ADMIN?)", "err",
+          e.getMessage());
+      return null;
+    }
   }
 
   @Override
@@ -251,17 +288,27 @@ public class ProxierVerticle extends VerticleBase {
     }
   }
 
+  /**
+   * Rules are first written once the initial lists of every watched kind have been delivered:
+   * Services and EndpointSlices (1.31), and since 1.32 (#126561) also the own Node (its topology
+   * labels) and, with MultiCIDRServiceAllocator, the ServiceCIDRs, so that the first sync already
+   * knows them.
+   */
   private void onSynced(ClusterEvent.Kind kind) {
     switch (kind) {
       case SERVICE -> servicesSynced = true;
       case ENDPOINT_SLICE -> endpointSlicesSynced = true;
+      case NODE -> nodeSynced = true;
+      case SERVICE_CIDR -> serviceCIDRsSynced = true;
       default -> {
         return;
       }
     }
-    if (!initialized && servicesSynced && endpointSlicesSynced) {
+    boolean cidrsWatched = FeatureGates.of(options.config().featureGates).isEnabled("MultiCIDRServiceAllocator");
+    if (!initialized && servicesSynced && endpointSlicesSynced && nodeSynced && (serviceCIDRsSynced || !cidrsWatched)) {
       initialized = true;
-      Log.info("Services and EndpointSlices received; programming rules");
+      Log.info("Services, EndpointSlices, the Node" + (cidrsWatched ? " and ServiceCIDRs" : "")
+          + " received; programming rules");
       for (FamilyProxier f : families) {
         f.requestSync();
       }

@@ -6,7 +6,9 @@ import dev.kubeproxy.AgentOptions;
 import dev.kubeproxy.cluster.NodeInfo;
 import dev.kubeproxy.config.KubeProxyConfiguration;
 import dev.kubeproxy.platform.CommandRunner;
+import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.proxy.iptables.IptablesProxier;
+import dev.kubeproxy.proxy.iptables.NfacctCounters;
 import dev.kubeproxy.proxy.nftables.NftablesProxier;
 import java.io.IOException;
 import java.time.Duration;
@@ -78,6 +80,9 @@ public final class Proxiers {
       families.add(primary == IpFamily.IPv4 ? IpFamily.IPv6 : IpFamily.IPv4);
     }
     Log.info(mode.equals("iptables") ? "Using iptables Proxier" : "Using nftables Proxier");
+    if (mode.equals("iptables") && !options.dryRun()) {
+      registerNfacctMetrics(ProxyMetrics.global());
+    }
     List<ProxyBackend> backends = new ArrayList<>();
     for (IpFamily family : families) {
       ProxierSettings settings = settings(options, node, family, detectors.get(family));
@@ -86,6 +91,20 @@ public final class Proxiers {
           : new NftablesProxier(settings, runner));
     }
     return List.copyOf(backends);
+  }
+
+  /**
+   * The two nfacct-based metrics of iptables mode, read from the kernel at each scrape by a client
+   * of their own (upstream's collectors); without nfacct they are simply not exported.
+   */
+  static void registerNfacctMetrics(ProxyMetrics metrics) {
+    try {
+      NfacctCounters reader = NfacctCounters.open(null);
+      metrics.registerNfacctCounters(() -> reader.metricValue(NfacctCounters.CT_STATE_INVALID_DROPPED),
+          () -> reader.metricValue(NfacctCounters.LOCALHOST_NODEPORT_ACCEPTED));
+    } catch (IOException e) {
+      Log.error("failed to initialize nfacct client", "err", e.getMessage());
+    }
   }
 
   /** The family of the first node IP; IPv4 when none is known (as detectNodeIPs starts). */

@@ -1,18 +1,21 @@
 package dev.kubeproxy.proxy;
 
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
 /** The live ServicePorts of one family, updated from the tracker at the start of each sync (§3.2). */
 public final class ServicePortMap {
   /**
-   * @param updatedServices      services whose ports changed
-   * @param deletedUDPClusterIPs cluster IPs of UDP ports that went away (stale conntrack input)
+   * @param updatedServices services whose ports changed
+   * @param deletedPorts    ports that went away (upstream UpdateServiceMapResult.DeletedServices,
+   *                        #141371: the conntrack reconciler clears their entries)
    */
-  public record UpdateResult(Set<NamespacedName> updatedServices, Set<String> deletedUDPClusterIPs) {}
+  public record UpdateResult(Set<NamespacedName> updatedServices, List<ServicePort> deletedPorts) {}
 
   private final Map<ServicePortName, ServicePort> ports = new HashMap<>();
   /** The last snapshot, reused until the map changes. */
@@ -20,7 +23,7 @@ public final class ServicePortMap {
 
   public UpdateResult update(ServiceChangeTracker tracker) {
     Set<NamespacedName> updated = new HashSet<>();
-    Set<String> deletedUDP = new HashSet<>();
+    List<ServicePort> deleted = new ArrayList<>();
     for (Map.Entry<NamespacedName, ServiceChangeTracker.Change> e : tracker.checkout().entrySet()) {
       snapshot = null;
       updated.add(e.getKey());
@@ -31,12 +34,12 @@ public final class ServicePortMap {
           continue; // an update, not a deletion
         }
         ServicePort removed = ports.remove(prev.getKey());
-        if (removed != null && "UDP".equals(removed.protocol())) {
-          deletedUDP.add(removed.clusterIP());
+        if (removed != null) {
+          deleted.add(removed);
         }
       }
     }
-    return new UpdateResult(Collections.unmodifiableSet(updated), Collections.unmodifiableSet(deletedUDP));
+    return new UpdateResult(Collections.unmodifiableSet(updated), List.copyOf(deleted));
   }
 
   public ServicePort get(ServicePortName name) {

@@ -68,6 +68,7 @@ class ClusterWatchVerticleTest {
     api.upsert(Fixtures.service("default", "web", "10.96.0.10", Map.of("app", "web")));
     api.upsert(Fixtures.service("default", "other-proxy", "10.96.0.11", Map.of(PROXY_NAME, "x")));
     api.upsert(Fixtures.service("kube-system", "dns", "10.96.0.12", null));
+    api.upsert(Fixtures.service("default", "headless", "None", null)); // not fetched: spec.clusterIP!=None
     api.upsert(Fixtures.slice("default", "web", "web-abc", 3, "node-1"));
     api.upsert(Fixtures.slice("default", "headless", "headless-abc", 2, "node-1")
         .metadata(new io.kubernetes.client.openapi.models.V1ObjectMeta().namespace("default").name("headless-abc")
@@ -88,7 +89,13 @@ class ClusterWatchVerticleTest {
     await("update arrives", WAIT, () -> ((V1Service) bus.state.get(Kind.SERVICE).get("default/web"))
         .getMetadata().getLabels().containsKey("v"));
     api.delete("Service", "kube-system", "dns");
+    api.upsert(Fixtures.service("default", "headless2", "None", null));
     await("delete arrives", WAIT, () -> bus.keys(Kind.SERVICE).equals(Set.of("default/web")));
+    api.upsert(Fixtures.service("default", "later", "10.96.0.13", null));
+    await("a Service created after the headless one arrives", WAIT, () -> bus.keys(Kind.SERVICE).contains("default/later"));
+    assertFalse(bus.keys(Kind.SERVICE).contains("default/headless2"), "headless Services are not watched");
+    api.delete("Service", "default", "later");
+    await("later deleted", WAIT, () -> bus.keys(Kind.SERVICE).equals(Set.of("default/web")));
 
     // gaining an excluded label makes it disappear; losing it brings it back
     api.upsert(Fixtures.service("default", "web", "10.96.0.10", Map.of(PROXY_NAME, "other")));

@@ -18,6 +18,9 @@ public enum Check {
   HAIRPIN,
   REMOVED_ENDPOINT,
   SCALE_TO_ZERO_AND_BACK,
+  DELETED_UDP_SERVICE,
+  TOPOLOGY,
+  NFACCT_COUNTERS,
   CLEANUP;
 
   public static Set<Check> all() {

@@ -21,6 +21,8 @@ import java.util.Map;
 public final class Manifests {
   public static final String NODE_NAME = "node-1";
   public static final String REMOTE_NODE_NAME = "node-2";
+  /** The zone of the agent's node (topology.kubernetes.io/zone), for the topology checks. */
+  public static final String NODE_ZONE = "zone-a";
 
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory()
       .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
@@ -57,7 +59,8 @@ public final class Manifests {
     Map<String, Object> node = new LinkedHashMap<>();
     node.put("apiVersion", "v1");
     node.put("kind", "Node");
-    node.put("metadata", Map.of("name", NODE_NAME, "labels", Map.of("kubernetes.io/hostname", NODE_NAME)));
+    node.put("metadata", Map.of("name", NODE_NAME, "labels", Map.of("kubernetes.io/hostname", NODE_NAME,
+        "topology.kubernetes.io/zone", NODE_ZONE)));
     node.put("spec", Map.of("podCIDRs", families.stream().map(Family::localPodSubnet).toList()));
     List<Map<String, String>> addresses = new java.util.ArrayList<>();
     for (Family f : families) {

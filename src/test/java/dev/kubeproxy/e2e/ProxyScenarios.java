@@ -42,6 +42,11 @@ abstract class ProxyScenarios {
    */
   static final Duration CONVERGE = Duration.ofSeconds(45);
   static final int HEALTH_CHECK_NODE_PORT = 30100;
+  /**
+   * How long a stale UDP entry may live after its change: one sync plus the reconcile. Below the
+   * kernel's UDP timeout (30 s), so a check cannot pass by the entry expiring.
+   */
+  static final Duration RECONCILE = Duration.ofSeconds(20);
 
   // The test Services; numbers give cluster IPs (serviceIp(n)) and NodePorts (30000 + 2n).
   final ServiceDef web = new ServiceDef("web", 10).nodePort()
@@ -59,6 +64,15 @@ abstract class ProxyScenarios {
   final ServiceDef hairpin = new ServiceDef("hairpin", 17).tcpOnly().endpoints(Backend.POD_A);
   final ServiceDef churn = new ServiceDef("churn", 18).endpoints(Backend.POD_A, Backend.POD_B, Backend.POD_C);
   final ServiceDef scale = new ServiceDef("scale", 19).endpoints(Backend.POD_A, Backend.POD_B);
+  final ServiceDef gone = new ServiceDef("gone", 20).endpoints(Backend.POD_A);
+  final ServiceDef sameNode = new ServiceDef("same-node", 21).tcpOnly().preferSameNode()
+      .endpoints(Backend.POD_A, Backend.RPOD);
+  final ServiceDef sameZone = new ServiceDef("same-zone", 22).tcpOnly()
+      .preferSameZone("PreferSameZone", java.util.Map.of(Backend.POD_B, Manifests.NODE_ZONE, Backend.RPOD, "zone-b"))
+      .endpoints(Backend.POD_B, Backend.RPOD);
+  final ServiceDef close = new ServiceDef("close", 23).tcpOnly()
+      .preferSameZone("PreferClose", java.util.Map.of(Backend.POD_C, "zone-b", Backend.RPOD, Manifests.NODE_ZONE))
+      .endpoints(Backend.POD_C, Backend.RPOD);
 
   Topology topo;
   Manifests manifests;
@@ -102,7 +116,8 @@ abstract class ProxyScenarios {
     topo.resetNode();
     Path dir = topo.classDir(label());
     manifests = new Manifests(dir.resolve("manifests"), families());
-    for (ServiceDef s : List.of(web, ext, lb, local, itp, sticky, empty, hairpin, churn, scale)) {
+    for (ServiceDef s : List.of(web, ext, lb, local, itp, sticky, empty, hairpin, churn, scale, gone, sameNode,
+        sameZone, close)) {
       manifests.put(s);
     }
     Path binDir = null;
@@ -402,13 +417,26 @@ abstract class ProxyScenarios {
   void scaleToZeroAndBack() {
     require(Check.SCALE_TO_ZERO_AND_BACK);
     int clientPort = 40054;
+    // A UDP flow while there are endpoints: its conntrack entry is DNAT-ed to one of them.
+    List<String> before = new ArrayList<>();
+    for (Family f : families()) {
+      Answer first = awaitAnswer(f + " pod-b -> scale udp", () -> topo.host("pod-b").udp(scale.clusterIp(f),
+          ServiceDef.UDP, clientPort), Answer::ok);
+      before.add(backendOf(first).ip(f));
+    }
     scale.endpoints();
     manifests.put(scale);
-    for (Family f : families()) {
+    for (int i = 0; i < families().size(); i++) {
+      Family f = families().get(i);
       awaitAnswer(f + " scaled to zero: connections refused", () -> topo.host("pod-a").tcp(scale.clusterIp(f), ServiceDef.TCP),
           Answer::refused);
-      Answer udp = topo.host("pod-b").udp(scale.clusterIp(f), ServiceDef.UDP, clientPort);
+      // #139628: the old entry must be deleted, not kept alive by the same client's datagrams
+      // (which, DNAT-ed by it, would still reach the old pod). Each probe refreshes it.
+      Answer udp = Await.until(f + " scaled to zero: the same UDP client is refused, its flow to "
+              + before.get(i) + " deleted", RECONCILE,
+          () -> topo.host("pod-b").udp(scale.clusterIp(f), ServiceDef.UDP, clientPort), Answer::refused);
       assertTrue(udp.refused(), f + " scaled to zero: UDP refused: " + udp);
+      assertEquals(0, conntrackUdp(f, scale.clusterIp(f), before.get(i)), f + " no entry to the old endpoint");
     }
     scale.endpoints(Backend.POD_C);
     manifests.put(scale);
@@ -419,6 +447,82 @@ abstract class ProxyScenarios {
           () -> topo.host("pod-b").udp(scale.clusterIp(f), ServiceDef.UDP, clientPort), Answer::ok);
       assertEquals("pod-c", udp.backend(), f + " " + udp);
     }
+  }
+
+  @Test
+  @Order(16)
+  void deletedUdpServiceLosesItsConntrackEntries() {
+    require(Check.DELETED_UDP_SERVICE);
+    int clientPort = 40055;
+    for (Family f : families()) {
+      Answer first = awaitAnswer(f + " pod-b -> gone udp", () -> topo.host("pod-b").udp(gone.clusterIp(f),
+          ServiceDef.UDP, clientPort), Answer::ok);
+      assertEquals("pod-a", first.backend(), f + " " + first);
+      assertTrue(conntrackUdp(f, gone.clusterIp(f), Backend.POD_A.ip(f)) > 0, f + " the flow is in conntrack");
+    }
+    manifests.remove(gone);
+    for (Family f : families()) {
+      // #141371: the Service is gone from the model, but its entries must go too; while the client keeps
+      // sending, a kept entry would keep delivering to pod-a.
+      Await.until(f + " deleted UDP Service: the client's datagrams no longer reach pod-a", RECONCILE,
+          () -> topo.host("pod-b").udp(gone.clusterIp(f), ServiceDef.UDP, clientPort), a -> !a.ok());
+      assertEquals(0, conntrackUdp(f, gone.clusterIp(f), Backend.POD_A.ip(f)),
+          f + " no entry of the deleted Service to pod-a is left");
+    }
+  }
+
+  @Test
+  @Order(17)
+  void trafficDistributionKeepsTrafficOnTheNodeOrInTheZone() {
+    require(Check.TOPOLOGY);
+    for (Family f : families()) {
+      List<Answer> node = probeTcp(topo.host("pod-c"), sameNode.clusterIp(f), ServiceDef.TCP, 12);
+      assertEquals(Set.of("pod-a"), backends(node),
+          f + " PreferSameNode: only the endpoint hinted for this node (hints.forNodes): " + node);
+      List<Answer> zone = probeTcp(topo.host("pod-c"), sameZone.clusterIp(f), ServiceDef.TCP, 12);
+      assertEquals(Set.of("pod-b"), backends(zone),
+          f + " PreferSameZone: only the endpoint of this node's zone " + Manifests.NODE_ZONE + ": " + zone);
+      List<Answer> near = probeTcp(topo.host("pod-a"), close.clusterIp(f), ServiceDef.TCP, 12);
+      assertEquals(Set.of("rpod"), backends(near),
+          f + " PreferClose: the zone's endpoint, even on another node: " + near);
+    }
+    // The endpoint for this node goes: every remaining endpoint has node hints, none for this node,
+    // and there are no zone hints, so all of them are used.
+    sameNode.endpoints(Backend.RPOD);
+    manifests.put(sameNode);
+    for (Family f : families()) {
+      awaitAnswer(f + " PreferSameNode without an endpoint here falls back to the others",
+          () -> topo.host("pod-c").tcp(sameNode.clusterIp(f), ServiceDef.TCP), a -> "rpod".equals(a.backend()));
+    }
+  }
+
+  @Test
+  @Order(18)
+  void localhostNodePortPacketsAreCountedInNfacctAndExported() {
+    require(Check.NFACCT_COUNTERS);
+    assumeTrue(iptablesVariant() != null && families().contains(Family.V4),
+        "nfacct counters are an iptables-mode, IPv4 localhost NodePort feature");
+    String counter = "kubeproxy_iptables_localhost_nodeports_accepted_packets_total";
+    String invalid = "kubeproxy_iptables_ct_state_invalid_dropped_packets_total";
+    String before = agent.metrics("/metrics").raw();
+    assertTrue(before.contains("# TYPE " + invalid + " counter"), "the INVALID-drop counter is exported: " + before);
+    double start = sample(before, counter);
+    Answer viaLocalhost = awaitAnswer("node -> 127.0.0.1:" + web.tcpNodePort(),
+        () -> topo.host("node").tcp("127.0.0.1", web.tcpNodePort()), Answer::ok);
+    assertTrue(Set.of("pod-a", "pod-b", "rpod").contains(viaLocalhost.backend()), viaLocalhost.toString());
+    double after = sample(agent.metrics("/metrics").raw(), counter);
+    assertTrue(after >= start + 1, "the localhost NodePort connection was counted: " + start + " -> " + after);
+    String rules = iptablesVariant().save(topo.node(), false).replaceAll(" +", " ");
+    assertTrue(rules.contains("-m nfacct --nfacct-name localhost_nps_accepted_pkts"), rules);
+    assertTrue(rules.contains("-m nfacct --nfacct-name ct_state_invalid_dropped_pkts -j DROP"), rules);
+  }
+
+  /** The value of a label-less sample in a /metrics body flattened to one line. */
+  static double sample(String metrics, String name) {
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?:^|\\s)" + java.util.regex.Pattern.quote(name)
+        + " ([0-9][0-9.e+]*)(?:\\s|$)").matcher(metrics);
+    assertTrue(m.find(), name + " is not in /metrics: " + metrics);
+    return Double.parseDouble(m.group(1));
   }
 
   @Test
@@ -454,6 +558,10 @@ abstract class ProxyScenarios {
       }
     }
     return left;
+  }
+
+  static Backend backendOf(Answer a) {
+    return Backend.valueOf(a.backend().toUpperCase().replace("-", "_"));
   }
 
   long conntrackUdp(Family f, String origDst, String replySrc) {

@@ -27,6 +27,9 @@ public final class ServiceDef {
   boolean internalLocal;
   int healthCheckNodePort;
   List<Backend> endpoints = List.of();
+  /** trafficDistribution and the hints the EndpointSlice controller would write for it. */
+  String trafficDistribution;
+  java.util.Map<Backend, String> zoneHints = java.util.Map.of();
 
   public ServiceDef(String name, int number) {
     this.name = name;
@@ -73,6 +76,19 @@ public final class ServiceDef {
 
   public ServiceDef internalTrafficPolicyLocal() {
     this.internalLocal = true;
+    return this;
+  }
+
+  /** PreferSameNode: every endpoint hinted for its own node (hints.forNodes). */
+  public ServiceDef preferSameNode() {
+    trafficDistribution = "PreferSameNode";
+    return this;
+  }
+
+  /** PreferSameZone (or its alias PreferClose): each endpoint hinted for the zone given. */
+  public ServiceDef preferSameZone(String distribution, java.util.Map<Backend, String> zones) {
+    trafficDistribution = distribution;
+    zoneHints = java.util.Map.copyOf(zones);
     return this;
   }
 
@@ -157,6 +173,9 @@ public final class ServiceDef {
       spec.put("healthCheckNodePort", healthCheckNodePort);
     }
     spec.put("internalTrafficPolicy", internalLocal ? "Local" : "Cluster");
+    if (trafficDistribution != null) {
+      spec.put("trafficDistribution", trafficDistribution);
+    }
 
     Map<String, Object> svc = new LinkedHashMap<>();
     svc.put("apiVersion", "v1");
@@ -215,6 +234,16 @@ public final class ServiceDef {
       ep.put("addresses", List.of(b.ip(f)));
       ep.put("conditions", Map.of("ready", true, "serving", true, "terminating", false));
       ep.put("nodeName", b.nodeName());
+      Map<String, Object> hints = new LinkedHashMap<>();
+      if ("PreferSameNode".equals(trafficDistribution)) {
+        hints.put("forNodes", List.of(Map.of("name", b.nodeName())));
+      }
+      if (zoneHints.containsKey(b)) {
+        hints.put("forZones", List.of(Map.of("name", zoneHints.get(b))));
+      }
+      if (!hints.isEmpty()) {
+        ep.put("hints", hints);
+      }
       ep.put("targetRef", Map.of("kind", "Pod", "namespace", NAMESPACE, "name", b.host()));
       eps.add(ep);
     }

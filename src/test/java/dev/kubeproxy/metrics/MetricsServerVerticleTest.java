@@ -62,13 +62,14 @@ class MetricsServerVerticleTest {
   @Test
   void metricsServesKubeProxyAndRuntimeFamilies() {
     int port = deploy(false);
-    metrics.incNftablesSyncFailures();
+    metrics.incNftablesSyncFailures("IPv4");
+    metrics.observeSyncDuration("IPv4", java.time.Duration.ofMillis(1));
     HttpResponse<Buffer> r = get(port, "/metrics");
     assertEquals(200, r.statusCode());
     assertEquals("text/plain; version=0.0.4; charset=utf-8", r.getHeader("Content-Type"));
     String text = r.bodyAsString();
     assertTrue(text.contains("# TYPE kubeproxy_sync_proxy_rules_duration_seconds histogram\n"), text);
-    assertTrue(text.contains("\nkubeproxy_sync_proxy_rules_nftables_sync_failures_total 1\n"), text);
+    assertTrue(text.contains("\nkubeproxy_sync_proxy_rules_nftables_sync_failures_total{ip_family=\"IPv4\"} 1\n"), text);
     assertTrue(text.contains("# TYPE jvm_threads_live_threads gauge"), text);
     assertTrue(!text.contains("kubeproxy_sync_proxy_rules_iptables"), "nftables mode has no iptables metrics");
     assertTrue(text.contains("\nkubernetes_feature_enabled{name=\"NFTablesProxyMode\",stage=\"BETA\"} 1\n"), text);

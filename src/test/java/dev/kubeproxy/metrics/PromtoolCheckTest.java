@@ -39,16 +39,23 @@ class PromtoolCheckTest {
     assumeTrue(Files.isExecutable(Path.of("/usr/bin/promtool")) || onPath("promtool"),
         "promtool is not installed (Debian package prometheus); skipping the exposition lint");
     ProxyMetrics metrics = new ProxyMetrics().registerFor(mode);
-    metrics.observeSyncDuration(Duration.ofMillis(12));
-    metrics.observeFullSyncDuration(Duration.ofMillis(12));
-    metrics.observePartialSyncDuration(Duration.ofMillis(2));
-    metrics.observeNetworkProgrammingLatency(Duration.ofSeconds(3));
-    metrics.setNoLocalEndpoints("internal", 1);
-    metrics.setNoLocalEndpoints("external", 0);
-    metrics.setIptablesRulesTotal("nat", 10);
-    metrics.setIptablesRulesTotal("filter", 4);
-    metrics.setIptablesRulesLast("nat", 10);
-    metrics.setIptablesRulesLast("filter", 4);
+    for (String family : List.of("IPv4", "IPv6")) {
+      metrics.observeSyncDuration(family, Duration.ofMillis(12));
+      metrics.observeFullSyncDuration(family, Duration.ofMillis(12));
+      metrics.observePartialSyncDuration(family, Duration.ofMillis(2));
+      metrics.observeNetworkProgrammingLatency(family, Duration.ofSeconds(3));
+      metrics.setLastSyncTimestamp(family, java.time.Instant.now());
+      metrics.setLastQueuedTimestamp(family, java.time.Instant.now());
+      metrics.setNoLocalEndpoints(family, "internal", 1);
+      metrics.setNoLocalEndpoints(family, "external", 0);
+      metrics.setIptablesRulesTotal(family, "nat", 10);
+      metrics.setIptablesRulesTotal(family, "filter", 4);
+      metrics.setIptablesRulesLast(family, "nat", 10);
+      metrics.setIptablesRulesLast(family, "filter", 4);
+      metrics.incIptablesRestoreFailures(family);
+      metrics.incNftablesSyncFailures(family);
+      metrics.observeConntrackReconcile(family, Duration.ofMillis(3), 2);
+    }
     metrics.incHealthz(200);
     metrics.incHealthz(503);
     metrics.incLivez(200);

@@ -27,28 +27,49 @@ class ProxyMetricsTest {
     return lines;
   }
 
+  /** The families without labels, there from the start in every mode. */
   private static final List<String> COMMON = List.of(
-      "kubeproxy_network_programming_duration_seconds histogram",
-      "kubeproxy_sync_proxy_rules_duration_seconds histogram",
       "kubeproxy_sync_proxy_rules_endpoint_changes_pending gauge",
       "kubeproxy_sync_proxy_rules_endpoint_changes_total counter",
-      "kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds gauge",
-      "kubeproxy_sync_proxy_rules_last_timestamp_seconds gauge",
       "kubeproxy_sync_proxy_rules_service_changes_pending gauge",
       "kubeproxy_sync_proxy_rules_service_changes_total counter");
+
+  /** The per-family families of every mode, there once a family has synced. */
+  private static final List<String> COMMON_PER_FAMILY = List.of(
+      "kubeproxy_network_programming_duration_seconds histogram",
+      "kubeproxy_sync_proxy_rules_duration_seconds histogram",
+      "kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds gauge",
+      "kubeproxy_sync_proxy_rules_last_timestamp_seconds gauge",
+      "kubeproxy_conntrack_reconciler_sync_duration_seconds histogram",
+      "kubeproxy_conntrack_reconciler_deleted_entries_total counter");
+
+  private static void oneSync(ProxyMetrics m, String family) {
+    m.observeSyncDuration(family, Duration.ofMillis(1));
+    m.observeNetworkProgrammingLatency(family, Duration.ofMillis(1));
+    m.setLastQueuedTimestamp(family, Instant.EPOCH);
+    m.setLastSyncTimestamp(family, Instant.EPOCH);
+    m.observeConntrackReconcile(family, Duration.ofMillis(1), 0);
+  }
 
   @Test
   void iptablesModeRegistersTheCommonAndIptablesSets() {
     ProxyMetrics m = new ProxyMetrics().registerFor("iptables");
     // label vectors appear once a series exists
-    m.setNoLocalEndpoints("internal", 2);
-    m.setNoLocalEndpoints("external", 0);
-    m.setIptablesRulesTotal("nat", 12);
-    m.setIptablesRulesTotal("filter", 3);
-    m.setIptablesRulesLast("nat", 5);
+    oneSync(m, "IPv4");
+    m.setNoLocalEndpoints("IPv4", "internal", 2);
+    m.setNoLocalEndpoints("IPv4", "external", 0);
+    m.setIptablesRulesTotal("IPv4", "nat", 12);
+    m.setIptablesRulesTotal("IPv4", "filter", 3);
+    m.setIptablesRulesTotal("IPv6", "nat", 7);
+    m.setIptablesRulesLast("IPv4", "nat", 5);
+    m.incIptablesRestoreFailures("IPv4");
+    m.incIptablesPartialRestoreFailures("IPv6");
+    m.observeFullSyncDuration("IPv4", Duration.ofMillis(1));
+    m.observePartialSyncDuration("IPv4", Duration.ofMillis(1));
     m.incHealthz(200);
     m.incLivez(503);
     Set<String> expected = new TreeSet<>(COMMON);
+    expected.addAll(COMMON_PER_FAMILY);
     expected.addAll(List.of(
         "kubeproxy_proxy_healthz_total counter",
         "kubeproxy_proxy_livez_total counter",
@@ -63,12 +84,17 @@ class ProxyMetricsTest {
     assertEquals(expected, typeLines(text));
     assertTrue(text.contains("# HELP kubeproxy_sync_proxy_rules_iptables_total [ALPHA] Total number of iptables rules owned by kube-proxy\n"
         + "# TYPE kubeproxy_sync_proxy_rules_iptables_total gauge\n"
-        + "kubeproxy_sync_proxy_rules_iptables_total{table=\"filter\"} 3\n"
-        + "kubeproxy_sync_proxy_rules_iptables_total{table=\"nat\"} 12\n"), text);
+        + "kubeproxy_sync_proxy_rules_iptables_total{ip_family=\"IPv4\",table=\"filter\"} 3\n"
+        + "kubeproxy_sync_proxy_rules_iptables_total{ip_family=\"IPv4\",table=\"nat\"} 12\n"
+        + "kubeproxy_sync_proxy_rules_iptables_total{ip_family=\"IPv6\",table=\"nat\"} 7\n"), text);
     assertTrue(text.contains("# HELP kubeproxy_sync_proxy_rules_no_local_endpoints_total [ALPHA] Number of services with a Local traffic policy and no endpoints\n"
         + "# TYPE kubeproxy_sync_proxy_rules_no_local_endpoints_total gauge\n"
-        + "kubeproxy_sync_proxy_rules_no_local_endpoints_total{traffic_policy=\"external\"} 0\n"
-        + "kubeproxy_sync_proxy_rules_no_local_endpoints_total{traffic_policy=\"internal\"} 2\n"), text);
+        + "kubeproxy_sync_proxy_rules_no_local_endpoints_total{ip_family=\"IPv4\",traffic_policy=\"external\"} 0\n"
+        + "kubeproxy_sync_proxy_rules_no_local_endpoints_total{ip_family=\"IPv4\",traffic_policy=\"internal\"} 2\n"), text);
+    assertTrue(text.contains("kubeproxy_sync_proxy_rules_iptables_restore_failures_total{ip_family=\"IPv4\"} 1\n"), text);
+    assertTrue(text.contains("kubeproxy_sync_proxy_rules_iptables_partial_restore_failures_total{ip_family=\"IPv6\"} 1\n"),
+        text);
+    assertTrue(text.contains("kubeproxy_sync_proxy_rules_last_timestamp_seconds{ip_family=\"IPv4\"} 0\n"), text);
     assertTrue(text.contains("kubeproxy_proxy_healthz_total{code=\"200\"} 1\n"), text);
     assertTrue(text.contains("kubeproxy_proxy_livez_total{code=\"503\"} 1\n"), text);
     assertFalse(text.contains("nftables"));
@@ -77,22 +103,26 @@ class ProxyMetricsTest {
   @Test
   void nftablesModeHasItsOwnCountersAndNoIptablesOnes() {
     ProxyMetrics m = new ProxyMetrics().registerFor("nftables");
-    m.incNftablesSyncFailures();
-    m.setIptablesRulesTotal("nat", 1); // updated but not registered: must not show
+    oneSync(m, "IPv6");
+    m.incNftablesSyncFailures("IPv6");
+    m.incNftablesCleanupFailures("IPv6");
+    m.setIptablesRulesTotal("IPv6", "nat", 1); // updated but not registered: must not show
     Set<String> expected = new TreeSet<>(COMMON);
+    expected.addAll(COMMON_PER_FAMILY);
     expected.add("kubeproxy_sync_proxy_rules_nftables_sync_failures_total counter");
     expected.add("kubeproxy_sync_proxy_rules_nftables_cleanup_failures_total counter");
     String text = m.registry().scrape();
     assertEquals(expected, typeLines(text));
     assertTrue(text.contains("# HELP kubeproxy_sync_proxy_rules_nftables_sync_failures_total [ALPHA] Cumulative proxy nftables sync failures\n"
         + "# TYPE kubeproxy_sync_proxy_rules_nftables_sync_failures_total counter\n"
-        + "kubeproxy_sync_proxy_rules_nftables_sync_failures_total 1\n"), text);
-    assertTrue(text.contains("kubeproxy_sync_proxy_rules_nftables_cleanup_failures_total 0\n"));
+        + "kubeproxy_sync_proxy_rules_nftables_sync_failures_total{ip_family=\"IPv6\"} 1\n"), text);
+    assertTrue(text.contains("kubeproxy_sync_proxy_rules_nftables_cleanup_failures_total{ip_family=\"IPv6\"} 1\n"));
   }
 
   @Test
   void ipvsModeAddsOnlyTheRestoreFailureCounter() {
     ProxyMetrics m = new ProxyMetrics().registerFor("ipvs");
+    m.incIptablesRestoreFailures("IPv4");
     Set<String> expected = new TreeSet<>(COMMON);
     expected.add("kubeproxy_sync_proxy_rules_iptables_restore_failures_total counter");
     assertEquals(expected, typeLines(m.registry().scrape()));
@@ -101,40 +131,40 @@ class ProxyMetricsTest {
   @Test
   void syncDurationUsesExp15Buckets() {
     ProxyMetrics m = new ProxyMetrics().registerFor("iptables");
-    m.observeSyncDuration(Duration.ofMillis(3));
-    m.observeSyncDuration(Duration.ofMillis(20));
-    m.observeSyncDuration(Duration.ofSeconds(20));
+    m.observeSyncDuration("IPv4", Duration.ofMillis(3));
+    m.observeSyncDuration("IPv4", Duration.ofMillis(20));
+    m.observeSyncDuration("IPv4", Duration.ofSeconds(20));
     String text = m.registry().scrape();
     String expected = "# HELP kubeproxy_sync_proxy_rules_duration_seconds [ALPHA] SyncProxyRules latency in seconds\n"
         + "# TYPE kubeproxy_sync_proxy_rules_duration_seconds histogram\n"
-        + "kubeproxy_sync_proxy_rules_duration_seconds_bucket{le=\"0.001\"} 0\n"
-        + "kubeproxy_sync_proxy_rules_duration_seconds_bucket{le=\"0.002\"} 0\n"
-        + "kubeproxy_sync_proxy_rules_duration_seconds_bucket{le=\"0.004\"} 1\n"
-        + "kubeproxy_sync_proxy_rules_duration_seconds_bucket{le=\"0.008\"} 1\n"
-        + "kubeproxy_sync_proxy_rules_duration_seconds_bucket{le=\"0.016\"} 1\n"
-        + "kubeproxy_sync_proxy_rules_duration_seconds_bucket{le=\"0.032\"} 2\n"
-        + "kubeproxy_sync_proxy_rules_duration_seconds_bucket{le=\"0.064\"} 2\n"
-        + "kubeproxy_sync_proxy_rules_duration_seconds_bucket{le=\"0.128\"} 2\n"
-        + "kubeproxy_sync_proxy_rules_duration_seconds_bucket{le=\"0.256\"} 2\n"
-        + "kubeproxy_sync_proxy_rules_duration_seconds_bucket{le=\"0.512\"} 2\n"
-        + "kubeproxy_sync_proxy_rules_duration_seconds_bucket{le=\"1.024\"} 2\n"
-        + "kubeproxy_sync_proxy_rules_duration_seconds_bucket{le=\"2.048\"} 2\n"
-        + "kubeproxy_sync_proxy_rules_duration_seconds_bucket{le=\"4.096\"} 2\n"
-        + "kubeproxy_sync_proxy_rules_duration_seconds_bucket{le=\"8.192\"} 2\n"
-        + "kubeproxy_sync_proxy_rules_duration_seconds_bucket{le=\"16.384\"} 2\n"
-        + "kubeproxy_sync_proxy_rules_duration_seconds_bucket{le=\"+Inf\"} 3\n"
-        + "kubeproxy_sync_proxy_rules_duration_seconds_sum 20.023\n"
-        + "kubeproxy_sync_proxy_rules_duration_seconds_count 3\n";
+        + "kubeproxy_sync_proxy_rules_duration_seconds_bucket{ip_family=\"IPv4\",le=\"0.001\"} 0\n"
+        + "kubeproxy_sync_proxy_rules_duration_seconds_bucket{ip_family=\"IPv4\",le=\"0.002\"} 0\n"
+        + "kubeproxy_sync_proxy_rules_duration_seconds_bucket{ip_family=\"IPv4\",le=\"0.004\"} 1\n"
+        + "kubeproxy_sync_proxy_rules_duration_seconds_bucket{ip_family=\"IPv4\",le=\"0.008\"} 1\n"
+        + "kubeproxy_sync_proxy_rules_duration_seconds_bucket{ip_family=\"IPv4\",le=\"0.016\"} 1\n"
+        + "kubeproxy_sync_proxy_rules_duration_seconds_bucket{ip_family=\"IPv4\",le=\"0.032\"} 2\n"
+        + "kubeproxy_sync_proxy_rules_duration_seconds_bucket{ip_family=\"IPv4\",le=\"0.064\"} 2\n"
+        + "kubeproxy_sync_proxy_rules_duration_seconds_bucket{ip_family=\"IPv4\",le=\"0.128\"} 2\n"
+        + "kubeproxy_sync_proxy_rules_duration_seconds_bucket{ip_family=\"IPv4\",le=\"0.256\"} 2\n"
+        + "kubeproxy_sync_proxy_rules_duration_seconds_bucket{ip_family=\"IPv4\",le=\"0.512\"} 2\n"
+        + "kubeproxy_sync_proxy_rules_duration_seconds_bucket{ip_family=\"IPv4\",le=\"1.024\"} 2\n"
+        + "kubeproxy_sync_proxy_rules_duration_seconds_bucket{ip_family=\"IPv4\",le=\"2.048\"} 2\n"
+        + "kubeproxy_sync_proxy_rules_duration_seconds_bucket{ip_family=\"IPv4\",le=\"4.096\"} 2\n"
+        + "kubeproxy_sync_proxy_rules_duration_seconds_bucket{ip_family=\"IPv4\",le=\"8.192\"} 2\n"
+        + "kubeproxy_sync_proxy_rules_duration_seconds_bucket{ip_family=\"IPv4\",le=\"16.384\"} 2\n"
+        + "kubeproxy_sync_proxy_rules_duration_seconds_bucket{ip_family=\"IPv4\",le=\"+Inf\"} 3\n"
+        + "kubeproxy_sync_proxy_rules_duration_seconds_sum{ip_family=\"IPv4\"} 20.023\n"
+        + "kubeproxy_sync_proxy_rules_duration_seconds_count{ip_family=\"IPv4\"} 3\n";
     assertTrue(text.contains(expected), text);
   }
 
   @Test
   void networkProgrammingLatencyUsesUpstreamBuckets() {
     ProxyMetrics m = new ProxyMetrics().registerFor("nftables");
-    m.observeNetworkProgrammingLatency(Duration.ofMillis(1500));
+    m.observeNetworkProgrammingLatency("IPv4", Duration.ofMillis(1500));
     String text = m.registry().scrape();
     List<String> les = new ArrayList<>();
-    Matcher le = Pattern.compile("kubeproxy_network_programming_duration_seconds_bucket\\{le=\"([^\"]+)\"\\} (\\d+)").matcher(text);
+    Matcher le = Pattern.compile("kubeproxy_network_programming_duration_seconds_bucket\\{ip_family=\"IPv4\",le=\"([^\"]+)\"\\} (\\d+)").matcher(text);
     while (le.find()) {
       les.add(le.group(1));
     }
@@ -148,19 +178,21 @@ class ProxyMetricsTest {
     expected.addAll(List.of("120", "150", "180", "210", "240", "270", "300", "+Inf"));
     assertEquals(expected, les);
     assertEquals(81, les.size());
-    assertTrue(text.contains("kubeproxy_network_programming_duration_seconds_bucket{le=\"1\"} 0\n"));
-    assertTrue(text.contains("kubeproxy_network_programming_duration_seconds_bucket{le=\"2\"} 1\n"));
+    assertTrue(text.contains("kubeproxy_network_programming_duration_seconds_bucket{ip_family=\"IPv4\",le=\"1\"} 0\n"));
+    assertTrue(text.contains("kubeproxy_network_programming_duration_seconds_bucket{ip_family=\"IPv4\",le=\"2\"} 1\n"));
     assertTrue(text.contains("# HELP kubeproxy_network_programming_duration_seconds [ALPHA] In Cluster Network Programming Latency in seconds\n"));
   }
 
   @Test
   void timestampsAreUnixSecondsInGoFloatFormat() {
     ProxyMetrics m = new ProxyMetrics().registerFor("iptables");
-    m.setLastSyncTimestamp(Instant.ofEpochSecond(1_717_171_717L, 500_000_000));
-    m.setLastQueuedTimestamp(Instant.ofEpochSecond(1_717_171_718L));
+    m.setLastSyncTimestamp("IPv4", Instant.ofEpochSecond(1_717_171_717L, 500_000_000));
+    m.setLastQueuedTimestamp("IPv6", Instant.ofEpochSecond(1_717_171_718L));
     String text = m.registry().scrape();
-    assertTrue(text.contains("\nkubeproxy_sync_proxy_rules_last_timestamp_seconds 1.7171717175e+09\n"), text);
-    assertTrue(text.contains("\nkubeproxy_sync_proxy_rules_last_queued_timestamp_seconds 1.717171718e+09\n"), text);
+    assertTrue(text.contains("\nkubeproxy_sync_proxy_rules_last_timestamp_seconds{ip_family=\"IPv4\"} 1.7171717175e+09\n"),
+        text);
+    assertTrue(text.contains("\nkubeproxy_sync_proxy_rules_last_queued_timestamp_seconds{ip_family=\"IPv6\"} 1.717171718e+09\n"),
+        text);
   }
 
   @Test
@@ -171,19 +203,19 @@ class ProxyMetricsTest {
     m.incServiceChanges();
     m.setEndpointChangesPending(4);
     m.setServiceChangesPending(1);
-    m.incIptablesRestoreFailures();
-    m.incIptablesPartialRestoreFailures();
-    m.observeFullSyncDuration(Duration.ofMillis(1));
-    m.observePartialSyncDuration(Duration.ofMillis(1));
+    m.incIptablesRestoreFailures("IPv4");
+    m.incIptablesPartialRestoreFailures("IPv4");
+    m.observeFullSyncDuration("IPv4", Duration.ofMillis(1));
+    m.observePartialSyncDuration("IPv4", Duration.ofMillis(1));
     String text = m.registry().scrape();
-    assertTrue(text.contains("\nkubeproxy_sync_proxy_rules_endpoint_changes_total 2\n"));
+    assertTrue(text.contains("\nkubeproxy_sync_proxy_rules_endpoint_changes_total 2\n"), "no ip_family: " + text);
     assertTrue(text.contains("\nkubeproxy_sync_proxy_rules_service_changes_total 1\n"));
     assertTrue(text.contains("\nkubeproxy_sync_proxy_rules_endpoint_changes_pending 4\n"));
     assertTrue(text.contains("\nkubeproxy_sync_proxy_rules_service_changes_pending 1\n"));
-    assertTrue(text.contains("\nkubeproxy_sync_proxy_rules_iptables_restore_failures_total 1\n"));
-    assertTrue(text.contains("\nkubeproxy_sync_proxy_rules_iptables_partial_restore_failures_total 1\n"));
-    assertTrue(text.contains("\nkubeproxy_sync_full_proxy_rules_duration_seconds_bucket{le=\"0.001\"} 1\n"));
-    assertTrue(text.contains("\nkubeproxy_sync_partial_proxy_rules_duration_seconds_count 1\n"));
+    assertTrue(text.contains("\nkubeproxy_sync_proxy_rules_iptables_restore_failures_total{ip_family=\"IPv4\"} 1\n"));
+    assertTrue(text.contains("\nkubeproxy_sync_proxy_rules_iptables_partial_restore_failures_total{ip_family=\"IPv4\"} 1\n"));
+    assertTrue(text.contains("\nkubeproxy_sync_full_proxy_rules_duration_seconds_bucket{ip_family=\"IPv4\",le=\"0.001\"} 1\n"));
+    assertTrue(text.contains("\nkubeproxy_sync_partial_proxy_rules_duration_seconds_count{ip_family=\"IPv4\"} 1\n"));
     assertTrue(text.contains("# HELP kubeproxy_sync_partial_proxy_rules_duration_seconds [ALPHA] SyncProxyRules latency in seconds for partial resyncs\n"));
     assertTrue(text.contains("# HELP kubeproxy_sync_full_proxy_rules_duration_seconds [ALPHA] SyncProxyRules latency in seconds for full resyncs\n"));
   }

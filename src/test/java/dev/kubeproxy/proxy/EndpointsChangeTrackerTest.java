@@ -207,30 +207,6 @@ class EndpointsChangeTrackerTest {
   }
 
   @Test
-  void staleUdpInputs() {
-    // no endpoints → serving endpoints: newly active (UDP only)
-    tracker.update(dnsSlice("a", ep("10.244.0.5", null, false, false, false)), false);
-    EndpointsMap.UpdateResult r = map.update(tracker);
-    assertEquals(Set.of(), r.newlyActiveUDPServices(), "a non-serving endpoint does not activate");
-    tracker.update(dnsSlice("a", ep("10.244.0.5", null), ep("10.244.0.6", null)), false);
-    r = map.update(tracker);
-    assertEquals(Set.of(DNS), r.newlyActiveUDPServices());
-    assertEquals(List.of(), r.deletedUDPEndpoints());
-
-    // 10.244.0.6 goes away; 10.244.0.5 stays but stops serving (not reported)
-    tracker.update(dnsSlice("a", ep("10.244.0.5", null, false, false, true)), false);
-    r = map.update(tracker);
-    assertEquals(List.of(new EndpointsMap.DeletedUdpEndpoint(
-        new Endpoint("10.244.0.6", 53, false, true, true, false, null), DNS)), r.deletedUDPEndpoints());
-    assertEquals(Set.of(), r.newlyActiveUDPServices());
-
-    // a non-serving endpoint that goes away is not reported either
-    tracker.update(dnsSlice("a", ep("10.244.0.5", null, false, false, true)), true);
-    r = map.update(tracker);
-    assertEquals(List.of(), r.deletedUDPEndpoints());
-  }
-
-  @Test
   void localReadyEndpointsCountsDistinctIPs() {
     tracker.update(dnsSlice("a", ep("10.244.0.5", "node-a"), ep("10.244.0.6", "node-a", false, true, true),
         ep("10.244.0.7", "node-b")), false);

@@ -97,27 +97,27 @@ class ProxierVerticleTest {
     final Map<String, Integer> noLocal = new java.util.concurrent.ConcurrentHashMap<>();
 
     @Override
-    public void observeSyncDuration(Duration d) {
+    public void observeSyncDuration(String ipFamily, Duration d) {
       syncDurations.add(d);
     }
 
     @Override
-    public void observeNetworkProgrammingLatency(Duration d) {
+    public void observeNetworkProgrammingLatency(String ipFamily, Duration d) {
       programmingLatencies.add(d);
     }
 
     @Override
-    public void setLastSyncTimestamp(Instant t) {
+    public void setLastSyncTimestamp(String ipFamily, Instant t) {
       lastSync = t;
     }
 
     @Override
-    public void setLastQueuedTimestamp(Instant t) {
+    public void setLastQueuedTimestamp(String ipFamily, Instant t) {
       lastQueued = t;
     }
 
     @Override
-    public void setNoLocalEndpoints(String trafficPolicy, int n) {
+    public void setNoLocalEndpoints(String ipFamily, String trafficPolicy, int n) {
       noLocal.put(trafficPolicy, n);
     }
   }
@@ -137,6 +137,10 @@ class ProxierVerticleTest {
   private Vertx vertx;
   private final RecordingMetrics metrics = new RecordingMetrics();
   private final RecordingRunner commands = new RecordingRunner();
+  private final FakeConntrack conntrack = new FakeConntrack();
+  /** deploy() reports the Node's initial list as delivered, as the cluster source does at start. */
+  private boolean nodeListDelivered = true;
+  private Map<String, Boolean> featureGates = Map.of();
   private final List<HealthUpdate> health = new CopyOnWriteArrayList<>();
   private final List<ServiceHealthState> serviceHealth = new CopyOnWriteArrayList<>();
 
@@ -151,14 +155,19 @@ class ProxierVerticleTest {
   private ProxierVerticle deploy(String mode, boolean dryRun, FakeBackend... backends) throws Exception {
     KubeProxyConfiguration config = new KubeProxyConfiguration();
     config.mode = mode;
+    config.featureGates = new HashMap<>(featureGates);
     config.iptables.syncPeriod = Duration.ofMillis(400);
     config.iptables.minSyncPeriod = Duration.ZERO;
     config.nftables.syncPeriod = Duration.ofMillis(400);
     config.nftables.minSyncPeriod = Duration.ZERO;
     AgentOptions options = new AgentOptions(config, null, null, "node-a", null, dryRun, false, false);
     NodeInfo node = new NodeInfo("node-a", List.of("192.168.200.1"), List.of(), Map.of("topology.kubernetes.io/zone", "z1"));
-    ProxierVerticle verticle = new ProxierVerticle(options, node, (o, n, r) -> List.of(backends), commands, metrics);
+    ProxierVerticle verticle = new ProxierVerticle(options, node, (o, n, r) -> List.of(backends), commands, metrics,
+        () -> conntrack);
     vertx.deployVerticle(verticle).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    if (nodeListDelivered) {
+      synced(ClusterEvent.Kind.NODE);
+    }
     return verticle;
   }
 
@@ -192,6 +201,31 @@ class ProxierVerticleTest {
 
   private static V1EndpointSlice webSlice(String name, String family, String ip, String node) {
     return slice("demo", name, "web", family, List.of(slicePort("http", 8080, "TCP")), ep(ip, node));
+  }
+
+  @Test
+  void theFirstSyncWaitsForTheNodeAndServiceCIDRLists() throws Exception {
+    nodeListDelivered = false;
+    featureGates = Map.of("MultiCIDRServiceAllocator", true);
+    FakeBackend v4 = new FakeBackend(IpFamily.IPv4);
+    deploy("nftables", false, v4);
+    upsertService(service("demo", "web", "10.96.0.10", port("http", 80, "TCP")));
+    synced(ClusterEvent.Kind.SERVICE);
+    synced(ClusterEvent.Kind.ENDPOINT_SLICE);
+    await("events handled", () -> metrics.lastQueued != null);
+    Thread.sleep(200);
+    assertEquals(0, v4.attempts.get(), "no sync before the Node's list");
+    HashMap<String, String> labels = new HashMap<>();
+    labels.put("topology.kubernetes.io/zone", "z9");
+    send(EventBusAddresses.NODE, ClusterEvent.Kind.NODE, ClusterEvent.Type.UPSERT, "node-a",
+        new V1Node().metadata(new V1ObjectMeta().name("node-a").labels(labels)));
+    synced(ClusterEvent.Kind.NODE);
+    Thread.sleep(200);
+    assertEquals(0, v4.attempts.get(), "no sync before the ServiceCIDRs' list");
+    synced(ClusterEvent.Kind.SERVICE_CIDR);
+    await("first sync", () -> v4.states.size() == 1);
+    assertEquals(Map.of("topology.kubernetes.io/zone", "z9"), v4.last().nodeLabels(),
+        "the first sync already knows the Node's labels");
   }
 
   @Test
@@ -367,16 +401,63 @@ class ProxierVerticleTest {
     synced(ClusterEvent.Kind.SERVICE);
     synced(ClusterEvent.Kind.ENDPOINT_SLICE);
     await("first sync", () -> v4.states.size() == 1);
+    await("first reconcile: without endpoints every flow to the Service goes", conntrack.table::isEmpty);
+    conntrack.table.addAll(List.of(flow("10.96.0.10", 53, "10.244.0.5", 53), flow("10.96.0.10", 53, "10.244.0.9", 53)));
     upsertSlice(slice("demo", "web-1", "web", "IPv4", List.of(slicePort("dns", 53, "UDP")),
         ep("10.244.0.5", "node-a"), ep("10.244.0.6", "node-a"), ep("10.244.0.7", "node-b")));
     await("service health with endpoints", () -> serviceHealth.stream()
         .anyMatch(s -> Integer.valueOf(2).equals(s.localReadyEndpoints().get(WEB))));
     ServiceHealthState last = serviceHealth.get(serviceHealth.size() - 1);
     assertEquals(Map.of(WEB, 32000), last.healthCheckNodePorts());
-    await("conntrack cleanup", () -> commands.commands.size() >= 2);
-    assertEquals(List.of(
-        List.of("conntrack", "-D", "--orig-dst", "10.96.0.10", "-p", "udp"),
-        List.of("conntrack", "-D", "-p", "udp", "--dport", "30053")), commands.commands);
+    // The reconciler runs after the sync: the flow to an endpoint that is not in the slice goes.
+    await("conntrack reconciled", () -> conntrack.table.size() == 1);
+    assertEquals("10.244.0.5", conntrack.table.get(0).replySrc());
+    assertTrue(conntrack.commands.isEmpty() && commands.commands.isEmpty(), "no conntrack binary: " + commands.commands);
+  }
+
+  @Test
+  void theFlowsOfADeletedUdpServiceGoAtTheNextSync() throws Exception {
+    FakeBackend v4 = new FakeBackend(IpFamily.IPv4);
+    conntrack.table.clear();
+    deploy("nftables", false, v4);
+    V1Service dns = service("demo", "web", "10.96.0.10", port("dns", 53, "UDP"));
+    upsertService(dns);
+    upsertSlice(slice("demo", "web-1", "web", "IPv4", List.of(slicePort("dns", 53, "UDP")), ep("10.244.0.5", null)));
+    synced(ClusterEvent.Kind.SERVICE);
+    synced(ClusterEvent.Kind.ENDPOINT_SLICE);
+    await("first sync", () -> v4.states.size() == 1);
+    await("reconciled once", () -> conntrack.lists.get() >= 1);
+    conntrack.table.add(flow("10.96.0.10", 53, "10.244.0.5", 53));
+    send(EventBusAddresses.SERVICES, ClusterEvent.Kind.SERVICE, ClusterEvent.Type.DELETE, "demo/web", dns);
+    await("the deleted Service's flow is deleted", conntrack.table::isEmpty);
+  }
+
+  static dev.kubeproxy.proxy.conntrack.ConntrackFlow flow(String dst, int dport, String replySrc, int replyPort) {
+    return new dev.kubeproxy.proxy.conntrack.ConntrackFlow(17, "10.244.9.9", 40000, dst, dport, replySrc, replyPort,
+        "10.244.9.9", 40000, 0, 1);
+  }
+
+  /** A conntrack table in memory: what the reconciler lists and deletes. */
+  static final class FakeConntrack implements dev.kubeproxy.proxy.conntrack.ConntrackTable {
+    final List<dev.kubeproxy.proxy.conntrack.ConntrackFlow> table = new CopyOnWriteArrayList<>(List.of(
+        flow("10.96.0.10", 53, "10.244.0.5", 53), flow("10.96.0.10", 53, "10.244.0.9", 53)));
+    final List<String> commands = new CopyOnWriteArrayList<>();
+    final AtomicInteger lists = new AtomicInteger();
+
+    @Override
+    public List<dev.kubeproxy.proxy.conntrack.ConntrackFlow> list(IpFamily family) {
+      lists.incrementAndGet();
+      return List.copyOf(table);
+    }
+
+    @Override
+    public int delete(IpFamily family, List<dev.kubeproxy.proxy.conntrack.ConntrackFlow> flows) {
+      int n = 0;
+      for (var f : flows) {
+        n += table.remove(f) ? 1 : 0;
+      }
+      return n;
+    }
   }
 
   @Test
@@ -391,7 +472,7 @@ class ProxierVerticleTest {
     await("health", () -> health.stream().filter(h -> h.type() == HealthUpdate.Type.UPDATED).count() >= 2);
     Thread.sleep(100);
     assertFalse(v4.last().endpoints().isEmpty());
-    assertEquals(List.of(), commands.commands);
+    assertEquals(0, conntrack.lists.get(), "--dry-run reads no conntrack table");
   }
 
   @Test

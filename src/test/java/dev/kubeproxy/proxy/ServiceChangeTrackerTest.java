@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import io.kubernetes.client.openapi.models.V1Service;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -55,7 +56,7 @@ class ServiceChangeTrackerTest {
     assertEquals(1, metrics.servicePending);
     ServicePortMap.UpdateResult r = map.update(tracker);
     assertEquals(Set.of(WEB), r.updatedServices());
-    assertEquals(Set.of(), r.deletedUDPClusterIPs());
+    assertEquals(List.of(), r.deletedPorts());
     assertEquals(2, map.size());
     assertEquals(0, metrics.servicePending);
     assertEquals(0, tracker.pendingCount());
@@ -105,7 +106,7 @@ class ServiceChangeTrackerTest {
   }
 
   @Test
-  void removedUdpPortsReportTheirClusterIP() {
+  void removedPortsAreReportedWhole() {
     V1Service v1 = service("demo", "web", "10.96.0.10", port("http", 80, "TCP"), port("dns", 53, "UDP"),
         port("tcpdns", 53, "TCP"));
     tracker.update(null, v1);
@@ -113,14 +114,17 @@ class ServiceChangeTrackerTest {
     V1Service v2 = service("demo", "web", "10.96.0.10", port("http", 8080, "TCP"));
     tracker.update(v1, v2);
     ServicePortMap.UpdateResult r = map.update(tracker);
-    assertEquals(Set.of("10.96.0.10"), r.deletedUDPClusterIPs());
+    assertEquals(List.of("dns/UDP", "tcpdns/TCP"), r.deletedPorts().stream()
+        .map(p -> p.name().port() + "/" + p.protocol()).sorted().toList());
+    assertEquals("10.96.0.10", r.deletedPorts().get(0).clusterIP());
     assertEquals(1, map.size());
     assertEquals(8080, map.get(new ServicePortName(WEB, "http", "TCP")).port(), "an update is not a deletion");
     assertNull(map.get(new ServicePortName(WEB, "dns", "UDP")));
 
     tracker.update(v2, null);
     r = map.update(tracker);
-    assertEquals(Set.of(), r.deletedUDPClusterIPs());
+    assertEquals(List.of(8080), r.deletedPorts().stream().map(ServicePort::port).toList(),
+        "the deleted Service's last port");
     assertEquals(Set.of(WEB), r.updatedServices());
     assertEquals(0, map.size());
   }
@@ -135,7 +139,7 @@ class ServiceChangeTrackerTest {
     tracker.update(v1, v2);
     tracker.update(v2, v3);
     ServicePortMap.UpdateResult r = map.update(tracker);
-    assertEquals(Set.of("10.96.0.10"), r.deletedUDPClusterIPs());
+    assertEquals(List.of("10.96.0.10"), r.deletedPorts().stream().map(ServicePort::clusterIP).toList());
     assertNotNull(map.get(new ServicePortName(WEB, "other", "UDP")));
     assertEquals(1, map.size());
   }

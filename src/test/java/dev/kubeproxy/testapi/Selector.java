@@ -10,7 +10,7 @@ import java.util.function.Function;
 /**
  * A parsed label or field selector: a conjunction of requirements with the operators the API
  * server accepts (=, ==, !=, key, !key, in, notin). Field selectors use the same syntax on the
- * values of metadata.name and metadata.namespace.
+ * values of metadata.name, metadata.namespace and, for Services, spec.clusterIP and spec.type.
  */
 final class Selector {
   private enum Op { EQ, NE, EXISTS, NOT_EXISTS, IN, NOT_IN }
@@ -114,20 +114,39 @@ final class Selector {
     return requirements.stream().allMatch(r -> r.matches(k -> map.get(k) == null ? null : String.valueOf(map.get(k))));
   }
 
-  /** Field selectors: only metadata.name and metadata.namespace are indexed, as for these kinds upstream. */
+  /**
+   * Field selectors on the fields the API server indexes for these kinds: metadata.name and
+   * metadata.namespace everywhere, and for Services spec.clusterIP and spec.type (1.31+, #123905;
+   * kube-proxy 1.32 watches with spec.clusterIP!=None).
+   */
   boolean matchesFields(JsonObject object) {
-    JsonObject meta = object.getJsonObject("metadata", new JsonObject());
-    return requirements.stream().allMatch(r -> r.matches(k -> switch (k) {
-      case "metadata.name" -> meta.getString("name");
-      case "metadata.namespace" -> meta.getString("namespace", "");
-      default -> throw new IllegalArgumentException("field label not supported: " + k);
-    }));
+    return requirements.stream().allMatch(r -> r.matches(k -> fieldValue(object, k)));
   }
 
-  void checkFieldKeys() {
+  private static String fieldValue(JsonObject object, String key) {
+    JsonObject meta = object.getJsonObject("metadata", new JsonObject());
+    JsonObject spec = object.getJsonObject("spec", new JsonObject());
+    return switch (key) {
+      case "metadata.name" -> meta.getString("name");
+      case "metadata.namespace" -> meta.getString("namespace", "");
+      case "spec.clusterIP" -> spec.getString("clusterIP", "");
+      case "spec.type" -> spec.getString("type", "");
+      default -> throw new IllegalArgumentException("field label not supported: " + key);
+    };
+  }
+
+  /** Rejects what the API server rejects: unknown field labels of the kind, and set-based operators. */
+  void checkFieldKeys(String kind) {
+    Set<String> supported = kind.equals("Service")
+        ? Set.of("metadata.name", "metadata.namespace", "spec.clusterIP", "spec.type")
+        : Set.of("metadata.name", "metadata.namespace");
     for (Requirement r : requirements) {
-      if (!r.key.equals("metadata.name") && !r.key.equals("metadata.namespace")) {
+      if (!supported.contains(r.key)) {
         throw new IllegalArgumentException("field label not supported: " + r.key);
+      }
+      if (r.op != Op.EQ && r.op != Op.NE) {
+        throw new IllegalArgumentException("invalid field selector operator for " + r.key
+            + ": only =, == and != are allowed");
       }
     }
   }

@@ -33,7 +33,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * in-memory store with one global resourceVersion; list and watch (newline-delimited JSON over
  * chunked HTTP, replay from a resourceVersion, an ERROR event with 410 Gone when it is too old,
  * timeoutSeconds, bookmarks tolerated); label selectors with ADDED/DELETED transitions when
- * labels change; field selectors on metadata.name and metadata.namespace; POST, PUT,
+ * labels change; field selectors on metadata.name and metadata.namespace (and spec.clusterIP, spec.type
+ * of Services); POST, PUT,
  * merge-PATCH and DELETE with conflict answers; the discovery documents kubectl reads. Only the
  * kinds kube-proxy uses (and namespaces, for kubectl) are served.
  *
@@ -542,11 +543,11 @@ public final class TestApiServer {
     }
   }
 
-  private static Selector selector(HttpServerRequest req, String param, boolean fields) {
+  private static Selector selector(HttpServerRequest req, String param, ResourceType fieldsOf) {
     try {
       Selector s = Selector.parse(req.getParam(param));
-      if (fields) {
-        s.checkFieldKeys();
+      if (fieldsOf != null) {
+        s.checkFieldKeys(fieldsOf.kind());
       }
       return s;
     } catch (IllegalArgumentException e) {
@@ -555,8 +556,8 @@ public final class TestApiServer {
   }
 
   private void list(HttpServerRequest req, ResourceType type, String namespace) {
-    Selector labels = selector(req, "labelSelector", false);
-    Selector fields = selector(req, "fieldSelector", true);
+    Selector labels = selector(req, "labelSelector", null);
+    Selector fields = selector(req, "fieldSelector", type);
     JsonArray items = new JsonArray();
     String rv;
     synchronized (this) {
@@ -582,8 +583,8 @@ public final class TestApiServer {
   }
 
   private synchronized void watch(HttpServerRequest req, ResourceType type, String namespace) {
-    Selector labels = selector(req, "labelSelector", false);
-    Selector fields = selector(req, "fieldSelector", true);
+    Selector labels = selector(req, "labelSelector", null);
+    Selector fields = selector(req, "fieldSelector", type);
     String rvParam = req.getParam("resourceVersion");
     HttpServerResponse resp = req.response();
     resp.setChunked(true).putHeader("Content-Type", "application/json").setStatusCode(200);

@@ -112,7 +112,7 @@ class TestApiServerTest {
     String rv = list.getJsonObject("metadata").getString("resourceVersion");
     JsonObject byName = new JsonObject(send("GET", "/api/v1/services?fieldSelector=" + enc("metadata.name=b"), null, null).body());
     assertEquals("b", byName.getJsonArray("items").getJsonObject(0).getJsonObject("metadata").getString("name"));
-    assertEquals(400, send("GET", "/api/v1/services?fieldSelector=" + enc("spec.type=x"), null, null).statusCode());
+    assertEquals(400, send("GET", "/api/v1/services?fieldSelector=" + enc("spec.selector=x"), null, null).statusCode());
 
     // a gains the excluded label, b loses it, then a is deleted: seen through the selector
     send("PATCH", "/api/v1/namespaces/default/services/a",
@@ -135,6 +135,44 @@ class TestApiServerTest {
     assertEquals(1, expired.size());
     assertEquals("ERROR", expired.get(0).getString("type"));
     assertEquals(410, expired.get(0).getJsonObject("object").getInteger("code"));
+  }
+
+  @Test
+  void servicesByClusterIPFieldAsKubeProxyWatchesThem() throws Exception {
+    send("POST", "/api/v1/namespaces/default/services", svc("plain", "{}"), "application/json");
+    send("POST", "/api/v1/namespaces/default/services", svc("headless", "{}")
+        .replace("\"spec\":{", "\"spec\":{\"clusterIP\":\"None\","), "application/json");
+    send("POST", "/api/v1/namespaces/default/services", svc("lb", "{}")
+        .replace("\"spec\":{", "\"spec\":{\"clusterIP\":\"10.96.0.9\",\"type\":\"LoadBalancer\","),
+        "application/json");
+    JsonObject notHeadless = new JsonObject(send("GET", "/api/v1/services?fieldSelector="
+        + enc("spec.clusterIP!=None"), null, null).body());
+    assertEquals(List.of("lb", "plain"), names(notHeadless));
+    JsonObject lbOnly = new JsonObject(send("GET", "/api/v1/services?fieldSelector="
+        + enc("spec.type=LoadBalancer,spec.clusterIP==10.96.0.9"), null, null).body());
+    assertEquals(List.of("lb"), names(lbOnly));
+    assertEquals(400, send("GET", "/api/v1/services?fieldSelector=" + enc("spec.clusterIP in (None)"), null, null)
+        .statusCode(), "set-based operators are not field selectors");
+    assertEquals(400, send("GET", "/apis/discovery.k8s.io/v1/endpointslices?fieldSelector="
+        + enc("spec.clusterIP!=None"), null, null).statusCode(), "only Services have spec.clusterIP");
+
+    String rv = notHeadless.getJsonObject("metadata").getString("resourceVersion");
+    send("POST", "/api/v1/namespaces/default/services", svc("headless2", "{}")
+        .replace("\"spec\":{", "\"spec\":{\"clusterIP\":\"None\","), "application/json");
+    send("POST", "/api/v1/namespaces/default/services", svc("plain2", "{}"), "application/json");
+    List<JsonObject> events = watch("resourceVersion=" + rv + "&fieldSelector=" + enc("spec.clusterIP!=None"));
+    assertEquals(List.of("ADDED plain2"), events.stream()
+        .map(e -> e.getString("type") + " " + e.getJsonObject("object").getJsonObject("metadata").getString("name"))
+        .toList(), "a headless Service is never sent to such a watch");
+  }
+
+  private static List<String> names(JsonObject list) {
+    List<String> out = new java.util.ArrayList<>();
+    for (int i = 0; i < list.getJsonArray("items").size(); i++) {
+      out.add(list.getJsonArray("items").getJsonObject(i).getJsonObject("metadata").getString("name"));
+    }
+    java.util.Collections.sort(out);
+    return out;
   }
 
   @Test

@@ -73,18 +73,25 @@ public final class ConntrackSysctls {
   }
 
   /**
-   * nf_conntrack_max: maxPerCore × CPUs, at least min; 0 (leave it alone) when maxPerCore is
-   * unset or 0, in which case min is ignored too.
+   * Upper bound of the per-core scaled value (upstream 1.36, #137002): on machines with many cores
+   * maxPerCore × CPUs reserved far more kernel memory than any node uses.
+   */
+  public static final int SCALED_CONNTRACK_MAX_CAP = 1_048_576;
+
+  /**
+   * nf_conntrack_max: maxPerCore × CPUs capped at {@link #SCALED_CONNTRACK_MAX_CAP}, at least min;
+   * 0 (leave it alone) when maxPerCore is unset or 0, in which case min is ignored too. An
+   * explicit min above the cap is the operator's choice and is kept.
    */
   public static int conntrackMax(KubeProxyConfiguration.Conntrack c, int numCpu) {
     if (c.maxPerCore == null || c.maxPerCore <= 0) {
       return 0;
     }
     int floor = c.min == null ? 0 : c.min;
-    long scaled = (long) c.maxPerCore * numCpu;
+    long scaled = Math.min((long) c.maxPerCore * numCpu, SCALED_CONNTRACK_MAX_CAP);
     if (scaled > floor) {
       Log.v(3).info("GetConntrackMax: using scaled conntrack-max-per-core");
-      return (int) Math.min(scaled, Integer.MAX_VALUE);
+      return (int) scaled;
     }
     Log.v(3).info("GetConntrackMax: using conntrack-min");
     return floor;

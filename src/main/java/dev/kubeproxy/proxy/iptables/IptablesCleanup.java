@@ -134,7 +134,7 @@ public final class IptablesCleanup {
         tool.restore(input.toString(), table);
       } catch (IptablesTool.RestoreException e) {
         Log.error("Failed to execute iptables-restore", e, "table", table);
-        ProxyMetrics.global().incIptablesRestoreFailures();
+        ProxyMetrics.global().incIptablesRestoreFailures(tool.family().name());
         ok = false;
       }
     }

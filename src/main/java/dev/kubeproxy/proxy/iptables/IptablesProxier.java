@@ -4,6 +4,7 @@ import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.platform.Cidr;
 import static dev.kubeproxy.proxy.iptables.ChainNames.KUBE_PROXY_CANARY;
 
+import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.platform.CommandRunner;
 import dev.kubeproxy.proxy.IpFamily;
@@ -20,6 +21,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.function.Supplier;
 
 /**
@@ -39,6 +41,12 @@ public class IptablesProxier implements ProxyBackend {
   private final RulesetGenerator generator = new RulesetGenerator();
   private final ProxyMetrics metrics = ProxyMetrics.global();
   private final boolean localhostNodePorts;
+
+  private final Callable<NfacctCounters> nfacctOpener;
+  private NfacctCounters nfacct;
+  private boolean nfacctTried;
+  /** The nfacct counters that exist, as found at the last full sync; their rules count packets. */
+  private Set<String> nfacctCounters = Set.of();
 
   private IptablesTool tool;
   private Boolean conntrackTcpLiberal;
@@ -64,16 +72,28 @@ public class IptablesProxier implements ProxyBackend {
       java.lang.management.ManagementFactory.getThreadMXBean();
 
   public IptablesProxier(ProxierSettings settings, CommandRunner runner) {
-    this(settings, runner, new Sysctls(), NodeAddresses.ofInterfaces(), null);
+    this(settings, runner, new Sysctls(), NodeAddresses.ofInterfaces(), null, () -> NfacctCounters.open(null));
   }
 
   /**
    * With explicit sysctl root, interface-address source and backend (null = choose as
    * iptables-wrapper does): for tests and the benchmark, which run commands in a scratch namespace.
+   * No nfacct counters (they would be created in the test process's own namespace).
    */
   public IptablesProxier(
       ProxierSettings settings, CommandRunner runner, Sysctls sysctls,
       Supplier<List<String>> interfaceAddresses, IptablesBackend backend) {
+    this(settings, runner, sysctls, interfaceAddresses, backend, null);
+  }
+
+  /**
+   * @param nfacct opens the nfacct client (in the namespace the rules go to) at the first full sync;
+   *               null: no nfacct, the rules are written without their counters
+   */
+  public IptablesProxier(
+      ProxierSettings settings, CommandRunner runner, Sysctls sysctls,
+      Supplier<List<String>> interfaceAddresses, IptablesBackend backend, Callable<NfacctCounters> nfacct) {
+    this.nfacctOpener = nfacct;
     this.settings = settings;
     this.runner = runner;
     this.sysctls = sysctls;
@@ -182,6 +202,7 @@ public class IptablesProxier implements ProxyBackend {
           Log.error("Failed to execute iptables-save: stale chains will not be deleted", e);
         }
         ensureJumpRulesAndCanaries(t, tables);
+        ensureNfacctCounters();
         if (tables != null) {
           known.addAll(IptablesTool.chainsOf(tables.getOrDefault("nat", "")));
           staleScanDone = true;
@@ -217,17 +238,17 @@ public class IptablesProxier implements ProxyBackend {
       }
       lastNodeLabels = Map.copyOf(labels);
       appliedChains = ruleset.activeNatChains();
-      metrics.setIptablesRulesTotal("filter", ruleset.filterRules());
-      metrics.setIptablesRulesLast("filter", ruleset.filterRules());
-      metrics.setIptablesRulesTotal("nat", ruleset.natRulesTotal());
-      metrics.setIptablesRulesLast("nat", ruleset.natRulesLast());
+      metrics.setIptablesRulesTotal(settings.family().name(), "filter", ruleset.filterRules());
+      metrics.setIptablesRulesLast(settings.family().name(), "filter", ruleset.filterRules());
+      metrics.setIptablesRulesTotal(settings.family().name(), "nat", ruleset.natRulesTotal());
+      metrics.setIptablesRulesLast(settings.family().name(), "nat", ruleset.natRulesLast());
       return new SyncResult(full, Map.of("filter", ruleset.filterRules(), "nat", ruleset.natRulesTotal()),
           ruleset.noLocalEndpointsInternal(), ruleset.noLocalEndpointsExternal());
     } catch (IptablesTool.RestoreException e) {
       needFullSync = true;
-      metrics.incIptablesRestoreFailures();
+      metrics.incIptablesRestoreFailures(settings.family().name());
       if (tryPartial) {
-        metrics.incIptablesPartialRestoreFailures();
+        metrics.incIptablesPartialRestoreFailures(settings.family().name());
       }
       // logged once, by the caller that handles it (FamilyProxier)
       throw new SyncException("Failed to execute iptables-restore (" + (full ? "full" : "partial")
@@ -238,9 +259,9 @@ public class IptablesProxier implements ProxyBackend {
     } finally {
       Duration took = Duration.ofNanos(System.nanoTime() - start);
       if (tryPartial) {
-        metrics.observePartialSyncDuration(took);
+        metrics.observePartialSyncDuration(settings.family().name(), took);
       } else {
-        metrics.observeFullSyncDuration(took);
+        metrics.observeFullSyncDuration(settings.family().name(), took);
       }
     }
   }
@@ -260,7 +281,38 @@ public class IptablesProxier implements ProxyBackend {
   }
 
   RulesetOptions options(IptablesTool t) {
-    return options(t.supportsRandomFully());
+    return options(t.supportsRandomFully()).withNfacctCounters(nfacctCounters);
+  }
+
+  /**
+   * Full syncs only (upstream 1.31 syncProxyRules): make sure each counter exists; a counter that
+   * cannot be created just loses its metric, and its rule is written without "-m nfacct".
+   */
+  private void ensureNfacctCounters() {
+    if (!nfacctTried) {
+      nfacctTried = true;
+      if (nfacctOpener != null) {
+        try {
+          nfacct = nfacctOpener.call();
+        } catch (Exception e) {
+          Log.error("Failed to create nfacct runner, nfacct based metrics won't be available", "err", e.getMessage());
+        }
+      }
+    }
+    if (nfacct == null) {
+      return;
+    }
+    Set<String> ensured = new HashSet<>();
+    for (String counter : List.of(NfacctCounters.CT_STATE_INVALID_DROPPED, NfacctCounters.LOCALHOST_NODEPORT_ACCEPTED)) {
+      try {
+        nfacct.ensure(counter);
+        ensured.add(counter);
+      } catch (IOException | RuntimeException e) {
+        Log.error("Failed to create nfacct counter; the corresponding metric will not be updated", "counter", counter,
+            "err", e.getMessage());
+      }
+    }
+    nfacctCounters = Set.copyOf(ensured);
   }
 
   private RulesetOptions options(boolean randomFully) {

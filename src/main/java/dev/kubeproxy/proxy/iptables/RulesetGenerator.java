@@ -166,7 +166,11 @@ public final class RulesetGenerator {
     }
 
     if (!options.conntrackTcpLiberal()) {
-      filterRules.t("-A").t(KUBE_FORWARD).t("-m conntrack --ctstate INVALID -j DROP").end();
+      filterRules.t("-A").t(KUBE_FORWARD).t("-m conntrack --ctstate INVALID");
+      if (options.nfacctCounters().contains(NfacctCounters.CT_STATE_INVALID_DROPPED)) {
+        filterRules.t("-m nfacct --nfacct-name").t(NfacctCounters.CT_STATE_INVALID_DROPPED);
+      }
+      filterRules.t("-j DROP").end();
     }
     filterRules.t("-A").t(KUBE_FORWARD).comment("kubernetes forwarding rules", "")
         .t("-m mark --mark").t(mark + "/" + mark).t("-j ACCEPT").end();
@@ -288,6 +292,14 @@ public final class RulesetGenerator {
     // NodePort.
     if (svc.nodePort() != 0) {
       if (hasEndpoints) {
+        if (options.localhostNodePorts() && options.family() == IpFamily.IPv4
+            && options.nfacctCounters().contains(NfacctCounters.LOCALHOST_NODEPORT_ACCEPTED)) {
+          // Counts localhost NodePort traffic (upstream 1.31 syncProxyRules): same jump, loopback only.
+          natServiceRules.t("-A").t(KUBE_NODEPORTS).comment(spn, "").t("-m").t(proto).t("-p").t(proto)
+              .t("-d 127.0.0.0/8 --dport").t(svc.nodePort())
+              .t("-m nfacct --nfacct-name").t(NfacctCounters.LOCALHOST_NODEPORT_ACCEPTED)
+              .t("-j").t(chains.ext()).end();
+        }
         natServiceRules.t("-A").t(KUBE_NODEPORTS).comment(spn, "").t("-m").t(proto).t("-p").t(proto)
             .t("--dport").t(svc.nodePort()).t("-j").t(chains.ext()).end();
       }

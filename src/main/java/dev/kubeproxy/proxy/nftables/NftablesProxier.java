@@ -207,7 +207,7 @@ public class NftablesProxier implements ProxyBackend {
       needFullSync = true;
       reconcileFailed = full;
       syncFailures++;
-      metrics.incNftablesSyncFailures();
+      metrics.incNftablesSyncFailures(settings.family().name());
       String kind = full ? "full" : "partial";
       throw new SyncException("nftables " + kind + " sync failed; will retry with a full sync: " + e.getMessage(), e);
     }
@@ -537,7 +537,7 @@ public class NftablesProxier implements ProxyBackend {
       }
     } catch (NftablesException e) {
       cleanupFailures++;
-      metrics.incNftablesCleanupFailures();
+      metrics.incNftablesCleanupFailures(settings.family().name());
       needFullSync = true;
       Log.error("Unable to delete stale chains; will retry later", "err", e.getMessage());
     }

@@ -186,4 +186,13 @@ class ConntrackSysctlsTest {
     c.maxPerCore = -1;
     assertEquals(0, ConntrackSysctls.conntrackMax(c, 4));
   }
+
+  @Test
+  void scaledConntrackMaxIsCappedAtOneMebiEntries() {
+    KubeProxyConfiguration.Conntrack c = TestConfigs.defaults().conntrack;
+    assertEquals(1_048_576, ConntrackSysctls.conntrackMax(c, 32)); // exactly 32768 × 32
+    assertEquals(1_048_576, ConntrackSysctls.conntrackMax(c, 128)); // 4,194,304 uncapped
+    c.min = 2_000_000; // an explicit floor above the cap is kept
+    assertEquals(2_000_000, ConntrackSysctls.conntrackMax(c, 128));
+  }
 }

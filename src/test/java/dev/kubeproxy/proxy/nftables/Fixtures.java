@@ -190,12 +190,12 @@ final class Fixtures {
     final AtomicInteger cleanupFailures = new AtomicInteger();
 
     @Override
-    public void incNftablesSyncFailures() {
+    public void incNftablesSyncFailures(String ipFamily) {
       syncFailures.incrementAndGet();
     }
 
     @Override
-    public void incNftablesCleanupFailures() {
+    public void incNftablesCleanupFailures(String ipFamily) {
       cleanupFailures.incrementAndGet();
     }
   }
