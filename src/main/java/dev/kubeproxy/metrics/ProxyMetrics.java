@@ -202,6 +202,18 @@ public class ProxyMetrics {
     conntrackReconcileDeleted.add(deleted, ipFamily);
   }
 
+  /**
+   * Shows a family's failure counters at 0 from the start: a counter that first appears at 1
+   * hides that failure from Prometheus' increase() and rate(), which alerts rely on. (Every
+   * counter is written, registered for this mode or not; the registry prints only registered ones.)
+   */
+  public void initFamily(String ipFamily) {
+    for (KubeCounter failures : List.of(iptablesRestoreFailures, iptablesPartialRestoreFailures, nftablesSyncFailures,
+        nftablesCleanupFailures)) {
+      failures.add(0, ipFamily);
+    }
+  }
+
   public void incIptablesRestoreFailures(String ipFamily) {
     iptablesRestoreFailures.inc(ipFamily);
   }

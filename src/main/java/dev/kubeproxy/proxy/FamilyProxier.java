@@ -72,6 +72,7 @@ public final class FamilyProxier {
     this.backend = backend;
     this.family = backend.family();
     this.metrics = metrics;
+    metrics.initFamily(family.name());
     this.conntrack = conntrack;
     this.initialized = initialized;
     this.syncPeriod = syncPeriod;

@@ -13,6 +13,8 @@ import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -34,6 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
 class MonitoringIT {
   private static final Path DASHBOARD = Path.of("docker", "monitoring", "kube-proxy-dashboard.json");
   private static final Path ALERTS = Path.of("docker", "monitoring", "kube-proxy-alerts.yaml");
+  private static final Path EXAMPLES = Path.of("conf", "examples").toAbsolutePath();
   /** Recorded by Prometheus itself for every scrape target. */
   private static final Set<String> FROM_PROMETHEUS = Set.of("up");
   private static final Pattern LABEL_VALUES = Pattern.compile("label_values\\(\\s*([a-zA-Z_:][a-zA-Z0-9_:]*)");
@@ -101,27 +104,54 @@ class MonitoringIT {
 
   private static final long LIMIT = 1L << 30;
 
-  /** /metrics of an agent that has synced and answered /healthz and /livez, in a scratch namespace. */
+  /**
+   * /metrics of an agent in a scratch namespace that has done a full sync, then a partial one for a
+   * new Service whose EndpointSlice carries a change-trigger time (so the per-family histograms
+   * have observations), and has answered /healthz and /livez.
+   */
   private String inNamespace(Path jar, String mode) throws Exception {
     String ns = "kp-mon-" + UUID.randomUUID().toString().substring(0, 8);
+    Path manifests = Files.createDirectories(dir.resolve("manifests-" + mode));
+    try (var examples = Files.list(EXAMPLES)) {
+      for (Path f : examples.toList()) {
+        Files.copy(f, manifests.resolve(f.getFileName()));
+      }
+    }
     CommandRunner run = new CommandRunner();
     must(run.run(List.of("ip", "netns", "add", ns)));
     Process agent = null;
     Path log = dir.resolve("agent-" + mode + ".log");
     try {
       must(run.run(List.of("ip", "-n", ns, "link", "set", "lo", "up")));
-      agent = new ProcessBuilder(agentCommand(jar, List.of("ip", "netns", "exec", ns), "--proxy-mode", mode,
+      agent = new ProcessBuilder(agentCommand(jar, manifests, List.of("ip", "netns", "exec", ns), "--proxy-mode", mode,
           "--conntrack-max-per-core", "0", "--healthz-bind-address", "127.0.0.1:10256",
           "--metrics-bind-address", "127.0.0.1:10249"))
           .redirectErrorStream(true).redirectOutput(log.toFile()).start();
       List<String> fetch = new ArrayList<>(List.of("ip", "netns", "exec", ns));
       fetch.addAll(fetchCommand("http://127.0.0.1:10256/healthz", "http://127.0.0.1:10256/livez",
           "http://127.0.0.1:10249/metrics"));
-      return awaitMetrics(agent, log, fetch);
+      awaitMetrics(agent, log, fetch, "kubeproxy_sync_proxy_rules_last_timestamp_seconds{");
+      Files.writeString(manifests.resolve("90-monitoring-change.yaml"), changedService(Instant.now()));
+      return awaitMetrics(agent, log, fetch, "kubeproxy_network_programming_duration_seconds_count{");
     } finally {
       stop(agent);
       run.run(List.of("ip", "netns", "delete", ns));
     }
+  }
+
+  /** A Service and its EndpointSlice as the EndpointSlice controller writes them after a change at trigger. */
+  private static String changedService(Instant trigger) {
+    return String.join("\n",
+        "apiVersion: v1", "kind: Service", "metadata: {name: monitoring-change, namespace: default}",
+        "spec: {type: ClusterIP, clusterIP: 10.96.0.99, clusterIPs: [10.96.0.99], ipFamilies: [IPv4],",
+        "  ports: [{name: http, port: 80, targetPort: 8080, protocol: TCP}]}",
+        "---", "apiVersion: discovery.k8s.io/v1", "kind: EndpointSlice",
+        "metadata:", "  name: monitoring-change-abcde", "  namespace: default",
+        "  labels: {kubernetes.io/service-name: monitoring-change}",
+        "  annotations: {endpoints.kubernetes.io/last-change-trigger-time: \"" + trigger.truncatedTo(ChronoUnit.SECONDS) + "\"}",
+        "addressType: IPv4", "ports: [{name: http, port: 8080, protocol: TCP}]",
+        "endpoints:", "- addresses: [10.244.1.9]", "  conditions: {ready: true, serving: true, terminating: false}",
+        "  nodeName: node-1", "");
   }
 
   /** /metrics of a --dry-run agent on loopback ports, inside a memory cgroup limited to {@link #LIMIT}. */
@@ -133,37 +163,38 @@ class MonitoringIT {
     try {
       int healthz = freePort();
       int metrics = freePort();
-      agent = new ProcessBuilder(agentCommand(jar, cgroup.enterAndExec(), "--dry-run",
+      agent = new ProcessBuilder(agentCommand(jar, EXAMPLES, cgroup.enterAndExec(), "--dry-run",
           "--healthz-bind-address", "127.0.0.1:" + healthz, "--metrics-bind-address", "127.0.0.1:" + metrics))
           .redirectErrorStream(true).redirectOutput(log.toFile()).start();
       return awaitMetrics(agent, log, fetchCommand("http://127.0.0.1:" + healthz + "/healthz",
-          "http://127.0.0.1:" + healthz + "/livez", "http://127.0.0.1:" + metrics + "/metrics"));
+          "http://127.0.0.1:" + healthz + "/livez", "http://127.0.0.1:" + metrics + "/metrics"), "process_memory_limit_bytes");
     } finally {
       stop(agent);
       cgroup.close();
     }
   }
 
-  private static List<String> agentCommand(Path jar, List<String> prefix, String... args) {
+  private static List<String> agentCommand(Path jar, Path manifests, List<String> prefix, String... args) {
     List<String> command = new ArrayList<>(prefix);
     command.addAll(List.of("java", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-jar", jar.toString(),
-        "--manifests", "conf/examples", "--hostname-override", "node-1"));
+        "--manifests", manifests.toString(), "--hostname-override", "node-1"));
     command.addAll(List.of(args));
     return command;
   }
 
-  /** Asks until /healthz answers 200 and /metrics has counted that answer; returns the whole output. */
-  private static String awaitMetrics(Process agent, Path log, List<String> fetch) throws Exception {
+  /** Asks until /healthz answers 200, /metrics has counted that answer and shows `expected`; returns the whole output. */
+  private static String awaitMetrics(Process agent, Path log, List<String> fetch, String expected) throws Exception {
     CommandRunner run = new CommandRunner();
     for (int i = 0; i < 120; i++) {
       assertTrue(agent.isAlive(), "the agent exited:\n" + Files.readString(log));
       String out = run.run(fetch).stdout();
-      if (out.startsWith(Fetch.MARK + "200 ") && out.contains("kubeproxy_proxy_healthz_total{code=\"200\"}")) {
+      if (out.startsWith(Fetch.MARK + "200 ") && out.contains("kubeproxy_proxy_healthz_total{code=\"200\"}")
+          && out.contains(expected)) {
         return out;
       }
       Thread.sleep(500);
     }
-    throw new AssertionError("the agent never became healthy:\n" + Files.readString(log));
+    throw new AssertionError("the agent never became healthy with " + expected + " in /metrics:\n" + Files.readString(log));
   }
 
   private static Set<String> namesOf(String metrics) {
