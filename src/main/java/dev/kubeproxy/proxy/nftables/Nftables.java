@@ -4,7 +4,7 @@ import java.util.Set;
 
 /**
  * Where transactions go: the kernel through the nft binary ({@link NftCommand}) or the in-memory
- * {@link FakeNftables} of the tests. Blocking: call from a worker thread.
+ * in-memory fake of the tests. Blocking: call from a worker thread.
  */
 public interface Nftables {
 

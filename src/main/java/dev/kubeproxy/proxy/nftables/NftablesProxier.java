@@ -59,7 +59,6 @@ public class NftablesProxier implements ProxyBackend {
   private List<String> appliedServiceCIDRs = List.of();
   private final Map<ServicePortName, Applied> applied = new HashMap<>();
   private final ElementIndex elements = new ElementIndex();
-  private final EndpointSlots slots = new EndpointSlots();
   private final Map<String, Instant> staleChains = new LinkedHashMap<>();
   private int fixedRuleCount;
   private int serviceRuleCount;
@@ -97,7 +96,6 @@ public class NftablesProxier implements ProxyBackend {
     this.metrics = metrics;
     this.clock = clock;
     this.syntax = new FamilySyntax(settings.family());
-    // (The endpoint-targets offsets live as long as this proxier; a full sync rewrites the maps.)
     this.nodePortAddresses = new NodePortAddresses(settings.nodePortAddresses(), interfaceAddresses);
   }
 
@@ -329,7 +327,7 @@ public class NftablesProxier implements ProxyBackend {
       List<Endpoint> eps = state.endpointsOf(spn);
       Applied prev = applied.get(spn);
       ServicePortRules r = labelsSame && sameInputs(prev, svc, eps) ? prev.rules()
-          : ServicePortRules.compute(svc, eps, state.nodeLabels(), settings, syntax, slots);
+          : ServicePortRules.compute(svc, eps, state.nodeLabels(), settings, syntax);
       next.put(spn, new Applied(svc, eps, r));
       for (String chain : r.chains().keySet()) {
         tx.add(Chain.regular(chain));
@@ -352,7 +350,6 @@ public class NftablesProxier implements ProxyBackend {
     for (Element e : groupedByContainer(newElements)) {
       tx.add(e);
     }
-    slots.retainOnly(desiredChains);
     if (kernel.exists()) {
       tx = reconcile(tx, kernel, start);
     } else {
@@ -432,7 +429,7 @@ public class NftablesProxier implements ProxyBackend {
       ServicePortRules after = null;
       if (svc != null) {
         List<Endpoint> eps = state.endpointsOf(spn);
-        after = ServicePortRules.compute(svc, eps, state.nodeLabels(), settings, syntax, slots);
+        after = ServicePortRules.compute(svc, eps, state.nodeLabels(), settings, syntax);
         applied.put(spn, new Applied(svc, eps, after));
       } else {
         applied.remove(spn);
@@ -456,7 +453,6 @@ public class NftablesProxier implements ProxyBackend {
       for (String chain : oldChains.keySet()) {
         if (!newChainMap.containsKey(chain)) {
           nowStale.add(chain);
-          slots.release(chain);
         }
       }
       Map<String, NftSet> oldSets = new HashMap<>();
