@@ -59,6 +59,9 @@ public class NftablesProxier implements ProxyBackend {
   private List<String> appliedServiceCIDRs = List.of();
   private final Map<ServicePortName, Applied> applied = new HashMap<>();
   private final ElementIndex elements = new ElementIndex();
+  private final EndpointSlots slots = new EndpointSlots();
+  /** The endpoint-targets shards the kernel's table declares (as of the last sync built). */
+  private final Set<String> declaredShards = new HashSet<>();
   private final Map<String, Instant> staleChains = new LinkedHashMap<>();
   private int fixedRuleCount;
   private int serviceRuleCount;
@@ -96,6 +99,7 @@ public class NftablesProxier implements ProxyBackend {
     this.metrics = metrics;
     this.clock = clock;
     this.syntax = new FamilySyntax(settings.family());
+    // (The endpoint-targets offsets live as long as this proxier; a full sync rewrites the shards.)
     this.nodePortAddresses = new NodePortAddresses(settings.nodePortAddresses(), interfaceAddresses);
   }
 
@@ -254,6 +258,7 @@ public class NftablesProxier implements ProxyBackend {
     applied.clear();
     elements.clear();
     staleChains.clear();
+    declaredShards.clear();
     reconciler.forget();
   }
 
@@ -320,6 +325,7 @@ public class NftablesProxier implements ProxyBackend {
     Map<ServicePortName, Applied> next = new HashMap<>();
     Set<String> desiredChains = new HashSet<>();
     Set<String> desiredSets = new HashSet<>();
+    Set<String> shards = new HashSet<>();
     int rules = 0;
     List<Element> newElements = new ArrayList<>();
     for (ServicePortName spn : sortedNames(state.services().keySet())) {
@@ -327,7 +333,7 @@ public class NftablesProxier implements ProxyBackend {
       List<Endpoint> eps = state.endpointsOf(spn);
       Applied prev = applied.get(spn);
       ServicePortRules r = labelsSame && sameInputs(prev, svc, eps) ? prev.rules()
-          : ServicePortRules.compute(svc, eps, state.nodeLabels(), settings, syntax);
+          : ServicePortRules.compute(svc, eps, state.nodeLabels(), settings, syntax, slots);
       next.put(spn, new Applied(svc, eps, r));
       for (String chain : r.chains().keySet()) {
         tx.add(Chain.regular(chain));
@@ -337,6 +343,13 @@ public class NftablesProxier implements ProxyBackend {
       for (NftSet set : r.affinitySets()) {
         tx.add(set);
         desiredSets.add(set.name());
+      }
+      for (String shard : r.targetMaps()) {
+        if (shards.add(shard)) { // declared and emptied before the first rule that picks from it
+          NftMap map = EndpointSlots.declaration(shard, syntax);
+          tx.add(map);
+          tx.flush(map);
+        }
       }
       for (List<Rule> chainRules : r.chains().values()) {
         for (Rule rule : chainRules) {
@@ -350,6 +363,7 @@ public class NftablesProxier implements ProxyBackend {
     for (Element e : groupedByContainer(newElements)) {
       tx.add(e);
     }
+    slots.retainOnly(desiredChains);
     if (kernel.exists()) {
       tx = reconcile(tx, kernel, start);
     } else {
@@ -372,6 +386,8 @@ public class NftablesProxier implements ProxyBackend {
       }
     }
     reconciled = kernel.exists();
+    declaredShards.clear();
+    declaredShards.addAll(shards);
     applied.clear();
     applied.putAll(next);
     appliedNodeLabels = Map.copyOf(state.nodeLabels());
@@ -429,7 +445,7 @@ public class NftablesProxier implements ProxyBackend {
       ServicePortRules after = null;
       if (svc != null) {
         List<Endpoint> eps = state.endpointsOf(spn);
-        after = ServicePortRules.compute(svc, eps, state.nodeLabels(), settings, syntax);
+        after = ServicePortRules.compute(svc, eps, state.nodeLabels(), settings, syntax, slots);
         applied.put(spn, new Applied(svc, eps, after));
       } else {
         applied.remove(spn);
@@ -453,6 +469,7 @@ public class NftablesProxier implements ProxyBackend {
       for (String chain : oldChains.keySet()) {
         if (!newChainMap.containsKey(chain)) {
           nowStale.add(chain);
+          slots.release(chain);
         }
       }
       Map<String, NftSet> oldSets = new HashMap<>();
@@ -486,6 +503,11 @@ public class NftablesProxier implements ProxyBackend {
     }
     for (NftSet set : newSets) {
       tx.add(set);
+    }
+    for (Element e : added) {
+      if (EndpointSlots.isShard(e.container()) && declaredShards.add(e.container())) {
+        tx.add(EndpointSlots.declaration(e.container(), syntax)); // a shard opened since the last full sync
+      }
     }
     for (Element e : groupedByContainer(delta.deletions())) {
       tx.delete(e);

@@ -37,11 +37,26 @@ public record ServicePortRules(
     return n;
   }
 
-  /** Computes the objects of one service port for the given endpoints. */
+  /** The endpoint-targets shards this service port's rules pick from. */
+  public java.util.Set<String> targetMaps() {
+    java.util.Set<String> maps = new java.util.LinkedHashSet<>();
+    for (Element e : elements) {
+      if (EndpointSlots.isShard(e.container())) {
+        maps.add(e.container());
+      }
+    }
+    return maps;
+  }
+
+  /**
+   * Computes the objects of one service port for the given endpoints.
+   *
+   * @param slots where the policy chains' endpoints go in the endpoint-targets maps
+   */
   public static ServicePortRules compute(
       ServicePort svc, List<Endpoint> endpoints, Map<String, String> nodeLabels,
-      ProxierSettings settings, FamilySyntax syntax) {
-    return new Builder(svc, settings, syntax).build(EndpointCategorizer.categorize(svc, endpoints, nodeLabels));
+      ProxierSettings settings, FamilySyntax syntax, EndpointSlots slots) {
+    return new Builder(svc, settings, syntax, slots).build(EndpointCategorizer.categorize(svc, endpoints, nodeLabels));
   }
 
   private static final class Builder {
@@ -56,7 +71,10 @@ public record ServicePortRules(
     private final List<NftSet> affinitySets = new ArrayList<>();
     private final List<Element> elements = new ArrayList<>();
 
-    Builder(ServicePort svc, ProxierSettings settings, FamilySyntax syntax) {
+    private final EndpointSlots slots;
+
+    Builder(ServicePort svc, ProxierSettings settings, FamilySyntax syntax, EndpointSlots slots) {
+      this.slots = slots;
       this.svc = svc;
       this.spn = svc.name();
       this.settings = settings;
@@ -196,9 +214,13 @@ public record ServicePortRules(
       }
       if (usesClusterChain) {
         dispatch(clusterChain, cat.cluster());
+      } else {
+        slots.release(clusterChain);
       }
       if (usesLocalChain) {
         dispatch(localChain, cat.local());
+      } else {
+        slots.release(localChain);
       }
       if (affinity) {
         for (Endpoint ep : cat.allReachable()) {
@@ -221,6 +243,7 @@ public record ServicePortRules(
     private void dispatch(String chain, List<Endpoint> eps) {
       int n = eps.size();
       if (svc.sessionAffinityClientIP()) {
+        slots.release(chain);
         for (Endpoint ep : eps) {
           rule(chain, ip + " saddr @" + ChainNames.affinitySet(spn, ep) + " goto " + ChainNames.endpointChain(spn, ep));
         }
@@ -231,13 +254,19 @@ public record ServicePortRules(
         rule(chain, vmap.append(" }").toString());
         return;
       }
-      // Endpoint i is taken with probability 1/(N-i) when none before it was, so each gets 1/N
-      // (iptables' "statistic --mode random" cascade). No map: a map bound from thousands of
-      // chains makes every element added to it cost a walk over its bindings (see the README).
+      if (n == 1) {
+        slots.release(chain);
+        rule(chain, "meta l4proto " + proto + " dnat to " + syntax.hostPort(eps.get(0).ip(), eps.get(0).port()));
+        return;
+      }
+      // One rule picks key offset..offset+N-1 of an endpoint-targets shard (no endpoint chains).
+      EndpointSlots.Slot slot = slots.slotFor(chain, proto, n);
+      rule(chain, "meta l4proto " + proto + " dnat " + ip + " addr . port to numgen random mod " + n + " offset "
+          + slot.offset() + " map @" + slot.map());
       for (int i = 0; i < n; i++) {
         Endpoint ep = eps.get(i);
-        String pick = i == n - 1 ? "" : "numgen random mod " + (n - i) + " 0 ";
-        rule(chain, pick + "meta l4proto " + proto + " dnat to " + syntax.hostPort(ep.ip(), ep.port()));
+        elements.add(new Element(slot.map(), true, Integer.toString(slot.offset() + i),
+            ep.ip() + " . " + ep.port(), null));
       }
     }
 

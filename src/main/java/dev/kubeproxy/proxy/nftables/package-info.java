@@ -12,13 +12,13 @@
  *
  * <p>Layout: upstream's table, sets, maps, base chains and per-service chains, with one difference
  * that keeps the behaviour and removes most kernel objects. A service port without ClientIP
- * affinity has no per-endpoint chains and no map: its policy chain holds one rule per endpoint,
- * {@code numgen random mod (N-i) 0 meta l4proto tcp dnat to ip:port} for the i-th of N (the last one
- * without the numgen match), so that each endpoint is picked with probability 1/N as with
- * upstream's numgen vmap (and iptables' random cascade). A shared endpoint map bound from thousands
- * of chains made each of its elements cost a walk over the bindings in the kernel (13 s of a 14 s
- * load at 10,000 Services); a per-rule anonymous map costs the kernel a scan of every set's name
- * per map. Hairpin masquerading (an
+ * affinity has no per-endpoint chains: its policy chain ends in one rule
+ * {@code dnat ip addr . port to numgen random mod N offset K map @endpoint-targets-tcp-S}, where keys
+ * K..K+N-1 of shard S of the protocol's endpoint maps hold the endpoints (same uniform choice as
+ * upstream's numgen vmap; a single endpoint is a plain {@code dnat to ip:port}). A shard serves at
+ * most 64 chains ({@link dev.kubeproxy.proxy.nftables.EndpointSlots}): the kernel walks a map's
+ * bindings for each element added, so one map for every chain made a full load cost elements ×
+ * chains. Hairpin masquerading (an
  * endpoint reaching itself through its service) is done in the {@code masquerading} chain by matching
  * {@code ct status dnat ip saddr . ip daddr . meta l4proto . th dport} against the set
  * {@code hairpin-connections} of {@code ep . ep . proto . port} entries, then marking the packet as

@@ -54,9 +54,8 @@ class NftablesIncrementalSyncTest {
     assertEquals("""
         flush chain ip kube-proxy service-AXK6CI2C-demo/web/tcp/http
         add rule ip kube-proxy service-AXK6CI2C-demo/web/tcp/http ip daddr 10.96.12.34 tcp dport 80 ip saddr != 10.244.0.0/16 jump mark-for-masquerade
-        add rule ip kube-proxy service-AXK6CI2C-demo/web/tcp/http numgen random mod 3 0 meta l4proto tcp dnat to 10.244.1.5:8080
-        add rule ip kube-proxy service-AXK6CI2C-demo/web/tcp/http numgen random mod 2 0 meta l4proto tcp dnat to 10.244.2.7:8080
-        add rule ip kube-proxy service-AXK6CI2C-demo/web/tcp/http meta l4proto tcp dnat to 10.244.3.3:8080
+        add rule ip kube-proxy service-AXK6CI2C-demo/web/tcp/http meta l4proto tcp dnat ip addr . port to numgen random mod 3 offset 0 map @endpoint-targets-tcp-0
+        add element ip kube-proxy endpoint-targets-tcp-0 { 2 : 10.244.3.3 . 8080 }
         add element ip kube-proxy hairpin-connections { 10.244.3.3 . 10.244.3.3 . tcp . 8080 }
         """, lastTx());
     assertEquals(2, fake.appliedTransactions().size());
@@ -69,6 +68,7 @@ class NftablesIncrementalSyncTest {
     m.endpoints(web, ready("10.244.1.5", 8080, true));
     proxier.sync(m.state());
     assertEquals("""
+        delete element ip kube-proxy endpoint-targets-tcp-0 { 0 , 1 }
         delete element ip kube-proxy hairpin-connections { 10.244.2.7 . 10.244.2.7 . tcp . 8080 }
         flush chain ip kube-proxy service-AXK6CI2C-demo/web/tcp/http
         add rule ip kube-proxy service-AXK6CI2C-demo/web/tcp/http ip daddr 10.96.12.34 tcp dport 80 ip saddr != 10.244.0.0/16 jump mark-for-masquerade
@@ -84,6 +84,7 @@ class NftablesIncrementalSyncTest {
     proxier.sync(m.state());
     assertEquals("""
         delete element ip kube-proxy service-ips { 10.96.12.34 . tcp . 80 : goto service-AXK6CI2C-demo/web/tcp/http }
+        delete element ip kube-proxy endpoint-targets-tcp-0 { 0 , 1 }
         delete element ip kube-proxy hairpin-connections { 10.244.1.5 . 10.244.1.5 . tcp . 8080 , 10.244.2.7 . 10.244.2.7 . tcp . 8080 }
         add element ip kube-proxy no-endpoint-services { 10.96.12.34 . tcp . 80 comment "demo/web:http" : goto reject-chain }
         flush chain ip kube-proxy service-AXK6CI2C-demo/web/tcp/http
@@ -116,6 +117,7 @@ class NftablesIncrementalSyncTest {
     assertEquals("""
         delete element ip kube-proxy cluster-ips { 10.96.12.34 }
         delete element ip kube-proxy service-ips { 10.96.12.34 . tcp . 80 }
+        delete element ip kube-proxy endpoint-targets-tcp-0 { 0 , 1 }
         delete element ip kube-proxy hairpin-connections { 10.244.1.5 . 10.244.1.5 . tcp . 8080 , 10.244.2.7 . 10.244.2.7 . tcp . 8080 }
         flush chain ip kube-proxy service-AXK6CI2C-demo/web/tcp/http
         """, lastTx());
@@ -157,7 +159,7 @@ class NftablesIncrementalSyncTest {
     assertFalse(r.full());
     assertTrue(proxier.lastTransaction().isEmpty());
     assertEquals(1, fake.appliedTransactions().size());
-    assertEquals(Map.of("kube-proxy", 26), r.ruleCounts());
+    assertEquals(Map.of("kube-proxy", 25), r.ruleCounts());
   }
 
   @Test
@@ -182,7 +184,7 @@ class NftablesIncrementalSyncTest {
     ProxyBackend.SyncException e = assertThrows(ProxyBackend.SyncException.class, () -> proxier.sync(m.state()));
     assertTrue(e.getMessage().contains("Operation not supported"), e.getMessage());
     assertTrue(e.getMessage().contains(
-        "failing input line 6: add element ip kube-proxy hairpin-connections { 10.244.3.3 . 10.244.3.3 . tcp . 8080 }"),
+        "failing input line 4: add element ip kube-proxy hairpin-connections { 10.244.3.3 . 10.244.3.3 . tcp . 8080 }"),
         e.getMessage());
     assertEquals(1, metrics.syncFailures.get());
     assertEquals(before, fake.dump(), "the previous state is kept");
@@ -279,7 +281,7 @@ class NftablesIncrementalSyncTest {
       if (step % 10 == 9) {
         clock.advance(Duration.ofSeconds(2));
         assertFalse(proxier.sync(m.state()).full());
-        assertEquals(freshFullDump(m), fake.dump(), "after step " + step);
+        assertEquals(withResolvedEndpointMap(freshFullDump(m)), withResolvedEndpointMap(fake.dump()), "after step " + step);
       }
     }
     assertEquals(0, metrics.syncFailures.get());
@@ -289,6 +291,50 @@ class NftablesIncrementalSyncTest {
   private static java.util.function.Predicate<Endpoint> distinctIp(List<Endpoint> all) {
     java.util.Set<String> seen = new java.util.HashSet<>();
     return e -> seen.add(e.ip());
+  }
+
+  /**
+   * Shards and offsets in the endpoint-targets maps depend on history; replaces each "numgen …
+   * offset K map @endpoint-targets-…" by the endpoints it picks from, and drops the shards (which
+   * shards exist, and their elements) from the dump.
+   */
+  static String withResolvedEndpointMap(String dump) {
+    String[] lines = dump.split("\n");
+    Map<String, String> targets = new java.util.HashMap<>(); // "map key" to the endpoint
+    String map = null;
+    for (String line : lines) {
+      if (!line.startsWith("  ")) {
+        map = line.startsWith("map endpoint-targets") ? line.split(" ")[1] : null;
+      } else if (map != null && line.startsWith("  element ")) {
+        String[] kv = line.substring("  element ".length()).split(" : ", 2);
+        targets.put(map + " " + kv[0], kv[1]);
+      }
+    }
+    java.util.regex.Pattern rule =
+        java.util.regex.Pattern.compile("numgen random mod (\\d+) offset (\\d+) map @(endpoint-targets-[a-z]+-\\d+)");
+    StringBuilder out = new StringBuilder();
+    for (String line : lines) {
+      if (!line.startsWith("  ")) {
+        map = line.startsWith("map endpoint-targets") ? line : null;
+        if (map != null) {
+          continue;
+        }
+      } else if (map != null) {
+        continue;
+      }
+      java.util.regex.Matcher r = rule.matcher(line);
+      if (r.find()) {
+        int n = Integer.parseInt(r.group(1));
+        int k = Integer.parseInt(r.group(2));
+        List<String> eps = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+          eps.add(targets.get(r.group(3) + " " + (k + i)));
+        }
+        line = line.substring(0, r.start()) + "numgen random mod " + n + " picks " + eps + line.substring(r.end());
+      }
+      out.append(line).append('\n');
+    }
+    return out.toString();
   }
 
   private String freshFullDump(Model m) throws Exception {

@@ -1,6 +1,7 @@
 package dev.kubeproxy.proxy.nftables;
 
 import static dev.kubeproxy.proxy.nftables.Fixtures.*;
+import static dev.kubeproxy.proxy.nftables.NftablesIncrementalSyncTest.withResolvedEndpointMap;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -66,7 +67,7 @@ class NftablesResyncTest {
   private String freshFullDump(Model m) throws Exception {
     FakeNftables other = new FakeNftables(IpFamily.IPv4);
     proxier(settings(IpFamily.IPv4), other, new CountingMetrics(), new TestClock()).sync(m.state());
-    return other.dump();
+    return withResolvedEndpointMap(other.dump());
   }
 
   /** Runs the periodic resync, then (after the grace period) the sync that deletes unexpected chains. */
@@ -107,7 +108,7 @@ class NftablesResyncTest {
     fake.tamper(new Transaction().flush(Chain.regular(chain)));
     periodicResync(m);
     assertEquals(rules, fake.rules(chain));
-    assertEquals(freshFullDump(m), fake.dump());
+    assertEquals(freshFullDump(m), withResolvedEndpointMap(fake.dump()));
   }
 
   @Test
@@ -138,7 +139,7 @@ class NftablesResyncTest {
         () -> proxier.sync(m.state()));
     assertTrue(proxier.sync(m.state()).full());
     assertFalse(proxier.lastFullSyncReconciled(), "the sync after a failed reconcile rewrites everything");
-    assertEquals(freshFullDump(m), fake.dump());
+    assertEquals(freshFullDump(m), withResolvedEndpointMap(fake.dump()));
     fake.failWhenLineContains(null);
     clock.advance(Duration.ofSeconds(31));
     assertTrue(proxier.sync(m.state()).full());
@@ -161,7 +162,7 @@ class NftablesResyncTest {
         drift(random);
       }
       periodicResync(m);
-      assertEquals(freshFullDump(m), fake.dump(), "after round " + round);
+      assertEquals(freshFullDump(m), withResolvedEndpointMap(fake.dump()), "after round " + round);
     }
     assertEquals(0, metrics.syncFailures.get());
     assertEquals(0, metrics.cleanupFailures.get());

@@ -11,7 +11,7 @@ import java.util.List;
  * set and map by name (FixedRuleset declares them); elements of any other set are unsupported.
  */
 final class ElementCodec {
-  private enum Field { ADDRESS, PROTOCOL, PORT }
+  private enum Field { ADDRESS, PROTOCOL, PORT, NUMGEN }
 
   /** The key fields of a container, and its value fields (null: a set; empty: a verdict map). */
   private record Layout(List<Field> key, List<Field> value) {}
@@ -27,6 +27,9 @@ final class ElementCodec {
   }
 
   private static Layout layout(String container) throws Unsupported {
+    if (container.startsWith("endpoint-targets-")) {
+      return new Layout(List.of(Field.NUMGEN), List.of(Field.ADDRESS, Field.PORT));
+    }
     return switch (container) {
       case "hairpin-connections" -> new Layout(List.of(Field.ADDRESS, Field.ADDRESS, Field.PROTOCOL, Field.PORT), null);
       case "cluster-ips", "nodeport-ips" -> new Layout(List.of(Field.ADDRESS), null);
@@ -68,6 +71,7 @@ final class ElementCodec {
         case ADDRESS -> Values.address(parts[i], family);
         case PROTOCOL -> Values.protocol(parts[i]);
         case PORT -> Values.port(parts[i]);
+        case NUMGEN -> Values.hostInt(Values.number(parts[i], 0, Integer.MAX_VALUE));
       };
       out.writeBytes(bytes);
       if (fields.size() > 1) {

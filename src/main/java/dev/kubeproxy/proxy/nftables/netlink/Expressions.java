@@ -6,7 +6,7 @@ import java.util.function.Consumer;
 /**
  * nf_tables expressions as netlink attributes (linux/netfilter/nf_tables.h), each written as one
  * NFTA_LIST_ELEM of a rule's NFTA_RULE_EXPRESSIONS. Registers are numbered as the kernel does:
- * 0 the verdict register, 1–4 the 16-byte registers.
+ * 0 the verdict register, 1–4 the 16-byte registers, 8–23 the 4-byte ones (9 = bytes 4–7 of 1).
  */
 final class Expressions {
   private Expressions() {}
@@ -14,6 +14,7 @@ final class Expressions {
   static final int REG_VERDICT = 0;
   static final int REG_1 = 1;
   static final int REG_2 = 2;
+  static final int REG32_01 = 9;
 
   static final int PAYLOAD_NETWORK = 1;
   static final int PAYLOAD_TRANSPORT = 2;
@@ -111,6 +112,15 @@ final class Expressions {
       w.u32(2, modulus); // NFTA_NG_MODULUS
       w.u32(3, 1); // NFTA_NG_TYPE: NFT_NG_RANDOM
       w.u32(4, offset); // NFTA_NG_OFFSET
+    });
+  }
+
+  /** A map lookup keyed by register 1 that loads the value into register 1. */
+  static Consumer<MessageWriter> lookupMap(String set) {
+    return expr("lookup", w -> {
+      w.string(1, set); // NFTA_LOOKUP_SET
+      w.u32(2, REG_1); // NFTA_LOOKUP_SREG
+      w.u32(3, REG_1); // NFTA_LOOKUP_DREG
     });
   }
 

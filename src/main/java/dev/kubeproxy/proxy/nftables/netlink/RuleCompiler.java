@@ -18,8 +18,8 @@ import java.util.function.Consumer;
  * <pre>
  *   ip|ip6 saddr|daddr [!=] ADDR[/LEN]   tcp|udp|sctp dport PORT   meta l4proto PROTO
  *   iifname [!=] "NAME[*]"               fib saddr type local
- *   numgen random mod N VALUE
  *   then: jump|goto CHAIN | drop | accept | dnat to ADDR:PORT
+ *         | dnat ip|ip6 addr . port to numgen random mod N [offset K] map @MAP
  * </pre>
  * Anything else is {@link Unsupported}.
  */
@@ -83,15 +83,6 @@ final class RuleCompiler {
           out.add(meta(META_IIFNAME));
           out.add(cmp(negated ? CMP_NEQ : CMP_EQ, interfaceName(value(t, valueAt, text), text)));
           i = valueAt + 1;
-        }
-        case "numgen" -> {
-          if (i + 4 >= t.length || !t[i + 1].equals("random") || !t[i + 2].equals("mod")) {
-            throw new Unsupported(text);
-          }
-          int modulus = Values.number(t[i + 3], 1, Integer.MAX_VALUE);
-          out.add(numgenRandom(modulus, 0));
-          out.add(cmp(CMP_EQ, Values.hostInt(Values.number(t[i + 4], 0, modulus - 1))));
-          i += 5;
         }
         case "fib" -> {
           if (i + 3 >= t.length || !t[i + 1].equals("saddr") || !t[i + 2].equals("type")
@@ -163,7 +154,22 @@ final class RuleCompiler {
       out.add(Expressions.dnat(nfproto, REG_2, 2)); // NF_NAT_RANGE_PROTO_SPECIFIED, as nft sends it
       return;
     }
-    throw new Unsupported(text);
+    // ip addr . port to numgen random mod N [offset K] map @MAP
+    List<String> words = List.of(t);
+    boolean withOffset = words.size() == 13;
+    if (!(words.size() == 11 || withOffset) || !words.get(0).equals(ip)
+        || !words.subList(1, 8).equals(List.of("addr", ".", "port", "to", "numgen", "random", "mod"))
+        || (withOffset && !words.get(9).equals("offset")) || !words.get(words.size() - 2).equals("map")
+        || !words.get(words.size() - 1).startsWith("@")) {
+      throw new Unsupported(text);
+    }
+    int modulus = Values.number(words.get(8), 1, Integer.MAX_VALUE);
+    int offset = withOffset ? Values.number(words.get(10), 0, Integer.MAX_VALUE) : 0;
+    out.add(numgenRandom(modulus, offset));
+    out.add(lookupMap(words.get(words.size() - 1).substring(1)));
+    // The port follows the address in the looked-up value: 4-byte register 9 after an IPv4
+    // address, 16-byte register 2 after an IPv6 one.
+    out.add(Expressions.dnat(nfproto, family == IpFamily.IPv6 ? REG_2 : REG32_01, 0));
   }
 
   /** An interface name as nft compares it: padded to IFNAMSIZ, or just the prefix before a "*". */
