@@ -61,7 +61,7 @@ class BatchEncoderTest {
     for (int i = 0; i < tx.size(); i++) {
       int[] m = messages.get(i + 1);
       assertEquals(10 << 8 | types[i], m[0], "command " + i);
-      assertEquals(0x4, m[1] & 0x4, "command " + i + " asks for an acknowledgement");
+      assertEquals(i == tx.size() - 1 ? 0x4 : 0, m[1] & 0x4, "only the last command asks for an acknowledgement");
       assertEquals(100 + i, m[2], "sequence numbers follow the commands");
     }
     assertEquals(0x400 | 0x800, messages.get(3)[1] & 0xc00, "rules are appended");
