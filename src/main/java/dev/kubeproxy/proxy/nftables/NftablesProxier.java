@@ -12,6 +12,7 @@ import dev.kubeproxy.proxy.ServicePort;
 import dev.kubeproxy.proxy.ServicePortName;
 import dev.kubeproxy.proxy.SyncResult;
 import dev.kubeproxy.proxy.nftables.netlink.NetlinkNftables;
+import dev.kubeproxy.proxy.nftables.netlink.NetlinkPath;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -76,7 +77,7 @@ public class NftablesProxier implements ProxyBackend {
   /** The NodePort addresses of the last full sync (the fixed part depends on them). */
   private List<String> appliedNodePortIPs;
   /** Where partial syncs go when they can (null: nft does everything). */
-  private NetlinkNftables netlink;
+  private NetlinkPath netlink;
   /** Who else commits to nf_tables here (null without a netlink socket to read generations). */
   private CommitGenerations generations;
   /** The generation readings around the last commit: before, after (-1: not read). */
@@ -135,7 +136,7 @@ public class NftablesProxier implements ProxyBackend {
   }
 
   /** Sends partial syncs over this netlink socket when they can go that way (null: never). */
-  synchronized void useNetlink(NetlinkNftables netlink) {
+  synchronized void useNetlink(NetlinkPath netlink) {
     this.netlink = netlink;
     this.generations = netlink == null ? null : CommitGenerations.of(runner.netns());
     if (netlink != null) {

@@ -11,7 +11,6 @@ import dev.kubeproxy.platform.CommandRunner;
 import dev.kubeproxy.proxy.IpFamily;
 import dev.kubeproxy.proxy.ProxierSettings;
 import dev.kubeproxy.proxy.ServicePortName;
-import dev.kubeproxy.proxy.nftables.netlink.NetlinkNftables;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
@@ -70,7 +69,7 @@ class NftablesLongNamesTest {
     ProxierSettings s = settings(family);
     CountingMetrics metrics = new CountingMetrics();
     NftablesProxier p = new NftablesProxier(s, in, new NftCommand(family, in), metrics, new TestClock(), List::of);
-    NetlinkNftables netlink = NetlinkNftables.open(family, ns);
+    CountingNetlink netlink = CountingNetlink.open(family, ns);
     assertNotNull(netlink, "netlink socket");
     p.useNetlink(netlink);
 

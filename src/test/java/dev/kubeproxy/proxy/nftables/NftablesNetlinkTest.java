@@ -16,7 +16,6 @@ import dev.kubeproxy.proxy.NamespacedName;
 import dev.kubeproxy.proxy.ProxierSettings;
 import dev.kubeproxy.proxy.ProxyBackend;
 import dev.kubeproxy.proxy.ServicePortName;
-import dev.kubeproxy.proxy.nftables.netlink.NetlinkNftables;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -129,7 +128,7 @@ class NftablesNetlinkTest {
       CommandRunner viaNetlink = namespace();
       CommandRunner viaNft = namespace();
       NftablesProxier fast = proxier(s, viaNetlink);
-      NetlinkNftables netlink = NetlinkNftables.open(family, viaNetlink.netns());
+      CountingNetlink netlink = CountingNetlink.open(family, viaNetlink.netns());
       assertNotNull(netlink, "a netlink socket in the test namespace");
       fast.useNetlink(netlink);
       NftablesProxier slow = proxier(s, viaNft);
@@ -213,8 +212,8 @@ class NftablesNetlinkTest {
         in, nft4, metrics, clock, List::of);
     NftablesProxier p6 = new NftablesProxier(settings(IpFamily.IPv6, Detector.CLUSTER_CIDR.of(IpFamily.IPv6), period),
         in, nft6, metrics, clock, List::of);
-    p4.useNetlink(NetlinkNftables.open(IpFamily.IPv4, in.netns()));
-    p6.useNetlink(NetlinkNftables.open(IpFamily.IPv6, in.netns()));
+    p4.useNetlink(CountingNetlink.open(IpFamily.IPv4, in.netns()));
+    p6.useNetlink(CountingNetlink.open(IpFamily.IPv6, in.netns()));
     Model m4 = new Model().put(svc(web, "10.96.12.34", 80), ready("10.244.1.5", 8080, true), ready("10.244.2.6", 8080, false));
     Model m6 = new Model().put(svc(web, "fd00:10:96::1", 80), ready("fd00:10:244::5", 8080, true));
     assertTrue(p4.sync(m4.state()).full());
@@ -256,7 +255,7 @@ class NftablesNetlinkTest {
     boolean v6 = family == IpFamily.IPv6;
     CommandRunner in = namespace();
     NftablesProxier p = proxier(settings(family, Detector.CLUSTER_CIDR.of(family)), in);
-    NetlinkNftables netlink = NetlinkNftables.open(family, in.netns());
+    CountingNetlink netlink = CountingNetlink.open(family, in.netns());
     assertNotNull(netlink);
     p.useNetlink(netlink);
     ServicePortName web = spn("demo", "web", "http");
@@ -299,7 +298,7 @@ class NftablesNetlinkTest {
     boolean v6 = family == IpFamily.IPv6;
     CommandRunner in = namespace();
     NftablesProxier p = proxier(settings(family, Detector.CLUSTER_CIDR.of(family)), in);
-    NetlinkNftables netlink = NetlinkNftables.open(family, in.netns());
+    CountingNetlink netlink = CountingNetlink.open(family, in.netns());
     assertNotNull(netlink);
     p.useNetlink(netlink);
     ServicePortName web = spn("demo", "web", "http");

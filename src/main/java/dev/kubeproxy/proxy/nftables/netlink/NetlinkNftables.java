@@ -26,7 +26,7 @@ import java.util.Set;
  * switches the path off. Not thread-safe: one instance per family, used by that family's proxier
  * under its lock.
  */
-public final class NetlinkNftables implements AutoCloseable {
+public final class NetlinkNftables implements NetlinkPath, AutoCloseable {
   /** The largest batch sent in one datagram (the socket's send buffer is sized for it); larger ones go through nft. */
   static final int MAX_BATCH_BYTES = 8 << 20;
   private static final int RECEIVE_BUFFER_BYTES = 1 << 20;
@@ -47,8 +47,6 @@ public final class NetlinkNftables implements AutoCloseable {
   private int nextSequence = (int) (System.currentTimeMillis() / 1000);
   /** System.nanoTime() before which every transaction goes through nft (after a protocol error). */
   private long disabledUntil = Long.MIN_VALUE;
-  private long batches;
-  private long nanos;
 
   private NetlinkNftables(IpFamily family, NetlinkSocket socket) throws IOException {
     this.family = family;
@@ -86,6 +84,7 @@ public final class NetlinkNftables implements AutoCloseable {
    * @return false when it could not (nothing was sent): the caller runs nft instead
    * @throws NftablesException the kernel refused it; nothing of it was applied
    */
+  @Override
   public boolean tryRun(Transaction tx) throws NftablesException {
     if (disabled() || tx.isEmpty()) {
       return false;
@@ -100,7 +99,6 @@ public final class NetlinkNftables implements AutoCloseable {
       return false;
     }
     nextSequence += tx.size() + 2;
-    long start = System.nanoTime();
     try {
       socket.send(batch.bytes());
       awaitAnswers(batch);
@@ -110,8 +108,6 @@ public final class NetlinkNftables implements AutoCloseable {
           family, "commands", tx.size(), "err", e.getMessage());
       throw new NftablesException("netlink: " + e.getMessage(), e);
     }
-    batches++;
-    nanos += System.nanoTime() - start;
     return true;
   }
 
@@ -169,6 +165,7 @@ public final class NetlinkNftables implements AutoCloseable {
    * nf_tables' generation number in this namespace (NFT_MSG_GETGEN), which every commit by anyone
    * moves on by one.
    */
+  @Override
   public long generation() throws IOException {
     MessageWriter w = new MessageWriter();
     int seq = nextSequence++;
@@ -193,16 +190,6 @@ public final class NetlinkNftables implements AutoCloseable {
         throw new IOException("GETGEN answer without a generation id");
       }
     }
-  }
-
-  /** Batches applied over netlink so far. */
-  public long batches() {
-    return batches;
-  }
-
-  /** Time spent sending them and waiting for the kernel's answers. */
-  public long nanos() {
-    return nanos;
   }
 
   /** Whether a recent protocol-level failure has switched this path off for now. */
