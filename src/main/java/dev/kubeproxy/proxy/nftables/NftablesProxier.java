@@ -59,6 +59,12 @@ public class NftablesProxier implements ProxyBackend {
   private Map<String, String> appliedNodeLabels = Map.of();
   private List<String> appliedServiceCIDRs = List.of();
   private final Map<ServicePortName, Applied> applied = new HashMap<>();
+  /** Service ports whose objects the kernel refused, with the inputs it refused (left out until they change). */
+  private final Map<ServicePortName, Applied> refused = new HashMap<>();
+  /** Which service port put each object into the last full transaction (to name the one the kernel refuses). */
+  private Map<NftObject, ServicePortName> owners = new java.util.IdentityHashMap<>();
+  /** Rounds left for leaving refused service ports out within the current sync. */
+  private int isolationRounds;
   private final ElementIndex elements = new ElementIndex();
   private final EndpointSlots slots = new EndpointSlots();
   /** The endpoint-targets shards the kernel's table declares (as of the last sync built). */
@@ -185,6 +191,50 @@ public class NftablesProxier implements ProxyBackend {
 
   @Override
   public synchronized SyncResult sync(ProxyState state) throws SyncException {
+    isolationRounds = MAX_ISOLATION_ROUNDS;
+    return syncWithout(state);
+  }
+
+  /** At most this many refused service ports are found and left out per sync (each round is one nft --check). */
+  static final int MAX_ISOLATION_ROUNDS = 3;
+
+  /** Leaves out the service ports the kernel refused while their inputs stay the same. */
+  private ProxyState withoutRefused(ProxyState state) {
+    if (refused.isEmpty()) {
+      return state;
+    }
+    Map<ServicePortName, ServicePort> services = new HashMap<>(state.services());
+    for (Iterator<Map.Entry<ServicePortName, Applied>> it = refused.entrySet().iterator(); it.hasNext(); ) {
+      Map.Entry<ServicePortName, Applied> r = it.next();
+      ServicePort svc = services.get(r.getKey());
+      if (svc != null && sameInputs(r.getValue(), svc, state.endpointsOf(r.getKey()))) {
+        services.remove(r.getKey());
+      } else {
+        it.remove(); // changed or gone: try it again
+        Log.info("nftables: a refused service port changed; trying it again", "servicePort", r.getKey());
+      }
+    }
+    return new ProxyState(Map.copyOf(services), state.endpoints(), state.changedServices(), state.nodeLabels(),
+        state.serviceCIDRs(), state.triggerTimes());
+  }
+
+  /**
+   * After the kernel refused a full sync: the service ports whose commands it refuses on their
+   * own (nft --check, one command a line), so that the sync can be retried without them.
+   */
+  private List<ServicePortName> refusedServicePorts(Transaction tx) {
+    List<ServicePortName> found = new ArrayList<>();
+    for (int index : nft.refusedCommands(tx)) {
+      ServicePortName owner = owners.get(tx.operations().get(index).object());
+      if (owner != null && !found.contains(owner)) {
+        found.add(owner);
+      }
+    }
+    return found;
+  }
+
+  private SyncResult syncWithout(ProxyState unfiltered) throws SyncException {
+    ProxyState state = withoutRefused(unfiltered);
     Instant start = clock.instant();
     deleteStaleChains(start);
     Duration period = settings.syncPeriod() == null || settings.syncPeriod().isZero()
@@ -199,9 +249,11 @@ public class NftablesProxier implements ProxyBackend {
       Log.v(4).info("nftables resync: table unchanged since verified; listing skipped", "family", settings.family());
     }
     Transaction tx;
+    Transaction built = null;
     boolean viaNetlink = false;
     try {
       tx = full ? fullTransaction(state, start) : partialTransaction(state, start);
+      built = tx;
       lastTransaction = tx;
       if (!tx.isEmpty()) {
         viaNetlink = apply(tx);
@@ -212,6 +264,17 @@ public class NftablesProxier implements ProxyBackend {
       syncFailures++;
       metrics.incNftablesSyncFailures();
       String kind = full ? "full" : "partial";
+      List<ServicePortName> culprits = full && built != null && isolationRounds-- > 0
+          ? refusedServicePorts(built) : List.of();
+      if (!culprits.isEmpty()) {
+        for (ServicePortName spn : culprits) {
+          refused.put(spn, new Applied(state.services().get(spn), state.endpointsOf(spn), null));
+          Log.error("nftables: the kernel refuses the rules of this service port; programming every other one and"
+              + " leaving it out until it changes (check its names, ports and session affinity timeout)",
+              "servicePort", spn, "err", e.getMessage());
+        }
+        return syncWithout(unfiltered);
+      }
       Log.error("nftables sync failed; will retry with a full sync", "kind", kind, "err", e.getMessage());
       throw new SyncException("nftables " + kind + " sync failed: " + e.getMessage(), e);
     }
@@ -327,6 +390,8 @@ public class NftablesProxier implements ProxyBackend {
     Set<String> desiredChains = new HashSet<>();
     Set<String> desiredSets = new HashSet<>();
     Set<String> shards = new HashSet<>();
+    Map<NftObject, ServicePortName> owned = new java.util.IdentityHashMap<>();
+    owners = owned;
     int rules = 0;
     List<Element> newElements = new ArrayList<>();
     for (ServicePortName spn : sortedNames(state.services().keySet())) {
@@ -337,14 +402,18 @@ public class NftablesProxier implements ProxyBackend {
           : ServicePortRules.compute(svc, eps, state.nodeLabels(), settings, syntax, slots);
       next.put(spn, new Applied(svc, eps, r));
       for (String chain : r.chains().keySet()) {
-        tx.add(Chain.regular(chain));
-        tx.flush(Chain.regular(chain));
+        Chain c = Chain.regular(chain);
+        owned.put(c, spn);
+        tx.add(c);
+        tx.flush(c);
         desiredChains.add(chain);
       }
       for (NftSet set : r.affinitySets()) {
+        owned.put(set, spn);
         tx.add(set);
         desiredSets.add(set.name());
       }
+      r.elements().forEach(e -> owned.put(e, spn));
       for (String shard : r.targetMaps()) {
         if (shards.add(shard)) { // declared and emptied before the first rule that picks from it
           NftMap map = EndpointSlots.declaration(shard, syntax);
@@ -354,6 +423,7 @@ public class NftablesProxier implements ProxyBackend {
       }
       for (List<Rule> chainRules : r.chains().values()) {
         for (Rule rule : chainRules) {
+          owned.put(rule, spn);
           tx.add(rule);
         }
       }

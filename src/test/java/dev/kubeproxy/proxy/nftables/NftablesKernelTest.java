@@ -234,4 +234,25 @@ class NftablesKernelTest {
     assertTrue(p.sync(m.state()).full());
     assertEquals("", p.lastTransaction().render(IpFamily.IPv4), "nothing differs: nothing is sent");
   }
+
+  /**
+   * One Service whose objects the kernel refuses (an affinity timeout nft cannot hold) fails the
+   * full sync; the proxier finds it (nft --check, one command a line), leaves it out with a log line
+   * and programs everything else, and takes it in again once it changes.
+   */
+  @Test
+  void aServiceTheKernelRefusesIsLeftOutAndEveryOtherIsProgrammed() throws Exception {
+    NftablesProxier p = proxier(settings(IpFamily.IPv4));
+    ServicePortName bad = spn("demo", "bad", "p");
+    Model m = example().put(svc(bad, "10.96.0.77", 80).affinity(Integer.MAX_VALUE), ready("10.244.1.77", 80, true));
+    assertTrue(p.sync(m.state()).full());
+    String table = list("table ip kube-proxy");
+    assertTrue(table.contains("10.96.12.34 . tcp . 80 : goto service-AXK6CI2C-demo/web/tcp/http"), table);
+    assertFalse(table.contains("10.96.0.77"), "the refused service is left out: " + table);
+    assertEquals(1, metrics.syncFailures.get(), "the refused attempt counts as a failed sync");
+
+    m.put(svc(bad, "10.96.0.77", 80).affinity(600), ready("10.244.1.77", 80, true));
+    assertFalse(p.sync(m.state()).full(), "once changed it is tried again, in a partial sync");
+    assertTrue(list("table ip kube-proxy").contains("10.96.0.77"));
+  }
 }
