@@ -455,6 +455,16 @@ public class NftablesProxier implements ProxyBackend {
           tx.delete(NftSet.of(set, "", null));
         }
       }
+      if (firstSync && existing.exists()) {
+        // A table of an earlier version: its one endpoint map per protocol, unreferenced once the
+        // chains above are rewritten, goes (added first so that deleting cannot fail).
+        for (String proto : List.of("tcp", "udp", "sctp")) {
+          NftMap legacy = EndpointSlots.declaration(EndpointSlots.PREFIX + proto + "-legacy", syntax);
+          legacy = new NftMap(EndpointSlots.PREFIX + proto, legacy.type(), null);
+          tx.add(legacy);
+          tx.delete(legacy);
+        }
+      }
     }
     reconciled = kernel.exists();
     declaredShards.clear();

@@ -255,4 +255,24 @@ class NftablesKernelTest {
     assertFalse(p.sync(m.state()).full(), "once changed it is tried again, in a partial sync");
     assertTrue(list("table ip kube-proxy").contains("10.96.0.77"));
   }
+
+  /** A table written by the earlier layout (one endpoint map per protocol) is taken over at start. */
+  @Test
+  void theEarlierLayoutsEndpointMapGoesAtStart() throws Exception {
+    String old = String.join("\n",
+        "add table ip kube-proxy",
+        "add map ip kube-proxy endpoint-targets-tcp { typeof numgen random mod 1 : ip daddr . tcp dport ; }",
+        "add chain ip kube-proxy " + ChainNames.serviceChain(web),
+        "add rule ip kube-proxy " + ChainNames.serviceChain(web)
+            + " meta l4proto tcp dnat ip addr . port to numgen random mod 2 offset 0 map @endpoint-targets-tcp",
+        "add element ip kube-proxy endpoint-targets-tcp { 0 : 10.244.9.1 . 80 , 1 : 10.244.9.2 . 80 }", "");
+    CommandRunner.Result r = inNs.run(List.of("nft", "-f", "-"), old);
+    assertTrue(r.ok(), r.stderr());
+    NftablesProxier p = proxier(settings(IpFamily.IPv4));
+    assertTrue(p.sync(example().state()).full());
+    String table = list("table ip kube-proxy");
+    assertFalse(table.contains("map endpoint-targets-tcp {"), table);
+    assertFalse(table.contains("10.244.9.1"), table);
+    assertTrue(table.contains("map @endpoint-targets-tcp-0"), table);
+  }
 }
