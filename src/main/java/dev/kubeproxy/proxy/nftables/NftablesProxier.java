@@ -63,6 +63,8 @@ public class NftablesProxier implements ProxyBackend {
   private final Map<ServicePortName, Applied> refused = new HashMap<>();
   /** Which service port put each object into the last full transaction (to name the one the kernel refuses). */
   private Map<NftObject, ServicePortName> owners = new java.util.IdentityHashMap<>();
+  /** Refused service ports not yet handed to {@link #takeRefusedServicePorts}. */
+  private final List<ServicePortName> newlyRefused = new ArrayList<>();
   /** Rounds left for leaving refused service ports out within the current sync. */
   private int isolationRounds;
   private final ElementIndex elements = new ElementIndex();
@@ -195,6 +197,13 @@ public class NftablesProxier implements ProxyBackend {
     return syncWithout(state);
   }
 
+  @Override
+  public synchronized List<ServicePortName> takeRefusedServicePorts() {
+    List<ServicePortName> out = List.copyOf(newlyRefused);
+    newlyRefused.clear();
+    return out;
+  }
+
   /** At most this many refused service ports are found and left out per sync (each round is one nft --check). */
   static final int MAX_ISOLATION_ROUNDS = 3;
 
@@ -269,6 +278,7 @@ public class NftablesProxier implements ProxyBackend {
       if (!culprits.isEmpty()) {
         for (ServicePortName spn : culprits) {
           refused.put(spn, new Applied(state.services().get(spn), state.endpointsOf(spn), null));
+          newlyRefused.add(spn);
           Log.error("nftables: the kernel refuses the rules of this service port; programming every other one and"
               + " leaving it out until it changes (check its names, ports and session affinity timeout)",
               "servicePort", spn, "err", e.getMessage());

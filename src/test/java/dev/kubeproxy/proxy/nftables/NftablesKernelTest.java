@@ -250,6 +250,8 @@ class NftablesKernelTest {
     assertTrue(table.contains("10.96.12.34 . tcp . 80 : goto service-AXK6CI2C-demo/web/tcp/http"), table);
     assertFalse(table.contains("10.96.0.77"), "the refused service is left out: " + table);
     assertEquals(1, metrics.syncFailures.get(), "the refused attempt counts as a failed sync");
+    assertEquals(List.of(bad), p.takeRefusedServicePorts(), "handed to the proxier for its event, once");
+    assertEquals(List.of(), p.takeRefusedServicePorts());
 
     m.put(svc(bad, "10.96.0.77", 80).affinity(600), ready("10.244.1.77", 80, true));
     assertFalse(p.sync(m.state()).full(), "once changed it is tried again, in a partial sync");
