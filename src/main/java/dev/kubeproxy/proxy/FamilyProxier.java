@@ -198,6 +198,8 @@ public final class FamilyProxier {
         result = backend.sync(state);
       } catch (ProxyBackend.SyncException | RuntimeException e) {
         return new Outcome(changed, state, endpointsUpdate, null, null, e);
+      } finally {
+        backend.takeRefusedServicePorts().forEach(this::recordRefused);
       }
       Map<NamespacedName, Integer> localReady = endpoints.localReadyEndpoints();
       return new Outcome(changed, state, endpointsUpdate, localReady, result, null);
@@ -259,6 +261,18 @@ public final class FamilyProxier {
     }
     vertx.eventBus().publish(EventBusAddresses.SERVICE_HEALTH,
         new ServiceHealthState(Map.copyOf(healthCheckPorts), Map.copyOf(localReady), family));
+  }
+
+  /** A Warning event on a Service whose rules the kernel refused (the backend logged why and left it out). */
+  private void recordRefused(ServicePortName port) {
+    try {
+      vertx.eventBus().publish(EventBusAddresses.EVENTS, EventRequest.onService(port.service().namespace(),
+          port.service().name(), EventRequest.WARNING, "FailedToProgramService", "SyncProxyRules",
+          "the kernel refused the " + family + " rules of port " + port.port() + "; it is left out until the Service"
+              + " or its endpoints change (see kube-proxy's log)"));
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "Could not record event FailedToProgramService for " + port + ": " + e.getMessage());
+    }
   }
 
   /** The KubeProxyIncorrectIPVersion Warning event on the Service; the cluster watch writes it to the API. */

@@ -23,6 +23,14 @@ public interface ProxyBackend {
    */
   void privilegedInit() throws SyncException;
 
+  /**
+   * Service ports whose rules the kernel refused in the syncs since the last call, left out while
+   * everything else was programmed; each is returned once (the proxier records an event on it).
+   */
+  default java.util.List<ServicePortName> takeRefusedServicePorts() {
+    return java.util.List.of();
+  }
+
   /** Removes every table, chain and rule this backend creates. Harmless when there are none. */
   void cleanup() throws SyncException;
 

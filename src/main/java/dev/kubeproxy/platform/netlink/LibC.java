@@ -14,11 +14,16 @@ public interface LibC extends Library {
   int NETLINK_GENERIC = 16;
   int SOL_SOCKET = 1;
   int SO_RCVTIMEO = 20;
+  int SO_SNDBUF = 7;
+  int SO_RCVBUF = 8;
+  int SO_SNDBUFFORCE = 32;
+  int SO_RCVBUFFORCE = 33;
   int MSG_DONTWAIT = 0x40;
   int O_RDONLY = 0;
   int O_CLOEXEC = 0x80000;
   int CLONE_NEWNET = 0x40000000;
   int EAGAIN = 11;
+  int ENOBUFS = 105;
 
   /** Loads libc; throws (UnsatisfiedLinkError, …) where JNA's native part cannot be loaded. */
   static LibC load() {

@@ -15,6 +15,7 @@ public final class NetlinkSocket implements AutoCloseable {
 
   private final LibC libc;
   private final int fd;
+  private long receiveTimeoutMillis = RECEIVE_TIMEOUT_SECONDS * 1000L;
 
   private NetlinkSocket(LibC libc, int fd) {
     this.libc = libc;
@@ -75,6 +76,43 @@ public final class NetlinkSocket implements AutoCloseable {
     }
   }
 
+  /**
+   * Sizes the socket's send and receive buffers (root may go above the sysctl maxima, as nft does for
+   * its batches; otherwise the kernel caps them there). A datagram larger than the send buffer is
+   * refused, and answers beyond the receive buffer are dropped (ENOBUFS).
+   */
+  public void bufferSizes(int sendBytes, int receiveBytes) {
+    setInt(LibC.SO_SNDBUFFORCE, LibC.SO_SNDBUF, sendBytes);
+    setInt(LibC.SO_RCVBUFFORCE, LibC.SO_RCVBUF, receiveBytes);
+  }
+
+  private void setInt(int forced, int capped, int value) {
+    byte[] v = new byte[4];
+    ByteBuffer.wrap(v).order(ByteOrder.nativeOrder()).putInt(value);
+    try {
+      libc.setsockopt(fd, LibC.SOL_SOCKET, forced, v, v.length);
+    } catch (LastErrorException e) {
+      try {
+        libc.setsockopt(fd, LibC.SOL_SOCKET, capped, v, v.length); // without CAP_NET_ADMIN
+      } catch (LastErrorException ignored) {
+        // the default size stays; a too-large batch then fails to send and is reported there
+      }
+    }
+  }
+
+  /** How long a waiting {@link #receive} blocks before it reports that no answer came. */
+  public void receiveTimeout(java.time.Duration timeout) throws IOException {
+    byte[] value = new byte[16]; // struct timeval
+    long micros = timeout.toNanos() / 1000;
+    ByteBuffer.wrap(value).order(ByteOrder.nativeOrder()).putLong(micros / 1_000_000).putLong(micros % 1_000_000);
+    try {
+      libc.setsockopt(fd, LibC.SOL_SOCKET, LibC.SO_RCVTIMEO, value, value.length);
+      receiveTimeoutMillis = timeout.toMillis();
+    } catch (LastErrorException e) {
+      throw new IOException("cannot set the netlink receive timeout: " + e.getMessage(), e);
+    }
+  }
+
   public void send(byte[] data) throws IOException {
     try {
       long sent = libc.send(fd, data, data.length, 0);
@@ -98,11 +136,36 @@ public final class NetlinkSocket implements AutoCloseable {
     } catch (LastErrorException e) {
       if (e.getErrorCode() == LibC.EAGAIN) {
         if (wait) {
-          throw new IOException("no answer from the kernel within " + RECEIVE_TIMEOUT_SECONDS + " s", e);
+          throw new IOException("no answer from the kernel within " + receiveTimeoutMillis + " ms", e);
         }
         return -1;
       }
+      if (e.getErrorCode() == LibC.ENOBUFS) {
+        throw new Overrun("netlink receive: answers were dropped (receive buffer full): " + e.getMessage(), e);
+      }
       throw new IOException("netlink receive: " + e.getMessage(), e);
+    }
+  }
+
+  /** The kernel dropped answers because the receive buffer was full (ENOBUFS); the socket stays usable. */
+  public static final class Overrun extends IOException {
+    Overrun(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
+  /** Discards every queued datagram (after an overrun or a failed exchange), so the next answers are fresh. */
+  public void drain(byte[] buffer) {
+    while (true) {
+      try {
+        if (receive(buffer, false) < 0) {
+          return;
+        }
+      } catch (Overrun e) {
+        // the overrun flag is cleared by reporting it; keep draining
+      } catch (IOException e) {
+        return;
+      }
     }
   }
 

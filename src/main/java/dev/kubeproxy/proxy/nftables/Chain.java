@@ -8,6 +8,10 @@ package dev.kubeproxy.proxy.nftables;
 public record Chain(String name, String type, String hook, Integer priority, String comment)
     implements NftObject {
 
+  public Chain {
+    comment = Comments.fit(comment);
+  }
+
   public static Chain regular(String name) {
     return new Chain(name, null, null, null, null);
   }

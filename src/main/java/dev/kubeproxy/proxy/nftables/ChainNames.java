@@ -64,11 +64,6 @@ public final class ChainNames {
     return "endpoint-" + endpointBase(spn, ep);
   }
 
-  /** The map of endpoints that the numgen dispatch of a service port of this protocol picks from. */
-  public static String endpointTargets(String proto) {
-    return "endpoint-targets-" + proto;
-  }
-
   public static String affinitySet(ServicePortName spn, Endpoint ep) {
     return "affinity-" + endpointBase(spn, ep);
   }

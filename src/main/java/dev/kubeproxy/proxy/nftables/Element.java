@@ -13,6 +13,10 @@ import java.util.List;
 public record Element(String container, boolean inMap, String key, String value, String comment)
     implements NftObject {
 
+  public Element {
+    comment = Comments.fit(comment);
+  }
+
   public static Element ofSet(String set, String... key) {
     return new Element(set, false, key.length == 1 ? key[0] : String.join(" . ", key), null, null);
   }

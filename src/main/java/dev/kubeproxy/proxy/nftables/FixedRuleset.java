@@ -1,6 +1,5 @@
 package dev.kubeproxy.proxy.nftables;
 
-import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -13,8 +12,6 @@ import java.util.Set;
 public final class FixedRuleset {
   static final int DSTNAT = -100;
   static final int SRCNAT = 100;
-  /** The protocols of Service ports, as nft names them. */
-  static final List<String> PROTOCOLS = List.of("tcp", "udp", "sctp");
 
   /** The base chains in table order (nftables.md §2). */
   static final List<Chain> BASE_CHAINS = List.of(
@@ -99,14 +96,6 @@ public final class FixedRuleset {
     NftSet hairpin = NftSet.of("hairpin-connections", addr + " . " + addr + " . inet_proto . inet_service",
         "endpoints that reach themselves through a service");
     tx.add(hairpin);
-    // One map per protocol: nft ties a map's "typeof … dport" to that protocol.
-    List<NftMap> targets = new ArrayList<>();
-    for (String proto : PROTOCOLS) {
-      NftMap map = new NftMap(ChainNames.endpointTargets(proto), "typeof numgen random mod 1 : " + ip + " daddr . "
-          + proto + " dport", "endpoints of each " + proto + " service, picked by numgen with the service's offset");
-      tx.add(map);
-      targets.add(map);
-    }
     rule(tx, "mark-for-masquerade", "mark set mark or " + mark);
     rule(tx, "masquerading", "ct status dnat " + ip + " saddr . " + ip + " daddr . meta l4proto . th dport"
         + " @hairpin-connections jump mark-for-masquerade");
@@ -167,18 +156,10 @@ public final class FixedRuleset {
 
     tx.flush(NftSet.of("cluster-ips", addr, null));
     tx.flush(hairpin);
-    targets.forEach(tx::flush);
     for (String map : List.of("firewall-ips", "no-endpoint-services", "no-endpoint-nodeports", "service-ips",
         "service-nodeports")) {
       tx.flush(new NftMap(map, "", null));
     }
-  }
-
-  /** Names of every set and map of the fixed part (never stale). */
-  static List<String> containerNames() {
-    return new ArrayList<>(List.of("hairpin-connections", "endpoint-targets-tcp", "endpoint-targets-udp",
-        "endpoint-targets-sctp", "cluster-ips", "nodeport-ips", "no-endpoint-services",
-        "no-endpoint-nodeports", "firewall-ips", "service-ips", "service-nodeports"));
   }
 
   private static void ensure(Transaction tx, Set<String> ensured, Chain chain) {

@@ -49,6 +49,30 @@ public final class NftCommand implements Nftables {
     apply(List.of("nft", "-f", "-"), input);
   }
 
+  /**
+   * Checks the transaction one command a line ("nft --check": nothing is committed) and returns
+   * the commands nft or the kernel refused, from nft's error locations.
+   */
+  @Override
+  public List<Integer> refusedCommands(Transaction tx) {
+    String input = tx.renderOnePerLine(family, objectComments);
+    CommandRunner.Result result;
+    try {
+      result = runner.run(List.of("nft", "--check", "-f", "-"), input);
+    } catch (IOException e) {
+      return List.of();
+    }
+    List<Integer> refused = new java.util.ArrayList<>();
+    Matcher m = ERROR_LOCATION.matcher(result.ok() ? "" : result.stderr());
+    while (m.find()) {
+      int index = Integer.parseInt(m.group(1)) - 1;
+      if (index >= 0 && index < tx.size() && !refused.contains(index)) {
+        refused.add(index);
+      }
+    }
+    return refused;
+  }
+
   /** Runs "nft --check -f -": the kernel validates the input without committing it. */
   public void check(String input) throws NftablesException {
     apply(List.of("nft", "--check", "-f", "-"), input);

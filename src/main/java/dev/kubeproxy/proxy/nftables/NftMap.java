@@ -7,6 +7,10 @@ package dev.kubeproxy.proxy.nftables;
  */
 public record NftMap(String name, String type, String comment) implements NftObject {
 
+  public NftMap {
+    comment = Comments.fit(comment);
+  }
+
   @Override
   public String render(Transaction.Verb verb, String familyAndTable, boolean objectComments) {
     StringBuilder sb = new StringBuilder("map ").append(familyAndTable).append(' ').append(name);

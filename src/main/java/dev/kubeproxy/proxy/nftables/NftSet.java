@@ -14,6 +14,7 @@ public record NftSet(String name, String type, List<String> flags, int timeoutSe
 
   public NftSet {
     flags = List.copyOf(flags);
+    comment = Comments.fit(comment);
   }
 
   public static NftSet of(String name, String type, String comment) {

@@ -4,12 +4,22 @@ import java.util.Set;
 
 /**
  * Where transactions go: the kernel through the nft binary ({@link NftCommand}) or the in-memory
- * {@link FakeNftables} of the tests. Blocking: call from a worker thread.
+ * in-memory fake of the tests. Blocking: call from a worker thread.
  */
 public interface Nftables {
 
   /** Applies the transaction atomically: on failure nothing of it is applied. */
   void run(Transaction tx) throws NftablesException;
+
+  /**
+   * Which commands of a refused transaction the kernel refuses, each checked on its own line
+   * without committing anything (to find the Service behind a failed sync).
+   *
+   * @return indices into tx.operations(), empty when this cannot tell
+   */
+  default java.util.List<Integer> refusedCommands(Transaction tx) {
+    return java.util.List.of();
+  }
 
   /** The chains and the sets (maps not included) that exist now in this family's kube-proxy table. */
   TableContents list() throws NftablesException;

@@ -12,6 +12,7 @@ import dev.kubeproxy.proxy.ServicePort;
 import dev.kubeproxy.proxy.ServicePortName;
 import dev.kubeproxy.proxy.SyncResult;
 import dev.kubeproxy.proxy.nftables.netlink.NetlinkNftables;
+import dev.kubeproxy.proxy.nftables.netlink.NetlinkPath;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -58,8 +59,18 @@ public class NftablesProxier implements ProxyBackend {
   private Map<String, String> appliedNodeLabels = Map.of();
   private List<String> appliedServiceCIDRs = List.of();
   private final Map<ServicePortName, Applied> applied = new HashMap<>();
+  /** Service ports whose objects the kernel refused, with the inputs it refused (left out until they change). */
+  private final Map<ServicePortName, Applied> refused = new HashMap<>();
+  /** Which service port put each object into the last full transaction (to name the one the kernel refuses). */
+  private Map<NftObject, ServicePortName> owners = new java.util.IdentityHashMap<>();
+  /** Refused service ports not yet handed to {@link #takeRefusedServicePorts}. */
+  private final List<ServicePortName> newlyRefused = new ArrayList<>();
+  /** Rounds left for leaving refused service ports out within the current sync. */
+  private int isolationRounds;
   private final ElementIndex elements = new ElementIndex();
   private final EndpointSlots slots = new EndpointSlots();
+  /** The endpoint-targets shards the kernel's table declares (as of the last sync built). */
+  private final Set<String> declaredShards = new HashSet<>();
   private final Map<String, Instant> staleChains = new LinkedHashMap<>();
   private int fixedRuleCount;
   private int serviceRuleCount;
@@ -74,7 +85,7 @@ public class NftablesProxier implements ProxyBackend {
   /** The NodePort addresses of the last full sync (the fixed part depends on them). */
   private List<String> appliedNodePortIPs;
   /** Where partial syncs go when they can (null: nft does everything). */
-  private NetlinkNftables netlink;
+  private NetlinkPath netlink;
   /** Who else commits to nf_tables here (null without a netlink socket to read generations). */
   private CommitGenerations generations;
   /** The generation readings around the last commit: before, after (-1: not read). */
@@ -97,7 +108,7 @@ public class NftablesProxier implements ProxyBackend {
     this.metrics = metrics;
     this.clock = clock;
     this.syntax = new FamilySyntax(settings.family());
-    // (The endpoint-targets offsets live as long as this proxier; a full sync rewrites the maps.)
+    // (The endpoint-targets offsets live as long as this proxier; a full sync rewrites the shards.)
     this.nodePortAddresses = new NodePortAddresses(settings.nodePortAddresses(), interfaceAddresses);
   }
 
@@ -133,7 +144,7 @@ public class NftablesProxier implements ProxyBackend {
   }
 
   /** Sends partial syncs over this netlink socket when they can go that way (null: never). */
-  synchronized void useNetlink(NetlinkNftables netlink) {
+  synchronized void useNetlink(NetlinkPath netlink) {
     this.netlink = netlink;
     this.generations = netlink == null ? null : CommitGenerations.of(runner.netns());
     if (netlink != null) {
@@ -182,6 +193,57 @@ public class NftablesProxier implements ProxyBackend {
 
   @Override
   public synchronized SyncResult sync(ProxyState state) throws SyncException {
+    isolationRounds = MAX_ISOLATION_ROUNDS;
+    return syncWithout(state);
+  }
+
+  @Override
+  public synchronized List<ServicePortName> takeRefusedServicePorts() {
+    List<ServicePortName> out = List.copyOf(newlyRefused);
+    newlyRefused.clear();
+    return out;
+  }
+
+  /** At most this many refused service ports are found and left out per sync (each round is one nft --check). */
+  static final int MAX_ISOLATION_ROUNDS = 3;
+
+  /** Leaves out the service ports the kernel refused while their inputs stay the same. */
+  private ProxyState withoutRefused(ProxyState state) {
+    if (refused.isEmpty()) {
+      return state;
+    }
+    Map<ServicePortName, ServicePort> services = new HashMap<>(state.services());
+    for (Iterator<Map.Entry<ServicePortName, Applied>> it = refused.entrySet().iterator(); it.hasNext(); ) {
+      Map.Entry<ServicePortName, Applied> r = it.next();
+      ServicePort svc = services.get(r.getKey());
+      if (svc != null && sameInputs(r.getValue(), svc, state.endpointsOf(r.getKey()))) {
+        services.remove(r.getKey());
+      } else {
+        it.remove(); // changed or gone: try it again
+        Log.info("nftables: a refused service port changed; trying it again", "servicePort", r.getKey());
+      }
+    }
+    return new ProxyState(Map.copyOf(services), state.endpoints(), state.changedServices(), state.nodeLabels(),
+        state.serviceCIDRs(), state.triggerTimes());
+  }
+
+  /**
+   * After the kernel refused a full sync: the service ports whose commands it refuses on their
+   * own (nft --check, one command a line), so that the sync can be retried without them.
+   */
+  private List<ServicePortName> refusedServicePorts(Transaction tx) {
+    List<ServicePortName> found = new ArrayList<>();
+    for (int index : nft.refusedCommands(tx)) {
+      ServicePortName owner = owners.get(tx.operations().get(index).object());
+      if (owner != null && !found.contains(owner)) {
+        found.add(owner);
+      }
+    }
+    return found;
+  }
+
+  private SyncResult syncWithout(ProxyState unfiltered) throws SyncException {
+    ProxyState state = withoutRefused(unfiltered);
     Instant start = clock.instant();
     deleteStaleChains(start);
     Duration period = settings.syncPeriod() == null || settings.syncPeriod().isZero()
@@ -196,9 +258,11 @@ public class NftablesProxier implements ProxyBackend {
       Log.v(4).info("nftables resync: table unchanged since verified; listing skipped", "family", settings.family());
     }
     Transaction tx;
+    Transaction built = null;
     boolean viaNetlink = false;
     try {
       tx = full ? fullTransaction(state, start) : partialTransaction(state, start);
+      built = tx;
       lastTransaction = tx;
       if (!tx.isEmpty()) {
         viaNetlink = apply(tx);
@@ -209,6 +273,18 @@ public class NftablesProxier implements ProxyBackend {
       syncFailures++;
       metrics.incNftablesSyncFailures(settings.family().name());
       String kind = full ? "full" : "partial";
+      List<ServicePortName> culprits = full && built != null && isolationRounds-- > 0
+          ? refusedServicePorts(built) : List.of();
+      if (!culprits.isEmpty()) {
+        for (ServicePortName spn : culprits) {
+          refused.put(spn, new Applied(state.services().get(spn), state.endpointsOf(spn), null));
+          newlyRefused.add(spn);
+          Log.error("nftables: the kernel refuses the rules of this service port; programming every other one and"
+              + " leaving it out until it changes (check its names, ports and session affinity timeout)",
+              "servicePort", spn, "err", e.getMessage());
+        }
+        return syncWithout(unfiltered);
+      }
       throw new SyncException("nftables " + kind + " sync failed; will retry with a full sync: " + e.getMessage(), e);
     }
     needFullSync = false;
@@ -255,6 +331,7 @@ public class NftablesProxier implements ProxyBackend {
     applied.clear();
     elements.clear();
     staleChains.clear();
+    declaredShards.clear();
     reconciler.forget();
   }
 
@@ -321,6 +398,9 @@ public class NftablesProxier implements ProxyBackend {
     Map<ServicePortName, Applied> next = new HashMap<>();
     Set<String> desiredChains = new HashSet<>();
     Set<String> desiredSets = new HashSet<>();
+    Set<String> shards = new HashSet<>();
+    Map<NftObject, ServicePortName> owned = new java.util.IdentityHashMap<>();
+    owners = owned;
     int rules = 0;
     List<Element> newElements = new ArrayList<>();
     for (ServicePortName spn : sortedNames(state.services().keySet())) {
@@ -331,16 +411,28 @@ public class NftablesProxier implements ProxyBackend {
           : ServicePortRules.compute(svc, eps, state.nodeLabels(), settings, syntax, slots);
       next.put(spn, new Applied(svc, eps, r));
       for (String chain : r.chains().keySet()) {
-        tx.add(Chain.regular(chain));
-        tx.flush(Chain.regular(chain));
+        Chain c = Chain.regular(chain);
+        owned.put(c, spn);
+        tx.add(c);
+        tx.flush(c);
         desiredChains.add(chain);
       }
       for (NftSet set : r.affinitySets()) {
+        owned.put(set, spn);
         tx.add(set);
         desiredSets.add(set.name());
       }
+      r.elements().forEach(e -> owned.put(e, spn));
+      for (String shard : r.targetMaps()) {
+        if (shards.add(shard)) { // declared and emptied before the first rule that picks from it
+          NftMap map = EndpointSlots.declaration(shard, syntax);
+          tx.add(map);
+          tx.flush(map);
+        }
+      }
       for (List<Rule> chainRules : r.chains().values()) {
         for (Rule rule : chainRules) {
+          owned.put(rule, spn);
           tx.add(rule);
         }
       }
@@ -372,8 +464,20 @@ public class NftablesProxier implements ProxyBackend {
           tx.delete(NftSet.of(set, "", null));
         }
       }
+      if (firstSync && existing.exists()) {
+        // A table of an earlier version: its one endpoint map per protocol, unreferenced once the
+        // chains above are rewritten, goes (added first so that deleting cannot fail).
+        for (String proto : List.of("tcp", "udp", "sctp")) {
+          NftMap legacy = EndpointSlots.declaration(EndpointSlots.PREFIX + proto + "-legacy", syntax);
+          legacy = new NftMap(EndpointSlots.PREFIX + proto, legacy.type(), null);
+          tx.add(legacy);
+          tx.delete(legacy);
+        }
+      }
     }
     reconciled = kernel.exists();
+    declaredShards.clear();
+    declaredShards.addAll(shards);
     applied.clear();
     applied.putAll(next);
     appliedNodeLabels = Map.copyOf(state.nodeLabels());
@@ -489,6 +593,11 @@ public class NftablesProxier implements ProxyBackend {
     }
     for (NftSet set : newSets) {
       tx.add(set);
+    }
+    for (Element e : added) {
+      if (EndpointSlots.isShard(e.container()) && declaredShards.add(e.container())) {
+        tx.add(EndpointSlots.declaration(e.container(), syntax)); // a shard opened since the last full sync
+      }
     }
     for (Element e : groupedByContainer(delta.deletions())) {
       tx.delete(e);

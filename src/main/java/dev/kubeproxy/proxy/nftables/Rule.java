@@ -6,6 +6,10 @@ package dev.kubeproxy.proxy.nftables;
  */
 public record Rule(String chain, String text, String comment) implements NftObject {
 
+  public Rule {
+    comment = Comments.fit(comment);
+  }
+
   public Rule(String chain, String text) {
     this(chain, text, null);
   }

@@ -37,7 +37,17 @@ public record ServicePortRules(
     return n;
   }
 
-  /** Computes the objects of one service port for the given endpoints. */
+  /** The endpoint-targets shards this service port's rules pick from. */
+  public java.util.Set<String> targetMaps() {
+    java.util.Set<String> maps = new java.util.LinkedHashSet<>();
+    for (Element e : elements) {
+      if (EndpointSlots.isShard(e.container())) {
+        maps.add(e.container());
+      }
+    }
+    return maps;
+  }
+
   /**
    * Computes the objects of one service port for the given endpoints.
    *
@@ -249,14 +259,13 @@ public record ServicePortRules(
         rule(chain, "meta l4proto " + proto + " dnat to " + syntax.hostPort(eps.get(0).ip(), eps.get(0).port()));
         return;
       }
-      // One rule picks key offset..offset+N-1 of the protocol's endpoint-targets map (no endpoint chains).
-      int offset = slots.offsetFor(chain, n);
-      String targets = ChainNames.endpointTargets(proto);
+      // One rule picks key offset..offset+N-1 of an endpoint-targets shard (no endpoint chains).
+      EndpointSlots.Slot slot = slots.slotFor(chain, proto, n);
       rule(chain, "meta l4proto " + proto + " dnat " + ip + " addr . port to numgen random mod " + n + " offset "
-          + offset + " map @" + targets);
+          + slot.offset() + " map @" + slot.map());
       for (int i = 0; i < n; i++) {
         Endpoint ep = eps.get(i);
-        elements.add(new Element(targets, true, Integer.toString(offset + i),
+        elements.add(new Element(slot.map(), true, Integer.toString(slot.offset() + i),
             ep.ip() + " . " + ep.port(), null));
       }
     }

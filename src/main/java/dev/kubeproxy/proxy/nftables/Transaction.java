@@ -143,4 +143,14 @@ public final class Transaction {
   public String render(IpFamily family) {
     return render(family, true);
   }
+
+  /** The "nft -f -" input with each command on a line of its own (line N is operation N-1). */
+  public String renderOnePerLine(IpFamily family, boolean objectComments) {
+    String familyAndTable = familyKeyword(family) + " " + TABLE;
+    StringBuilder sb = new StringBuilder(operations.size() * 96);
+    for (Operation op : operations) {
+      renderLine(sb, List.of(op), familyAndTable, objectComments);
+    }
+    return sb.toString();
+  }
 }

@@ -8,14 +8,17 @@
  * {@link dev.kubeproxy.proxy.nftables.Transaction} that renders to nft input. A transaction goes to
  * the kernel ({@link dev.kubeproxy.proxy.nftables.NftCommand}, or for partial syncs the netlink
  * batches of {@link dev.kubeproxy.proxy.nftables.netlink}), to stdout in --dry-run, or to the
- * in-memory {@link dev.kubeproxy.proxy.nftables.FakeNftables} of the tests.
+ * in-memory fake of the tests (FakeNftables, in the test sources).
  *
  * <p>Layout: upstream's table, sets, maps, base chains and per-service chains, with one difference
  * that keeps the behaviour and removes most kernel objects. A service port without ClientIP
  * affinity has no per-endpoint chains: its policy chain ends in one rule
- * {@code dnat ip addr . port to numgen random mod N offset K map @endpoint-targets-tcp}, where keys
- * K..K+N-1 of the protocol's shared map hold the endpoints (same uniform choice as upstream's
- * numgen vmap; a single endpoint is a plain {@code dnat to ip:port}), and hairpin masquerading (an
+ * {@code dnat ip addr . port to numgen random mod N offset K map @endpoint-targets-tcp-S}, where keys
+ * K..K+N-1 of shard S of the protocol's endpoint maps hold the endpoints (same uniform choice as
+ * upstream's numgen vmap; a single endpoint is a plain {@code dnat to ip:port}). A shard serves at
+ * most 64 chains ({@link dev.kubeproxy.proxy.nftables.EndpointSlots}): the kernel walks a map's
+ * bindings for each element added, so one map for every chain made a full load cost elements ×
+ * chains. Hairpin masquerading (an
  * endpoint reaching itself through its service) is done in the {@code masquerading} chain by matching
  * {@code ct status dnat ip saddr . ip daddr . meta l4proto . th dport} against the set
  * {@code hairpin-connections} of {@code ep . ep . proto . port} entries, then marking the packet as

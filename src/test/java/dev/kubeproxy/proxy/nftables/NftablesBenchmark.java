@@ -10,7 +10,6 @@ import dev.kubeproxy.proxy.ProxierSettings;
 import dev.kubeproxy.proxy.ProxyState;
 import dev.kubeproxy.proxy.ServicePort;
 import dev.kubeproxy.proxy.ServicePortName;
-import dev.kubeproxy.proxy.nftables.netlink.NetlinkNftables;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -169,7 +168,7 @@ public final class NftablesBenchmark {
   }
 
   /** Times one kind of one-endpoint change; prints size, event-to-applied time and its split. */
-  private static void changes(NftablesProxier p, TimedNftables nft, NetlinkNftables netlink, Workload model,
+  private static void changes(NftablesProxier p, TimedNftables nft, CountingNetlink netlink, Workload model,
       ChangeKind kind) throws Exception {
     long[] total = new long[CHANGES_PER_KIND];
     long[] kernel = new long[CHANGES_PER_KIND];
@@ -193,7 +192,7 @@ public final class NftablesBenchmark {
     Arrays.sort(agent);
     String path = netlink == null ? "nft -f"
         : "netlink (" + (netlink.batches() - batchesBefore) + " of " + CHANGES_PER_KIND + " changes)";
-    System.out.printf("one endpoint %s via %s: %d commands (%,d bytes as nft text); event to applied median"
+    System.out.printf("target one endpoint %s via %s: %d commands (%,d bytes as nft text); event to applied median"
         + " %.1f ms, max %.1f ms (agent median %.1f ms, kernel/nft median %.1f ms)%n",
         kind.name().toLowerCase(java.util.Locale.ROOT), path, tx.size(), tx.render(IpFamily.IPv4).length(),
         total[CHANGES_PER_KIND / 2] / 1e6, total[CHANGES_PER_KIND - 1] / 1e6, agent[CHANGES_PER_KIND / 2] / 1e6,
@@ -293,9 +292,13 @@ public final class NftablesBenchmark {
       System.gc();
       long t = System.nanoTime();
       p.sync(state);
-      long agent = System.nanoTime() - t - nft.runNanos - nft.listNanos;
+      long fullTotal = System.nanoTime() - t;
+      long agent = fullTotal - nft.runNanos - nft.listNanos;
       System.out.printf("%n== %,d Services x %d endpoints (%,d service chains)%n", services, ENDPOINTS,
           Integer.parseInt(count(inNs, "nft list chains ip | grep -c 'chain service-[A-Z2-7]*-'")));
+      System.out.printf("target full sync %,d x %d, start of sync to kernel answer: %,d ms (kernel via nft -f %,d ms wall,"
+          + " %,d ms CPU; agent %,d ms; load %s)%n", services, ENDPOINTS, fullTotal / 1_000_000, nft.runNanos / 1_000_000,
+          nft.runCpuMillis, (fullTotal - nft.runNanos) / 1_000_000, load());
       System.out.printf("full sync: transaction %,d commands / %,.1f MiB; nft -f %,d ms (%,d ms CPU),"
           + " reading which chains exist %,d ms%n", nft.lastCommands, nft.lastBytes / 1048576.0,
           nft.runNanos / 1_000_000, nft.runCpuMillis, nft.listNanos / 1_000_000);
@@ -308,7 +311,7 @@ public final class NftablesBenchmark {
 
       // One-endpoint changes: from the model update (a new state snapshot) to the kernel's answer,
       // first as the agent runs (netlink for partial syncs), then with nft -f for comparison.
-      NetlinkNftables netlink = NetlinkNftables.open(IpFamily.IPv4, ns);
+      CountingNetlink netlink = CountingNetlink.open(IpFamily.IPv4, ns);
       p.useNetlink(netlink);
       for (int c = 0; c < WARMUP_CHANGES / 3; c++) {
         p.sync(model.change(ChangeKind.values()[c % 3], 1000 + c));
@@ -328,7 +331,7 @@ public final class NftablesBenchmark {
         nft.reset();
         t = System.nanoTime();
         p.sync(model.now(Set.of()));
-        System.out.printf("full resync of the populated table, read back (%s): %,d ms (listing %,d ms, nft -f %,d ms,"
+        System.out.printf("target full resync of the populated table, read back (%s): %,d ms (listing %,d ms, nft -f %,d ms,"
             + " transaction %,d commands)%n", what, (System.nanoTime() - t) / 1_000_000, nft.listNanos / 1_000_000,
             nft.runNanos / 1_000_000, p.lastTransaction().size());
       }
@@ -358,6 +361,14 @@ public final class NftablesBenchmark {
 
   private static String count(CommandRunner runner, String script) throws Exception {
     return runner.run(List.of("sh", "-c", script)).stdout().strip();
+  }
+
+  private static String load() {
+    try {
+      return java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).split(" ")[0];
+    } catch (java.io.IOException e) {
+      return "?";
+    }
   }
 
   private static String nftVersion() {

@@ -54,8 +54,8 @@ class NftablesIncrementalSyncTest {
     assertEquals("""
         flush chain ip kube-proxy service-AXK6CI2C-demo/web/tcp/http
         add rule ip kube-proxy service-AXK6CI2C-demo/web/tcp/http ip daddr 10.96.12.34 tcp dport 80 ip saddr != 10.244.0.0/16 jump mark-for-masquerade
-        add rule ip kube-proxy service-AXK6CI2C-demo/web/tcp/http meta l4proto tcp dnat ip addr . port to numgen random mod 3 offset 0 map @endpoint-targets-tcp
-        add element ip kube-proxy endpoint-targets-tcp { 2 : 10.244.3.3 . 8080 }
+        add rule ip kube-proxy service-AXK6CI2C-demo/web/tcp/http meta l4proto tcp dnat ip addr . port to numgen random mod 3 offset 0 map @endpoint-targets-tcp-0
+        add element ip kube-proxy endpoint-targets-tcp-0 { 2 : 10.244.3.3 . 8080 }
         add element ip kube-proxy hairpin-connections { 10.244.3.3 . 10.244.3.3 . tcp . 8080 }
         """, lastTx());
     assertEquals(2, fake.appliedTransactions().size());
@@ -68,7 +68,7 @@ class NftablesIncrementalSyncTest {
     m.endpoints(web, ready("10.244.1.5", 8080, true));
     proxier.sync(m.state());
     assertEquals("""
-        delete element ip kube-proxy endpoint-targets-tcp { 0 , 1 }
+        delete element ip kube-proxy endpoint-targets-tcp-0 { 0 , 1 }
         delete element ip kube-proxy hairpin-connections { 10.244.2.7 . 10.244.2.7 . tcp . 8080 }
         flush chain ip kube-proxy service-AXK6CI2C-demo/web/tcp/http
         add rule ip kube-proxy service-AXK6CI2C-demo/web/tcp/http ip daddr 10.96.12.34 tcp dport 80 ip saddr != 10.244.0.0/16 jump mark-for-masquerade
@@ -84,7 +84,7 @@ class NftablesIncrementalSyncTest {
     proxier.sync(m.state());
     assertEquals("""
         delete element ip kube-proxy service-ips { 10.96.12.34 . tcp . 80 : goto service-AXK6CI2C-demo/web/tcp/http }
-        delete element ip kube-proxy endpoint-targets-tcp { 0 , 1 }
+        delete element ip kube-proxy endpoint-targets-tcp-0 { 0 , 1 }
         delete element ip kube-proxy hairpin-connections { 10.244.1.5 . 10.244.1.5 . tcp . 8080 , 10.244.2.7 . 10.244.2.7 . tcp . 8080 }
         add element ip kube-proxy no-endpoint-services { 10.96.12.34 . tcp . 80 comment "demo/web:http" : goto reject-chain }
         flush chain ip kube-proxy service-AXK6CI2C-demo/web/tcp/http
@@ -117,7 +117,7 @@ class NftablesIncrementalSyncTest {
     assertEquals("""
         delete element ip kube-proxy cluster-ips { 10.96.12.34 }
         delete element ip kube-proxy service-ips { 10.96.12.34 . tcp . 80 }
-        delete element ip kube-proxy endpoint-targets-tcp { 0 , 1 }
+        delete element ip kube-proxy endpoint-targets-tcp-0 { 0 , 1 }
         delete element ip kube-proxy hairpin-connections { 10.244.1.5 . 10.244.1.5 . tcp . 8080 , 10.244.2.7 . 10.244.2.7 . tcp . 8080 }
         flush chain ip kube-proxy service-AXK6CI2C-demo/web/tcp/http
         """, lastTx());
@@ -294,29 +294,32 @@ class NftablesIncrementalSyncTest {
   }
 
   /**
-   * Offsets in the endpoint-targets maps depend on history; replaces each "numgen … offset K map
-   * @endpoint-targets-…" by the endpoints it picks from, and drops the maps' own elements (offsets
-   * are unique across the maps).
+   * Shards and offsets in the endpoint-targets maps depend on history; replaces each "numgen …
+   * offset K map @endpoint-targets-…" by the endpoints it picks from, and drops the shards (which
+   * shards exist, and their elements) from the dump.
    */
   static String withResolvedEndpointMap(String dump) {
     String[] lines = dump.split("\n");
-    Map<String, String> targets = new java.util.HashMap<>();
-    boolean inTargets = false;
+    Map<String, String> targets = new java.util.HashMap<>(); // "map key" to the endpoint
+    String map = null;
     for (String line : lines) {
       if (!line.startsWith("  ")) {
-        inTargets = line.startsWith("map endpoint-targets");
-      } else if (inTargets && line.startsWith("  element ")) {
+        map = line.startsWith("map endpoint-targets") ? line.split(" ")[1] : null;
+      } else if (map != null && line.startsWith("  element ")) {
         String[] kv = line.substring("  element ".length()).split(" : ", 2);
-        targets.put(kv[0], kv[1]);
+        targets.put(map + " " + kv[0], kv[1]);
       }
     }
     java.util.regex.Pattern rule =
-        java.util.regex.Pattern.compile("numgen random mod (\\d+) offset (\\d+) map @endpoint-targets-[a-z]+");
+        java.util.regex.Pattern.compile("numgen random mod (\\d+) offset (\\d+) map @(endpoint-targets-[a-z]+-\\d+)");
     StringBuilder out = new StringBuilder();
     for (String line : lines) {
       if (!line.startsWith("  ")) {
-        inTargets = line.startsWith("map endpoint-targets");
-      } else if (inTargets) {
+        map = line.startsWith("map endpoint-targets") ? line : null;
+        if (map != null) {
+          continue;
+        }
+      } else if (map != null) {
         continue;
       }
       java.util.regex.Matcher r = rule.matcher(line);
@@ -325,7 +328,7 @@ class NftablesIncrementalSyncTest {
         int k = Integer.parseInt(r.group(2));
         List<String> eps = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-          eps.add(targets.get(Integer.toString(k + i)));
+          eps.add(targets.get(r.group(3) + " " + (k + i)));
         }
         line = line.substring(0, r.start()) + "numgen random mod " + n + " picks " + eps + line.substring(r.end());
       }

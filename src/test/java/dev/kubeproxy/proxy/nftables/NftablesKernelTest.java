@@ -86,7 +86,7 @@ class NftablesKernelTest {
     assertTrue(p.sync(m.state()).full());
     String table = list("table ip kube-proxy");
     assertTrue(table.contains("chain service-AXK6CI2C-demo/web/tcp/http {"), table);
-    assertTrue(table.contains("meta l4proto tcp dnat ip to numgen random mod 2 map @endpoint-targets-tcp"), table);
+    assertTrue(table.contains("meta l4proto tcp dnat ip to numgen random mod 2 map @endpoint-targets-tcp-0"), table);
     assertTrue(table.contains("elements = { 0 : 10.244.1.5 . 8080, 1 : 10.244.2.7 . 8080 }"), table);
     assertTrue(table.contains("type nat hook prerouting priority dstnat; policy accept;"), table);
     assertTrue(table.contains("10.96.12.34 . tcp . 80 : goto service-AXK6CI2C-demo/web/tcp/http"), table);
@@ -105,7 +105,7 @@ class NftablesKernelTest {
     m.remove(spn("demo", "sticky", "p"));
     assertFalse(p.sync(m.state()).full());
     table = list("table ip kube-proxy");
-    assertTrue(table.contains("dnat ip to numgen random mod 3 map @endpoint-targets-tcp"), table);
+    assertTrue(table.contains("dnat ip to numgen random mod 3 map @endpoint-targets-tcp-0"), table);
     assertTrue(table.contains("elements = { 0 : 10.244.1.5 . 8080, 1 : 10.244.2.7 . 8080,")
         && table.contains("2 : 10.244.3.3 . 8080 }"), table);
     assertFalse(table.contains("set affinity-"), table);
@@ -148,7 +148,7 @@ class NftablesKernelTest {
     m.serviceCIDRs = List.of("fd00:10:96::/112");
     p.sync(m.state());
     String table = list("table ip6 kube-proxy");
-    assertTrue(table.contains("dnat ip6 to numgen random mod 2 map @endpoint-targets-tcp"), table);
+    assertTrue(table.contains("dnat ip6 to numgen random mod 2 map @endpoint-targets-tcp-0"), table);
     assertTrue(table.contains("elements = { 0 : fd00:10:244::5 . 8080, 1 : fd00:10:244::6 . 8080 }"), table);
     assertTrue(table.contains("ip6 daddr fd00:10:96::/112 drop"), table);
     m.endpoints(web, ready("fd00:10:244::5", 8080, true));
@@ -233,5 +233,48 @@ class NftablesKernelTest {
     clock.advance(Duration.ofSeconds(31));
     assertTrue(p.sync(m.state()).full());
     assertEquals("", p.lastTransaction().render(IpFamily.IPv4), "nothing differs: nothing is sent");
+  }
+
+  /**
+   * One Service whose objects the kernel refuses (an affinity timeout nft cannot hold) fails the
+   * full sync; the proxier finds it (nft --check, one command a line), leaves it out with a log line
+   * and programs everything else, and takes it in again once it changes.
+   */
+  @Test
+  void aServiceTheKernelRefusesIsLeftOutAndEveryOtherIsProgrammed() throws Exception {
+    NftablesProxier p = proxier(settings(IpFamily.IPv4));
+    ServicePortName bad = spn("demo", "bad", "p");
+    Model m = example().put(svc(bad, "10.96.0.77", 80).affinity(Integer.MAX_VALUE), ready("10.244.1.77", 80, true));
+    assertTrue(p.sync(m.state()).full());
+    String table = list("table ip kube-proxy");
+    assertTrue(table.contains("10.96.12.34 . tcp . 80 : goto service-AXK6CI2C-demo/web/tcp/http"), table);
+    assertFalse(table.contains("10.96.0.77"), "the refused service is left out: " + table);
+    assertEquals(1, metrics.syncFailures.get(), "the refused attempt counts as a failed sync");
+    assertEquals(List.of(bad), p.takeRefusedServicePorts(), "handed to the proxier for its event, once");
+    assertEquals(List.of(), p.takeRefusedServicePorts());
+
+    m.put(svc(bad, "10.96.0.77", 80).affinity(600), ready("10.244.1.77", 80, true));
+    assertFalse(p.sync(m.state()).full(), "once changed it is tried again, in a partial sync");
+    assertTrue(list("table ip kube-proxy").contains("10.96.0.77"));
+  }
+
+  /** A table written by the earlier layout (one endpoint map per protocol) is taken over at start. */
+  @Test
+  void theEarlierLayoutsEndpointMapGoesAtStart() throws Exception {
+    String old = String.join("\n",
+        "add table ip kube-proxy",
+        "add map ip kube-proxy endpoint-targets-tcp { typeof numgen random mod 1 : ip daddr . tcp dport ; }",
+        "add chain ip kube-proxy " + ChainNames.serviceChain(web),
+        "add rule ip kube-proxy " + ChainNames.serviceChain(web)
+            + " meta l4proto tcp dnat ip addr . port to numgen random mod 2 offset 0 map @endpoint-targets-tcp",
+        "add element ip kube-proxy endpoint-targets-tcp { 0 : 10.244.9.1 . 80 , 1 : 10.244.9.2 . 80 }", "");
+    CommandRunner.Result r = inNs.run(List.of("nft", "-f", "-"), old);
+    assertTrue(r.ok(), r.stderr());
+    NftablesProxier p = proxier(settings(IpFamily.IPv4));
+    assertTrue(p.sync(example().state()).full());
+    String table = list("table ip kube-proxy");
+    assertFalse(table.contains("map endpoint-targets-tcp {"), table);
+    assertFalse(table.contains("10.244.9.1"), table);
+    assertTrue(table.contains("map @endpoint-targets-tcp-0"), table);
   }
 }

@@ -14,7 +14,7 @@ import java.util.function.Consumer;
 
 /**
  * Turns a transaction into one nfnetlink batch (atomic, as "nft -f" is): one message per
- * command, each asking for an acknowledgement. Writes what partial syncs send: regular chains
+ * command; errors are always answered, and only the last command asks for an acknowledgement. Writes what partial syncs send: regular chains
  * added, flushed and deleted, rules appended, elements of the shared sets and maps added and
  * deleted, sets deleted. Anything else (tables, base chains, set declarations, other rule shapes)
  * is {@link Unsupported}.
@@ -43,6 +43,8 @@ final class BatchEncoder {
   private final int nfproto;
   private final RuleCompiler rules;
   private final ElementCodec elements;
+  /** Whether the message being written asks for an acknowledgement (the batch's last command). */
+  private boolean ack;
 
   BatchEncoder(IpFamily family) {
     this.nfproto = Values.nfproto(family);
@@ -54,8 +56,10 @@ final class BatchEncoder {
     MessageWriter w = new MessageWriter();
     int seq = firstSequence - 1;
     w.endMessage(w.beginMessage(BATCH_BEGIN, NLM_F_REQUEST, seq++, 0, NFNL_SUBSYS_NFTABLES));
-    for (Transaction.Operation op : tx.operations()) {
-      command(w, op, seq++);
+    List<Transaction.Operation> ops = tx.operations();
+    for (int i = 0; i < ops.size(); i++) {
+      ack = i == ops.size() - 1;
+      command(w, ops.get(i), seq++);
     }
     w.endMessage(w.beginMessage(BATCH_END, NLM_F_REQUEST, seq, 0, NFNL_SUBSYS_NFTABLES));
     return new Batch(w.toBytes(), firstSequence, tx.operations());
@@ -142,7 +146,8 @@ final class BatchEncoder {
   }
 
   private int message(MessageWriter w, int type, int flags, int seq) {
-    return w.beginMessage(NFNL_SUBSYS_NFTABLES << 8 | type, NLM_F_REQUEST | NLM_F_ACK | flags, seq, nfproto, 0);
+    return w.beginMessage(NFNL_SUBSYS_NFTABLES << 8 | type, NLM_F_REQUEST | (ack ? NLM_F_ACK : 0) | flags, seq,
+        nfproto, 0);
   }
 
   /** A comment as nft stores it in user data: type 0 (comment), length, the text with its NUL. */

@@ -18,31 +18,42 @@ import java.util.Set;
  * spends most of a small transaction's time reading every chain of the table back (about 40 ms
  * at 10,000 Services). Only what {@link BatchEncoder} writes goes this way; everything else, and
  * every transaction above {@link #MAX_BATCH_BYTES}, is left to nft. The batch is atomic, like nft's.
- * Not thread-safe: one instance per family, used by that family's proxier under its lock.
+ *
+ * <p>Answers: the kernel handles a batch within the send call and always reports errors; only the
+ * last command asks for an acknowledgement, so a batch of thousands of commands gets one answer
+ * instead of thousands (which overran the receive buffer: ENOBUFS, kubernetes-style bursts of
+ * ~1,000 Services). A lost answer fails that sync only (the next one is a full sync); it never
+ * switches the path off. Not thread-safe: one instance per family, used by that family's proxier
+ * under its lock.
  */
-public final class NetlinkNftables implements AutoCloseable {
-  /** Below the default socket send buffer; larger transactions go through nft. */
-  static final int MAX_BATCH_BYTES = 128 * 1024;
+public final class NetlinkNftables implements NetlinkPath, AutoCloseable {
+  /** The largest batch sent in one datagram (the socket's send buffer is sized for it); larger ones go through nft. */
+  static final int MAX_BATCH_BYTES = 8 << 20;
+  private static final int RECEIVE_BUFFER_BYTES = 1 << 20;
+  /** The kernel answers within the send call; waiting longer only guards against a lost answer. */
+  private static final java.time.Duration ANSWER_TIMEOUT = java.time.Duration.ofSeconds(2);
   private static final int NFNL_SUBSYS_NFTABLES = 10;
   private static final int GETGEN = 16;
   private static final int NLM_F_REQUEST = 1;
   /** errno values that mean the kernel did not understand a message: an encoding fault here. */
   private static final Set<Integer> PROTOCOL_ERRORS = Set.of(22, 34, 71, 90, 93, 95, 97);
   private static final int ENOENT = 2;
+  private static final java.time.Duration PROTOCOL_ERROR_BACKOFF = java.time.Duration.ofMinutes(5);
 
   private final IpFamily family;
   private final NetlinkSocket socket;
   private final BatchEncoder encoder;
   private final byte[] receiveBuffer = new byte[64 * 1024];
   private int nextSequence = (int) (System.currentTimeMillis() / 1000);
-  private boolean disabled;
-  private long batches;
-  private long nanos;
+  /** System.nanoTime() before which every transaction goes through nft (after a protocol error). */
+  private long disabledUntil = Long.MIN_VALUE;
 
-  private NetlinkNftables(IpFamily family, NetlinkSocket socket) {
+  private NetlinkNftables(IpFamily family, NetlinkSocket socket) throws IOException {
     this.family = family;
     this.socket = socket;
     this.encoder = new BatchEncoder(family);
+    socket.bufferSizes(MAX_BATCH_BYTES + (64 << 10), RECEIVE_BUFFER_BYTES);
+    socket.receiveTimeout(ANSWER_TIMEOUT);
   }
 
   /**
@@ -53,7 +64,13 @@ public final class NetlinkNftables implements AutoCloseable {
    */
   public static NetlinkNftables open(IpFamily family, String netns) {
     try {
-      return new NetlinkNftables(family, NetlinkSocket.open(LibC.load(), LibC.NETLINK_NETFILTER, netns));
+      NetlinkSocket socket = NetlinkSocket.open(LibC.load(), LibC.NETLINK_NETFILTER, netns);
+      try {
+        return new NetlinkNftables(family, socket);
+      } catch (IOException e) {
+        socket.close();
+        throw e;
+      }
     } catch (IOException | LinkageError | RuntimeException e) {
       Log.info("nftables: no netlink socket to nf_tables; every transaction goes through nft", "family", family,
           "err", e.toString());
@@ -67,8 +84,9 @@ public final class NetlinkNftables implements AutoCloseable {
    * @return false when it could not (nothing was sent): the caller runs nft instead
    * @throws NftablesException the kernel refused it; nothing of it was applied
    */
+  @Override
   public boolean tryRun(Transaction tx) throws NftablesException {
-    if (disabled || tx.isEmpty()) {
+    if (disabled() || tx.isEmpty()) {
       return false;
     }
     BatchEncoder.Batch batch;
@@ -81,39 +99,40 @@ public final class NetlinkNftables implements AutoCloseable {
       return false;
     }
     nextSequence += tx.size() + 2;
-    long start = System.nanoTime();
     try {
       socket.send(batch.bytes());
-      awaitAcknowledgements(batch);
+      awaitAnswers(batch);
     } catch (IOException e) {
-      disabled = true;
-      Log.error("nftables: netlink transaction failed without an answer; using nft from now on", "family", family,
-          "err", e.getMessage());
+      socket.drain(receiveBuffer); // whatever is still queued belongs to this batch
+      Log.error("nftables: no complete answer to a netlink transaction; the next sync is a full one", "family",
+          family, "commands", tx.size(), "err", e.getMessage());
       throw new NftablesException("netlink: " + e.getMessage(), e);
     }
-    batches++;
-    nanos += System.nanoTime() - start;
     return true;
   }
 
-  /** Reads one answer per command; on an error, reads what else is queued, then reports the first. */
-  private void awaitAcknowledgements(BatchEncoder.Batch batch) throws IOException, NftablesException {
-    int expected = batch.commands().size();
-    int answered = 0;
+  /**
+   * Reads the answers: the acknowledgement of the last command, or errors (then everything else
+   * queued, and the first error is reported). Answers to earlier batches are skipped by sequence.
+   */
+  private void awaitAnswers(BatchEncoder.Batch batch) throws IOException, NftablesException {
+    int first = batch.firstSequence() - 1; // the batch-begin message
+    int last = batch.firstSequence() + batch.commands().size() - 1;
     NetlinkMessage firstError = null;
-    while (answered < expected) {
+    boolean acknowledged = false;
+    while (!acknowledged) {
       int length = socket.receive(receiveBuffer, firstError == null);
       if (length < 0) {
         break; // after an error: the kernel sent all it will
       }
       for (NetlinkMessage m : NetlinkMessage.parse(receiveBuffer, length)) {
-        int index = m.sequence() - batch.firstSequence();
-        if (m.type() != NetlinkMessage.NLMSG_ERROR || index < -1 || index > expected) {
-          continue; // not an answer to this batch (-1: the batch as a whole)
+        if (m.type() != NetlinkMessage.NLMSG_ERROR || m.sequence() < first || m.sequence() > last + 1) {
+          continue;
         }
-        answered++;
-        if (m.errno() != 0 && firstError == null) {
-          firstError = m;
+        if (m.errno() != 0) {
+          firstError = firstError == null ? m : firstError;
+        } else if (m.sequence() == last && firstError == null) {
+          acknowledged = true;
         }
       }
     }
@@ -133,9 +152,11 @@ public final class NetlinkNftables implements AutoCloseable {
     String text = "netlink: Error: Could not process rule: " + socket.errorText(errno)
         + (command == null ? " (the batch as a whole)" : "\nfailing command: " + command);
     if (PROTOCOL_ERRORS.contains(errno)) {
-      disabled = true;
-      Log.error("nftables: the kernel did not accept a netlink message written here; using nft from now on",
-          "family", family, "err", text);
+      // Perhaps an encoding fault here, perhaps a value the kernel refuses: nft takes every
+      // transaction for a while, then netlink is tried again.
+      disabledUntil = System.nanoTime() + PROTOCOL_ERROR_BACKOFF.toNanos();
+      Log.error("nftables: the kernel did not accept a netlink message written here; using nft for a while",
+          "family", family, "backoff", PROTOCOL_ERROR_BACKOFF, "err", text);
     }
     return new NftablesException(text, command, errno == ENOENT);
   }
@@ -144,6 +165,7 @@ public final class NetlinkNftables implements AutoCloseable {
    * nf_tables' generation number in this namespace (NFT_MSG_GETGEN), which every commit by anyone
    * moves on by one.
    */
+  @Override
   public long generation() throws IOException {
     MessageWriter w = new MessageWriter();
     int seq = nextSequence++;
@@ -170,19 +192,9 @@ public final class NetlinkNftables implements AutoCloseable {
     }
   }
 
-  /** Batches applied over netlink so far. */
-  public long batches() {
-    return batches;
-  }
-
-  /** Time spent sending them and waiting for the kernel's answers. */
-  public long nanos() {
-    return nanos;
-  }
-
-  /** Whether a protocol-level failure has switched this path off for good. */
+  /** Whether a recent protocol-level failure has switched this path off for now. */
   public boolean disabled() {
-    return disabled;
+    return disabledUntil != Long.MIN_VALUE && System.nanoTime() - disabledUntil < 0;
   }
 
   @Override

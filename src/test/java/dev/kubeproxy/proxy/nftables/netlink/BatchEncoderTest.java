@@ -45,11 +45,11 @@ class BatchEncoderTest {
   @Test
   void aPartialSyncIsOneBatchWithAnAcknowledgedMessagePerCommand() throws Exception {
     Transaction tx = new Transaction()
-        .delete(new Element("endpoint-targets-tcp", true, "7", null, null))
+        .delete(new Element("endpoint-targets-tcp-0", true, "7", null, null))
         .flush(Chain.regular(CHAIN))
         .add(new Rule(CHAIN, "ip daddr 10.96.12.34 tcp dport 80 ip saddr != 10.244.0.0/16 jump mark-for-masquerade"))
-        .add(new Rule(CHAIN, "meta l4proto tcp dnat ip addr . port to numgen random mod 2 offset 6 map @endpoint-targets-tcp"))
-        .add(new Element("endpoint-targets-tcp", true, "6", "10.244.1.5 . 8080", null))
+        .add(new Rule(CHAIN, "meta l4proto tcp dnat ip addr . port to numgen random mod 2 offset 6 map @endpoint-targets-tcp-0"))
+        .add(new Element("endpoint-targets-tcp-0", true, "6", "10.244.1.5 . 8080", null))
         .add(Element.ofMap("no-endpoint-services", List.of("10.96.0.9", "udp", "53"), "goto reject-chain", "demo/dns"))
         .delete(Chain.regular("service-OLD"));
     BatchEncoder.Batch batch = v4.encode(tx, 100);
@@ -61,7 +61,7 @@ class BatchEncoderTest {
     for (int i = 0; i < tx.size(); i++) {
       int[] m = messages.get(i + 1);
       assertEquals(10 << 8 | types[i], m[0], "command " + i);
-      assertEquals(0x4, m[1] & 0x4, "command " + i + " asks for an acknowledgement");
+      assertEquals(i == tx.size() - 1 ? 0x4 : 0, m[1] & 0x4, "only the last command asks for an acknowledgement");
       assertEquals(100 + i, m[2], "sequence numbers follow the commands");
     }
     assertEquals(0x400 | 0x800, messages.get(3)[1] & 0xc00, "rules are appended");
@@ -78,7 +78,7 @@ class BatchEncoderTest {
         new Transaction().flush(NftSet.of("cluster-ips", "ipv4_addr", null)),
         new Transaction().add(Element.ofSet("affinity-X", "10.0.0.1")),
         new Transaction().add(Element.ofSet("cluster-ips", "fd00::1")),
-        new Transaction().add(new Element("endpoint-targets-tcp", true, "1", null, null)));
+        new Transaction().add(new Element("endpoint-targets-tcp-0", true, "1", null, null)));
     for (Transaction tx : nftOnly) {
       String text = tx.render(IpFamily.IPv4);
       assertThrows(Unsupported.class, () -> v4.encode(tx, 1), text);
@@ -115,7 +115,7 @@ class BatchEncoderTest {
       "fib saddr type local goto service-X",
       "iifname \"cbr0\" goto service-X",
       "meta l4proto udp dnat to 10.244.1.5:53",
-      "meta l4proto sctp dnat ip addr . port to numgen random mod 3 map @endpoint-targets-sctp",
+      "meta l4proto sctp dnat ip addr . port to numgen random mod 3 map @endpoint-targets-sctp-0",
       "drop"})
   void ruleShapesOfTheGrammarCompile(String rule) throws Exception {
     assertTrue(!new RuleCompiler(IpFamily.IPv4).compile(rule).isEmpty());

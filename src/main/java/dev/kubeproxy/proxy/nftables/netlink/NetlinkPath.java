@@ -1,0 +1,20 @@
+package dev.kubeproxy.proxy.nftables.netlink;
+
+import dev.kubeproxy.proxy.nftables.NftablesException;
+import dev.kubeproxy.proxy.nftables.Transaction;
+import java.io.IOException;
+
+/** The proxier's way to nf_tables over netlink ({@link NetlinkNftables}); tests wrap it to count and time. */
+public interface NetlinkPath {
+
+  /**
+   * Applies the transaction over netlink when every command of it can be written that way.
+   *
+   * @return false when it could not (nothing was sent): the caller runs nft instead
+   * @throws NftablesException the kernel refused it, or its answer was lost; nothing of it may be assumed applied
+   */
+  boolean tryRun(Transaction tx) throws NftablesException;
+
+  /** nf_tables' generation number in this namespace, which every commit by anyone moves on by one. */
+  long generation() throws IOException;
+}

@@ -1,0 +1,58 @@
+package dev.kubeproxy.proxy.nftables;
+
+import dev.kubeproxy.proxy.IpFamily;
+import dev.kubeproxy.proxy.nftables.netlink.NetlinkNftables;
+import dev.kubeproxy.proxy.nftables.netlink.NetlinkPath;
+import java.io.IOException;
+
+/** The netlink path, counting the batches it applied and the time spent on them (tests and the benchmark). */
+final class CountingNetlink implements NetlinkPath, AutoCloseable {
+  final NetlinkNftables delegate;
+  private long batches;
+  private long nanos;
+
+  private CountingNetlink(NetlinkNftables delegate) {
+    this.delegate = delegate;
+  }
+
+  /** A counting socket in the namespace, or null when none can be opened (as NetlinkNftables.open). */
+  static CountingNetlink open(IpFamily family, String netns) {
+    NetlinkNftables n = NetlinkNftables.open(family, netns);
+    return n == null ? null : new CountingNetlink(n);
+  }
+
+  @Override
+  public boolean tryRun(Transaction tx) throws NftablesException {
+    long start = System.nanoTime();
+    boolean sent = delegate.tryRun(tx);
+    if (sent) {
+      batches++;
+      nanos += System.nanoTime() - start;
+    }
+    return sent;
+  }
+
+  @Override
+  public long generation() throws IOException {
+    return delegate.generation();
+  }
+
+  /** Batches applied over netlink so far. */
+  long batches() {
+    return batches;
+  }
+
+  /** Time spent encoding and sending them and waiting for the kernel's answers. */
+  long nanos() {
+    return nanos;
+  }
+
+  boolean disabled() {
+    return delegate.disabled();
+  }
+
+  @Override
+  public void close() {
+    delegate.close();
+  }
+}
