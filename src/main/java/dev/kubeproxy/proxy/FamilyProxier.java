@@ -271,7 +271,7 @@ public final class FamilyProxier {
           "the kernel refused the " + family + " rules of port " + port.port() + "; it is left out until the Service"
               + " or its endpoints change (see kube-proxy's log)"));
     } catch (RuntimeException e) {
-      LOG.log(Level.WARNING, "Could not record event FailedToProgramService for " + port + ": " + e.getMessage());
+      Log.warn("Could not record event FailedToProgramService", "servicePort", port, "err", e.getMessage());
     }
   }
 
