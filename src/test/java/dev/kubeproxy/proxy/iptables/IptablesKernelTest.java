@@ -156,6 +156,61 @@ class IptablesKernelTest {
     assertFalse(save(IptablesBackend.LEGACY, IpFamily.IPv6, "filter").contains("KUBE-"));
   }
 
+  /**
+   * Issue 15 item 2: a name crafted to end the rule line and add its own (here with the DROP
+   * rule that blocked every new connection) stays inside its comment: the restore loads, no rule
+   * of the name's making exists, and the comment keeps the name's text with the line break replaced.
+   */
+  @ParameterizedTest
+  @EnumSource(IptablesBackend.class)
+  void namesCannotInjectRules(IptablesBackend backend) throws Exception {
+    IptablesProxier proxier = proxier(IpFamily.IPv4, backend);
+    ServicePortName hostile = spn("demo", "inj\"\n-A KUBE-SERVICES -s 192.0.2.99/32 -m comment --comment PWNED -j DROP\n#",
+        "p\\\"x y", "TCP");
+    proxier.sync(state()
+        .add(svc(hostile, "10.96.7.7", 80).nodePort(30777), ready("10.244.1.7", 8080, false))
+        .add(svc(WEB, "10.96.12.34", 80), ready("10.244.1.5", 8080, true)).build());
+    for (String table : List.of("nat", "filter")) {
+      String dump = save(backend, IpFamily.IPv4, table);
+      for (String line : dump.split("\n")) {
+        assertFalse(line.startsWith("-A KUBE-SERVICES -s 192.0.2.99/32"), "injected rule in " + table + ": " + line);
+        assertFalse(line.contains("PWNED") && !line.contains("inj"), "injected rule in " + table + ": " + line);
+      }
+    }
+    String nat = save(backend, IpFamily.IPv4, "nat");
+    assertTrue(nat.contains("-d 10.96.7.7/32 -p tcp -m comment --comment \"demo/inj\\\"?-A KUBE-SERVICES -s 192.0.2.99/32"
+        + " -m comment --comment PWNED -j DROP?#:p\\\\\\\"x y cluster IP\""), nat);
+    assertTrue(nat.contains("-d 10.96.12.34/32 -p tcp -m comment --comment \"demo/web:http cluster IP\""), nat);
+  }
+
+  /**
+   * Issue 15 item 1 (iptables side): the longest names an API server accepts (namespace 63, name
+   * 63, port name 15) load in both families, every comment included.
+   */
+  @ParameterizedTest
+  @EnumSource(IpFamily.class)
+  void maximalValidNamesLoad(IpFamily family) throws Exception {
+    IptablesProxier proxier = proxier(family, IptablesBackend.LEGACY);
+    boolean v4 = family == IpFamily.IPv4;
+    String namespace = "n" + "s".repeat(61) + "1";
+    String name = "s" + "v".repeat(61) + "c";
+    ServicePortName longest = spn(namespace, name, "p".repeat(14) + "1", "TCP");
+    ServicePortName local = spn(namespace, "l" + "o".repeat(61) + "c", "q".repeat(15), "UDP");
+    proxier.sync(state()
+        .add(svc(longest, v4 ? "10.96.8.8" : "fd00:10:96::88", 80).nodePort(30888)
+                .lb(v4 ? "203.0.113.8" : "2001:db8::8").sourceRange(v4 ? "198.51.100.0/24" : "2001:db8:1::/64"),
+            ready(v4 ? "10.244.1.8" : "fd00:10:244::8", 8080, true), ready(v4 ? "10.244.2.8" : "fd00:10:244::9", 8080, false))
+        .add(svc(local, v4 ? "10.96.8.9" : "fd00:10:96::89", 53).nodePort(30889).etpLocal(30890),
+            ready(v4 ? "10.244.1.9" : "fd00:10:244::a", 53, false))
+        .build());
+    String nat = save(IptablesBackend.LEGACY, family, "nat");
+    String spn = namespace + "/" + name + ":" + "p".repeat(14) + "1";
+    assertTrue(nat.contains("--comment \"masquerade traffic for " + spn + " external destinations\""), nat);
+    assertTrue(nat.contains("--comment \"" + spn + " loadbalancer IP\""), nat);
+    assertTrue(save(IptablesBackend.LEGACY, family, "filter").contains(namespace + "/l" + "o".repeat(61) + "c:"
+        + "q".repeat(15) + " has no local endpoints"));
+  }
+
   @Test
   void backendChoiceFollowsTheRulesOnTheNode() throws Exception {
     assertEquals(IptablesBackend.LEGACY, BackendSelector.detect(ns.runner), "empty node: legacy works here");
