@@ -58,6 +58,7 @@ public final class FamilyProxier {
   private boolean topologyChanged;
   private long successfulSyncs;
   private long failedSyncs;
+  private long monitorTimer = -1;
 
   /**
    * @param mode          "iptables" or "nftables": picks the runner's maxInterval (§8.3)
@@ -143,10 +144,22 @@ public final class FamilyProxier {
     publishHealth(HealthUpdate.Type.UPDATED);
     metrics.setLastQueuedTimestamp(clock.instant());
     runner.start();
+    // Repairs rules flushed by something else within one syncPeriod, also when nothing changes.
+    monitorTimer = vertx.setPeriodic(syncPeriod.toMillis(), id -> vertx.executeBlocking(backend::rulesDisturbed, false)
+        .onSuccess(disturbed -> {
+          if (disturbed) {
+            requestSync();
+          }
+        })
+        .onFailure(e -> LOG.log(Level.WARNING, "Checking the " + family + " rules failed: " + e)));
   }
 
   public void stop() {
     runner.stop();
+    if (monitorTimer >= 0) {
+      vertx.cancelTimer(monitorTimer);
+      monitorTimer = -1;
+    }
   }
 
   /** Sync(): mark the update queued and ask the runner for a run (coalesced, rate-limited). */

@@ -84,6 +84,16 @@ class ProxierVerticleTest {
     @Override
     public void cleanup() {}
 
+    /** Answers the periodic check once with true after disturb(). */
+    final AtomicBoolean disturbed = new AtomicBoolean();
+    final AtomicInteger checks = new AtomicInteger();
+
+    @Override
+    public boolean rulesDisturbed() {
+      checks.incrementAndGet();
+      return disturbed.getAndSet(false);
+    }
+
     ProxyState last() {
       return states.get(states.size() - 1);
     }
@@ -232,6 +242,25 @@ class ProxierVerticleTest {
     await("service health", () -> !serviceHealth.isEmpty());
     await("metrics", () -> metrics.lastSync != null && !metrics.syncDurations.isEmpty());
     assertEquals(Map.of("internal", 1, "external", 2), metrics.noLocal);
+  }
+
+  /** Issue 15 item 3: the backend's rules are checked every syncPeriod while idle; a disturbance brings a sync. */
+  @Test
+  void disturbedRulesAreResyncedWhileIdle() throws Exception {
+    FakeBackend v4 = new FakeBackend(IpFamily.IPv4);
+    deploy("iptables", false, v4);
+    upsertService(service("demo", "web", "10.96.0.10", port("http", 80, "TCP")));
+    upsertSlice(webSlice("web-1", "IPv4", "10.244.0.5", "node-a"));
+    synced(ClusterEvent.Kind.SERVICE);
+    synced(ClusterEvent.Kind.ENDPOINT_SLICE);
+    await("first sync", () -> v4.states.size() == 1);
+    await("checked while idle", () -> v4.checks.get() >= 2);
+    assertEquals(1, v4.states.size(), "an undisturbed check syncs nothing");
+    long start = System.nanoTime();
+    v4.disturbed.set(true);
+    await("resync after a disturbance", () -> v4.states.size() == 2);
+    assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(5));
+    assertEquals(java.util.Set.of(), v4.last().changedServices(), "nothing changed in the model");
   }
 
   @Test

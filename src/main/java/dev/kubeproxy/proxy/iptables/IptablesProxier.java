@@ -37,6 +37,7 @@ public class IptablesProxier implements ProxyBackend {
   private final Sysctls sysctls;
   private final Supplier<List<String>> interfaceAddresses;
   private final RulesetGenerator generator = new RulesetGenerator();
+  private final RulesMonitor monitor = new RulesMonitor();
   private final ProxyMetrics metrics = ProxyMetrics.global();
   private final boolean localhostNodePorts;
 
@@ -148,7 +149,7 @@ public class IptablesProxier implements ProxyBackend {
   }
 
   @Override
-  public SyncResult sync(ProxyState state) throws SyncException {
+  public synchronized SyncResult sync(ProxyState state) throws SyncException {
     long start = System.nanoTime();
     if (settings.dryRun()) {
       return dryRun(state);
@@ -220,6 +221,7 @@ public class IptablesProxier implements ProxyBackend {
       }
       lastNodeLabels = Map.copyOf(labels);
       appliedChains = ruleset.activeNatChains();
+      monitor.applied(ruleset.payload());
       metrics.setIptablesRulesTotal("filter", ruleset.filterRules());
       metrics.setIptablesRulesLast("filter", ruleset.filterRules());
       metrics.setIptablesRulesTotal("nat", ruleset.natRulesTotal());
@@ -418,7 +420,29 @@ public class IptablesProxier implements ProxyBackend {
   }
 
   @Override
-  public void cleanup() throws SyncException {
+  public synchronized boolean rulesDisturbed() {
+    if (settings.dryRun() || !monitor.armed()) {
+      return false;
+    }
+    try {
+      String problem = monitor.check(tool());
+      if (problem == null) {
+        return false;
+      }
+      LOG.log(System.Logger.Level.WARNING, "iptables rules were changed by something else (" + problem
+          + "); forcing a full resync");
+      needFullSync = true;
+      monitor.reset();
+      return true;
+    } catch (IOException e) {
+      LOG.log(System.Logger.Level.WARNING, "Could not read the " + settings.family() + " iptables rules back to"
+          + " check them (will retry in one syncPeriod): " + e.getMessage());
+      return false;
+    }
+  }
+
+  @Override
+  public synchronized void cleanup() throws SyncException {
     boolean ok = true;
     for (IptablesBackend backend : IptablesBackend.values()) {
       ok &= IptablesCleanup.cleanup(new IptablesTool(runner, settings.family(), backend));
@@ -426,6 +450,7 @@ public class IptablesProxier implements ProxyBackend {
     needFullSync = true;
     appliedChains = Set.of();
     canariesCreated = false;
+    monitor.reset();
     if (!ok) {
       throw new SyncException("iptables cleanup for " + settings.family() + " did not remove everything; see the"
           + " errors logged above");

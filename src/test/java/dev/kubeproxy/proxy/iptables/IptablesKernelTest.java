@@ -19,7 +19,9 @@ import dev.kubeproxy.proxy.ServicePortName;
 import dev.kubeproxy.proxy.SyncResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -154,6 +156,50 @@ class IptablesKernelTest {
     proxier.cleanup();
     assertFalse(save(IptablesBackend.LEGACY, IpFamily.IPv6, "nat").contains("KUBE-"));
     assertFalse(save(IptablesBackend.LEGACY, IpFamily.IPv6, "filter").contains("KUBE-"));
+  }
+
+  /**
+   * Issue 15 item 3: what other programs do to the tables while nothing changes (a flush of nat or
+   * filter, a flush and delete of every chain, a deleted canary, one top-level chain flushed) is
+   * seen by the periodic check, and the full sync it asks for restores exactly the rules of before.
+   */
+  @ParameterizedTest
+  @EnumSource(IptablesBackend.class)
+  void externalFlushesAreSeenAndRepaired(IptablesBackend backend) throws Exception {
+    IptablesProxier proxier = proxier(IpFamily.IPv4, backend);
+    proxier.sync(twoServices("10.244.2.7").build());
+    assertFalse(proxier.sync(twoServices("10.244.2.7").changed(WEB).build()).full());
+    String ipt = "iptables-" + backend.suffix();
+    Map<String, String> before = new HashMap<>();
+    for (String table : List.of("nat", "filter", "mangle")) {
+      before.put(table, withoutCounters(save(backend, IpFamily.IPv4, table)));
+    }
+    assertFalse(proxier.rulesDisturbed(), "nothing changed yet");
+    List<String> disturbances = List.of(
+        "-t nat -F",
+        "-t filter -F",
+        "-F; -X",
+        "-t nat -F; -t nat -X",
+        "-t mangle -X KUBE-PROXY-CANARY",
+        "-t filter -X KUBE-PROXY-CANARY",
+        "-t nat -F KUBE-SERVICES",
+        "-t nat -D PREROUTING -m comment --comment kubernetes\\ service\\ portals -j KUBE-SERVICES",
+        "-t filter -F KUBE-FORWARD");
+    for (String args : disturbances) {
+      for (String command : args.split("; ")) {
+        List<String> argv = new java.util.ArrayList<>(List.of(ipt));
+        for (String arg : command.split("(?<!\\\\) ")) {
+          argv.add(arg.replace("\\ ", " "));
+        }
+        ns.out(argv.toArray(String[]::new));
+      }
+      assertTrue(proxier.rulesDisturbed(), "seen: " + args);
+      assertTrue(proxier.sync(twoServices("10.244.2.7").build()).full(), "repaired by a full sync: " + args);
+      for (String table : List.of("nat", "filter", "mangle")) {
+        assertEquals(before.get(table), withoutCounters(save(backend, IpFamily.IPv4, table)), table + " after " + args);
+      }
+      assertFalse(proxier.rulesDisturbed(), "repaired: " + args);
+    }
   }
 
   /**
