@@ -9,6 +9,7 @@ import dev.kubeproxy.proxy.IpFamily;
 import dev.kubeproxy.proxy.ProxierSettings;
 import dev.kubeproxy.proxy.ProxyBackend;
 import dev.kubeproxy.proxy.ProxyState;
+import dev.kubeproxy.proxy.ServicePortName;
 import dev.kubeproxy.proxy.SyncResult;
 import java.io.IOException;
 import java.time.Duration;
@@ -38,12 +39,17 @@ public class IptablesProxier implements ProxyBackend {
   private final Supplier<List<String>> interfaceAddresses;
   private final RulesetGenerator generator = new RulesetGenerator();
   private final RulesMonitor monitor = new RulesMonitor();
+  private final RefusedServices refused = new RefusedServices();
+  /** A bound on the restores one sync may try while it leaves refused Services out. */
+  static final int MAX_REFUSED_PER_SYNC = 8;
   private final ProxyMetrics metrics = ProxyMetrics.global();
   private final boolean localhostNodePorts;
 
   private IptablesTool tool;
   private Boolean conntrackTcpLiberal;
   private boolean needFullSync = true;
+  /** Whether the last restore tried was a full one (only a full one's refusal is blamed on a Service). */
+  private boolean lastAttemptFull;
   private boolean canariesCreated;
   private Map<String, String> lastNodeLabels;
   /** Service chains of the last applied ruleset: any of them not active any more is deleted. */
@@ -148,8 +154,44 @@ public class IptablesProxier implements ProxyBackend {
     return conntrackTcpLiberal;
   }
 
+  /**
+   * Syncs; a failed partial sync is retried at once as a full one. When iptables-restore refuses,
+   * in a full sync, a line that one Service's rules hold, that Service is left
+   * out (logged with the line) and the others are synced again at once, up to
+   * {@link #MAX_REFUSED_PER_SYNC} Services per sync. A left-out Service is tried again once its
+   * ports or endpoints change.
+   */
   @Override
   public synchronized SyncResult sync(ProxyState state) throws SyncException {
+    ProxyState effective = refused.filter(state);
+    for (int attempt = 0; ; attempt++) {
+      try {
+        return syncOnce(effective);
+      } catch (SyncException e) {
+        if (!(e.getCause() instanceof IptablesTool.RestoreException) || attempt >= MAX_REFUSED_PER_SYNC) {
+          throw e;
+        }
+        if (!lastAttemptFull) {
+          // A partial restore can fail for reasons outside its own lines (a chain deleted behind our back):
+          // blame nobody, retry at once as a full sync.
+          continue;
+        }
+        ServicePortName culprit = lastRuleset == null ? null
+            : lastRuleset.serviceAtLine(((IptablesTool.RestoreException) e.getCause()).lineNumber());
+        if (culprit == null) {
+          throw e;
+        }
+        IptablesTool.RestoreException re = (IptablesTool.RestoreException) e.getCause();
+        LOG.log(System.Logger.Level.ERROR, "iptables-restore refused the rules of Service " + culprit.service()
+            + " (port " + culprit + "); leaving that Service out and programming every other one; it is tried"
+            + " again when it changes. Refused line: " + re.failingLine());
+        refused.add(state, culprit.service());
+        effective = refused.filter(state);
+      }
+    }
+  }
+
+  private SyncResult syncOnce(ProxyState state) throws SyncException {
     long start = System.nanoTime();
     if (settings.dryRun()) {
       return dryRun(state);
@@ -167,11 +209,13 @@ public class IptablesProxier implements ProxyBackend {
       full = true;
     }
     boolean tryPartial = !full;
+    lastAttemptFull = full;
     try {
       if (!full && canariesCreated && canaryMissing(t)) {
         LOG.log(System.Logger.Level.WARNING, "iptables canary " + KUBE_PROXY_CANARY + " was deleted (tables"
             + " flushed by something else); forcing a full resync");
         full = true;
+        lastAttemptFull = true;
       }
       Set<String> known = new HashSet<>(appliedChains);
       if (full) {

@@ -107,26 +107,29 @@ class IptablesKernelTest {
     assertTrue(nat.contains(":KUBE-SVC-2KKYJRIGYGQNRODB "), "unchanged service's chain stays: " + nat);
     assertFalse(proxier.lastRuleset().payload().contains(":KUBE-SVC-2KKYJRIGYGQNRODB"));
 
-    // A restore the kernel rejects: the sync fails naming the line, the previous rules stay.
-    String natBefore = withoutCounters(save(backend, IpFamily.IPv4, "nat"));
+    // A Service whose rules the kernel refuses (issue 15 item 5): that Service is left out, named with
+    // the refused line, and every other Service is programmed by an immediate full sync.
     double failuresBefore = metric("kubeproxy_sync_proxy_rules_iptables_restore_failures_total");
     double partialFailuresBefore = metric("kubeproxy_sync_proxy_rules_iptables_partial_restore_failures_total");
-    SyncException failure = assertThrows(SyncException.class, () -> proxier.sync(state()
+    Fixtures.StateBuilder refusedDns = state()
         .add(svc(WEB, "10.96.12.34", 80), ready("10.244.1.5", 8080, true), ready("10.244.3.8", 8080, false))
-        .add(svc(DNS, "10.96.0.300", 53), ready("10.244.2.9", 53, false)).changed(DNS).build()));
-    assertTrue(failure.getMessage().contains("10.96.0.300"), failure.getMessage());
-    IptablesTool.RestoreException cause = (IptablesTool.RestoreException) failure.getCause();
-    assertTrue(cause.failingLine().startsWith("-A KUBE-SERVICES ") && cause.failingLine().contains("-d 10.96.0.300 "),
-        "the failing input line is named: " + cause.failingLine());
-    assertEquals(cause.failingLine(), IptablesTool.lineOf(proxier.lastRuleset().payload(), cause.lineNumber()));
-    assertTrue(proxier.needsFullSync());
-    assertEquals(failuresBefore + 1, metric("kubeproxy_sync_proxy_rules_iptables_restore_failures_total"));
+        .add(svc(DNS, "10.96.0.300", 53), ready("10.244.2.9", 53, false));
+    SyncResult survived = proxier.sync(refusedDns.changed(DNS).build());
+    assertTrue(survived.full(), "the sync without the refused Service is a full one");
+    nat = save(backend, IpFamily.IPv4, "nat");
+    assertFalse(nat.contains("kube-system/dns"), nat);
+    assertTrue(nat.contains("-d 10.96.12.34/32 -p tcp -m comment --comment \"demo/web:http cluster IP\""), nat);
+    assertFalse(proxier.lastRuleset().payload().contains("10.96.0.300"));
+    // The partial restore failed, then a full one (only a full sync's refusal is blamed on a Service).
+    assertEquals(failuresBefore + 2, metric("kubeproxy_sync_proxy_rules_iptables_restore_failures_total"));
     assertEquals(partialFailuresBefore + 1,
         metric("kubeproxy_sync_proxy_rules_iptables_partial_restore_failures_total"));
-    assertEquals(natBefore, withoutCounters(save(backend, IpFamily.IPv4, "nat")));
-
-    // The sync after a failure is a full one.
-    assertTrue(proxier.sync(twoServices("10.244.3.8").build()).full());
+    // Unchanged, it stays out without another refusal; changed, it is tried again and programmed.
+    assertFalse(proxier.sync(refusedDns.build()).full());
+    assertEquals(failuresBefore + 2, metric("kubeproxy_sync_proxy_rules_iptables_restore_failures_total"));
+    proxier.sync(twoServices("10.244.3.8").changed(DNS).changed(WEB).build());
+    assertTrue(save(backend, IpFamily.IPv4, "nat").contains("\"kube-system/dns:dns cluster IP\""));
+    assertEquals(failuresBefore + 2, metric("kubeproxy_sync_proxy_rules_iptables_restore_failures_total"));
     assertFalse(proxier.sync(twoServices("10.244.3.8").build()).full());
 
     // Something deletes the mangle canary: the next sync is a full one.
