@@ -110,7 +110,11 @@ class BadObjectsKernelTest {
     if (source.equals("manifests")) {
       Path dir = Files.createDirectory(tmp.resolve("manifests"));
       Files.writeString(dir.resolve("good.yaml"), GOOD);
-      Files.writeString(dir.resolve("bad.yaml"), String.join("---\n", badObjects(true)));
+      // One file each: a file that does not parse must not hide the others.
+      List<String> bad = badObjects(true);
+      for (int i = 0; i < bad.size(); i++) {
+        Files.writeString(dir.resolve("bad-" + i + ".yaml"), bad.get(i));
+      }
       manifestsDir = dir.toString();
     } else {
       api = new TestApiServer(vertx);
