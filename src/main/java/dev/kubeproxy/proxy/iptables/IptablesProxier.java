@@ -50,6 +50,8 @@ public class IptablesProxier implements ProxyBackend {
   private boolean needFullSync = true;
   /** Whether the last restore tried was a full one (only a full one's refusal is blamed on a Service). */
   private boolean lastAttemptFull;
+  /** Whether the last restore tried was the generated ruleset (not the jump rules' or canaries' input). */
+  private boolean restoreOfRuleset;
   private boolean canariesCreated;
   private Map<String, String> lastNodeLabels;
   /** Service chains of the last applied ruleset: any of them not active any more is deleted. */
@@ -176,7 +178,7 @@ public class IptablesProxier implements ProxyBackend {
           // blame nobody, retry at once as a full sync.
           continue;
         }
-        ServicePortName culprit = lastRuleset == null ? null
+        ServicePortName culprit = !restoreOfRuleset || lastRuleset == null ? null
             : lastRuleset.serviceAtLine(((IptablesTool.RestoreException) e.getCause()).lineNumber());
         if (culprit == null) {
           throw e;
@@ -193,6 +195,7 @@ public class IptablesProxier implements ProxyBackend {
 
   private SyncResult syncOnce(ProxyState state) throws SyncException {
     long start = System.nanoTime();
+    restoreOfRuleset = false;
     if (settings.dryRun()) {
       return dryRun(state);
     }
@@ -251,6 +254,7 @@ public class IptablesProxier implements ProxyBackend {
       lastRuleset = ruleset;
       long generateCpu = THREADS.getCurrentThreadCpuTime() - generateCpuStart;
       long restoreStart = System.nanoTime();
+      restoreOfRuleset = true;
       t.restore(ruleset.payload(), null);
       long end = System.nanoTime();
       lastTimings = new SyncTimings(restoreStart - generateStart, generateCpu, end - restoreStart,
