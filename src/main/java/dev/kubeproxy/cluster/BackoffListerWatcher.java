@@ -1,6 +1,7 @@
 package dev.kubeproxy.cluster;
 
 import dev.kubeproxy.logging.Log;
+import com.google.gson.JsonElement;
 import com.google.gson.reflect.TypeToken;
 import io.kubernetes.client.common.KubernetesListObject;
 import io.kubernetes.client.common.KubernetesObject;
@@ -15,7 +16,9 @@ import io.kubernetes.client.util.Watchable;
 /**
  * The list and watch calls of one informer, with client-go's reflector backoff between failed
  * lists (0.8 s doubling up to 30 s; client-java alone would relist every second) and one log line
- * per failure that names the API server and the cause.
+ * per failure that names the API server and the cause. Items are decoded one by one
+ * ({@link ItemDecoder}): one that does not fit its model is left out and reported, never failing
+ * the list or the watch.
  */
 final class BackoffListerWatcher<T extends KubernetesObject, L extends KubernetesListObject>
     implements ListerWatcher<T, L> {
@@ -27,11 +30,14 @@ final class BackoffListerWatcher<T extends KubernetesObject, L extends Kubernete
   private final CallGenerator calls;
   private final Class<T> type;
   private final Class<L> listType;
+  private final ItemDecoder<T> decoder;
   private long nextBackoffMs;
   private volatile boolean stopped;
 
-  BackoffListerWatcher(ApiClient client, String what, CallGenerator calls, Class<T> type, Class<L> listType) {
+  BackoffListerWatcher(ApiClient client, String what, CallGenerator calls, Class<T> type, Class<L> listType,
+      ItemDecoder.Reporter undecodable) {
     this.client = client;
+    this.decoder = new ItemDecoder<>(client.getJSON().getGson(), type, undecodable);
     this.what = what;
     this.calls = calls;
     this.type = type;
@@ -51,7 +57,7 @@ final class BackoffListerWatcher<T extends KubernetesObject, L extends Kubernete
       throw new ApiException("informer stopped");
     }
     try {
-      L result = client.<L>execute(calls.generate(params), listType).getData();
+      L result = listItemWise(calls.generate(params));
       if (nextBackoffMs > 0) {
         Log.info("Listed " + what + " again", "server", client.getBasePath());
       }
@@ -71,14 +77,30 @@ final class BackoffListerWatcher<T extends KubernetesObject, L extends Kubernete
   @Override
   public Watchable<T> watch(CallGeneratorParams params) throws ApiException {
     try {
-      return Watch.createWatch(client, calls.generate(params),
-          TypeToken.getParameterized(Watch.Response.class, type).getType());
+      Watch<JsonElement> raw = Watch.createWatch(client, calls.generate(params),
+          TypeToken.getParameterized(Watch.Response.class, JsonElement.class).getType());
+      return new ItemWiseWatch<>(raw, decoder);
     } catch (ApiException | RuntimeException e) {
       if (stopped) {
         throw e;
       }
       Log.warn("Failed to watch " + what + "; relisting", "err", ApiClients.describe(client.getBasePath(), e));
       throw e;
+    }
+  }
+
+  private L listItemWise(okhttp3.Call call) throws ApiException {
+    try (okhttp3.Response response = call.execute()) {
+      okhttp3.ResponseBody body = response.body();
+      if (!response.isSuccessful()) {
+        throw new ApiException(response.code(), response.headers().toMultimap(), body == null ? null : body.string());
+      }
+      if (body == null) {
+        throw new ApiException("empty list answer");
+      }
+      return decoder.list(body.charStream(), listType);
+    } catch (java.io.IOException e) {
+      throw new ApiException(e);
     }
   }
 

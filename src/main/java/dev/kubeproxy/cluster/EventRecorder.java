@@ -20,6 +20,8 @@ import java.time.ZoneOffset;
  */
 public final class EventRecorder {
 
+  private static final java.util.regex.Pattern SAFE_NAME = java.util.regex.Pattern.compile("[a-z0-9]([-a-z0-9.]*[a-z0-9])?");
+
   private final Vertx vertx;
   private final ApiClient client;
   private final String nodeName;
@@ -37,15 +39,22 @@ public final class EventRecorder {
   EventsV1Event toEvent(EventRequest r) {
     String namespace = r.regardsNode() ? "default" : r.serviceNamespace();
     String regardingName = r.regardsNode() ? nodeName : r.serviceName();
+    // An event about an invalid object cannot borrow its name or namespace when those are the invalid part.
+    if (!SAFE_NAME.matcher(namespace).matches() || namespace.length() > 63) {
+      namespace = "default";
+    }
+    String eventPrefix = SAFE_NAME.matcher(regardingName).matches() && regardingName.length() <= 200
+        ? regardingName : "invalid-object";
     V1ObjectReference regarding = r.regardsNode()
         ? new V1ObjectReference().kind("Node").name(nodeName).uid(nodeName).namespace("")
-        : new V1ObjectReference().kind("Service").apiVersion("v1").namespace(r.serviceNamespace())
+        : new V1ObjectReference().kind(r.regardingKind())
+            .apiVersion("EndpointSlice".equals(r.regardingKind()) ? "discovery.k8s.io/v1" : "v1").namespace(r.serviceNamespace())
             .name(r.serviceName()).uid(r.serviceNamespace() + "/" + r.serviceName());
     OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
     return new EventsV1Event()
         .apiVersion("events.k8s.io/v1").kind("Event")
         .metadata(new V1ObjectMeta().namespace(namespace)
-            .name(regardingName + "." + Long.toHexString(System.currentTimeMillis() * 1_000_000L + System.nanoTime() % 1_000_000L)))
+            .name(eventPrefix + "." + Long.toHexString(System.currentTimeMillis() * 1_000_000L + System.nanoTime() % 1_000_000L)))
         .eventTime(now)
         .reportingController("kube-proxy")
         .reportingInstance(instance)
@@ -58,7 +67,7 @@ public final class EventRecorder {
 
   /** Records the event; the future completes when the API accepted it (or it was only logged). */
   public Future<Void> record(EventRequest r) {
-    String about = r.regardsNode() ? "Node " + nodeName : "Service " + r.serviceNamespace() + "/" + r.serviceName();
+    String about = r.regardsNode() ? "Node " + nodeName : r.regardingKind() + " " + r.serviceNamespace() + "/" + r.serviceName();
     Log.info("Event occurred", "object", about, "type", r.type(), "reason", r.reason(), "action", r.action(),
         "note", r.note());
     if (client == null) {

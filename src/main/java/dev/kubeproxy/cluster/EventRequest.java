@@ -9,16 +9,23 @@ package dev.kubeproxy.cluster;
  * @param reason           the machine-readable reason
  * @param action           what kube-proxy was doing
  * @param note             the human-readable text (may be empty)
- * @param serviceNamespace namespace of the Service the event is about, or null for this node
- * @param serviceName      name of that Service, or null for this node
+ * @param serviceNamespace namespace of the object the event is about, or null for this node
+ * @param serviceName      name of that object, or null for this node
+ * @param regardingKind    "Service" or "EndpointSlice" (the object's kind); ignored for node events
  */
 public record EventRequest(String type, String reason, String action, String note,
-                           String serviceNamespace, String serviceName) {
+                           String serviceNamespace, String serviceName, String regardingKind) {
   public static final String NORMAL = "Normal";
   public static final String WARNING = "Warning";
 
   public EventRequest {
     note = note == null ? "" : note;
+    regardingKind = regardingKind == null ? "Service" : regardingKind;
+  }
+
+  public EventRequest(String type, String reason, String action, String note, String serviceNamespace,
+                      String serviceName) {
+    this(type, reason, action, note, serviceNamespace, serviceName, "Service");
   }
 
   /** An event regarding this node. */
@@ -66,5 +73,13 @@ public record EventRequest(String type, String reason, String action, String not
   public static EventRequest incorrectIpVersion(String namespace, String name, String ip, String action) {
     return onService(namespace, name, WARNING, "KubeProxyIncorrectIPVersion", action,
         ip + " in endpointslice has incorrect IP version");
+  }
+
+  /**
+   * A Service or EndpointSlice that an API server would have rejected (from --manifests, or
+   * undecodable in a list or watch): it is not programmed. The note names the field.
+   */
+  public static EventRequest invalidObject(String kind, String namespace, String name, String note) {
+    return new EventRequest(WARNING, "FailedValidation", "Validate", note, namespace, name, kind);
   }
 }

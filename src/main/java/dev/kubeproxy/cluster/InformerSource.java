@@ -139,7 +139,8 @@ final class InformerSource {
 
   private <T extends KubernetesObject, L extends KubernetesListObject> void register(
       SharedInformerFactory f, Kind kind, String what, CallGenerator calls, Class<T> type, Class<L> listType, long resync) {
-    BackoffListerWatcher<T, L> lw = new BackoffListerWatcher<>(client, what, calls, type, listType);
+    BackoffListerWatcher<T, L> lw = new BackoffListerWatcher<>(client, what, calls, type, listType,
+        (namespace, name, problem) -> sink.undecodable(kind, namespace, name, problem));
     listerWatchers.add(lw);
     SharedIndexInformer<T> informer = f.sharedIndexInformerFor(lw, type, resync, (cls, error) -> {
       // BackoffListerWatcher already logged list and watch failures with the server and cause.

@@ -25,8 +25,9 @@ import java.util.Map;
 /**
  * Reads the cluster objects kube-proxy uses from one YAML or JSON file: several YAML documents
  * (or concatenated JSON objects) per file, and "kind: List" documents. Other kinds are skipped
- * with a log line. A syntax or schema error fails the whole file with its position, so the
- * caller can keep the file's last good content.
+ * with a log line. A syntax error fails the whole file with its position, so the caller can keep
+ * the file's last good content; an object that does not match its schema (e.g. {@code port: "eighty"})
+ * is left out and handed to the caller's {@link BadObject}, and the file's other objects still count.
  */
 final class ManifestReader {
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
@@ -48,6 +49,11 @@ final class ManifestReader {
     }
   }
 
+  /** Told about each object left out because it does not decode into its model. */
+  interface BadObject {
+    void report(String kind, String namespace, String name, String problem);
+  }
+
   private ManifestReader() {}
 
   static boolean isManifest(Path file) {
@@ -56,6 +62,12 @@ final class ManifestReader {
   }
 
   static List<KubernetesObject> read(Path file) throws ManifestException {
+    return read(file, (kind, namespace, name, problem) -> {
+      throw new IllegalArgumentException(problem);
+    });
+  }
+
+  static List<KubernetesObject> read(Path file, BadObject bad) throws ManifestException {
     ObjectMapper mapper = file.getFileName().toString().endsWith(".json") ? JSON_MAPPER : YAML;
     List<KubernetesObject> out = new ArrayList<>();
     try (MappingIterator<JsonNode> docs = mapper.readerFor(JsonNode.class).readValues(Files.newBufferedReader(file))) {
@@ -68,7 +80,7 @@ final class ManifestReader {
         if (doc == null || doc.isNull() || doc.isMissingNode() || (doc.isObject() && doc.isEmpty())) {
           continue;
         }
-        addDocument(file, start, index, doc, out);
+        addDocument(file, start, index, doc, out, bad);
       }
     } catch (JsonProcessingException e) {
       JsonLocation at = e.getLocation();
@@ -85,7 +97,8 @@ final class ManifestReader {
     return out;
   }
 
-  private static void addDocument(Path file, JsonLocation at, int index, JsonNode doc, List<KubernetesObject> out)
+  private static void addDocument(Path file, JsonLocation at, int index, JsonNode doc, List<KubernetesObject> out,
+      BadObject bad)
       throws ManifestException {
     long line = at.getLineNr();
     long col = at.getColumnNr();
@@ -99,7 +112,7 @@ final class ManifestReader {
     }
     if (kind.equals("List")) {
       for (JsonNode item : doc.path("items")) {
-        addDocument(file, at, index, item, out);
+        addDocument(file, at, index, item, out, bad);
       }
       return;
     }
@@ -117,8 +130,10 @@ final class ManifestReader {
     try {
       object = MODEL_JSON.deserialize(doc.toString(), model);
     } catch (RuntimeException e) {
-      throw new ManifestException(file, line, col, kind + " " + name + " does not match the " + apiVersion
-          + " schema: " + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()));
+      bad.report(kind, doc.path("metadata").path("namespace").asText(""), name, file + ":" + line + ":" + col + ": "
+          + kind + " does not match the " + apiVersion + " schema: "
+          + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()));
+      return;
     }
     out.add(object);
   }

@@ -132,7 +132,14 @@ final class ManifestSource {
     goodFiles.keySet().retainAll(files);
     for (Path f : files) {
       try {
-        goodFiles.put(f, ManifestReader.read(f));
+        goodFiles.put(f, ManifestReader.read(f, (kind, namespace, name, problem) -> sink.undecodable(
+            switch (kind) {
+              case "Service" -> Kind.SERVICE;
+              case "EndpointSlice" -> Kind.ENDPOINT_SLICE;
+              case "Node" -> Kind.NODE;
+              default -> Kind.SERVICE_CIDR;
+            },
+            namespace.isEmpty() ? "default" : namespace, name, problem)));
       } catch (ManifestReader.ManifestException e) {
         Log.error(goodFiles.containsKey(f) ? "Skipping a bad manifest file; its last good content stays in effect"
             : "Skipping a bad manifest file", "err", e.getMessage());

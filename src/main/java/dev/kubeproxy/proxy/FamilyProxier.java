@@ -1,10 +1,10 @@
 package dev.kubeproxy.proxy;
 
+import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.EventBusAddresses;
 import dev.kubeproxy.cluster.EventRequest;
 import dev.kubeproxy.health.HealthUpdate;
 import dev.kubeproxy.health.ServiceHealthState;
-import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.proxy.conntrack.ConntrackReconciler;
 import io.kubernetes.client.openapi.models.V1EndpointSlice;
@@ -58,6 +58,8 @@ public final class FamilyProxier {
   private boolean topologyChanged;
   private long successfulSyncs;
   private long failedSyncs;
+  private long monitorTimer = -1;
+  private final Set<ServicePortName> loggedOrphans = new HashSet<>();
 
   /**
    * @param mode          "iptables" or "nftables": picks the runner's maxInterval (§8.3)
@@ -145,10 +147,22 @@ public final class FamilyProxier {
     publishHealth(HealthUpdate.Type.UPDATED);
     metrics.setLastQueuedTimestamp(family.name(), clock.instant());
     runner.start();
+    // Repairs rules flushed by something else within one syncPeriod, also when nothing changes.
+    monitorTimer = vertx.setPeriodic(syncPeriod.toMillis(), id -> vertx.executeBlocking(backend::rulesDisturbed, false)
+        .onSuccess(disturbed -> {
+          if (disturbed) {
+            requestSync();
+          }
+        })
+        .onFailure(e -> Log.warn("Checking the rules failed", "ipFamily", family, "err", e.toString())));
   }
 
   public void stop() {
     runner.stop();
+    if (monitorTimer >= 0) {
+      vertx.cancelTimer(monitorTimer);
+      monitorTimer = -1;
+    }
   }
 
   /** Sync(): mark the update queued and ask the runner for a run (coalesced, rate-limited). */
@@ -191,7 +205,9 @@ public final class FamilyProxier {
         // Zone hints may select other endpoints for any service: every service counts as changed.
         snapshot.keySet().forEach(spn -> changed.add(spn.service()));
       }
-      ProxyState state = new ProxyState(snapshot, endpoints.snapshot(), Set.copyOf(changed), labels, cidrs,
+      Map<ServicePortName, List<Endpoint>> endpointSnapshot = endpoints.snapshot();
+      logOrphansOnce(snapshot, endpointSnapshot, changed);
+      ProxyState state = new ProxyState(snapshot, endpointSnapshot, Set.copyOf(changed), labels, cidrs,
           endpointsUpdate.triggerTimes());
       SyncResult result;
       try {
@@ -235,6 +251,27 @@ public final class FamilyProxier {
       runner.retryAfter(syncPeriod);
       return Future.succeededFuture();
     });
+  }
+
+  /**
+   * Endpoints of a service port that no Service (of this family) has: an EndpointSlice without its
+   * Service, or with a port name the Service lacks. Not proxied; logged at -v=2 once per port.
+   * Runs on the sync worker, one sync at a time.
+   */
+  private void logOrphansOnce(Map<ServicePortName, ServicePort> services, Map<ServicePortName, List<Endpoint>> eps,
+      Set<NamespacedName> changed) {
+    for (ServicePortName spn : eps.keySet()) {
+      if (!changed.contains(spn.service())) {
+        continue;
+      }
+      if (services.containsKey(spn)) {
+        loggedOrphans.remove(spn);
+      } else if (loggedOrphans.add(spn)) {
+        Log.v(2).info("Skipping endpoints without a matching service port", "servicePort", spn.toString(),
+            "protocol", spn.protocol(), "ipFamily", family.toString());
+      }
+    }
+    loggedOrphans.removeIf(spn -> changed.contains(spn.service()) && !eps.containsKey(spn));
   }
 
   private void afterSuccess(

@@ -31,6 +31,16 @@ public interface ProxyBackend {
     return java.util.List.of();
   }
 
+  /**
+   * A cheap look at the kernel, made every syncPeriod even while nothing changes (upstream's canary
+   * monitor): whether something else removed or flushed this backend's rules since its last sync.
+   * When it answers true, the backend's next sync is a full one that repairs them. May run while a
+   * sync runs on another worker; a backend that checks nothing answers false.
+   */
+  default boolean rulesDisturbed() {
+    return false;
+  }
+
   /** Removes every table, chain and rule this backend creates. Harmless when there are none. */
   void cleanup() throws SyncException;
 

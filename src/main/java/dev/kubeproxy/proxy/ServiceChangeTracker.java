@@ -1,5 +1,6 @@
 package dev.kubeproxy.proxy;
 
+import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import io.kubernetes.client.openapi.models.V1Service;
 import java.util.HashMap;
@@ -19,6 +20,8 @@ public final class ServiceChangeTracker {
   private final boolean loadBalancerIPModeGate;
   private final ProxyMetrics metrics;
   private final Map<NamespacedName, Change> pending = new LinkedHashMap<>();
+  /** Services whose skip was logged, with the reason (logged again only when it changes). */
+  private final Map<NamespacedName, String> loggedSkips = new HashMap<>();
 
   public ServiceChangeTracker(IpFamily family, boolean loadBalancerIPModeGate, ProxyMetrics metrics) {
     this.family = family;
@@ -46,6 +49,7 @@ public final class ServiceChangeTracker {
     Map<ServicePortName, ServicePort> previous =
         change != null ? change.previous() : ServicePorts.of(old, family, loadBalancerIPModeGate);
     Map<ServicePortName, ServicePort> now = ServicePorts.of(current, family, loadBalancerIPModeGate);
+    logSkipOnce(name, current);
     if (previous.equals(now)) {
       pending.remove(name);
     } else {
@@ -53,6 +57,15 @@ public final class ServiceChangeTracker {
     }
     metrics.setServiceChangesPending(pending.size());
     return !pending.isEmpty();
+  }
+
+  /** What is skipped of a Service, logged at -v=2 once per Service and reason, as upstream does. */
+  private void logSkipOnce(NamespacedName name, V1Service current) {
+    String reason = current == null ? null : ServicePorts.skipReason(current, family);
+    String before = reason == null ? loggedSkips.remove(name) : loggedSkips.put(name, reason);
+    if (reason != null && !reason.equals(before)) {
+      Log.v(2).info("Skipping service", "service", name.toString(), "ipFamily", family.toString(), "reason", reason);
+    }
   }
 
   public int pendingCount() {

@@ -163,6 +163,36 @@ public final class ServicePorts {
     return Collections.unmodifiableMap(out);
   }
 
+  /**
+   * Why a Service yields no ports of this family, or why some of its ports are dropped, for the
+   * -v=2 line upstream writes once (headless, ExternalName, no cluster IP of the family, a
+   * duplicate port name and protocol); null when nothing is skipped silently.
+   */
+  public static String skipReason(V1Service service, IpFamily family) {
+    if (service == null || service.getSpec() == null || service.getMetadata() == null) {
+      return null;
+    }
+    V1ServiceSpec spec = service.getSpec();
+    String ip = spec.getClusterIP();
+    if (ip == null || ip.isEmpty() || ip.equals("None")) {
+      return "headless (clusterIP " + (ip == null || ip.isEmpty() ? "unset" : ip) + "): no proxying";
+    }
+    if ("ExternalName".equals(spec.getType())) {
+      return "type ExternalName: no proxying";
+    }
+    if (clusterIPOfFamily(spec, family) == null) {
+      return "no " + family + " cluster IP (ipFamilies " + nonNull(spec.getIpFamilies()) + "): not proxied by the "
+          + family + " proxier";
+    }
+    java.util.Set<String> seen = new java.util.HashSet<>();
+    for (V1ServicePort p : nonNull(spec.getPorts())) {
+      if (p != null && !seen.add(nullToEmpty(p.getName()) + "/" + (p.getProtocol() == null ? "TCP" : p.getProtocol()))) {
+        return "duplicate port name \"" + nullToEmpty(p.getName()) + "\": only the last such port is proxied";
+      }
+    }
+    return null;
+  }
+
   /** GetClusterIPByFamily: the spec's cluster IP of this family, raw text, or null. */
   static String clusterIPOfFamily(V1ServiceSpec spec, IpFamily family) {
     List<String> families = nonNull(spec.getIpFamilies());

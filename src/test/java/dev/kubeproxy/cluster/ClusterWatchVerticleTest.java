@@ -63,6 +63,59 @@ class ClusterWatchVerticleTest {
     return Fixtures.options(api.writeKubeconfig(tmp).toString(), "node-1");
   }
 
+  /** A Service whose port is the string "eighty": client-java's Gson cannot decode it (NumberFormatException). */
+  private static io.vertx.core.json.JsonObject eighty(String name) {
+    return new io.vertx.core.json.JsonObject("{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"metadata\":{\"namespace\":"
+        + "\"default\",\"name\":\"" + name + "\"},\"spec\":{\"clusterIP\":\"10.96.0.80\",\"ports\":[{\"port\":\"eighty\"}]}}");
+  }
+
+  /**
+   * Issue 15 item 5: items that do not decode, in the initial list and in the watch, are left out
+   * and reported; the list, the watch and every other object go on. Objects that decode but are
+   * invalid (port 70000) are left out too, each with a FailedValidation event naming the field.
+   */
+  @Test
+  void badItemsNeitherFailTheListNorTheWatch() throws Exception {
+    List<EventRequest> reports = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+    vertx.eventBus().<EventRequest>consumer(dev.kubeproxy.EventBusAddresses.EVENTS, m -> reports.add(m.body()));
+    api.upsert(Fixtures.service("default", "web", "10.96.0.10", null));
+    api.upsert(eighty("eighty"));
+    V1Service big = Fixtures.service("default", "big", "10.96.0.11", null);
+    big.getSpec().getPorts().get(0).port(70000);
+    api.upsert(big);
+    api.upsert(Fixtures.slice("default", "web", "web-abc", 2, "node-1"));
+    io.kubernetes.client.openapi.models.V1EndpointSlice badSlice = Fixtures.slice("default", "web", "web-bad", 1, "node-1");
+    badSlice.getPorts().get(0).port(70000);
+    api.upsert(badSlice);
+
+    deploy(options());
+    await("synced", WAIT, () -> bus.synced.containsAll(Set.of(Kind.SERVICE, Kind.ENDPOINT_SLICE)));
+    assertEquals(Set.of("default/web"), bus.keysAtSync.get(Kind.SERVICE));
+    assertEquals(Set.of("default/web-abc"), bus.keysAtSync.get(Kind.ENDPOINT_SLICE));
+    await("three reports", WAIT, () -> reports.stream().filter(r -> r.reason().equals("FailedValidation")).count() == 3);
+    assertTrue(reports.stream().anyMatch(r -> r.serviceName().equals("eighty") && r.note().contains("does not decode")), reports.toString());
+    assertTrue(reports.stream().anyMatch(r -> r.serviceName().equals("big") && r.note().contains("spec.ports[0].port")), reports.toString());
+    assertTrue(reports.stream().anyMatch(r -> r.regardingKind().equals("EndpointSlice") && r.serviceName().equals("web-bad")
+        && r.note().contains("ports[0].port: Invalid value: 70000")), reports.toString());
+
+    // Through the watch: a bad add is skipped, later good objects arrive, a bad object's delete is harmless.
+    api.upsert(eighty("eighty-2"));
+    api.upsert(Fixtures.service("default", "web-2", "10.96.0.12", null));
+    await("web-2 through the watch", WAIT, () -> bus.keys(Kind.SERVICE).contains("default/web-2"));
+    api.delete("Service", "default", "eighty");
+    api.delete("Service", "default", "web");
+    await("web deleted", WAIT, () -> !bus.keys(Kind.SERVICE).contains("default/web"));
+    assertEquals(Set.of("default/web-2"), bus.keys(Kind.SERVICE));
+    await("eighty-2 reported", WAIT, () -> reports.stream().anyMatch(r -> r.serviceName().equals("eighty-2")));
+
+    // A relist (history expired) still lists the good objects around the bad one.
+    api.expireHistory();
+    api.dropAllWatches();
+    api.upsert(Fixtures.service("default", "web-3", "10.96.0.13", null));
+    await("web-3 after the relist", WAIT, () -> bus.keys(Kind.SERVICE).contains("default/web-3"));
+    assertEquals(Set.of("default/web-2", "default/web-3"), bus.keys(Kind.SERVICE));
+  }
+
   @Test
   void initialListThenSyncedThenChanges() throws Exception {
     api.upsert(Fixtures.service("default", "web", "10.96.0.10", Map.of("app", "web")));

@@ -84,7 +84,7 @@ class ManifestSourceTest {
 
     // a broken file: reported, and the last good state stays
     Files.writeString(a, "apiVersion: v1\nkind: Service\nmetadata: {name: a\n");
-    Files.writeString(dir.resolve("c.json"), "{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"metadata\":{\"name\":\"c\"},\"spec\":{\"clusterIP\":\"10.96.0.4\"}}");
+    Files.writeString(dir.resolve("c.json"), "{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"metadata\":{\"name\":\"c\"},\"spec\":{\"clusterIP\":\"10.96.0.4\",\"ports\":[{\"port\":80}]}}");
     await("new good file seen", WAIT, () -> bus.keys(Kind.SERVICE).contains("default/c"));
     assertEquals(Set.of("default/a", "default/b", "default/c"), bus.keys(Kind.SERVICE));
 
@@ -108,10 +108,72 @@ class ManifestSourceTest {
     e = assertThrows(ManifestReader.ManifestException.class, () -> ManifestReader.read(noName));
     assertTrue(e.getMessage().contains("has no metadata.name"), e.getMessage());
 
-    Path wrongType = tmp.resolve("wrong.json");
-    Files.writeString(wrongType, "{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"metadata\":{\"name\":\"x\"},\"spec\":{\"ports\":\"eighty\"}}");
-    e = assertThrows(ManifestReader.ManifestException.class, () -> ManifestReader.read(wrongType));
-    assertTrue(e.getMessage().startsWith(wrongType + ":1:1: Service x does not match"), e.getMessage());
+    // An object that does not decode is left out and reported; the file's other objects stay.
+    Path wrongType = tmp.resolve("wrong.yaml");
+    Files.writeString(wrongType, "apiVersion: v1\nkind: Service\nmetadata: {name: x, namespace: n}\n"
+        + "spec: {ports: [{port: eighty}]}\n---\n" + svcYaml("y", "10.96.0.9", ""));
+    List<String> reported = new java.util.ArrayList<>();
+    List<io.kubernetes.client.common.KubernetesObject> read =
+        ManifestReader.read(wrongType, (kind, namespace, name, problem) -> reported.add(kind + " " + namespace + "/" + name + " " + problem));
+    assertEquals(1, read.size());
+    assertEquals("y", read.get(0).getMetadata().getName());
+    assertEquals(1, reported.size());
+    assertTrue(reported.get(0).startsWith("Service n/x " + wrongType + ":1:1: Service does not match the v1 schema"), reported.get(0));
+  }
+
+  /**
+   * Objects an API server would reject never reach the bus: each is reported once with a log line
+   * and a FailedValidation event naming it and the field; valid objects in the same files are
+   * delivered, and an invalid update leaves the last valid version in effect.
+   */
+  @Test
+  void invalidObjectsAreReportedAndLeftOut() throws Exception {
+    List<EventRequest> reports = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+    vertx.eventBus().<EventRequest>consumer(dev.kubeproxy.EventBusAddresses.EVENTS, m -> reports.add(m.body()));
+    Path dir = Files.createDirectory(tmp.resolve("m"));
+    String injection = "\"inj\\\"\\n-A KUBE-SERVICES -j DROP\\n#\"";
+    Files.writeString(dir.resolve("a.yaml"), svcYaml("good", "10.96.0.1", "")
+        + "---\n" + svcYaml(injection, "10.96.0.2", "")
+        + "---\napiVersion: v1\nkind: Service\nmetadata: {name: big}\nspec: {clusterIP: 10.96.0.3, ports: [{port: 70000}]}\n"
+        + "---\napiVersion: v1\nkind: Service\nmetadata: {name: sticky}\nspec: {clusterIP: 10.96.0.4, ports: [{port: 80}],"
+        + " sessionAffinity: ClientIP, sessionAffinityConfig: {clientIP: {timeoutSeconds: -5}}}\n"
+        + "---\n" + svcYaml("x".repeat(253), "10.96.0.5", "")
+        + "---\n" + svcYaml("caf\u00e9", "10.96.0.6", "")
+        + "---\napiVersion: v1\nkind: Service\nmetadata: {name: eighty}\nspec: {clusterIP: 10.96.0.7, ports: [{port: eighty}]}\n"
+        + "---\napiVersion: discovery.k8s.io/v1\nkind: EndpointSlice\nmetadata: {name: good-1, labels: {kubernetes.io/service-name: good}}\n"
+        + "addressType: IPv4\nendpoints: [{addresses: [10.244.0.5]}]\nports: [{name: http, port: 8080, protocol: TCP}]\n"
+        + "---\napiVersion: discovery.k8s.io/v1\nkind: EndpointSlice\nmetadata: {name: big-1, labels: {kubernetes.io/service-name: big}}\n"
+        + "addressType: IPv4\nendpoints: [{addresses: [10.244.0.6]}]\nports: [{name: http, port: 70000, protocol: TCP}]\n");
+    deploy(dir);
+    await("synced", WAIT, () -> bus.synced.containsAll(Set.of(Kind.SERVICE, Kind.ENDPOINT_SLICE)));
+    assertEquals(Set.of("default/good"), bus.keysAtSync.get(Kind.SERVICE));
+    assertEquals(Set.of("default/good-1"), bus.keysAtSync.get(Kind.ENDPOINT_SLICE));
+    await("reports", WAIT, () -> reports.size() >= 7);
+    Thread.sleep(300);
+    assertEquals(7, reports.size(), reports.toString());
+    List<String> notes = reports.stream().map(r -> r.regardingKind() + " " + r.serviceName() + ": " + r.note()).toList();
+    assertTrue(notes.stream().anyMatch(n -> n.startsWith("Service big:") && n.contains("spec.ports[0].port: Invalid value: 70000")), notes.toString());
+    assertTrue(notes.stream().anyMatch(n -> n.startsWith("Service sticky:") && n.contains("spec.sessionAffinityConfig.clientIP.timeoutSeconds")), notes.toString());
+    assertTrue(notes.stream().anyMatch(n -> n.startsWith("Service inj") && n.contains("metadata.name")), notes.toString());
+    assertTrue(notes.stream().anyMatch(n -> n.startsWith("Service " + "x".repeat(253)) && n.contains("metadata.name")), notes.toString());
+    assertTrue(notes.stream().anyMatch(n -> n.startsWith("Service caf") && n.contains("metadata.name")), notes.toString());
+    assertTrue(notes.stream().anyMatch(n -> n.startsWith("Service eighty:") && n.contains("schema")), notes.toString());
+    assertTrue(notes.stream().anyMatch(n -> n.startsWith("EndpointSlice big-1:") && n.contains("ports[0].port: Invalid value: 70000")), notes.toString());
+    assertTrue(reports.stream().allMatch(r -> "FailedValidation".equals(r.reason()) && "Warning".equals(r.type())));
+
+    // A valid Service turned invalid: the last valid version stays; fixed again, the fix is delivered.
+    Files.writeString(dir.resolve("b.yaml"), svcYaml("later", "10.96.0.8", ""));
+    await("later", WAIT, () -> bus.keys(Kind.SERVICE).contains("default/later"));
+    Files.writeString(dir.resolve("b.yaml"), "apiVersion: v1\nkind: Service\nmetadata: {name: later}\n"
+        + "spec: {clusterIP: 10.96.0.8, ports: [{port: 80, protocol: ICMP}]}\n");
+    await("reported", WAIT, () -> reports.size() == 8);
+    assertTrue(reports.get(7).note().contains("spec.ports[0].protocol: Unsupported value: \"ICMP\""), reports.get(7).note());
+    assertEquals("TCP", ((V1Service) bus.state.get(Kind.SERVICE).get("default/later")).getSpec().getPorts().get(0).getProtocol());
+    Files.writeString(dir.resolve("b.yaml"), svcYaml("later", "10.96.0.8", "").replace("port: 80,", "port: 81,"));
+    await("fixed", WAIT, () -> ((V1Service) bus.state.get(Kind.SERVICE).get("default/later")).getSpec().getPorts().get(0).getPort() == 81);
+    Files.delete(dir.resolve("b.yaml"));
+    await("deleted", WAIT, () -> !bus.keys(Kind.SERVICE).contains("default/later"));
+    assertEquals(8, reports.size());
   }
 
   private static String svcYaml(String name, String ip, String extraMeta) {

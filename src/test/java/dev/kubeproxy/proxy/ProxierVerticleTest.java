@@ -84,6 +84,16 @@ class ProxierVerticleTest {
     @Override
     public void cleanup() {}
 
+    /** Answers the periodic check once with true after disturb(). */
+    final AtomicBoolean disturbed = new AtomicBoolean();
+    final AtomicInteger checks = new AtomicInteger();
+
+    @Override
+    public boolean rulesDisturbed() {
+      checks.incrementAndGet();
+      return disturbed.getAndSet(false);
+    }
+
     ProxyState last() {
       return states.get(states.size() - 1);
     }
@@ -266,6 +276,54 @@ class ProxierVerticleTest {
     await("service health", () -> !serviceHealth.isEmpty());
     await("metrics", () -> metrics.lastSync != null && !metrics.syncDurations.isEmpty());
     assertEquals(Map.of("internal", 1, "external", 2), metrics.noLocal);
+  }
+
+  /** Issue 15 item 9: endpoints of a port no Service has are logged at -v=2, once. */
+  @Test
+  void orphanEndpointsAreLoggedOnceAtV2() throws Exception {
+    java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+    java.io.PrintStream capture = new java.io.PrintStream(captured, true);
+    int verbosity = dev.kubeproxy.logging.Log.verbosity();
+    dev.kubeproxy.logging.Log.setOutputs(capture, capture);
+    dev.kubeproxy.logging.Log.setVerbosity(2);
+    try {
+      FakeBackend v4 = new FakeBackend(IpFamily.IPv4);
+      deploy("iptables", false, v4);
+      upsertService(service("demo", "web", "10.96.0.10", port("http", 80, "TCP")));
+      upsertSlice(webSlice("web-1", "IPv4", "10.244.0.5", "node-a"));
+      upsertSlice(slice("demo", "ghost-1", "ghost", "IPv4", List.of(slicePort("http", 8080, "TCP")), ep("10.244.0.9", "node-a")));
+      synced(ClusterEvent.Kind.SERVICE);
+      synced(ClusterEvent.Kind.ENDPOINT_SLICE);
+      await("first sync", () -> v4.states.size() == 1);
+      upsertSlice(slice("demo", "ghost-1", "ghost", "IPv4", List.of(slicePort("http", 8080, "TCP")), ep("10.244.0.8", "node-a")));
+      await("second sync", () -> v4.states.size() == 2);
+      String out = captured.toString();
+      assertEquals(1, out.split("Skipping endpoints without a matching service port", -1).length - 1, out);
+      assertTrue(out.contains("servicePort=\"demo/ghost:http\""), out);
+      assertFalse(out.contains("servicePort=\"demo/web:http\""), out);
+    } finally {
+      dev.kubeproxy.logging.Log.setVerbosity(verbosity);
+      dev.kubeproxy.logging.Log.setOutputs(System.err, System.err);
+    }
+  }
+
+  /** Issue 15 item 3: the backend's rules are checked every syncPeriod while idle; a disturbance brings a sync. */
+  @Test
+  void disturbedRulesAreResyncedWhileIdle() throws Exception {
+    FakeBackend v4 = new FakeBackend(IpFamily.IPv4);
+    deploy("iptables", false, v4);
+    upsertService(service("demo", "web", "10.96.0.10", port("http", 80, "TCP")));
+    upsertSlice(webSlice("web-1", "IPv4", "10.244.0.5", "node-a"));
+    synced(ClusterEvent.Kind.SERVICE);
+    synced(ClusterEvent.Kind.ENDPOINT_SLICE);
+    await("first sync", () -> v4.states.size() == 1);
+    await("checked while idle", () -> v4.checks.get() >= 2);
+    assertEquals(1, v4.states.size(), "an undisturbed check syncs nothing");
+    long start = System.nanoTime();
+    v4.disturbed.set(true);
+    await("resync after a disturbance", () -> v4.states.size() == 2);
+    assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(5));
+    assertEquals(java.util.Set.of(), v4.last().changedServices(), "nothing changed in the model");
   }
 
   @Test

@@ -154,4 +154,56 @@ class ServiceChangeTrackerTest {
     assertEquals(1, snap.size());
     assertEquals(0, map.size());
   }
+
+  /** Issue 15 item 9: what is skipped silently is logged at -v=2, once per Service and reason. */
+  @Test
+  void skipsAreLoggedOnceAtV2() {
+    java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+    java.io.PrintStream capture = new java.io.PrintStream(captured, true);
+    int verbosity = dev.kubeproxy.logging.Log.verbosity();
+    dev.kubeproxy.logging.Log.setOutputs(capture, capture);
+    dev.kubeproxy.logging.Log.setVerbosity(2);
+    try {
+      V1Service headless = service("demo", "headless", "None", port("http", 80, "TCP"));
+      tracker.update(null, headless);
+      tracker.update(headless, headless);
+      V1Service v6only = service("demo", "v6", "fd00::10", port("http", 80, "TCP"));
+      tracker.update(null, v6only);
+      V1Service dup = service("demo", "dup", "10.96.0.30", port("http", 80, "TCP"), port("http", 81, "TCP"));
+      tracker.update(null, dup);
+      tracker.update(dup, dup);
+      V1Service external = service("demo", "ext", "10.96.0.31", port("http", 80, "TCP"));
+      external.getSpec().type("ExternalName");
+      tracker.update(null, external);
+      tracker.update(null, service("demo", "fine", "10.96.0.32", port("http", 80, "TCP")));
+      String out = captured.toString();
+      assertEquals(1, count(out, "service=\"demo/headless\""), out);
+      assertTrue(out.contains("headless (clusterIP None)"), out);
+      assertEquals(1, count(out, "service=\"demo/v6\""), out);
+      assertTrue(out.contains("no IPv4 cluster IP"), out);
+      assertEquals(1, count(out, "service=\"demo/dup\""), out);
+      assertTrue(out.contains("duplicate port name"), out);
+      assertEquals(1, count(out, "service=\"demo/ext\""), out);
+      assertFalse(out.contains("demo/fine"), out);
+      // Deleted and created again: logged again.
+      tracker.update(headless, null);
+      tracker.update(null, headless);
+      assertEquals(2, count(captured.toString(), "service=\"demo/headless\""));
+      // Below -v=2: nothing.
+      dev.kubeproxy.logging.Log.setVerbosity(1);
+      tracker.update(null, service("demo", "headless-2", "None", port("http", 80, "TCP")));
+      assertFalse(captured.toString().contains("headless-2"));
+    } finally {
+      dev.kubeproxy.logging.Log.setVerbosity(verbosity);
+      dev.kubeproxy.logging.Log.setOutputs(System.err, System.err);
+    }
+  }
+
+  private static int count(String text, String part) {
+    int n = 0;
+    for (int at = text.indexOf(part); at >= 0; at = text.indexOf(part, at + 1)) {
+      n++;
+    }
+    return n;
+  }
 }

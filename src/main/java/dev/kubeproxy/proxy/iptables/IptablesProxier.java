@@ -4,13 +4,13 @@ import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.platform.Cidr;
 import static dev.kubeproxy.proxy.iptables.ChainNames.KUBE_PROXY_CANARY;
 
-import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.platform.CommandRunner;
 import dev.kubeproxy.proxy.IpFamily;
 import dev.kubeproxy.proxy.ProxierSettings;
 import dev.kubeproxy.proxy.ProxyBackend;
 import dev.kubeproxy.proxy.ProxyState;
+import dev.kubeproxy.proxy.ServicePortName;
 import dev.kubeproxy.proxy.SyncResult;
 import java.io.IOException;
 import java.time.Duration;
@@ -39,6 +39,12 @@ public class IptablesProxier implements ProxyBackend {
   private final Sysctls sysctls;
   private final Supplier<List<String>> interfaceAddresses;
   private final RulesetGenerator generator = new RulesetGenerator();
+  private final RulesMonitor monitor = new RulesMonitor();
+  private final RefusedServices refused = new RefusedServices();
+  /** Refused service ports not yet handed to {@link #takeRefusedServicePorts} (for their events). */
+  private final List<ServicePortName> newlyRefused = new ArrayList<>();
+  /** A bound on the restores one sync may try while it leaves refused Services out. */
+  static final int MAX_REFUSED_PER_SYNC = 8;
   private final ProxyMetrics metrics = ProxyMetrics.global();
   private final boolean localhostNodePorts;
 
@@ -51,6 +57,10 @@ public class IptablesProxier implements ProxyBackend {
   private IptablesTool tool;
   private Boolean conntrackTcpLiberal;
   private boolean needFullSync = true;
+  /** Whether the last restore tried was a full one (only a full one's refusal is blamed on a Service). */
+  private boolean lastAttemptFull;
+  /** Whether the last restore tried was the generated ruleset (not the jump rules' or canaries' input). */
+  private boolean restoreOfRuleset;
   private boolean canariesCreated;
   private Map<String, String> lastNodeLabels;
   /** Service chains of the last applied ruleset: any of them not active any more is deleted. */
@@ -166,9 +176,54 @@ public class IptablesProxier implements ProxyBackend {
     return conntrackTcpLiberal;
   }
 
+  /**
+   * Syncs; a failed partial sync is retried at once as a full one. When iptables-restore refuses,
+   * in a full sync, a line that one Service's rules hold, that Service is left
+   * out (logged with the line) and the others are synced again at once, up to
+   * {@link #MAX_REFUSED_PER_SYNC} Services per sync. A left-out Service is tried again once its
+   * ports or endpoints change.
+   */
   @Override
-  public SyncResult sync(ProxyState state) throws SyncException {
+  public synchronized SyncResult sync(ProxyState state) throws SyncException {
+    ProxyState effective = refused.filter(state);
+    for (int attempt = 0; ; attempt++) {
+      try {
+        return syncOnce(effective);
+      } catch (SyncException e) {
+        if (!(e.getCause() instanceof IptablesTool.RestoreException) || attempt >= MAX_REFUSED_PER_SYNC) {
+          throw e;
+        }
+        if (!lastAttemptFull) {
+          // A partial restore can fail for reasons outside its own lines (a chain deleted behind our back):
+          // blame nobody, retry at once as a full sync.
+          continue;
+        }
+        ServicePortName culprit = !restoreOfRuleset || lastRuleset == null ? null
+            : lastRuleset.serviceAtLine(((IptablesTool.RestoreException) e.getCause()).lineNumber());
+        if (culprit == null) {
+          throw e;
+        }
+        IptablesTool.RestoreException re = (IptablesTool.RestoreException) e.getCause();
+        Log.error("iptables-restore refused the rules of this Service; leaving it out and programming every other one;"
+            + " it is tried again when it changes", "service", culprit.service(), "servicePort", culprit,
+            "refusedLine", re.failingLine());
+        refused.add(state, culprit.service());
+        newlyRefused.add(culprit);
+        effective = refused.filter(state);
+      }
+    }
+  }
+
+  @Override
+  public synchronized List<ServicePortName> takeRefusedServicePorts() {
+    List<ServicePortName> out = List.copyOf(newlyRefused);
+    newlyRefused.clear();
+    return out;
+  }
+
+  private SyncResult syncOnce(ProxyState state) throws SyncException {
     long start = System.nanoTime();
+    restoreOfRuleset = false;
     if (settings.dryRun()) {
       return dryRun(state);
     }
@@ -185,11 +240,13 @@ public class IptablesProxier implements ProxyBackend {
       full = true;
     }
     boolean tryPartial = !full;
+    lastAttemptFull = full;
     try {
       if (!full && canariesCreated && canaryMissing(t)) {
         Log.warn("iptables canary was deleted (tables flushed by something else); forcing a full resync",
             "chain", KUBE_PROXY_CANARY);
         full = true;
+        lastAttemptFull = true;
       }
       Set<String> known = new HashSet<>(appliedChains);
       if (full) {
@@ -224,6 +281,7 @@ public class IptablesProxier implements ProxyBackend {
       lastRuleset = ruleset;
       long generateCpu = THREADS.getCurrentThreadCpuTime() - generateCpuStart;
       long restoreStart = System.nanoTime();
+      restoreOfRuleset = true;
       t.restore(ruleset.payload(), null);
       long end = System.nanoTime();
       lastTimings = new SyncTimings(restoreStart - generateStart, generateCpu, end - restoreStart,
@@ -238,6 +296,7 @@ public class IptablesProxier implements ProxyBackend {
       }
       lastNodeLabels = Map.copyOf(labels);
       appliedChains = ruleset.activeNatChains();
+      monitor.applied(ruleset.payload());
       metrics.setIptablesRulesTotal(settings.family().name(), "filter", ruleset.filterRules());
       metrics.setIptablesRulesLast(settings.family().name(), "filter", ruleset.filterRules());
       metrics.setIptablesRulesTotal(settings.family().name(), "nat", ruleset.natRulesTotal());
@@ -465,7 +524,29 @@ public class IptablesProxier implements ProxyBackend {
   }
 
   @Override
-  public void cleanup() throws SyncException {
+  public synchronized boolean rulesDisturbed() {
+    if (settings.dryRun() || !monitor.armed()) {
+      return false;
+    }
+    try {
+      String problem = monitor.check(tool());
+      if (problem == null) {
+        return false;
+      }
+      Log.warn("iptables rules were changed by something else; forcing a full resync", "ipFamily", settings.family(),
+          "change", problem);
+      needFullSync = true;
+      monitor.reset();
+      return true;
+    } catch (IOException e) {
+      Log.warn("Could not read the iptables rules back to check them; will retry in one syncPeriod", "ipFamily",
+          settings.family(), "err", e.getMessage());
+      return false;
+    }
+  }
+
+  @Override
+  public synchronized void cleanup() throws SyncException {
     boolean ok = true;
     for (IptablesBackend backend : IptablesBackend.values()) {
       ok &= IptablesCleanup.cleanup(new IptablesTool(runner, settings.family(), backend));
@@ -473,6 +554,7 @@ public class IptablesProxier implements ProxyBackend {
     needFullSync = true;
     appliedChains = Set.of();
     canariesCreated = false;
+    monitor.reset();
     if (!ok) {
       throw new SyncException("iptables cleanup for " + settings.family() + " did not remove everything; see the"
           + " errors logged above");

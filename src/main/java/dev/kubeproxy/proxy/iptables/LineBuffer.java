@@ -47,19 +47,32 @@ final class LineBuffer {
     return this;
   }
 
-  /** A --comment value: quoted only when it holds a space, as upstream writes it. */
+  /**
+   * A --comment value: quoted only when it holds a space, as upstream writes it. The parts come
+   * from object names, which must never reach iptables-restore as syntax: a value with a quote,
+   * backslash or other special character is quoted with '"' and '\\' escaped (iptables-restore's
+   * tokenizer, add_param_to_argv in iptables' xshared.c, reads both escapes inside quotes), and a
+   * line break or other control character, which no escape can carry, becomes '?'.
+   */
   LineBuffer comment(String first, String rest) {
+    return comment(first, rest, "");
+  }
+
+  /** A --comment value of three parts (one value, quoted as a whole when needed). */
+  LineBuffer comment(String first, String middle, String last) {
     if (!discard) {
       if (!atLineStart) {
         text.append(' ');
       }
       text.append("-m comment --comment ");
-      boolean quote = rest.indexOf(' ') >= 0 || first.indexOf(' ') >= 0;
-      if (quote) {
+      int plain = Math.max(plainness(first), Math.max(plainness(middle), plainness(last)));
+      if (plain == 0) {
+        text.append(first).append(middle).append(last);
+      } else {
         text.append('"');
-      }
-      text.append(first).append(rest);
-      if (quote) {
+        appendEscaped(first);
+        appendEscaped(middle);
+        appendEscaped(last);
         text.append('"');
       }
       atLineStart = false;
@@ -67,24 +80,31 @@ final class LineBuffer {
     return this;
   }
 
-  /** A --comment value of three parts (always quoted when any part holds a space). */
-  LineBuffer comment(String first, String middle, String last) {
-    if (!discard) {
-      if (!atLineStart) {
-        text.append(' ');
+  /** 0: written as is; 1: needs quotes (a space); 2: needs escaping too. */
+  private static int plainness(String s) {
+    int level = 0;
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c == ' ') {
+        level = 1;
+      } else if (c == '"' || c == '\\' || c == '\'' || c < 0x20 || c == 0x7f) {
+        return 2;
       }
-      boolean quote = first.indexOf(' ') >= 0 || middle.indexOf(' ') >= 0 || last.indexOf(' ') >= 0;
-      text.append("-m comment --comment ");
-      if (quote) {
-        text.append('"');
-      }
-      text.append(first).append(middle).append(last);
-      if (quote) {
-        text.append('"');
-      }
-      atLineStart = false;
     }
-    return this;
+    return level;
+  }
+
+  private void appendEscaped(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c == '"' || c == '\\') {
+        text.append('\\').append(c);
+      } else if (c < 0x20 || c == 0x7f) {
+        text.append('?');
+      } else {
+        text.append(c);
+      }
+    }
   }
 
   /** Ends the current line. */

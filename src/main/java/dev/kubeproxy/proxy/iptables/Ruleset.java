@@ -12,6 +12,7 @@ import java.util.Set;
  * @param deletedChains      stale chains flushed and deleted by this input
  * @param activeNatChains    every service chain that exists after this input is applied
  * @param largeClusterMode   more than 1,000 endpoints: comments left out of SVC/SEP rules
+ * @param lineOwners         which service port wrote which line
  */
 public record Ruleset(
     String payload,
@@ -22,7 +23,13 @@ public record Ruleset(
     Set<String> activeNatChains,
     int noLocalEndpointsInternal,
     int noLocalEndpointsExternal,
-    boolean largeClusterMode) {
+    boolean largeClusterMode,
+    LineOwners lineOwners) {
+
+  /** The service port whose rules hold this 1-based line of the payload, or null. */
+  public dev.kubeproxy.proxy.ServicePortName serviceAtLine(int line) {
+    return lineOwners.at(line);
+  }
 
   /** Metric sync_proxy_rules_iptables_total{table="nat"}: rules in kube-proxy's nat chains. */
   public int natRulesTotal() {

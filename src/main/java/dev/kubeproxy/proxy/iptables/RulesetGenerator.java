@@ -124,8 +124,17 @@ public final class RulesetGenerator {
     int noLocalInternal = 0;
     int noLocalExternal = 0;
     Map<String, String> labels = state.nodeLabels() == null ? Map.of() : state.nodeLabels();
+    int n = order.size();
+    ServicePortName[] owners = new ServicePortName[n];
+    int[][] starts = {new int[n + 1], new int[n + 1], new int[n + 1]};
+    int index = 0;
     for (ServiceChains chains : order) {
       ServicePortName name = chains.name();
+      owners[index] = name;
+      starts[0][index] = filterRules.lines();
+      starts[1][index] = natChains.lines();
+      starts[2][index] = natRules.lines();
+      index++;
       ServicePort svc = state.services().get(name);
       boolean write = fullSync || state.changedServices().contains(name.service());
       int flags = writeService(options, svc, state.endpointsOf(name), labels, large, active,
@@ -133,6 +142,9 @@ public final class RulesetGenerator {
       noLocalInternal += flags & 1;
       noLocalExternal += (flags >> 1) & 1;
     }
+    starts[0][n] = filterRules.lines();
+    starts[1][n] = natChains.lines();
+    starts[2][n] = natRules.lines();
 
     int deleted = 0;
     if (knownNatChains != null) {
@@ -191,8 +203,13 @@ public final class RulesetGenerator {
       serviceChains.keySet().retainAll(state.services().keySet());
       endpointChains.keySet().retainAll(state.services().keySet());
     }
+    // Line 1 is "*filter"; each table's rules follow its chain lines; "COMMIT" and "*nat" sit between.
+    int filterFirst = 2 + filterChains.lines();
+    int natChainsFirst = filterFirst + filterRules.lines() + 2;
+    int natRulesFirst = natChainsFirst + natChains.lines();
+    LineOwners lineOwners = new LineOwners(owners, starts, new int[] {filterFirst, natChainsFirst, natRulesFirst});
     return new Ruleset(payload.toString(), filterRules.lines(), natRules.lines(), skippedRules.lines(), deleted,
-        active, noLocalInternal, noLocalExternal, large);
+        active, noLocalInternal, noLocalExternal, large, lineOwners);
   }
 
   /** Writes one service port; returns bit 0 = no local endpoints internal, bit 1 = external. */

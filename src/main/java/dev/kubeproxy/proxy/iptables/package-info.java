@@ -10,6 +10,10 @@
  *       (legacy or nft) with the xtables-lock wait flags; {@link dev.kubeproxy.proxy.iptables.BackendSelector}
  *       picks the backend as iptables-wrapper does.</li>
  *   <li>{@link dev.kubeproxy.proxy.iptables.IptablesCleanup}: --cleanup for both families and backends.</li>
+ *   <li>{@link dev.kubeproxy.proxy.iptables.RulesMonitor}: the check every syncPeriod that notices rules
+ *       flushed or deleted by other programs (canaries, jump rules, top-level rule counts).</li>
+ *   <li>{@link dev.kubeproxy.proxy.iptables.RefusedServices} and {@link dev.kubeproxy.proxy.iptables.LineOwners}:
+ *       a Service whose rules iptables-restore refuses is found by the refused line and left out.</li>
  * </ul>
  */
 package dev.kubeproxy.proxy.iptables;

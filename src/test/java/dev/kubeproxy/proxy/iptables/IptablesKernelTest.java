@@ -19,7 +19,9 @@ import dev.kubeproxy.proxy.ServicePortName;
 import dev.kubeproxy.proxy.SyncResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -105,26 +107,29 @@ class IptablesKernelTest {
     assertTrue(nat.contains(":KUBE-SVC-2KKYJRIGYGQNRODB "), "unchanged service's chain stays: " + nat);
     assertFalse(proxier.lastRuleset().payload().contains(":KUBE-SVC-2KKYJRIGYGQNRODB"));
 
-    // A restore the kernel rejects: the sync fails naming the line, the previous rules stay.
-    String natBefore = withoutCounters(save(backend, IpFamily.IPv4, "nat"));
+    // A Service whose rules the kernel refuses (issue 15 item 5): that Service is left out, named with
+    // the refused line, and every other Service is programmed by an immediate full sync.
     double failuresBefore = metric("kubeproxy_sync_proxy_rules_iptables_restore_failures_total");
     double partialFailuresBefore = metric("kubeproxy_sync_proxy_rules_iptables_partial_restore_failures_total");
-    SyncException failure = assertThrows(SyncException.class, () -> proxier.sync(state()
+    Fixtures.StateBuilder refusedDns = state()
         .add(svc(WEB, "10.96.12.34", 80), ready("10.244.1.5", 8080, true), ready("10.244.3.8", 8080, false))
-        .add(svc(DNS, "10.96.0.300", 53), ready("10.244.2.9", 53, false)).changed(DNS).build()));
-    assertTrue(failure.getMessage().contains("10.96.0.300"), failure.getMessage());
-    IptablesTool.RestoreException cause = (IptablesTool.RestoreException) failure.getCause();
-    assertTrue(cause.failingLine().startsWith("-A KUBE-SERVICES ") && cause.failingLine().contains("-d 10.96.0.300 "),
-        "the failing input line is named: " + cause.failingLine());
-    assertEquals(cause.failingLine(), IptablesTool.lineOf(proxier.lastRuleset().payload(), cause.lineNumber()));
-    assertTrue(proxier.needsFullSync());
-    assertEquals(failuresBefore + 1, metric("kubeproxy_sync_proxy_rules_iptables_restore_failures_total"));
+        .add(svc(DNS, "10.96.0.300", 53), ready("10.244.2.9", 53, false));
+    SyncResult survived = proxier.sync(refusedDns.changed(DNS).build());
+    assertTrue(survived.full(), "the sync without the refused Service is a full one");
+    nat = save(backend, IpFamily.IPv4, "nat");
+    assertFalse(nat.contains("kube-system/dns"), nat);
+    assertTrue(nat.contains("-d 10.96.12.34/32 -p tcp -m comment --comment \"demo/web:http cluster IP\""), nat);
+    assertFalse(proxier.lastRuleset().payload().contains("10.96.0.300"));
+    // The partial restore failed, then a full one (only a full sync's refusal is blamed on a Service).
+    assertEquals(failuresBefore + 2, metric("kubeproxy_sync_proxy_rules_iptables_restore_failures_total"));
     assertEquals(partialFailuresBefore + 1,
         metric("kubeproxy_sync_proxy_rules_iptables_partial_restore_failures_total"));
-    assertEquals(natBefore, withoutCounters(save(backend, IpFamily.IPv4, "nat")));
-
-    // The sync after a failure is a full one.
-    assertTrue(proxier.sync(twoServices("10.244.3.8").build()).full());
+    // Unchanged, it stays out without another refusal; changed, it is tried again and programmed.
+    assertFalse(proxier.sync(refusedDns.build()).full());
+    assertEquals(failuresBefore + 2, metric("kubeproxy_sync_proxy_rules_iptables_restore_failures_total"));
+    proxier.sync(twoServices("10.244.3.8").changed(DNS).changed(WEB).build());
+    assertTrue(save(backend, IpFamily.IPv4, "nat").contains("\"kube-system/dns:dns cluster IP\""));
+    assertEquals(failuresBefore + 2, metric("kubeproxy_sync_proxy_rules_iptables_restore_failures_total"));
     assertFalse(proxier.sync(twoServices("10.244.3.8").build()).full());
 
     // Something deletes the mangle canary: the next sync is a full one.
@@ -154,6 +159,105 @@ class IptablesKernelTest {
     proxier.cleanup();
     assertFalse(save(IptablesBackend.LEGACY, IpFamily.IPv6, "nat").contains("KUBE-"));
     assertFalse(save(IptablesBackend.LEGACY, IpFamily.IPv6, "filter").contains("KUBE-"));
+  }
+
+  /**
+   * Issue 15 item 3: what other programs do to the tables while nothing changes (a flush of nat or
+   * filter, a flush and delete of every chain, a deleted canary, one top-level chain flushed) is
+   * seen by the periodic check, and the full sync it asks for restores exactly the rules of before.
+   */
+  @ParameterizedTest
+  @EnumSource(IptablesBackend.class)
+  void externalFlushesAreSeenAndRepaired(IptablesBackend backend) throws Exception {
+    IptablesProxier proxier = proxier(IpFamily.IPv4, backend);
+    proxier.sync(twoServices("10.244.2.7").build());
+    assertFalse(proxier.sync(twoServices("10.244.2.7").changed(WEB).build()).full());
+    String ipt = "iptables-" + backend.suffix();
+    Map<String, String> before = new HashMap<>();
+    for (String table : List.of("nat", "filter", "mangle")) {
+      before.put(table, withoutCounters(save(backend, IpFamily.IPv4, table)));
+    }
+    assertFalse(proxier.rulesDisturbed(), "nothing changed yet");
+    List<String> disturbances = List.of(
+        "-t nat -F",
+        "-t filter -F",
+        "-F; -X",
+        "-t nat -F; -t nat -X",
+        "-t mangle -X KUBE-PROXY-CANARY",
+        "-t filter -X KUBE-PROXY-CANARY",
+        "-t nat -F KUBE-SERVICES",
+        "-t nat -D PREROUTING -m comment --comment kubernetes\\ service\\ portals -j KUBE-SERVICES",
+        "-t filter -F KUBE-FORWARD");
+    for (String args : disturbances) {
+      for (String command : args.split("; ")) {
+        List<String> argv = new java.util.ArrayList<>(List.of(ipt));
+        for (String arg : command.split("(?<!\\\\) ")) {
+          argv.add(arg.replace("\\ ", " "));
+        }
+        ns.out(argv.toArray(String[]::new));
+      }
+      assertTrue(proxier.rulesDisturbed(), "seen: " + args);
+      assertTrue(proxier.sync(twoServices("10.244.2.7").build()).full(), "repaired by a full sync: " + args);
+      for (String table : List.of("nat", "filter", "mangle")) {
+        assertEquals(before.get(table), withoutCounters(save(backend, IpFamily.IPv4, table)), table + " after " + args);
+      }
+      assertFalse(proxier.rulesDisturbed(), "repaired: " + args);
+    }
+  }
+
+  /**
+   * Issue 15 item 2: a name crafted to end the rule line and add its own (here with the DROP
+   * rule that blocked every new connection) stays inside its comment: the restore loads, no rule
+   * of the name's making exists, and the comment keeps the name's text with the line break replaced.
+   */
+  @ParameterizedTest
+  @EnumSource(IptablesBackend.class)
+  void namesCannotInjectRules(IptablesBackend backend) throws Exception {
+    IptablesProxier proxier = proxier(IpFamily.IPv4, backend);
+    ServicePortName hostile = spn("demo", "inj\"\n-A KUBE-SERVICES -s 192.0.2.99/32 -m comment --comment PWNED -j DROP\n#",
+        "p\\\"x y", "TCP");
+    proxier.sync(state()
+        .add(svc(hostile, "10.96.7.7", 80).nodePort(30777), ready("10.244.1.7", 8080, false))
+        .add(svc(WEB, "10.96.12.34", 80), ready("10.244.1.5", 8080, true)).build());
+    for (String table : List.of("nat", "filter")) {
+      String dump = save(backend, IpFamily.IPv4, table);
+      for (String line : dump.split("\n")) {
+        assertFalse(line.startsWith("-A KUBE-SERVICES -s 192.0.2.99/32"), "injected rule in " + table + ": " + line);
+        assertFalse(line.contains("PWNED") && !line.contains("inj"), "injected rule in " + table + ": " + line);
+      }
+    }
+    String nat = save(backend, IpFamily.IPv4, "nat");
+    assertTrue(nat.contains("-d 10.96.7.7/32 -p tcp -m comment --comment \"demo/inj\\\"?-A KUBE-SERVICES -s 192.0.2.99/32"
+        + " -m comment --comment PWNED -j DROP?#:p\\\\\\\"x y cluster IP\""), nat);
+    assertTrue(nat.contains("-d 10.96.12.34/32 -p tcp -m comment --comment \"demo/web:http cluster IP\""), nat);
+  }
+
+  /**
+   * Issue 15 item 1 (iptables side): the longest names an API server accepts (namespace 63, name
+   * 63, port name 15) load in both families, every comment included.
+   */
+  @ParameterizedTest
+  @EnumSource(IpFamily.class)
+  void maximalValidNamesLoad(IpFamily family) throws Exception {
+    IptablesProxier proxier = proxier(family, IptablesBackend.LEGACY);
+    boolean v4 = family == IpFamily.IPv4;
+    String namespace = "n" + "s".repeat(61) + "1";
+    String name = "s" + "v".repeat(61) + "c";
+    ServicePortName longest = spn(namespace, name, "p".repeat(14) + "1", "TCP");
+    ServicePortName local = spn(namespace, "l" + "o".repeat(61) + "c", "q".repeat(15), "UDP");
+    proxier.sync(state()
+        .add(svc(longest, v4 ? "10.96.8.8" : "fd00:10:96::88", 80).nodePort(30888)
+                .lb(v4 ? "203.0.113.8" : "2001:db8::8").sourceRange(v4 ? "198.51.100.0/24" : "2001:db8:1::/64"),
+            ready(v4 ? "10.244.1.8" : "fd00:10:244::8", 8080, true), ready(v4 ? "10.244.2.8" : "fd00:10:244::9", 8080, false))
+        .add(svc(local, v4 ? "10.96.8.9" : "fd00:10:96::89", 53).nodePort(30889).etpLocal(30890),
+            ready(v4 ? "10.244.1.9" : "fd00:10:244::a", 53, false))
+        .build());
+    String nat = save(IptablesBackend.LEGACY, family, "nat");
+    String spn = namespace + "/" + name + ":" + "p".repeat(14) + "1";
+    assertTrue(nat.contains("--comment \"masquerade traffic for " + spn + " external destinations\""), nat);
+    assertTrue(nat.contains("--comment \"" + spn + " loadbalancer IP\""), nat);
+    assertTrue(save(IptablesBackend.LEGACY, family, "filter").contains(namespace + "/l" + "o".repeat(61) + "c:"
+        + "q".repeat(15) + " has no local endpoints"));
   }
 
   @Test

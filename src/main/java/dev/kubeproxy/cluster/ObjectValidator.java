@@ -1,0 +1,419 @@
+package dev.kubeproxy.cluster;
+
+import dev.kubeproxy.platform.IpAddresses;
+import io.kubernetes.client.openapi.models.V1Endpoint;
+import io.kubernetes.client.openapi.models.V1EndpointSlice;
+import io.kubernetes.client.openapi.models.V1LoadBalancerIngress;
+import io.kubernetes.client.openapi.models.V1ObjectMeta;
+import io.kubernetes.client.openapi.models.V1Service;
+import io.kubernetes.client.openapi.models.V1ServicePort;
+import io.kubernetes.client.openapi.models.V1ServiceSpec;
+import io.kubernetes.client.custom.IntOrString;
+import io.kubernetes.client.openapi.models.DiscoveryV1EndpointPort;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * Checks a Service or EndpointSlice the way the API server's validation does (upstream
+ * pkg/apis/core/validation ValidateService / ValidateServicePort and pkg/apis/discovery/validation
+ * ValidateEndpointSlice), for the fields kube-proxy reads. Objects from an API server passed it
+ * already; objects from --manifests (or a misbehaving server) did not, and a value no API server
+ * would store (a name with a newline, port 70000, timeoutSeconds -5) must never reach the rules.
+ * Fields the API server defaults (protocol, type, traffic policies) may be left out.
+ */
+public final class ObjectValidator {
+  /** One rejected field, as the API server words it: the path and what is wrong. */
+  public record FieldError(String field, String detail) {
+    @Override
+    public String toString() {
+      return field + ": " + detail;
+    }
+  }
+
+  private static final Pattern DNS1123_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
+  private static final Pattern DNS1035_LABEL = Pattern.compile("[a-z]([-a-z0-9]*[a-z0-9])?");
+  private static final Pattern DNS1123_SUBDOMAIN =
+      Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+  private static final Pattern QUALIFIED_NAME_PART = Pattern.compile("([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]");
+  private static final Pattern IANA_SVC_NAME = Pattern.compile("[-a-z0-9]+");
+  private static final Set<String> PROTOCOLS = Set.of("TCP", "UDP", "SCTP");
+  private static final Set<String> SERVICE_TYPES = Set.of("ClusterIP", "NodePort", "LoadBalancer", "ExternalName");
+  private static final Set<String> TRAFFIC_POLICIES = Set.of("Cluster", "Local");
+  private static final Set<String> AFFINITIES = Set.of("None", "ClientIP");
+  private static final Set<String> FAMILIES = Set.of("IPv4", "IPv6");
+  private static final Set<String> FAMILY_POLICIES = Set.of("SingleStack", "PreferDualStack", "RequireDualStack");
+  private static final Set<String> TRAFFIC_DISTRIBUTIONS = Set.of("PreferClose", "PreferSameZone", "PreferSameNode");
+  private static final Set<String> IP_MODES = Set.of("VIP", "Proxy");
+  private static final Set<String> ADDRESS_TYPES = Set.of("IPv4", "IPv6", "FQDN");
+  /** MaxClientIPServiceAffinitySeconds in pkg/apis/core. */
+  static final int MAX_AFFINITY_SECONDS = 86400;
+
+  private ObjectValidator() {}
+
+  /** Every problem of a Service; empty when an API server would have accepted it. */
+  public static List<FieldError> service(V1Service service) {
+    List<FieldError> errors = new ArrayList<>();
+    objectMeta(service.getMetadata(), true, errors);
+    V1ServiceSpec spec = service.getSpec();
+    if (spec == null) {
+      errors.add(new FieldError("spec", "Required value"));
+      return errors;
+    }
+    String type = spec.getType() == null ? "ClusterIP" : spec.getType();
+    oneOf("spec.type", spec.getType(), SERVICE_TYPES, errors);
+    boolean headless = "None".equals(spec.getClusterIP());
+    if (!"ExternalName".equals(type)) {
+      if (spec.getClusterIP() != null && !spec.getClusterIP().isEmpty() && !headless) {
+        ip("spec.clusterIP", spec.getClusterIP(), errors);
+      }
+      List<String> ips = nonNull(spec.getClusterIPs());
+      if (ips.size() > 2) {
+        errors.add(new FieldError("spec.clusterIPs", "Too many: " + ips.size() + ": must have at most 2 items"));
+      }
+      for (int i = 0; i < ips.size(); i++) {
+        String ip = ips.get(i);
+        if ("None".equals(ip) && i == 0) {
+          continue;
+        }
+        ip("spec.clusterIPs[" + i + "]", ip, errors);
+      }
+      if (!ips.isEmpty() && spec.getClusterIP() != null && !spec.getClusterIP().isEmpty()
+          && !spec.getClusterIP().equals(ips.get(0))) {
+        errors.add(new FieldError("spec.clusterIPs[0]", "Invalid value: \"" + ips.get(0)
+            + "\": must match clusterIP when both are specified"));
+      }
+      if (ips.size() == 2 && IpAddresses.parse(ips.get(0)) != null && IpAddresses.parse(ips.get(1)) != null
+          && IpAddresses.parse(ips.get(0)).length == IpAddresses.parse(ips.get(1)).length) {
+        errors.add(new FieldError("spec.clusterIPs[1]", "Invalid value: \"" + ips.get(1)
+            + "\": may specify no more than one IP for each IP family"));
+      }
+    }
+    List<String> families = nonNull(spec.getIpFamilies());
+    if (families.size() > 2) {
+      errors.add(new FieldError("spec.ipFamilies", "Too many: " + families.size() + ": must have at most 2 items"));
+    }
+    Set<String> seenFamilies = new HashSet<>();
+    for (int i = 0; i < families.size(); i++) {
+      String f = families.get(i);
+      if (!FAMILIES.contains(f)) {
+        errors.add(unsupported("spec.ipFamilies[" + i + "]", f, FAMILIES));
+      } else if (!seenFamilies.add(f)) {
+        errors.add(new FieldError("spec.ipFamilies[" + i + "]", "Duplicate value: \"" + f + "\""));
+      }
+    }
+    oneOf("spec.ipFamilyPolicy", spec.getIpFamilyPolicy(), FAMILY_POLICIES, errors);
+    oneOf("spec.sessionAffinity", spec.getSessionAffinity(), AFFINITIES, errors);
+    if ("ClientIP".equals(spec.getSessionAffinity()) && spec.getSessionAffinityConfig() != null
+        && spec.getSessionAffinityConfig().getClientIP() != null) {
+      Integer t = spec.getSessionAffinityConfig().getClientIP().getTimeoutSeconds();
+      if (t != null && (t <= 0 || t > MAX_AFFINITY_SECONDS)) {
+        errors.add(new FieldError("spec.sessionAffinityConfig.clientIP.timeoutSeconds", "Invalid value: " + t
+            + ": must be greater than 0 and less than " + MAX_AFFINITY_SECONDS));
+      }
+    }
+    oneOf("spec.externalTrafficPolicy", spec.getExternalTrafficPolicy(), TRAFFIC_POLICIES, errors);
+    oneOf("spec.internalTrafficPolicy", spec.getInternalTrafficPolicy(), TRAFFIC_POLICIES, errors);
+    oneOf("spec.trafficDistribution", spec.getTrafficDistribution(), TRAFFIC_DISTRIBUTIONS, errors);
+    if (spec.getHealthCheckNodePort() != null && spec.getHealthCheckNodePort() != 0) {
+      port("spec.healthCheckNodePort", spec.getHealthCheckNodePort(), errors);
+    }
+    List<String> externalIPs = nonNull(spec.getExternalIPs());
+    for (int i = 0; i < externalIPs.size(); i++) {
+      ip("spec.externalIPs[" + i + "]", externalIPs.get(i), errors);
+    }
+    List<String> ranges = nonNull(spec.getLoadBalancerSourceRanges());
+    for (int i = 0; i < ranges.size(); i++) {
+      String r = ranges.get(i) == null ? "" : ranges.get(i).trim();
+      if (IpAddresses.normalizeCidr(r) == null) {
+        errors.add(new FieldError("spec.loadBalancerSourceRanges[" + i + "]", "Invalid value: " + quote(ranges.get(i))
+            + ": must be a list of IP ranges. For example, 10.240.0.0/24,10.250.0.0/24"));
+      }
+    }
+    servicePorts(spec, headless || "ExternalName".equals(type), errors);
+    if (service.getStatus() != null && service.getStatus().getLoadBalancer() != null) {
+      List<V1LoadBalancerIngress> ingress = nonNull(service.getStatus().getLoadBalancer().getIngress());
+      for (int i = 0; i < ingress.size(); i++) {
+        V1LoadBalancerIngress in = ingress.get(i);
+        String at = "status.loadBalancer.ingress[" + i + "]";
+        if (in == null) {
+          continue;
+        }
+        if (in.getIp() != null && !in.getIp().isEmpty()) {
+          ip(at + ".ip", in.getIp(), errors);
+        }
+        oneOf(at + ".ipMode", in.getIpMode(), IP_MODES, errors);
+        if (in.getHostname() != null && !in.getHostname().isEmpty()) {
+          dns1123Subdomain(at + ".hostname", in.getHostname(), errors);
+        }
+      }
+    }
+    return errors;
+  }
+
+  private static void servicePorts(V1ServiceSpec spec, boolean portsOptional, List<FieldError> errors) {
+    List<V1ServicePort> ports = nonNull(spec.getPorts());
+    if (ports.isEmpty() && !portsOptional) {
+      errors.add(new FieldError("spec.ports", "Required value"));
+    }
+    Set<String> names = new HashSet<>();
+    Set<String> portProtocols = new HashSet<>();
+    Set<String> nodePorts = new HashSet<>();
+    for (int i = 0; i < ports.size(); i++) {
+      V1ServicePort p = ports.get(i);
+      String at = "spec.ports[" + i + "]";
+      if (p == null) {
+        errors.add(new FieldError(at, "Required value"));
+        continue;
+      }
+      String name = p.getName() == null ? "" : p.getName();
+      if (ports.size() > 1 && name.isEmpty()) {
+        errors.add(new FieldError(at + ".name", "Required value"));
+      } else if (!name.isEmpty()) {
+        dns1123Label(at + ".name", name, errors);
+        if (!names.add(name)) {
+          errors.add(new FieldError(at + ".name", "Duplicate value: " + quote(name)));
+        }
+      }
+      if (p.getPort() == null) {
+        errors.add(new FieldError(at + ".port", "Required value"));
+      } else {
+        port(at + ".port", p.getPort(), errors);
+      }
+      String protocol = p.getProtocol() == null ? "TCP" : p.getProtocol();
+      oneOf(at + ".protocol", protocol, PROTOCOLS, errors);
+      if (p.getPort() != null && !portProtocols.add(p.getPort() + "/" + protocol)) {
+        errors.add(new FieldError(at, "Duplicate value: {port: " + p.getPort() + ", protocol: " + protocol + "}"));
+      }
+      if (p.getNodePort() != null && p.getNodePort() != 0) {
+        port(at + ".nodePort", p.getNodePort(), errors);
+        if (!nodePorts.add(p.getNodePort() + "/" + protocol)) {
+          errors.add(new FieldError(at + ".nodePort", "Duplicate value: " + p.getNodePort()));
+        }
+      }
+      IntOrString target = p.getTargetPort();
+      if (target != null) {
+        if (target.isInteger()) {
+          if (target.getIntValue() != 0) {
+            port(at + ".targetPort", target.getIntValue(), errors);
+          }
+        } else {
+          portName(at + ".targetPort", target.getStrValue(), errors);
+        }
+      }
+    }
+  }
+
+  /** Every problem of an EndpointSlice; empty when an API server would have accepted it. */
+  public static List<FieldError> endpointSlice(V1EndpointSlice slice) {
+    List<FieldError> errors = new ArrayList<>();
+    objectMeta(slice.getMetadata(), false, errors);
+    String addressType = slice.getAddressType();
+    if (addressType == null || addressType.isEmpty()) {
+      errors.add(new FieldError("addressType", "Required value"));
+    } else {
+      oneOf("addressType", addressType, ADDRESS_TYPES, errors);
+    }
+    List<V1Endpoint> endpoints = nonNull(slice.getEndpoints());
+    if (endpoints.size() > 1000) {
+      errors.add(new FieldError("endpoints", "Too many: " + endpoints.size() + ": must have at most 1000 items"));
+    }
+    for (int i = 0; i < endpoints.size(); i++) {
+      V1Endpoint ep = endpoints.get(i);
+      String at = "endpoints[" + i + "]";
+      if (ep == null) {
+        errors.add(new FieldError(at, "Required value"));
+        continue;
+      }
+      List<String> addresses = nonNull(ep.getAddresses());
+      if (addresses.isEmpty() || addresses.size() > 100) {
+        errors.add(new FieldError(at + ".addresses", addresses.isEmpty() ? "Required value"
+            : "Too many: " + addresses.size() + ": must have at most 100 items"));
+      }
+      for (int j = 0; j < addresses.size(); j++) {
+        String a = addresses.get(j);
+        String where = at + ".addresses[" + j + "]";
+        if ("FQDN".equals(addressType)) {
+          dns1123Subdomain(where, a, errors);
+        } else if ("IPv4".equals(addressType) || "IPv6".equals(addressType)) {
+          byte[] parsed = IpAddresses.parse(a);
+          if (parsed == null || (parsed.length == 4) != "IPv4".equals(addressType) || a.indexOf(':') >= 0 == "IPv4".equals(addressType)) {
+            errors.add(new FieldError(where, "Invalid value: " + quote(a) + ": must be a valid " + addressType
+                + " address"));
+          }
+        }
+      }
+      if (ep.getHostname() != null) {
+        dns1123Label(at + ".hostname", ep.getHostname(), errors);
+      }
+      if (ep.getNodeName() != null && !ep.getNodeName().isEmpty()) {
+        dns1123Subdomain(at + ".nodeName", ep.getNodeName(), errors);
+      }
+    }
+    List<DiscoveryV1EndpointPort> ports = nonNull(slice.getPorts());
+    if (ports.size() > 20000) {
+      errors.add(new FieldError("ports", "Too many: " + ports.size() + ": must have at most 20000 items"));
+    }
+    Set<String> names = new HashSet<>();
+    for (int i = 0; i < ports.size(); i++) {
+      DiscoveryV1EndpointPort p = ports.get(i);
+      String at = "ports[" + i + "]";
+      if (p == null) {
+        errors.add(new FieldError(at, "Required value"));
+        continue;
+      }
+      String name = p.getName() == null ? "" : p.getName();
+      if (!name.isEmpty()) {
+        dns1123Label(at + ".name", name, errors);
+      }
+      if (!names.add(name)) {
+        errors.add(new FieldError(at + ".name", "Duplicate value: " + quote(name)));
+      }
+      oneOf(at + ".protocol", p.getProtocol(), PROTOCOLS, errors);
+      if (p.getPort() != null) {
+        port(at + ".port", p.getPort(), errors);
+      }
+    }
+    return errors;
+  }
+
+  /**
+   * metadata: name (DNS-1035 label for Services as ValidateServiceName, DNS-1123 subdomain
+   * otherwise), namespace (DNS-1123 label), label keys and values, annotation keys.
+   */
+  private static void objectMeta(V1ObjectMeta meta, boolean service, List<FieldError> errors) {
+    if (meta == null) {
+      errors.add(new FieldError("metadata", "Required value"));
+      return;
+    }
+    String name = meta.getName();
+    if (name == null || name.isEmpty()) {
+      errors.add(new FieldError("metadata.name", "Required value: name or generateName is required"));
+    } else if (service) {
+      if (name.length() > 63 || !DNS1035_LABEL.matcher(name).matches()) {
+        errors.add(new FieldError("metadata.name", "Invalid value: " + quote(name) + ": a DNS-1035 label must consist"
+            + " of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an"
+            + " alphanumeric character, at most 63 characters"));
+      }
+    } else {
+      dns1123Subdomain("metadata.name", name, errors);
+    }
+    if (meta.getNamespace() != null && !meta.getNamespace().isEmpty()) {
+      dns1123Label("metadata.namespace", meta.getNamespace(), errors);
+    }
+    Map<String, String> labels = meta.getLabels();
+    if (labels != null) {
+      for (Map.Entry<String, String> e : labels.entrySet()) {
+        qualifiedName("metadata.labels", e.getKey(), errors);
+        String v = e.getValue() == null ? "" : e.getValue();
+        if (!v.isEmpty() && (v.length() > 63 || !QUALIFIED_NAME_PART.matcher(v).matches())) {
+          errors.add(new FieldError("metadata.labels", "Invalid value: " + quote(v) + ": a valid label must be an"
+              + " empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an"
+              + " alphanumeric character, at most 63 characters"));
+        }
+      }
+    }
+    if (meta.getAnnotations() != null) {
+      for (String key : meta.getAnnotations().keySet()) {
+        qualifiedName("metadata.annotations", key, errors);
+      }
+    }
+  }
+
+  private static void qualifiedName(String field, String key, List<FieldError> errors) {
+    String k = key == null ? "" : key;
+    int slash = k.indexOf('/');
+    String prefix = slash < 0 ? null : k.substring(0, slash);
+    String name = slash < 0 ? k : k.substring(slash + 1);
+    boolean ok = !name.isEmpty() && name.length() <= 63 && QUALIFIED_NAME_PART.matcher(name).matches()
+        && (prefix == null || (!prefix.isEmpty() && prefix.length() <= 253 && DNS1123_SUBDOMAIN.matcher(prefix).matches()));
+    if (!ok) {
+      errors.add(new FieldError(field, "Invalid value: " + quote(k) + ": name part must consist of alphanumeric"
+          + " characters, '-', '_' or '.', and must start and end with an alphanumeric character (at most 63), with an"
+          + " optional DNS subdomain prefix and '/'"));
+    }
+  }
+
+  private static void dns1123Label(String field, String value, List<FieldError> errors) {
+    if (value == null || value.isEmpty() || value.length() > 63 || !DNS1123_LABEL.matcher(value).matches()) {
+      errors.add(new FieldError(field, "Invalid value: " + quote(value) + ": a lowercase RFC 1123 label must consist"
+          + " of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character,"
+          + " at most 63 characters"));
+    }
+  }
+
+  private static void dns1123Subdomain(String field, String value, List<FieldError> errors) {
+    if (value == null || value.isEmpty() || value.length() > 253 || !DNS1123_SUBDOMAIN.matcher(value).matches()) {
+      errors.add(new FieldError(field, "Invalid value: " + quote(value) + ": a lowercase RFC 1123 subdomain must"
+          + " consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric"
+          + " character, at most 253 characters"));
+    }
+  }
+
+  /** IsValidPortName: an IANA service name (at most 15, a letter, no leading, trailing or double '-'). */
+  private static void portName(String field, String value, List<FieldError> errors) {
+    String v = value == null ? "" : value;
+    boolean ok = !v.isEmpty() && v.length() <= 15 && IANA_SVC_NAME.matcher(v).matches()
+        && v.chars().anyMatch(c -> c >= 'a' && c <= 'z') && !v.startsWith("-") && !v.endsWith("-")
+        && !v.contains("--");
+    if (!ok) {
+      errors.add(new FieldError(field, "Invalid value: " + quote(v) + ": must be a port number 1-65535 or an IANA"
+          + " service name (at most 15 lower case letters, digits or '-', with a letter)"));
+    }
+  }
+
+  private static void port(String field, int value, List<FieldError> errors) {
+    if (value < 1 || value > 65535) {
+      errors.add(new FieldError(field, "Invalid value: " + value + ": must be between 1 and 65535, inclusive"));
+    }
+  }
+
+  private static void ip(String field, String value, List<FieldError> errors) {
+    if (IpAddresses.parse(value) == null) {
+      errors.add(new FieldError(field, "Invalid value: " + quote(value) + ": must be a valid IP address, (e.g."
+          + " 10.9.8.7 or 2001:db8::ffff)"));
+    }
+  }
+
+  /** A value that may be left out (the API server defaults it) but, when given, must be one of these. */
+  private static void oneOf(String field, String value, Set<String> allowed, List<FieldError> errors) {
+    if (value != null && !value.isEmpty() && !allowed.contains(value)) {
+      errors.add(unsupported(field, value, allowed));
+    }
+  }
+
+  private static FieldError unsupported(String field, String value, Set<String> allowed) {
+    return new FieldError(field, "Unsupported value: " + quote(value) + ": supported values: "
+        + String.join(", ", new java.util.TreeSet<>(allowed).stream().map(ObjectValidator::quote).toList()));
+  }
+
+  /** Quoted with control and non-ASCII characters escaped, so a hostile value cannot forge log lines. */
+  static String quote(String s) {
+    if (s == null) {
+      return "null";
+    }
+    StringBuilder b = new StringBuilder(s.length() + 2).append('"');
+    int shown = Math.min(s.length(), 100);
+    for (int i = 0; i < shown; i++) {
+      char c = s.charAt(i);
+      if (c == '"' || c == '\\') {
+        b.append('\\').append(c);
+      } else if (c < 0x20 || c >= 0x7f) {
+        b.append(String.format("\\u%04x", (int) c));
+      } else {
+        b.append(c);
+      }
+    }
+    if (s.length() > shown) {
+      b.append("...(").append(s.length()).append(" characters)");
+    }
+    return b.append('"').toString();
+  }
+
+  private static <T> List<T> nonNull(List<T> list) {
+    return list == null ? List.of() : list;
+  }
+}
