@@ -61,6 +61,7 @@ final class ItemDecoder<T extends KubernetesObject> {
       }
     }
     reader.endObject();
+    UnknownFields.prune(rest, listType);
     L list = gson.fromJson(rest, listType);
     try {
       listType.getMethod("setItems", List.class).invoke(list, items);
@@ -73,6 +74,7 @@ final class ItemDecoder<T extends KubernetesObject> {
   /** The object, or null (reported) when it does not decode. */
   T decodeOrReport(JsonElement item) {
     try {
+      UnknownFields.prune(item, type);
       return gson.fromJson(item, type);
     } catch (RuntimeException e) {
       JsonObject meta = metadataOf(item);
@@ -84,6 +86,7 @@ final class ItemDecoder<T extends KubernetesObject> {
 
   /** The object; throws when it does not decode. */
   T decodeWithoutReport(JsonElement item) {
+    UnknownFields.prune(item, type);
     return gson.fromJson(item, type);
   }
 

@@ -58,13 +58,30 @@ public final class NodeInfoResolver {
   /** What the node lookup found: its IPs (empty when unknown) and the Node object (or null). */
   private record Found(List<String> ips, V1Node node) {}
 
-  /** GET the Node; failures carry a message naming the server and the cause. */
+  /**
+   * GET the Node; failures carry a message naming the server and the cause. Decoded here rather
+   * than by client-java's call, which refuses a Node with a field newer than the client.
+   */
   private static V1Node getNode(ApiClient client, String name) throws Exception {
-    try {
-      return new CoreV1Api(client).readNode(name).execute();
+    try (okhttp3.Response response = execute(new CoreV1Api(client).readNode(name).buildCall(null))) {
+      String body = response.body() == null ? "" : response.body().string();
+      if (!response.isSuccessful()) {
+        throw new ApiException(response.code(), response.headers().toMultimap(), body);
+      }
+      com.google.gson.JsonElement json = com.google.gson.JsonParser.parseString(body);
+      UnknownFields.prune(json, V1Node.class);
+      return client.getJSON().getGson().fromJson(json, V1Node.class);
     } catch (ApiException e) {
       throw new Exception(e.getCode() == 404 ? "nodes \"" + name + "\" not found"
           : ApiClients.describe(client.getBasePath(), e), e);
+    }
+  }
+
+  private static okhttp3.Response execute(okhttp3.Call call) throws ApiException {
+    try {
+      return call.execute();
+    } catch (java.io.IOException e) {
+      throw new ApiException(e); // as client-java's own execute reports a connection failure
     }
   }
 

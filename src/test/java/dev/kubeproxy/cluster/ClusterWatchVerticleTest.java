@@ -116,6 +116,21 @@ class ClusterWatchVerticleTest {
     assertEquals(Set.of("default/web-2", "default/web-3"), bus.keys(Kind.SERVICE));
   }
 
+  /** A Service from an API server newer than client-java, with fields the client does not know, is not lost. */
+  @Test
+  void fieldsNewerThanTheClientAreIgnoredInListsAndWatches() throws Exception {
+    api.upsert(new io.vertx.core.json.JsonObject("{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"metadata\":{\"namespace\":"
+        + "\"default\",\"name\":\"listed\"},\"spec\":{\"clusterIP\":\"10.96.0.20\",\"futureField\":1,"
+        + "\"ports\":[{\"port\":80,\"futurePortField\":\"x\"}]}}"));
+    deploy(options());
+    await("synced", WAIT, () -> bus.synced.contains(Kind.SERVICE));
+    assertEquals(Set.of("default/listed"), bus.keysAtSync.get(Kind.SERVICE));
+    api.upsert(new io.vertx.core.json.JsonObject("{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"metadata\":{\"namespace\":"
+        + "\"default\",\"name\":\"watched\",\"futureMeta\":{}},\"spec\":{\"clusterIP\":\"10.96.0.21\","
+        + "\"ports\":[{\"port\":80}]},\"futureTop\":true}"));
+    await("watched through the watch", WAIT, () -> bus.keys(Kind.SERVICE).contains("default/watched"));
+  }
+
   @Test
   void initialListThenSyncedThenChanges() throws Exception {
     api.upsert(Fixtures.service("default", "web", "10.96.0.10", Map.of("app", "web")));
