@@ -56,6 +56,14 @@ final class ManifestReader {
   }
 
   static List<KubernetesObject> read(Path file) throws ManifestException {
+    return read(file, null);
+  }
+
+  /**
+   * Only the documents of these kinds (null: all) are decoded into models; the others are skipped
+   * unlogged. The node lookup at start reads the Node this way, not every Service and EndpointSlice.
+   */
+  static List<KubernetesObject> read(Path file, java.util.Set<String> kinds) throws ManifestException {
     ObjectMapper mapper = file.getFileName().toString().endsWith(".json") ? JSON_MAPPER : YAML;
     List<KubernetesObject> out = new ArrayList<>();
     try (MappingIterator<JsonNode> docs = mapper.readerFor(JsonNode.class).readValues(Files.newBufferedReader(file))) {
@@ -68,7 +76,7 @@ final class ManifestReader {
         if (doc == null || doc.isNull() || doc.isMissingNode() || (doc.isObject() && doc.isEmpty())) {
           continue;
         }
-        addDocument(file, start, index, doc, out);
+        addDocument(file, start, index, doc, kinds, out);
       }
     } catch (JsonProcessingException e) {
       JsonLocation at = e.getLocation();
@@ -85,8 +93,8 @@ final class ManifestReader {
     return out;
   }
 
-  private static void addDocument(Path file, JsonLocation at, int index, JsonNode doc, List<KubernetesObject> out)
-      throws ManifestException {
+  private static void addDocument(Path file, JsonLocation at, int index, JsonNode doc, java.util.Set<String> kinds,
+      List<KubernetesObject> out) throws ManifestException {
     long line = at.getLineNr();
     long col = at.getColumnNr();
     if (!doc.isObject()) {
@@ -99,8 +107,11 @@ final class ManifestReader {
     }
     if (kind.equals("List")) {
       for (JsonNode item : doc.path("items")) {
-        addDocument(file, at, index, item, out);
+        addDocument(file, at, index, item, kinds, out);
       }
+      return;
+    }
+    if (kinds != null && !kinds.contains(kind)) {
       return;
     }
     Class<? extends KubernetesObject> model = MODELS.get(apiVersion + " " + kind);

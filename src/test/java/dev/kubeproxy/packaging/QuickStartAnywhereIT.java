@@ -22,15 +22,16 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * The README's first command works anywhere (issue 9.6): the packaged jar's dry run over
- * conf/examples, in each mode, as a non-root user (uid/gid 65534 through setpriv) whose PATH holds
- * nothing but {@code java} — no iptables, ip6tables, nft, conntrack or ip — prints the rules of
- * both families, as upstream would on a host that has both tools. The only change to the README's
- * command is that the health and metrics ports are chosen free, so that parallel test runs do not
- * collide on 10256/10249.
+ * The README's first command works anywhere (issue 9.6): the dry run over conf/examples, started
+ * through the launcher ({@code bin/kube-proxy}, as the README and the image do) and as
+ * {@code java -jar}, in each mode, as a non-root user (uid/gid 65534 through setpriv) whose PATH
+ * holds nothing but {@code java} — no iptables, ip6tables, nft, conntrack or ip — prints the rules
+ * of both families, as upstream would on a host that has both tools. The only change to the
+ * README's command is that the health and metrics ports are chosen free, so that parallel test
+ * runs do not collide on 10256/10249.
  */
 class QuickStartAnywhereIT {
   private static final int NOBODY = 65534;
@@ -52,6 +53,8 @@ class QuickStartAnywhereIT {
         Files.copy(f, examples.resolve(f.getFileName()));
       }
     }
+    Path launcher = Files.createDirectories(work.resolve("launcher/bin"));
+    Files.copy(Path.of("bin/kube-proxy"), launcher.resolve("kube-proxy"));
     Path bin = Files.createDirectory(work.resolve("bin"));
     Files.createSymbolicLink(bin.resolve("java"), Path.of(ProcessHandle.current().info().command().orElseThrow()));
     Files.createDirectory(work.resolve("home"));
@@ -75,12 +78,13 @@ class QuickStartAnywhereIT {
     }
   }
 
-  @ParameterizedTest
-  @ValueSource(strings = {"iptables", "nftables"})
-  void dryRunNeedsNoNetfilterToolAndNoRoot(String mode) throws Exception {
+  @ParameterizedTest(name = "{0}, {1} mode")
+  @CsvSource({"launcher, iptables", "launcher, nftables", "java -jar, iptables", "java -jar, nftables"})
+  void dryRunNeedsNoNetfilterToolAndNoRoot(String how, String mode) throws Exception {
     List<String> command = new ArrayList<>(List.of(setpriv(), "--reuid=" + NOBODY, "--regid=" + NOBODY,
-        "--clear-groups", "java", "-jar", "kube-proxy.jar", "--manifests", "conf/examples",
-        "--hostname-override", "node-1", "--dry-run",
+        "--clear-groups"));
+    command.addAll(how.equals("launcher") ? List.of("launcher/bin/kube-proxy") : List.of("java", "-jar", "kube-proxy.jar"));
+    command.addAll(List.of("--manifests", "conf/examples", "--hostname-override", "node-1", "--dry-run",
         "--healthz-bind-address", "127.0.0.1:" + freePort(), "--metrics-bind-address", "127.0.0.1:" + freePort()));
     if (mode.equals("nftables")) {
       command.add("--proxy-mode=nftables");
@@ -89,6 +93,7 @@ class QuickStartAnywhereIT {
     pb.environment().clear();
     pb.environment().put("PATH", work.resolve("bin").toString());
     pb.environment().put("HOME", work.resolve("home").toString());
+    pb.environment().put("KUBE_PROXY_JAR", work.resolve("kube-proxy.jar").toString());
     Path stdout = work.resolve("home/stdout");
     Path stderr = work.resolve("home/stderr");
     pb.redirectOutput(stdout.toFile()).redirectError(stderr.toFile());
