@@ -21,6 +21,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Reads the cluster objects kube-proxy uses from one YAML or JSON file: several YAML documents
@@ -62,12 +63,26 @@ final class ManifestReader {
   }
 
   static List<KubernetesObject> read(Path file) throws ManifestException {
-    return read(file, (kind, namespace, name, problem) -> {
+    return read(file, (Set<String>) null);
+  }
+
+  /**
+   * Only the documents of these kinds (null: all) are decoded into models; the others are skipped
+   * unlogged. The node lookup at start reads the Node this way, not every Service and EndpointSlice.
+   * An object that does not decode fails the read.
+   */
+  static List<KubernetesObject> read(Path file, Set<String> kinds) throws ManifestException {
+    return read(file, kinds, (kind, namespace, name, problem) -> {
       throw new IllegalArgumentException(problem);
     });
   }
 
   static List<KubernetesObject> read(Path file, BadObject bad) throws ManifestException {
+    return read(file, null, bad);
+  }
+
+  /** Objects of these kinds (null: all); one that does not decode is reported to bad and left out. */
+  static List<KubernetesObject> read(Path file, Set<String> kinds, BadObject bad) throws ManifestException {
     ObjectMapper mapper = file.getFileName().toString().endsWith(".json") ? JSON_MAPPER : YAML;
     List<KubernetesObject> out = new ArrayList<>();
     try (MappingIterator<JsonNode> docs = mapper.readerFor(JsonNode.class).readValues(Files.newBufferedReader(file))) {
@@ -80,7 +95,7 @@ final class ManifestReader {
         if (doc == null || doc.isNull() || doc.isMissingNode() || (doc.isObject() && doc.isEmpty())) {
           continue;
         }
-        addDocument(file, start, index, doc, out, bad);
+        addDocument(file, start, index, doc, kinds, out, bad);
       }
     } catch (JsonProcessingException e) {
       JsonLocation at = e.getLocation();
@@ -97,9 +112,8 @@ final class ManifestReader {
     return out;
   }
 
-  private static void addDocument(Path file, JsonLocation at, int index, JsonNode doc, List<KubernetesObject> out,
-      BadObject bad)
-      throws ManifestException {
+  private static void addDocument(Path file, JsonLocation at, int index, JsonNode doc, Set<String> kinds,
+      List<KubernetesObject> out, BadObject bad) throws ManifestException {
     long line = at.getLineNr();
     long col = at.getColumnNr();
     if (!doc.isObject()) {
@@ -112,8 +126,11 @@ final class ManifestReader {
     }
     if (kind.equals("List")) {
       for (JsonNode item : doc.path("items")) {
-        addDocument(file, at, index, item, out, bad);
+        addDocument(file, at, index, item, kinds, out, bad);
       }
+      return;
+    }
+    if (kinds != null && !kinds.contains(kind)) {
       return;
     }
     Class<? extends KubernetesObject> model = MODELS.get(apiVersion + " " + kind);

@@ -8,6 +8,7 @@ import io.kubernetes.client.openapi.models.V1EndpointSlice;
 import io.kubernetes.client.openapi.models.V1Node;
 import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import io.kubernetes.client.openapi.models.V1Service;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.io.IOException;
@@ -48,12 +49,21 @@ final class ManifestSource {
   private WatchService watchService;
   private Thread watchThread;
   private long debounceTimer = -1;
+  /**
+   * The verticle's context: the watch thread is not a Vert.x thread, and runOnContext from it would
+   * make a new context per event, so rescans would neither be ordered nor debounced together.
+   */
+  private final Context context;
+  /** A rescan is on a worker; changes seen meanwhile ask for one more after it (on the context). */
+  private boolean rescanRunning;
+  private boolean rescanAgain;
 
   ManifestSource(Vertx vertx, AgentOptions options, ClusterEventSink sink) {
     this.vertx = vertx;
     this.options = options;
     this.sink = sink;
     this.dir = Path.of(options.manifestsDir());
+    this.context = vertx.getOrCreateContext();
     for (Kind k : Kind.values()) {
       sent.put(k, new HashMap<>());
     }
@@ -102,7 +112,7 @@ final class ManifestSource {
         WatchKey key = watchService.take();
         key.pollEvents();
         key.reset();
-        vertx.runOnContext(v -> scheduleRescan());
+        context.runOnContext(v -> scheduleRescan());
       }
     } catch (InterruptedException | ClosedWatchServiceException e) {
       // stopped
@@ -116,10 +126,29 @@ final class ManifestSource {
     }
     debounceTimer = vertx.setTimer(DEBOUNCE_MS, id -> {
       debounceTimer = -1;
-      vertx.executeBlocking(() -> {
-        rescan();
-        return null;
-      }, true).onFailure(e -> Log.error("Rescanning the manifests directory failed", "dir", dir, "err", e.toString()));
+      runRescan();
+    });
+  }
+
+  /** At most one rescan at a time and at most one waiting: a burst of changes costs two rescans, not one each. */
+  private void runRescan() {
+    if (rescanRunning) {
+      rescanAgain = true;
+      return;
+    }
+    rescanRunning = true;
+    vertx.executeBlocking(() -> {
+      rescan();
+      return null;
+    }, false).onComplete(ar -> {
+      if (ar.failed()) {
+        Log.error("Rescanning the manifests directory failed", "dir", dir, "err", ar.cause().toString());
+      }
+      rescanRunning = false;
+      if (rescanAgain) {
+        rescanAgain = false;
+        runRescan();
+      }
     });
   }
 

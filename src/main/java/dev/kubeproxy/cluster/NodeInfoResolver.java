@@ -96,7 +96,8 @@ public final class NodeInfoResolver {
     V1Node found = null;
     for (Path f : files) {
       try {
-        for (KubernetesObject o : ManifestReader.read(f)) {
+        // only the Node documents are decoded: the Services and EndpointSlices are the source's, later
+        for (KubernetesObject o : ManifestReader.read(f, java.util.Set.of("Node"))) {
           if (o instanceof V1Node n && name.equals(n.getMetadata().getName())) {
             found = n;
           }

@@ -33,7 +33,7 @@ public final class Proxiers {
 
   /**
    * One backend per family the node runs (dual-stack: both, primary first), in the configured
-   * mode. Blocking (probes iptables): call it on a worker.
+   * mode. Blocking (probes iptables, except in a dry run): call it on a worker.
    *
    * @throws ProxierCreationException for ipvs mode, an unknown mode, or no support for the primary family
    */
@@ -49,7 +49,14 @@ public final class Proxiers {
     }
     IpFamily primary = primaryFamily(node);
     Map<IpFamily, Boolean> supported = new EnumMap<>(IpFamily.class);
-    if (mode.equals("iptables")) {
+    if (mode.equals("iptables") && options.dryRun()) {
+      // A dry run writes nothing, so it needs no iptables and no root: it decides the families
+      // as upstream's platformCheckSupported (cmd/kube-proxy/app/server_linux.go) does on a host
+      // where both iptables and ip6tables are present.
+      Log.info("Dry run: not probing iptables; assuming iptables and ip6tables are present");
+      supported.put(IpFamily.IPv4, true);
+      supported.put(IpFamily.IPv6, true);
+    } else if (mode.equals("iptables")) {
       supported.put(IpFamily.IPv4, iptablesWorks(runner, "iptables"));
       supported.put(IpFamily.IPv6, iptablesWorks(runner, "ip6tables"));
       if (!supported.get(IpFamily.IPv4) && !supported.get(IpFamily.IPv6)) {

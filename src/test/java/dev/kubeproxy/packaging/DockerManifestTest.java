@@ -1,6 +1,7 @@
 package dev.kubeproxy.packaging;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -100,8 +101,13 @@ class DockerManifestTest {
     assertEquals(ds.getSpec().getSelector().getMatchLabels(), ds.getSpec().getTemplate().getMetadata().getLabels());
     V1Container c = pod.getContainers().get(0);
     assertEquals(Boolean.TRUE, c.getSecurityContext().getPrivileged());
-    assertEquals(List.of("java", "-jar", "/kube-proxy.jar", "--config=/var/lib/kube-proxy/config.conf", "--hostname-override=$(NODE_NAME)"),
-        c.getCommand());
+    assertEquals(List.of("kube-proxy", "--config=/var/lib/kube-proxy/config.conf", "--hostname-override=$(NODE_NAME)"),
+        c.getCommand(), "the image's launcher (bin/kube-proxy), not a java command line of its own");
+    // The launcher bounds the heap relative to the memory limit: without a limit it would take the node's RAM.
+    var limit = c.getResources().getLimits().get("memory");
+    var request = c.getResources().getRequests().get("memory");
+    assertNotNull(limit, "a memory limit, which the heap is sized from");
+    assertTrue(request.getNumber().compareTo(limit.getNumber()) <= 0, "request <= limit");
     assertEquals("spec.nodeName", c.getEnv().get(0).getValueFrom().getFieldRef().getFieldPath());
     assertEquals("NODE_NAME", c.getEnv().get(0).getName());
     assertEquals(List.of(10256, 10249), c.getPorts().stream().map(p -> p.getContainerPort()).toList());
@@ -141,6 +147,9 @@ class DockerManifestTest {
       assertTrue(d.matches("(?s).*apt-get install[^\\n]*\\n[^\\n]*\\b" + pkg + "\\b.*"), pkg);
     }
     assertTrue(d.contains("COPY --from=build /src/target/kube-proxy.jar /kube-proxy.jar"));
-    assertTrue(d.contains("ENTRYPOINT [\"java\", \"-XX:+UseSerialGC\", \"-jar\", \"/kube-proxy.jar\"]"));
+    assertTrue(d.contains("COPY bin/kube-proxy /usr/local/bin/kube-proxy"));
+    assertTrue(d.contains("kube-proxy --cds-archive"), "the CDS archive is built into the image");
+    assertTrue(d.contains("ENTRYPOINT [\"kube-proxy\"]"), "the image starts the JVM through the launcher");
+    assertFalse(d.contains("\"java\""), "no JVM command line of its own");
   }
 }

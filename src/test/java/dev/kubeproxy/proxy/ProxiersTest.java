@@ -110,6 +110,21 @@ class ProxiersTest {
   }
 
   @Test
+  void iptablesDryRunProbesNothingAndRunsAsOnAHostWithBothTools() {
+    AgentOptions o = options("iptables");
+    AgentOptions dry = new AgentOptions(o.config(), null, null, "node-a", null, true, false, false);
+    ProbeRunner noTools = new ProbeRunner(b -> false);
+    List<ProxyBackend> v4First = Proxiers.create(dry, node("192.168.200.1"), noTools);
+    assertEquals(List.of(IpFamily.IPv4, IpFamily.IPv6), v4First.stream().map(ProxyBackend::family).toList());
+    List<ProxyBackend> v6First = Proxiers.create(dry, node("fd00:200::1", "192.168.200.1"), noTools);
+    assertEquals(List.of(IpFamily.IPv6, IpFamily.IPv4), v6First.stream().map(ProxyBackend::family).toList());
+    assertEquals(List.of(), noTools.commands, "a dry run runs no iptables binary");
+    for (ProxyBackend backend : v4First) {
+      assertTrue(backend instanceof IptablesProxier);
+    }
+  }
+
+  @Test
   void primaryFamilyDefaultsToIPv4() {
     assertEquals(IpFamily.IPv4, Proxiers.primaryFamily(node()));
     assertEquals(IpFamily.IPv6, Proxiers.primaryFamily(node("fd00::1")));
