@@ -42,7 +42,7 @@ public final class ConfigCodec {
     ConfigDocument doc = ConfigDocument.parse(source, data);
     if (!doc.root.isObject()) {
       throw new ConfigDecodeException(doc.at("") + "expected a mapping (a KubeProxyConfiguration object), got "
-          + kindOf(doc.root));
+          + ConfigSchema.kindOf(doc.root));
     }
     checkTypeMeta(doc, (ObjectNode) doc.root);
     ConfigSchema.Bound bound = ConfigSchema.bind(doc);
@@ -82,22 +82,6 @@ public final class ConfigCodec {
           + apiVersion.asText() + "\"; expected apiVersion: " + KubeProxyConfiguration.API_VERSION + ", kind: "
           + KubeProxyConfiguration.KIND);
     }
-  }
-
-  private static String kindOf(JsonNode n) {
-    if (n.isTextual()) {
-      return "string";
-    }
-    if (n.isNumber()) {
-      return "number";
-    }
-    if (n.isBoolean()) {
-      return "bool";
-    }
-    if (n.isArray()) {
-      return "array";
-    }
-    return n.isObject() ? "object" : "null";
   }
 
   // ---- encoding (--write-config-to) ----

@@ -176,8 +176,9 @@ final class ConfigSchema {
     return n;
   }
 
-  private static String kindOf(JsonNode n) {
-    if (n == null || n.isNull()) {
+  /** The JSON kind of a value in Go's words ("string", "number", "bool", "array", "object", "null"). */
+  static String kindOf(JsonNode n) {
+    if (n == null || n.isNull() || n.isMissingNode()) {
       return "null";
     }
     if (n.isTextual()) {
