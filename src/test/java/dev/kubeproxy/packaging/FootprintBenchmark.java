@@ -196,12 +196,13 @@ public final class FootprintBenchmark {
   private static Map<String, Double> metrics(Netns ns) throws IOException, InterruptedException {
     String body = ns.exec("bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/10249 && printf 'GET /metrics HTTP/1.0\\r\\n"
         + "Host: localhost\\r\\n\\r\\n' >&3 && cat <&3").stdout;
+    // Per-family series (ip_family="IPv4", …) fold into one figure: counts add up, timestamps take the latest.
     Map<String, Double> out = new java.util.HashMap<>();
     Matcher matcher = METRIC.matcher(body);
     while (matcher.find()) {
-      if (matcher.group(2) == null) {
-        out.put(matcher.group(1), Double.parseDouble(matcher.group(3)));
-      }
+      String name = matcher.group(1);
+      double value = Double.parseDouble(matcher.group(3));
+      out.merge(name, value, name.endsWith("_timestamp_seconds") ? Math::max : Double::sum);
     }
     return out;
   }
