@@ -119,7 +119,7 @@ public class NftablesProxier implements ProxyBackend {
 
   /**
    * Checks nft (≥ 1.0.1), the kernel (≥ 5.13 unless KUBE_PROXY_NFTABLES_SKIP_KERNEL_VERSION_CHECK
-   * is set) and the kernel features, as upstream does at start. Nothing to check in --dry-run.
+   * is non-empty) and the kernel features, as upstream does at start. Nothing to check in --dry-run.
    */
   @Override
   public void privilegedInit() throws SyncException {
