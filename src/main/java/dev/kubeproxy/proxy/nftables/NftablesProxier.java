@@ -52,6 +52,7 @@ public class NftablesProxier implements ProxyBackend {
   private final Clock clock;
   private final FamilySyntax syntax;
   private final NodePortAddresses nodePortAddresses;
+  private final FailedTransactionLog failedTransactions;
 
   private boolean firstSync = true;
   private boolean needFullSync = true;
@@ -108,6 +109,7 @@ public class NftablesProxier implements ProxyBackend {
     this.metrics = metrics;
     this.clock = clock;
     this.syntax = new FamilySyntax(settings.family());
+    this.failedTransactions = new FailedTransactionLog(clock);
     // (The endpoint-targets offsets live as long as this proxier; a full sync rewrites the shards.)
     this.nodePortAddresses = new NodePortAddresses(settings.nodePortAddresses(), interfaceAddresses);
   }
@@ -272,6 +274,9 @@ public class NftablesProxier implements ProxyBackend {
       reconcileFailed = full;
       syncFailures++;
       metrics.incNftablesSyncFailures(settings.family().name());
+      if (built != null) {
+        failedTransactions.log(built, settings.family(), !(nft instanceof NftCommand c) || c.objectComments());
+      }
       String kind = full ? "full" : "partial";
       List<ServicePortName> culprits = full && built != null && isolationRounds-- > 0
           ? refusedServicePorts(built) : List.of();
