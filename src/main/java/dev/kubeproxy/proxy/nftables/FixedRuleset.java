@@ -13,30 +13,45 @@ public final class FixedRuleset {
   static final int DSTNAT = -100;
   static final int SRCNAT = 100;
 
-  /** The base chains in table order (nftables.md §2). */
+  static final int FILTER = 0;
+
+  /**
+   * The base chains in table order (nftables.md §2), with the layout of upstream v1.34
+   * (pkg/proxy/nftables/proxier.go, nftablesBaseChains; kubernetes#132456): only the
+   * LoadBalancerSourceRanges check still runs before DNAT ("-pre-dnat", dstnat - 10); the
+   * no-endpoint drop/reject and the ClusterIP checks run at filter priority 0, after DNAT, so that
+   * local traffic to an external address, which the nat chains short-circuit to the endpoints, is
+   * not dropped for lack of local endpoints (kubernetes#131765).
+   */
   static final List<Chain> BASE_CHAINS = List.of(
-      Chain.base("filter-prerouting", "filter", "prerouting", DSTNAT - 10),
-      Chain.base("filter-input", "filter", "input", DSTNAT - 10),
-      Chain.base("filter-forward", "filter", "forward", DSTNAT - 10),
-      Chain.base("filter-output", "filter", "output", DSTNAT - 10),
-      Chain.base("filter-output-post-dnat", "filter", "output", DSTNAT + 10),
+      Chain.base("filter-prerouting-pre-dnat", "filter", "prerouting", DSTNAT - 10),
+      Chain.base("filter-output-pre-dnat", "filter", "output", DSTNAT - 10),
+      Chain.base("filter-input", "filter", "input", FILTER),
+      Chain.base("filter-forward", "filter", "forward", FILTER),
+      Chain.base("filter-output", "filter", "output", FILTER),
       Chain.base("nat-prerouting", "nat", "prerouting", DSTNAT),
       Chain.base("nat-output", "nat", "output", DSTNAT),
       Chain.base("nat-postrouting", "nat", "postrouting", SRCNAT));
 
-  /** The jumps from base chains, in upstream's order (nftables.md §2.1). */
+  /**
+   * Base chains of the v1.31 layout that v1.34 no longer has: deleted with the others on the first
+   * sync, so that an agent upgraded in place leaves no hook of the old layout behind.
+   */
+  static final List<String> RETIRED_BASE_CHAINS = List.of("filter-prerouting", "filter-output-post-dnat");
+
+  /** The jumps from base chains, in upstream's order (nftables.md §2.1; proxier.go, nftablesJumpChains). */
   private static final String[][] JUMPS = {
       {"filter-input", "ct state new jump nodeport-endpoints-check", "nodeport-endpoints-check"},
       {"filter-input", "ct state new jump service-endpoints-check", "service-endpoints-check"},
       {"filter-forward", "ct state new jump service-endpoints-check", "service-endpoints-check"},
       {"filter-output", "ct state new jump service-endpoints-check", "service-endpoints-check"},
-      {"filter-prerouting", "ct state new jump firewall-check", "firewall-check"},
-      {"filter-output", "ct state new jump firewall-check", "firewall-check"},
+      {"filter-prerouting-pre-dnat", "ct state new jump firewall-check", "firewall-check"},
+      {"filter-output-pre-dnat", "ct state new jump firewall-check", "firewall-check"},
       {"nat-output", "jump services", "services"},
       {"nat-prerouting", "jump services", "services"},
       {"nat-postrouting", "jump masquerading", "masquerading"},
       {"filter-forward", "ct state new jump cluster-ips-check", "cluster-ips-check"},
-      {"filter-output-post-dnat", "ct state new jump cluster-ips-check", "cluster-ips-check"},
+      {"filter-output", "ct state new jump cluster-ips-check", "cluster-ips-check"},
   };
 
   private final FamilySyntax syntax;
@@ -74,6 +89,10 @@ public final class FixedRuleset {
     ruleCount = 0;
     tx.add(new Table("rules for kube-proxy"));
     if (recreateBaseChains) {
+      for (String retired : RETIRED_BASE_CHAINS) {
+        tx.add(Chain.regular(retired));
+        tx.delete(Chain.regular(retired));
+      }
       for (Chain base : BASE_CHAINS) {
         tx.add(Chain.regular(base.name()));
         tx.delete(Chain.regular(base.name()));

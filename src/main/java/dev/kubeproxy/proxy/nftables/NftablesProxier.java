@@ -52,6 +52,7 @@ public class NftablesProxier implements ProxyBackend {
   private final Clock clock;
   private final FamilySyntax syntax;
   private final NodePortAddresses nodePortAddresses;
+  private final FailedTransactionLog failedTransactions;
 
   private boolean firstSync = true;
   private boolean needFullSync = true;
@@ -108,6 +109,7 @@ public class NftablesProxier implements ProxyBackend {
     this.metrics = metrics;
     this.clock = clock;
     this.syntax = new FamilySyntax(settings.family());
+    this.failedTransactions = new FailedTransactionLog(clock);
     // (The endpoint-targets offsets live as long as this proxier; a full sync rewrites the shards.)
     this.nodePortAddresses = new NodePortAddresses(settings.nodePortAddresses(), interfaceAddresses);
   }
@@ -119,7 +121,7 @@ public class NftablesProxier implements ProxyBackend {
 
   /**
    * Checks nft (≥ 1.0.1), the kernel (≥ 5.13 unless KUBE_PROXY_NFTABLES_SKIP_KERNEL_VERSION_CHECK
-   * is set) and the kernel features, as upstream does at start. Nothing to check in --dry-run.
+   * is non-empty) and the kernel features, as upstream does at start. Nothing to check in --dry-run.
    */
   @Override
   public void privilegedInit() throws SyncException {
@@ -272,6 +274,9 @@ public class NftablesProxier implements ProxyBackend {
       reconcileFailed = full;
       syncFailures++;
       metrics.incNftablesSyncFailures(settings.family().name());
+      if (built != null) {
+        failedTransactions.log(built, settings.family(), !(nft instanceof NftCommand c) || c.objectComments());
+      }
       String kind = full ? "full" : "partial";
       List<ServicePortName> culprits = full && built != null && isolationRounds-- > 0
           ? refusedServicePorts(built) : List.of();

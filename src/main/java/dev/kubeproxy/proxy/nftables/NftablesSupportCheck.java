@@ -9,7 +9,7 @@ import java.util.regex.Pattern;
 
 /**
  * The start-up checks of nftables mode (nftables.md §1, §8): the nft binary is there and at least
- * 1.0.1, the kernel is at least 5.13 (unless KUBE_PROXY_NFTABLES_SKIP_KERNEL_VERSION_CHECK is set),
+ * 1.0.1, the kernel is at least 5.13 (unless KUBE_PROXY_NFTABLES_SKIP_KERNEL_VERSION_CHECK is non-empty),
  * and the kernel accepts a transaction that uses every feature the ruleset needs ("nft --check",
  * which validates in the kernel without committing).
  */
@@ -52,6 +52,8 @@ public final class NftablesSupportCheck {
       throw new UnsupportedException("kube-proxy in nftables mode requires nft 1.0.1 or later, found "
           + version.stdout().strip());
     }
+    // As upstream since v1.33 (pkg/proxy/nftables/proxier.go, getNFTablesInterface, kubernetes#130401):
+    // only a non-empty value skips the check; unset and "" (e.g. an empty env entry in a Pod spec) check.
     if (skipKernelCheck == null || skipKernelCheck.isEmpty()) {
       int[] kernel = parseKernel(kernelRelease);
       if (kernel == null || compare(kernel, new int[] {5, 13, 0}) < 0) {

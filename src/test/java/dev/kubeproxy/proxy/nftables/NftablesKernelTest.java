@@ -121,6 +121,40 @@ class NftablesKernelTest {
     assertEquals(0, metrics.syncFailures.get());
   }
 
+  /**
+   * An agent started over the table of the v1.31 layout (filter chains at dstnat - 10 and a
+   * post-DNAT output chain) leaves the v1.34 layout only (kubernetes#132456): the retired base
+   * chains are gone and the no-endpoint checks hook in at priority 0.
+   */
+  @Test
+  void firstSyncOverTheOldLayoutLeavesOnlyTheNewBaseChains() throws Exception {
+    CommandRunner.Result old = inNs.run(List.of("nft", "-f", "-"), String.join("\n",
+        "add table ip kube-proxy",
+        "add chain ip kube-proxy firewall-check",
+        "add chain ip kube-proxy cluster-ips-check",
+        "add chain ip kube-proxy service-endpoints-check",
+        "add chain ip kube-proxy filter-prerouting { type filter hook prerouting priority -110 ; }",
+        "add chain ip kube-proxy filter-output { type filter hook output priority -110 ; }",
+        "add chain ip kube-proxy filter-output-post-dnat { type filter hook output priority -90 ; }",
+        "add rule ip kube-proxy filter-prerouting ct state new jump firewall-check",
+        "add rule ip kube-proxy filter-output ct state new jump service-endpoints-check",
+        "add rule ip kube-proxy filter-output-post-dnat ct state new jump cluster-ips-check",
+        ""));
+    assertTrue(old.ok(), old.stderr());
+    proxier(settings(IpFamily.IPv4)).sync(example().state());
+    String table = list("table ip kube-proxy");
+    assertFalse(table.contains("chain filter-prerouting {"), table);
+    assertFalse(table.contains("chain filter-output-post-dnat {"), table);
+    assertTrue(table.contains("chain filter-prerouting-pre-dnat {"), table);
+    assertTrue(table.contains("chain filter-output-pre-dnat {"), table);
+    String output = list("chain ip kube-proxy filter-output");
+    assertTrue(output.contains("type filter hook output priority filter;"), output);
+    assertTrue(output.contains("jump service-endpoints-check") && output.contains("jump cluster-ips-check"), output);
+    assertFalse(output.contains("firewall-check"), output);
+    String input = list("chain ip kube-proxy filter-input");
+    assertTrue(input.contains("type filter hook input priority filter;"), input);
+  }
+
   @Test
   void failingTransactionKeepsThePreviousRulesAndIsRetriedInFull() throws Exception {
     NftablesProxier p = proxier(settings(IpFamily.IPv4));

@@ -71,6 +71,16 @@ class NftablesSupportCheckTest {
     assertTrue(check(new ScriptedRunner("nftables v1.0.6", true, true), "5.10.0-28-amd64", "1"));
   }
 
+  /** kubernetes#130401: an empty value does not skip the check; any non-empty one ("0" too) does. */
+  @Test
+  void onlyANonEmptySkipValueSkipsTheKernelCheck() throws Exception {
+    var e = assertThrows(NftablesSupportCheck.UnsupportedException.class,
+        () -> check(new ScriptedRunner("nftables v1.0.6", true, true), "5.10.0-28-amd64", ""));
+    assertTrue(e.getMessage().contains("requires kernel 5.13 or later"), e.getMessage());
+    assertTrue(check(new ScriptedRunner("nftables v1.0.6", true, true), "5.10.0-28-amd64", "0"));
+    assertTrue(check(new ScriptedRunner("nftables v1.0.6", true, true), "5.10.0-28-amd64", "true"));
+  }
+
   @Test
   void objectCommentsAreDroppedWhenNftRejectsThem() throws Exception {
     assertFalse(check(new ScriptedRunner("nftables v1.0.1", false, true), "5.15.0", null));

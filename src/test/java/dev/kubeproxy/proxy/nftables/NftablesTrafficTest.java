@@ -146,4 +146,27 @@ class NftablesTrafficTest {
     refused = connect(podB, "10.96.0.10", 80);
     assertTrue(refused.startsWith("failed: ConnectionRefusedError"), refused);
   }
+
+  /**
+   * kubernetes#131765, fixed by #132456 (v1.34): a process on the node reaching the external IP of
+   * an externalTrafficPolicy: Local service with no endpoint on this node is short-circuited to the
+   * cluster endpoints by the nat chains; the no-endpoint check runs at filter priority 0, after
+   * that DNAT, so it no longer drops this traffic. Traffic from outside is still dropped.
+   */
+  @Test
+  void localTrafficToAnExternalIpWithoutLocalEndpointsIsShortCircuited() throws Exception {
+    CommandRunner inNode = CommandRunner.inNetns(node);
+    NftablesProxier p = new NftablesProxier(settings(IpFamily.IPv4), inNode, new NftCommand(IpFamily.IPv4, inNode),
+        new CountingMetrics(), new TestClock(), List::of);
+    ServicePortName web = spn("demo", "web", "http");
+    // The external IP is routed towards pod A's link only so that the node picks a source address.
+    sh("ip -n " + node + " route add 192.0.2.0/24 dev kpna" + id);
+    Model m = new Model().put(svc(web, "10.96.0.10", 80).externalIPs("192.0.2.50").etpLocal(),
+        ready("10.244.1.5", 8080, false));
+    p.sync(m.state());
+    assertTrue(inNode.run(List.of("nft", "list", "map", "ip", "kube-proxy", "no-endpoint-services"))
+        .stdout().contains("192.0.2.50 . tcp . 80"), "external traffic without local endpoints is dropped");
+    String fromNode = connect(node, "192.0.2.50", 80);
+    assertTrue(fromNode.startsWith("pod-a "), "the node's own traffic reaches the remote endpoint: " + fromNode);
+  }
 }
