@@ -220,9 +220,9 @@ public final class FootprintBenchmark {
     double total = 0;
     for (String family : List.of("iptables", "ip6tables")) {
       // Two rules match the agent's nfacct counters, which the replay namespace lacks: load them without the match.
-      String dump = from.exec(family + "-legacy-save").stdout.replaceAll(" -m nfacct --nfacct-name \\S+", "");
+      String dump = from.exec(family + "-legacy-save").stdout.replaceAll(" -m nfacct --nfacct-name\\s+\\S+", "");
       if (!dump.contains("KUBE-")) {
-        dump = from.exec(family + "-nft-save").stdout.replaceAll(" -m nfacct --nfacct-name \\S+", "");
+        dump = from.exec(family + "-nft-save").stdout.replaceAll(" -m nfacct --nfacct-name\\s+\\S+", "");
         total += to.timedWithInput(dump, family + "-nft-restore");
       } else {
         total += to.timedWithInput(dump, family + "-legacy-restore");
