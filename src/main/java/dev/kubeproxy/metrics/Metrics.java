@@ -1,22 +1,11 @@
 package dev.kubeproxy.metrics;
 
-import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
-import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
-import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
-import io.micrometer.core.instrument.binder.system.UptimeMetrics;
-import io.micrometer.core.instrument.config.MeterFilter;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxBuilder;
 import io.vertx.core.VertxOptions;
 import io.vertx.micrometer.MicrometerMetricsFactory;
 import io.vertx.micrometer.MicrometerMetricsOptions;
-import java.lang.management.ManagementFactory;
 
 /**
  * The process's one metrics registry and how /metrics is assembled.
@@ -28,7 +17,7 @@ import java.lang.management.ManagementFactory;
  * {@link #vertxBuilder()}.
  */
 public final class Metrics {
-  private static final PrometheusMeterRegistry REGISTRY = createRegistry();
+  private static final PrometheusMeterRegistry REGISTRY = RuntimeMeters.registry();
 
   private Metrics() {}
 
@@ -71,25 +60,4 @@ public final class Metrics {
   /** The Content-Type of {@link #scrape}. */
   public static final String TEXT_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
-  private static PrometheusMeterRegistry createRegistry() {
-    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    // Two Micrometer meters break Prometheus naming rules (promtool: "abbreviated units",
-    // "_count suffix"); the CPU time comes back under the process collector's usual name instead.
-    registry.config().meterFilter(MeterFilter.deny(id -> id.getName().equals("process.cpu.time")
-        || id.getName().equals("system.cpu.count")));
-    if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
-      FunctionCounter.builder("process.cpu.seconds", os, o -> o.getProcessCpuTime() / 1e9)
-          .description("Total user and system CPU time spent in seconds.")
-          .register(registry);
-    }
-    new ClassLoaderMetrics().bindTo(registry);
-    new JvmMemoryMetrics().bindTo(registry);
-    new JvmGcMetrics().bindTo(registry);
-    new JvmThreadMetrics().bindTo(registry);
-    new ProcessorMetrics().bindTo(registry);
-    new UptimeMetrics().bindTo(registry);
-    new FileDescriptorMetrics().bindTo(registry);
-    new ProcessMemoryMetrics().bindTo(registry);
-    return registry;
-  }
 }
