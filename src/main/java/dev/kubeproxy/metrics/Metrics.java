@@ -75,8 +75,12 @@ public final class Metrics {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     // Two Micrometer meters break Prometheus naming rules (promtool: "abbreviated units",
     // "_count suffix"); the CPU time comes back under the process collector's usual name instead.
-    registry.config().meterFilter(MeterFilter.deny(id -> id.getName().equals("process.cpu.time")
-        || id.getName().equals("system.cpu.count")));
+    // Micrometer's own filters, not a lambda of this class: a GC notification registering a meter
+    // from another thread while this static initializer runs would wait for this class's
+    // initialization while holding the registry's lock that the initializer waits for (seen:
+    // the agent hung at start under -XX:MaxRAM=256m).
+    registry.config().meterFilter(MeterFilter.denyNameStartsWith("process.cpu.time"));
+    registry.config().meterFilter(MeterFilter.denyNameStartsWith("system.cpu.count"));
     if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
       FunctionCounter.builder("process.cpu.seconds", os, o -> o.getProcessCpuTime() / 1e9)
           .description("Total user and system CPU time spent in seconds.")
