@@ -36,8 +36,10 @@ import java.util.stream.Stream;
  *       (after a full collection that jcmd asks for);
  *   <li>with {@code --churn-seconds}: a bounded churn run (one EndpointSlice rewritten every
  *       {@code --churn-interval-ms}, endpoint addresses drawn from a fixed pool so the state does
- *       not grow), RSS and heap sampled every 30 s, the RSS trend over the run, and the live heap
- *       at its end.
+ *       not grow), RSS and heap sampled every 30 s, the RSS trend over the run, whether the
+ *       kernel then holds exactly every Service's final endpoints (waiting at most
+ *       {@code --converge-seconds}, default 60; the benchmark exits 1 when it does not), and the
+ *       live heap at its end.
  * </ul>
  *
  * <p>The container's memory limit, which the launcher sizes the heap from, is given to the JVM
@@ -49,7 +51,7 @@ import java.util.stream.Stream;
  * mvn -B -q package -DskipTests
  * java -cp target/test-classes dev.kubeproxy.packaging.FootprintBenchmark [--modes iptables,nftables]
  *     [--endpoints 10] [--runs 3] [--memory-limit 256m] [--churn-seconds 600] [--churn-interval-ms 2000]
- *     [--jar target/kube-proxy.jar] 1000 10000
+ *     [--converge-seconds 60] [--jar target/kube-proxy.jar] 1000 10000
  * </pre>
  */
 public final class FootprintBenchmark {
@@ -61,6 +63,7 @@ public final class FootprintBenchmark {
   private final String memoryLimit;
   private final int churnSeconds;
   private final int churnIntervalMs;
+  private final int convergeSeconds;
   private final Path jar;
   private final Path launcher;
 
@@ -71,6 +74,7 @@ public final class FootprintBenchmark {
     memoryLimit = opts.getOrDefault("memory-limit", "256m");
     churnSeconds = Integer.parseInt(opts.getOrDefault("churn-seconds", "0"));
     churnIntervalMs = Integer.parseInt(opts.getOrDefault("churn-interval-ms", "2000"));
+    convergeSeconds = Integer.parseInt(opts.getOrDefault("converge-seconds", "60"));
     jar = Path.of(opts.getOrDefault("jar", "target/kube-proxy.jar")).toAbsolutePath();
     launcher = Path.of(opts.getOrDefault("launcher", "bin/kube-proxy")).toAbsolutePath();
   }
@@ -97,6 +101,7 @@ public final class FootprintBenchmark {
     System.out.printf("footprint benchmark: launcher %s, jar %s, memory limit %s, %d endpoints per Service%n",
         bench.launcher, bench.jar, bench.memoryLimit, bench.endpoints);
     System.out.println("load at start: " + load());
+    boolean converged = true;
     for (int n : sizes) {
       Path dir = Files.createTempDirectory("kp-footprint-");
       try {
@@ -108,12 +113,17 @@ public final class FootprintBenchmark {
             results.add(bench.run(mode, manifests, r == bench.runs - 1 && bench.churnSeconds > 0));
           }
           report(mode, n, bench.endpoints, results);
+          converged &= results.stream().allMatch(x -> x.churnChanges == 0 || x.converged);
         }
       } finally {
         deleteTree(dir);
       }
     }
     System.out.println("load at end: " + load());
+    if (!converged) {
+      System.out.println("the kernel did not converge to the final state of the churn (see above)");
+      System.exit(1);
+    }
   }
 
   /** The image builds its class-data sharing archive with the launcher; so does the benchmark when it is stale. */
@@ -161,7 +171,7 @@ public final class FootprintBenchmark {
         r.liveHeapMb = heapUsedMb(jcmd, agent.pid(), true);
         r.toolApplySeconds = toolApplySeconds(mode, manifests, ns, replay);
         if (churn) {
-          churn(r, manifests, agent.pid(), jcmd);
+          churn(r, mode, manifests, ns, agent.pid(), jcmd);
         }
       } finally {
         agent.destroy();
@@ -219,14 +229,16 @@ public final class FootprintBenchmark {
     }
     double total = 0;
     for (String family : List.of("iptables", "ip6tables")) {
-      // Two rules match the agent's nfacct counters, which the replay namespace lacks: load them without the match.
-      String dump = from.exec(family + "-legacy-save").stdout.replaceAll(" -m nfacct --nfacct-name\\s+\\S+", "");
+      String variant = "legacy";
+      String dump = from.exec(family + "-legacy-save").stdout;
       if (!dump.contains("KUBE-")) {
-        dump = from.exec(family + "-nft-save").stdout.replaceAll(" -m nfacct --nfacct-name\\s+\\S+", "");
-        total += to.timedWithInput(dump, family + "-nft-restore");
-      } else {
-        total += to.timedWithInput(dump, family + "-legacy-restore");
+        variant = "nft";
+        dump = from.exec(family + "-nft-save").stdout;
       }
+      // The agent's nfacct counter (its INVALID-drop rule counts into it) exists only in the
+      // agent's namespace; the replay matches without it.
+      dump = dump.replaceAll(" -m nfacct --nfacct-name +\\S+", "");
+      total += to.timedWithInput(dump, family + "-" + variant + "-restore");
     }
     return total;
   }
@@ -253,8 +265,11 @@ public final class FootprintBenchmark {
     }
   }
 
-  /** The bounded churn run: RSS and heap every 30 s, the RSS trend, the live heap at the end. */
-  private void churn(Result r, Manifests manifests, long pid, Path jcmd) throws Exception {
+  /**
+   * The bounded churn run: RSS and heap every 30 s, the RSS trend, whether the kernel converged to
+   * the final state, and the live heap at the end.
+   */
+  private void churn(Result r, String mode, Manifests manifests, Netns ns, long pid, Path jcmd) throws Exception {
     System.out.printf("  churn run: %d s, one EndpointSlice rewritten every %d ms (load %s)%n",
         churnSeconds, churnIntervalMs, load());
     long start = System.nanoTime();
@@ -262,8 +277,10 @@ public final class FootprintBenchmark {
     long end = start + TimeUnit.SECONDS.toNanos(churnSeconds);
     int change = 0;
     List<double[]> samples = new ArrayList<>();
+    long lastChange = start;
     while (System.nanoTime() < end) {
       manifests.churn(change++);
+      lastChange = System.nanoTime();
       if (System.nanoTime() >= nextSample) {
         double minutes = (System.nanoTime() - start) / 6e10;
         long[] rss = rssKb(pid);
@@ -276,12 +293,60 @@ public final class FootprintBenchmark {
       Thread.sleep(churnIntervalMs);
     }
     r.churnChanges = change;
+    r.converged = awaitConvergence(mode, manifests, ns, lastChange);
     long[] rss = rssKb(pid);
     r.churnRssEndMb = rss[0] / 1024.0;
     r.churnRssMaxMb = samples.stream().mapToDouble(s -> s[1]).max().orElse(0);
     r.churnRssSlopeMbPerMin = slope(samples.subList(Math.min(2, samples.size()), samples.size()));
     r.churnLiveHeapEndMb = heapUsedMb(jcmd, pid, true);
     r.churnLoad = load();
+  }
+
+  /**
+   * Polls the kernel until every Service's rules DNAT to exactly its final endpoints (none of the
+   * replaced ones), for at most --converge-seconds after the last change; prints the outcome.
+   */
+  private boolean awaitConvergence(String mode, Manifests manifests, Netns ns, long lastChange) throws Exception {
+    long deadline = lastChange + TimeUnit.SECONDS.toNanos(convergeSeconds);
+    while (true) {
+      Map<String, java.util.Set<String>> kernel = kernelEndpoints(mode, ns);
+      List<String> wrong = new ArrayList<>();
+      for (int i = 0; i < manifests.services; i++) {
+        java.util.Set<String> expected = manifests.endpointsOf(i);
+        java.util.Set<String> actual = kernel.getOrDefault(Manifests.clusterIp(i), java.util.Set.of());
+        if (!actual.equals(expected)) {
+          wrong.add("svc-" + i + ": kernel " + actual + ", expected " + expected);
+        }
+      }
+      long now = System.nanoTime();
+      if (wrong.isEmpty()) {
+        System.out.printf("  converged: %d/%d services right after %d ms%n", manifests.services, manifests.services,
+            TimeUnit.NANOSECONDS.toMillis(now - lastChange));
+        return true;
+      }
+      if (now > deadline) {
+        System.out.printf("  NOT converged: %d/%d services wrong %d s after the last change:%n", wrong.size(),
+            manifests.services, convergeSeconds);
+        wrong.stream().limit(20).forEach(w -> System.out.println("    " + w));
+        if (wrong.size() > 20) {
+          System.out.println("    ... and " + (wrong.size() - 20) + " more");
+        }
+        return false;
+      }
+      Thread.sleep(250);
+    }
+  }
+
+  /** Cluster IP → endpoints, as the agent's rules in the namespace have them. */
+  private static Map<String, java.util.Set<String>> kernelEndpoints(String mode, Netns ns) throws Exception {
+    if (mode.equals("nftables")) {
+      return KernelServiceEndpoints.fromNftList(ns.exec("nft", "list", "table", "ip", "kube-proxy").stdout);
+    }
+    String dump = ns.exec("iptables-legacy-save", "-t", "nat").stdout;
+    if (!dump.contains("KUBE-")) {
+      dump = ns.exec("iptables-nft-save", "-t", "nat").stdout;
+    }
+    return KernelServiceEndpoints.fromIptablesSave(dump);
   }
 
   /** Least-squares slope of RSS over minutes. */
@@ -480,11 +545,41 @@ public final class FootprintBenchmark {
     final Path dir;
     final int services;
     final int endpoints;
+    /** Per file, the Service its last write moved an endpoint of (-1: none) and that change's number. */
+    private final int[] changedOf;
+    private final int[] generationOf;
 
     Manifests(Path dir, int services, int endpoints) {
       this.dir = dir;
       this.services = services;
       this.endpoints = endpoints;
+      int files = (services + PER_FILE - 1) / PER_FILE;
+      changedOf = new int[files];
+      generationOf = new int[files];
+    }
+
+    static String clusterIp(int service) {
+      return ipv4(0x0A600000 + 10 + service); // 10.96.0.10 + i
+    }
+
+    /**
+     * The endpoints ("ip:port") the Service has as of the last write of its file: a file is
+     * rewritten whole, so a Service moved by an earlier change is back to its first addresses once
+     * another Service of its file is changed.
+     */
+    java.util.Set<String> endpointsOf(int service) {
+      int file = service / PER_FILE;
+      java.util.Set<String> out = new java.util.TreeSet<>();
+      for (int j = 0; j < endpoints; j++) {
+        out.add(ipv4(address(service, j, changedOf[file], generationOf[file])) + ":8080");
+      }
+      return out;
+    }
+
+    /** Endpoint j of Service i: 10.64.0.0/10 holds every endpoint, a moved first endpoint takes one of 4 spares. */
+    private int address(int i, int j, int changedService, int generation) {
+      int base = 0x0A400000 + i * (endpoints + 4);
+      return i == changedService && j == 0 ? base + endpoints + generation % 4 : base + j;
     }
 
     void writeAll() throws IOException {
@@ -514,7 +609,7 @@ public final class FootprintBenchmark {
         if (i > from) {
           sb.append(',');
         }
-        String ip = ipv4(0x0A600000 + 10 + i); // 10.96.0.10 + i
+        String ip = clusterIp(i);
         sb.append("{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"metadata\":{\"name\":\"svc-").append(i)
             .append("\",\"namespace\":\"bench\"},\"spec\":{\"type\":\"ClusterIP\",\"clusterIP\":\"").append(ip)
             .append("\",\"clusterIPs\":[\"").append(ip).append("\"],\"ipFamilies\":[\"IPv4\"],\"ports\":[{\"name\":")
@@ -524,15 +619,10 @@ public final class FootprintBenchmark {
             .append(i).append("\"}},\"addressType\":\"IPv4\",\"ports\":[{\"name\":\"http\",\"port\":8080,\"protocol\":")
             .append("\"TCP\"}],\"endpoints\":[");
         for (int j = 0; j < endpoints; j++) {
-          // 10.64.0.0/10 holds every endpoint; a churned Service's first endpoint takes one of 4 spare addresses
-          int address = 0x0A400000 + i * (endpoints + 4) + j;
-          if (i == changedService && j == 0) {
-            address = 0x0A400000 + i * (endpoints + 4) + endpoints + generation % 4;
-          }
           if (j > 0) {
             sb.append(',');
           }
-          sb.append("{\"addresses\":[\"").append(ipv4(address)).append("\"],\"conditions\":{\"ready\":true,")
+          sb.append("{\"addresses\":[\"").append(ipv4(address(i, j, changedService, generation))).append("\"],\"conditions\":{\"ready\":true,")
               .append("\"serving\":true,\"terminating\":false},\"nodeName\":\"node-2\"}");
         }
         sb.append("]}");
@@ -543,6 +633,8 @@ public final class FootprintBenchmark {
       Files.writeString(tmp, sb);
       Files.move(tmp, dir.resolve(String.format("svc-%05d.json", file)), StandardCopyOption.REPLACE_EXISTING,
           StandardCopyOption.ATOMIC_MOVE);
+      changedOf[file] = changedService;
+      generationOf[file] = generation;
     }
 
     private static String ipv4(int v) {
@@ -563,6 +655,7 @@ public final class FootprintBenchmark {
     double heapUsedMb;
     double liveHeapMb;
     int churnChanges;
+    boolean converged;
     double churnRssEndMb;
     double churnRssMaxMb;
     double churnRssSlopeMbPerMin;
