@@ -1,6 +1,7 @@
 package dev.kubeproxy.cluster;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -89,7 +90,7 @@ class NodeAddressesTest {
     assertTrue(single.fatal());
     var dual = ConfigChecks.checkBadIPConfig(c, List.of(), IpFamily.IPv4, true);
     assertEquals(List.of("cluster is IPv4-primary but clusterCIDRs contains only IPv6 addresses"), dual.messages());
-    assertEquals(false, dual.fatal());
+    assertFalse(dual.fatal());
 
     KubeProxyConfiguration n = new KubeProxyConfiguration();
     n.detectLocalMode = "NodeCIDR";

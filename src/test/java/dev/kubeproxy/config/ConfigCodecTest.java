@@ -1,6 +1,7 @@
 package dev.kubeproxy.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -74,7 +75,7 @@ class ConfigCodecTest {
         + "nftables:\n  masqueradeBit: null\n").config();
     assertEquals(Duration.ofSeconds(30), c.iptables.syncPeriod);
     assertEquals(0, c.iptables.masqueradeBit);
-    assertEquals(false, c.iptables.localhostNodePorts);
+    assertFalse(c.iptables.localhostNodePorts);
     assertEquals(0, c.oomScoreAdj);
     assertEquals(0, c.conntrack.maxPerCore);
     assertEquals(Duration.ZERO, c.conntrack.tcpEstablishedTimeout);
@@ -192,7 +193,7 @@ class ConfigCodecTest {
         + "nftables:\n  <<: *base\n  masqueradeAll: true\n");
     assertTrue(d.strict(), d.strictErrors().toString());
     assertEquals(Duration.ofSeconds(10), d.config().nftables.syncPeriod);
-    assertEquals(true, d.config().nftables.masqueradeAll);
+    assertTrue(d.config().nftables.masqueradeAll);
     // go-yaml v2 strict decoding: a key set by the merge and again by hand is a duplicate
     ConfigCodec.Decoded over = decode(HEAD + "iptables: &base\n  syncPeriod: 10s\n"
         + "nftables:\n  <<: *base\n  syncPeriod: 20s\n");
@@ -226,7 +227,7 @@ class ConfigCodecTest {
   void yamlScalarsAreTypedAsGoYamlTypesThem() throws Exception {
     KubeProxyConfiguration c = decode(HEAD + "enableProfiling: yes\nhostnameOverride: 2026-12-03\n"
         + "oomScoreAdj: -0x10\nclientConnection:\n  burst: 1_000\n").config();
-    assertEquals(true, c.enableProfiling);
+    assertTrue(c.enableProfiling);
     assertEquals("2026-12-03", c.hostnameOverride, "a timestamp stays text");
     assertEquals(-16, c.oomScoreAdj);
     assertEquals(1000, c.clientConnection.burst);

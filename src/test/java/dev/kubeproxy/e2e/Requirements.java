@@ -30,7 +30,7 @@ public final class Requirements {
     return jar;
   }
 
-  static boolean isRoot() {
+  public static boolean isRoot() {
     try {
       return "0".equals(Files.readString(Path.of("/proc/self/status")).lines()
           .filter(l -> l.startsWith("Uid:")).findFirst().orElse("").split("\\s+")[1]);
@@ -39,7 +39,7 @@ public final class Requirements {
     }
   }
 
-  static boolean onPath(String tool) {
+  public static boolean onPath(String tool) {
     String path = System.getenv().getOrDefault("PATH", "") + ":/usr/sbin:/sbin";
     for (String dir : path.split(File.pathSeparator)) {
       if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, tool))) {

@@ -2,8 +2,8 @@ package dev.kubeproxy.guest;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.kubeproxy.e2e.Requirements;
 import dev.kubeproxy.platform.CommandRunner;
-import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,9 +23,9 @@ public final class Guest {
 
   /** Skips the calling test unless a guest can be booted here. */
   public static void assumeAvailable() {
-    assumeTrue("root".equals(System.getProperty("user.name")), "the guest shares / over 9p, which needs root");
-    assumeTrue(onPath("qemu-system-x86_64"), "qemu-system-x86_64 is missing (Debian package qemu-system-x86)");
-    assumeTrue(onPath("busybox"), "busybox is missing (Debian package busybox-static)");
+    assumeTrue(Requirements.isRoot(), "the guest shares / over 9p, which needs root");
+    assumeTrue(Requirements.onPath("qemu-system-x86_64"), "qemu-system-x86_64 is missing (Debian package qemu-system-x86)");
+    assumeTrue(Requirements.onPath("busybox"), "busybox is missing (Debian package busybox-static)");
     assumeTrue(Files.isDirectory(KERNEL_DIR.resolve("lib/modules")), "no guest kernel in " + KERNEL_DIR
         + " (.ci/run unpacks linux-image-amd64's package there)");
   }
@@ -35,14 +35,5 @@ public final class Guest {
     List<String> command = new ArrayList<>(List.of(RUNNER.toString()));
     command.addAll(argv);
     return new CommandRunner().run(command);
-  }
-
-  static boolean onPath(String tool) {
-    for (String dir : (System.getenv().getOrDefault("PATH", "") + ":/usr/bin:/usr/sbin:/sbin").split(File.pathSeparator)) {
-      if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, tool))) {
-        return true;
-      }
-    }
-    return false;
   }
 }

@@ -1,6 +1,8 @@
 package dev.kubeproxy.metrics;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kubeproxy.metrics.ZPages.Answer;
 import io.vertx.core.json.JsonObject;
@@ -45,7 +47,7 @@ class ZPagesTest {
     assertEquals("1.31.0", ZPages.binaryVersion());
     assertEquals("1.31", ZPages.emulationVersion());
     String equalsSign = pages(2).statuszText();
-    assertEquals(true, equalsSign.contains("\nUp= 1 hr 01 min 05 sec\n"), equalsSign);
+    assertTrue(equalsSign.contains("\nUp= 1 hr 01 min 05 sec\n"), equalsSign);
   }
 
   @Test
@@ -73,8 +75,8 @@ class ZPagesTest {
       dev.kubeproxy.config.FeatureGates.Gate g = dev.kubeproxy.config.FeatureGates.KNOWN.stream()
           .filter(k -> k.name().equals(gate)).findFirst().orElseThrow();
       assertEquals(dev.kubeproxy.config.FeatureGates.Stage.ALPHA, g.stage());
-      assertEquals(false, dev.kubeproxy.config.FeatureGates.of(java.util.Map.of()).isEnabled(gate));
-      assertEquals(true, dev.kubeproxy.config.FeatureGates.of(java.util.Map.of("AllAlpha", true)).isEnabled(gate));
+      assertFalse(dev.kubeproxy.config.FeatureGates.of(java.util.Map.of()).isEnabled(gate));
+      assertTrue(dev.kubeproxy.config.FeatureGates.of(java.util.Map.of("AllAlpha", true)).isEnabled(gate));
     }
   }
 

@@ -3,8 +3,8 @@ package dev.kubeproxy.monitoring;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.kubeproxy.e2e.Requirements;
 import dev.kubeproxy.platform.CommandRunner;
-import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -26,7 +26,7 @@ class MonitoringRulesTest {
 
   @Test
   void rulesAreValidAndBehaveOnSyntheticSeries() throws Exception {
-    assumeTrue(onPath("promtool"), "promtool is not installed (Debian package prometheus)");
+    assumeTrue(Requirements.onPath("promtool"), "promtool is not installed (Debian package prometheus)");
     Files.copy(ALERTS, dir.resolve("kube-proxy-alerts.yaml"), StandardCopyOption.REPLACE_EXISTING);
     Files.copy(ALERT_TESTS, dir.resolve("kube-proxy-alerts-test.yaml"), StandardCopyOption.REPLACE_EXISTING);
     CommandRunner run = new CommandRunner();
@@ -47,14 +47,5 @@ class MonitoringRulesTest {
         assertTrue(tests.contains("alertname: " + name), name + " has no promtool test");
       }
     }
-  }
-
-  private static boolean onPath(String tool) {
-    for (String d : (System.getenv().getOrDefault("PATH", "") + ":/usr/bin:/usr/sbin").split(File.pathSeparator)) {
-      if (!d.isEmpty() && Files.isExecutable(Path.of(d, tool))) {
-        return true;
-      }
-    }
-    return false;
   }
 }

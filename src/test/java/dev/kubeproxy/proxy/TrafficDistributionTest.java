@@ -5,6 +5,8 @@ import static dev.kubeproxy.proxy.TestObjects.slice;
 import static dev.kubeproxy.proxy.TestObjects.slicePort;
 import static dev.kubeproxy.proxy.TestObjects.withZoneHints;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kubeproxy.metrics.ProxyMetrics;
 import io.kubernetes.client.openapi.models.V1Endpoint;
@@ -102,8 +104,8 @@ class TrafficDistributionTest {
 
   @Test
   void theGateIsBetaAndOnByDefault() {
-    assertEquals(true, ModelGates.from(Map.of()).preferSameTrafficDistribution());
-    assertEquals(false, ModelGates.from(Map.of("PreferSameTrafficDistribution", false)).preferSameTrafficDistribution());
+    assertTrue(ModelGates.from(Map.of()).preferSameTrafficDistribution());
+    assertFalse(ModelGates.from(Map.of("PreferSameTrafficDistribution", false)).preferSameTrafficDistribution());
   }
 
   static V1Endpoint withNodeHints(V1Endpoint ep, String... nodes) {

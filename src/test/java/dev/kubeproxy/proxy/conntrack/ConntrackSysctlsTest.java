@@ -1,6 +1,7 @@
 package dev.kubeproxy.proxy.conntrack;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.kubeproxy.config.KubeProxyConfiguration;
@@ -80,8 +81,8 @@ class ConntrackSysctlsTest {
     assertEquals(Map.of("nf_conntrack_max", "131072", "nf_conntrack_tcp_timeout_established", "86400",
         "nf_conntrack_tcp_timeout_close_wait", "3600", "nf_conntrack_tcp_be_liberal", "0",
         "nf_conntrack_udp_timeout", "30", "nf_conntrack_udp_timeout_stream", "120", "hashsize", "32768"), values());
-    assertEquals(false, written(sysctl("nf_conntrack_tcp_be_liberal")));
-    assertEquals(false, written(sysctl("nf_conntrack_udp_timeout")));
+    assertFalse(written(sysctl("nf_conntrack_tcp_be_liberal")));
+    assertFalse(written(sysctl("nf_conntrack_udp_timeout")));
   }
 
   @Test
@@ -104,9 +105,9 @@ class ConntrackSysctlsTest {
     Files.setLastModifiedTime(paths.hashsize(), OLD);
     new ConntrackSysctls(paths).apply(conntrack);
     for (String e : ENTRIES) {
-      assertEquals(false, written(sysctl(e)), e);
+      assertFalse(written(sysctl(e)), e);
     }
-    assertEquals(false, written(paths.hashsize()));
+    assertFalse(written(paths.hashsize()));
   }
 
   @Test

@@ -6,6 +6,7 @@ import static dev.kubeproxy.proxy.iptables.Fixtures.spn;
 import static dev.kubeproxy.proxy.iptables.Fixtures.state;
 import static dev.kubeproxy.proxy.iptables.Fixtures.svc;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 import dev.kubeproxy.proxy.IpFamily;
@@ -50,6 +51,6 @@ class LineOwnersTest {
         assertNull(owner, "line " + (i + 1) + ": " + line);
       }
     }
-    assertEquals(true, owned > 15, "service lines checked: " + owned);
+    assertTrue(owned > 15, "service lines checked: " + owned);
   }
 }

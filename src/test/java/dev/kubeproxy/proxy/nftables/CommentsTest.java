@@ -1,6 +1,7 @@
 package dev.kubeproxy.proxy.nftables;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
@@ -21,8 +22,8 @@ class CommentsTest {
   void cutToTheKernelsLimitOnACharacterBoundary() {
     String longName = "ns-".repeat(30) + "x" + "é".repeat(40); // 91 bytes, then 2 bytes a character
     String fitted = Comments.fit(longName);
-    assertEquals(true, fitted.getBytes(StandardCharsets.UTF_8).length <= 128);
-    assertEquals(true, longName.startsWith(fitted));
+    assertTrue(fitted.getBytes(StandardCharsets.UTF_8).length <= 128);
+    assertTrue(longName.startsWith(fitted));
     assertEquals(127, fitted.getBytes(StandardCharsets.UTF_8).length, "an é is never split");
   }
 }
