@@ -53,9 +53,7 @@ class BadObjectsKernelTest {
     ns = ScratchNamespace.create();
     vertx = Vertx.vertx();
     dev.kubeproxy.EventBusCodecs.register(vertx);
-    Files.createDirectories(tmp.resolve("sys/net/ipv4/conf/all"));
-    Files.createDirectories(tmp.resolve("sys/net/netfilter"));
-    Files.writeString(tmp.resolve("sys/net/netfilter/nf_conntrack_tcp_be_liberal"), "0\n");
+    ScratchNamespace.fakeSysctls(tmp.resolve("sys"));
   }
 
   @AfterEach

@@ -41,9 +41,7 @@ class NfacctKernelTest {
     String why = ScratchNamespace.whyUnavailable();
     assumeTrue(why == null, () -> "skipped: " + why);
     ns = ScratchNamespace.create();
-    Files.createDirectories(sysctlRoot.resolve("net/ipv4/conf/all"));
-    Files.createDirectories(sysctlRoot.resolve("net/netfilter"));
-    Files.writeString(sysctlRoot.resolve("net/netfilter/nf_conntrack_tcp_be_liberal"), "0\n");
+    ScratchNamespace.fakeSysctls(sysctlRoot);
   }
 
   @AfterEach

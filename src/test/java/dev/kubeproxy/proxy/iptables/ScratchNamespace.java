@@ -44,6 +44,16 @@ final class ScratchNamespace implements AutoCloseable {
     return null;
   }
 
+  /**
+   * A sysctl tree of the test's own under root: what the iptables proxier's privileged set-up
+   * writes (route_localnet) and reads (be_liberal), so that it touches nothing of the host's.
+   */
+  static void fakeSysctls(Path root) throws java.io.IOException {
+    Files.createDirectories(root.resolve("net/ipv4/conf/all"));
+    Files.createDirectories(root.resolve("net/netfilter"));
+    Files.writeString(root.resolve("net/netfilter/nf_conntrack_tcp_be_liberal"), "0\n");
+  }
+
   static boolean onPath(String tool) {
     for (String dir : System.getenv().getOrDefault("PATH", "/usr/sbin:/usr/bin:/sbin:/bin").split(":")) {
       if (Files.isExecutable(Path.of(dir, tool))) {
