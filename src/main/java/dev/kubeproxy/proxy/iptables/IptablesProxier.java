@@ -10,6 +10,7 @@ import dev.kubeproxy.proxy.IpFamily;
 import dev.kubeproxy.proxy.ProxierSettings;
 import dev.kubeproxy.proxy.ProxyBackend;
 import dev.kubeproxy.proxy.ProxyState;
+import dev.kubeproxy.proxy.RefusedServicePorts;
 import dev.kubeproxy.proxy.ServicePortName;
 import dev.kubeproxy.proxy.SyncResult;
 import java.io.IOException;
@@ -40,9 +41,7 @@ public class IptablesProxier implements ProxyBackend {
   private final Supplier<List<String>> interfaceAddresses;
   private final RulesetGenerator generator = new RulesetGenerator();
   private final RulesMonitor monitor = new RulesMonitor();
-  private final RefusedServices refused = new RefusedServices();
-  /** Refused service ports not yet handed to {@link #takeRefusedServicePorts} (for their events). */
-  private final List<ServicePortName> newlyRefused = new ArrayList<>();
+  private final RefusedServicePorts refused = new RefusedServicePorts("iptables-restore");
   /** A bound on the restores one sync may try while it leaves refused Services out. */
   static final int MAX_REFUSED_PER_SYNC = 8;
   private final ProxyMetrics metrics = ProxyMetrics.global();
@@ -207,8 +206,11 @@ public class IptablesProxier implements ProxyBackend {
         Log.error("iptables-restore refused the rules of this Service; leaving it out and programming every other one;"
             + " it is tried again when it changes", "service", culprit.service(), "servicePort", culprit,
             "refusedLine", re.failingLine());
-        refused.add(state, culprit.service());
-        newlyRefused.add(culprit);
+        for (ServicePortName port : state.services().keySet()) {
+          if (port.service().equals(culprit.service())) {
+            refused.add(state, port); // the whole Service: a bad field (a name, an IP) is usually all its ports'
+          }
+        }
         effective = refused.filter(state);
       }
     }
@@ -216,9 +218,7 @@ public class IptablesProxier implements ProxyBackend {
 
   @Override
   public synchronized List<ServicePortName> takeRefusedServicePorts() {
-    List<ServicePortName> out = List.copyOf(newlyRefused);
-    newlyRefused.clear();
-    return out;
+    return refused.takeUnreported();
   }
 
   private SyncResult syncOnce(ProxyState state) throws SyncException {

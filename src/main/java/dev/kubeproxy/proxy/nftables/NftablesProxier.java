@@ -8,6 +8,7 @@ import dev.kubeproxy.proxy.IpFamily;
 import dev.kubeproxy.proxy.ProxierSettings;
 import dev.kubeproxy.proxy.ProxyBackend;
 import dev.kubeproxy.proxy.ProxyState;
+import dev.kubeproxy.proxy.RefusedServicePorts;
 import dev.kubeproxy.proxy.ServicePort;
 import dev.kubeproxy.proxy.ServicePortName;
 import dev.kubeproxy.proxy.SyncResult;
@@ -60,12 +61,10 @@ public class NftablesProxier implements ProxyBackend {
   private Map<String, String> appliedNodeLabels = Map.of();
   private List<String> appliedServiceCIDRs = List.of();
   private final Map<ServicePortName, Applied> applied = new HashMap<>();
-  /** Service ports whose objects the kernel refused, with the inputs it refused (left out until they change). */
-  private final Map<ServicePortName, Applied> refused = new HashMap<>();
+  /** Service ports whose objects the kernel refused, left out until they change. */
+  private final RefusedServicePorts refused = new RefusedServicePorts("nftables");
   /** Which service port put each object into the last full transaction (to name the one the kernel refuses). */
   private Map<NftObject, ServicePortName> owners = new java.util.IdentityHashMap<>();
-  /** Refused service ports not yet handed to {@link #takeRefusedServicePorts}. */
-  private final List<ServicePortName> newlyRefused = new ArrayList<>();
   /** Rounds left for leaving refused service ports out within the current sync. */
   private int isolationRounds;
   private final ElementIndex elements = new ElementIndex();
@@ -201,33 +200,11 @@ public class NftablesProxier implements ProxyBackend {
 
   @Override
   public synchronized List<ServicePortName> takeRefusedServicePorts() {
-    List<ServicePortName> out = List.copyOf(newlyRefused);
-    newlyRefused.clear();
-    return out;
+    return refused.takeUnreported();
   }
 
   /** At most this many refused service ports are found and left out per sync (each round is one nft --check). */
   static final int MAX_ISOLATION_ROUNDS = 3;
-
-  /** Leaves out the service ports the kernel refused while their inputs stay the same. */
-  private ProxyState withoutRefused(ProxyState state) {
-    if (refused.isEmpty()) {
-      return state;
-    }
-    Map<ServicePortName, ServicePort> services = new HashMap<>(state.services());
-    for (Iterator<Map.Entry<ServicePortName, Applied>> it = refused.entrySet().iterator(); it.hasNext(); ) {
-      Map.Entry<ServicePortName, Applied> r = it.next();
-      ServicePort svc = services.get(r.getKey());
-      if (svc != null && sameInputs(r.getValue(), svc, state.endpointsOf(r.getKey()))) {
-        services.remove(r.getKey());
-      } else {
-        it.remove(); // changed or gone: try it again
-        Log.info("nftables: a refused service port changed; trying it again", "servicePort", r.getKey());
-      }
-    }
-    return new ProxyState(Map.copyOf(services), state.endpoints(), state.changedServices(), state.nodeLabels(),
-        state.serviceCIDRs(), state.triggerTimes());
-  }
 
   /**
    * After the kernel refused a full sync: the service ports whose commands it refuses on their
@@ -245,7 +222,7 @@ public class NftablesProxier implements ProxyBackend {
   }
 
   private SyncResult syncWithout(ProxyState unfiltered) throws SyncException {
-    ProxyState state = withoutRefused(unfiltered);
+    ProxyState state = refused.filter(unfiltered);
     Instant start = clock.instant();
     deleteStaleChains(start);
     Duration period = settings.syncPeriod() == null || settings.syncPeriod().isZero()
@@ -282,8 +259,7 @@ public class NftablesProxier implements ProxyBackend {
           ? refusedServicePorts(built) : List.of();
       if (!culprits.isEmpty()) {
         for (ServicePortName spn : culprits) {
-          refused.put(spn, new Applied(state.services().get(spn), state.endpointsOf(spn), null));
-          newlyRefused.add(spn);
+          refused.add(state, spn);
           Log.error("nftables: the kernel refuses the rules of this service port; programming every other one and"
               + " leaving it out until it changes (check its names, ports and session affinity timeout)",
               "servicePort", spn, "err", e.getMessage());
