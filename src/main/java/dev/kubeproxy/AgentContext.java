@@ -1,0 +1,17 @@
+package dev.kubeproxy;
+
+import dev.kubeproxy.config.FeatureGates;
+import dev.kubeproxy.metrics.ProxyMetrics;
+import dev.kubeproxy.platform.CommandRunner;
+import java.time.Clock;
+
+/**
+ * What the agent's parts share, built once in {@link AgentVerticle} and passed down by
+ * constructor: no part reaches for a global instead.
+ *
+ * @param metrics  the kubeproxy_* meters of this process
+ * @param gates    the effective feature gates
+ * @param clock    the wall clock (tests pass a fixed or stepped one)
+ * @param commands runs OS commands (iptables-restore, nft, ...), with their time limits
+ */
+public record AgentContext(ProxyMetrics metrics, FeatureGates gates, Clock clock, CommandRunner commands) {}

@@ -1,0 +1,65 @@
+package dev.kubeproxy.proxy;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What every backend does with one service port, decided once from the model: which endpoints
+ * serve cluster and local traffic, and which of the per-port policy branches apply. Upstream
+ * derives the same booleans at the top of the per-service loop of each backend's syncProxyRules
+ * (pkg/proxy/iptables/proxier.go, pkg/proxy/nftables/proxier.go); here the backends read them.
+ *
+ * @param service                 the service port
+ * @param endpoints               the categorized endpoints (cluster, local, every reachable one)
+ * @param hasEndpoints            some usable endpoint exists anywhere
+ * @param usesClusterPolicyChain  the cluster-policy chain has endpoints and the service uses it
+ * @param usesLocalPolicyChain    the local-policy chain has endpoints and the service uses it
+ * @param hasInternalEndpoints    cluster-internal traffic (ClusterIP) can reach an endpoint under
+ *                                internalTrafficPolicy
+ * @param hasExternalEndpoints    external traffic (NodePort, external and LoadBalancer IPs) can reach
+ *                                an endpoint under externalTrafficPolicy
+ * @param usesExternalChain       there are endpoints and the service is reachable from outside
+ * @param hasSourceRangeFirewall  LoadBalancer VIPs with loadBalancerSourceRanges (iptables also
+ *                                requires {@code hasEndpoints} before it writes the firewall chain)
+ */
+public record ServicePortPlan(
+    ServicePort service,
+    EndpointCategorizer.Result endpoints,
+    boolean hasEndpoints,
+    boolean usesClusterPolicyChain,
+    boolean usesLocalPolicyChain,
+    boolean hasInternalEndpoints,
+    boolean hasExternalEndpoints,
+    boolean usesExternalChain,
+    boolean hasSourceRangeFirewall) {
+
+  public static ServicePortPlan of(
+      ServicePort svc, List<Endpoint> endpoints, Map<String, String> nodeLabels,
+      EndpointCategorizer.TopologyGates gates) {
+    EndpointCategorizer.Result cat = EndpointCategorizer.categorize(svc, endpoints, nodeLabels, gates);
+    boolean hasEndpoints = cat.hasAnyEndpoints();
+    boolean noLocal = cat.local().isEmpty();
+    return new ServicePortPlan(
+        svc,
+        cat,
+        hasEndpoints,
+        !cat.cluster().isEmpty() && svc.usesClusterEndpoints(),
+        !noLocal && svc.usesLocalEndpoints(),
+        hasEndpoints && !(svc.internalPolicyLocal() && noLocal),
+        hasEndpoints && !(svc.externalPolicyLocal() && noLocal),
+        hasEndpoints && svc.externallyAccessible(),
+        !svc.loadBalancerVIPs().isEmpty() && !svc.loadBalancerSourceRanges().isEmpty());
+  }
+
+  public static ServicePortPlan of(ServicePort svc, List<Endpoint> endpoints, Map<String, String> nodeLabels) {
+    return of(svc, endpoints, nodeLabels, EndpointCategorizer.TopologyGates.DEFAULT);
+  }
+
+  public List<Endpoint> clusterEndpoints() {
+    return endpoints.cluster();
+  }
+
+  public List<Endpoint> localEndpoints() {
+    return endpoints.local();
+  }
+}
