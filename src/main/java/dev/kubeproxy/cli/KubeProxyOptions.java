@@ -3,16 +3,16 @@ package dev.kubeproxy.cli;
 import dev.kubeproxy.config.ConfigCodec;
 import dev.kubeproxy.config.ConfigDecodeException;
 import dev.kubeproxy.config.ConfigDefaults;
-import dev.kubeproxy.config.ConfigFileReader;
+import dev.kubeproxy.config.ConfigFileLoader;
 import dev.kubeproxy.config.FeatureGates;
 import dev.kubeproxy.config.IpUtil;
 import dev.kubeproxy.config.KubeProxyConfiguration;
 import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.logging.VModule;
-import java.io.IOException;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.NoSuchFileException;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -42,7 +42,28 @@ public record KubeProxyOptions(
     boolean dryRun,
     FeatureGates gates) {
 
-  public static KubeProxyOptions complete(ParsedFlags f) throws CompleteException {
+  /**
+   * Complete with the --config file, if any, read through vertx-config ({@link ConfigFileLoader}).
+   * Fails with a {@link CompleteException}.
+   */
+  public static Future<KubeProxyOptions> complete(Vertx vertx, ParsedFlags f) {
+    String configFile = emptyToNull(f.getString("config"));
+    Future<KubeProxyConfiguration> file = configFile == null ? Future.succeededFuture() : load(vertx, configFile);
+    return file.compose(loaded -> {
+      try {
+        return Future.succeededFuture(complete(f, loaded));
+      } catch (CompleteException e) {
+        return Future.failedFuture(e);
+      }
+    });
+  }
+
+  /**
+   * Complete over the flags and, with --config, the file's decoded configuration.
+   *
+   * @param loaded the --config file's configuration (defaults applied), null without --config
+   */
+  static KubeProxyOptions complete(ParsedFlags f, KubeProxyConfiguration loaded) throws CompleteException {
     String configFile = emptyToNull(f.getString("config"));
     String writeConfigTo = emptyToNull(f.getString("write-config-to"));
 
@@ -63,7 +84,6 @@ public record KubeProxyOptions(
 
     if (configFile != null) {
       // 2. the file replaces every configuration flag; explicitly set logging flags win
-      KubeProxyConfiguration loaded = load(configFile);
       applyLoggingFlags(loaded, f, true);
       config = loaded;
     } else {
@@ -125,30 +145,34 @@ public record KubeProxyOptions(
         applied.gates());
   }
 
-  /** Reads and decodes --config, falling back to lenient decoding with upstream's log line. */
-  static KubeProxyConfiguration load(String configFile) throws CompleteException {
-    byte[] data;
-    try {
-      data = ConfigFileReader.read(Path.of(configFile));
-    } catch (ConfigFileReader.TooLargeException e) {
-      throw new CompleteException("read " + configFile + ": " + e.getMessage());
-    } catch (NoSuchFileException e) {
-      throw new CompleteException("open " + configFile + ": no such file or directory");
-    } catch (AccessDeniedException e) {
-      throw new CompleteException("open " + configFile + ": permission denied");
-    } catch (IOException e) {
-      throw new CompleteException("read " + configFile + ": " + e.getMessage());
+  /**
+   * Reads and decodes --config, falling back to lenient decoding with upstream's log line
+   * (cmd/kube-proxy/app/server.go loadConfig). Fails with a {@link CompleteException} in upstream's words.
+   */
+  static Future<KubeProxyConfiguration> load(Vertx vertx, String configFile) {
+    return ConfigFileLoader.load(vertx, configFile).transform(ar -> {
+      if (ar.failed()) {
+        return Future.failedFuture(loadError(configFile, ar.cause()));
+      }
+      ConfigCodec.Decoded decoded = ar.result();
+      if (!decoded.strict()) {
+        Log.info("Using lenient decoding as strict decoding failed", "err", decoded.strictError());
+      }
+      return Future.succeededFuture(decoded.config());
+    });
+  }
+
+  private static CompleteException loadError(String configFile, Throwable err) {
+    if (err instanceof ConfigDecodeException) {
+      return new CompleteException("failed to decode: " + err.getMessage());
     }
-    ConfigCodec.Decoded decoded;
-    try {
-      decoded = ConfigCodec.decode(configFile, data);
-    } catch (ConfigDecodeException e) {
-      throw new CompleteException("failed to decode: " + e.getMessage());
+    if (err instanceof NoSuchFileException) {
+      return new CompleteException("open " + configFile + ": no such file or directory");
     }
-    if (!decoded.strict()) {
-      Log.info("Using lenient decoding as strict decoding failed", "err", decoded.strictError());
+    if (err instanceof AccessDeniedException) {
+      return new CompleteException("open " + configFile + ": permission denied");
     }
-    return decoded.config();
+    return new CompleteException("read " + configFile + ": " + err.getMessage());
   }
 
   /**

@@ -8,6 +8,8 @@ import dev.kubeproxy.config.KubeProxyConfiguration;
 import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.logging.LogFormat;
 import dev.kubeproxy.logging.VModule;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -32,13 +34,17 @@ public final class Startup {
 
   public record Run(AgentOptions options, KubeProxyOptions completed) implements Outcome {}
 
-  public static Outcome prepare(List<String> args, PrintStream stdout, PrintStream stderr) {
+  /**
+   * Prepares the run; the --config file is read through {@code vertx} (vertx-config). The future
+   * never fails: every error is an {@link Exit} with status 1, logged or printed here.
+   */
+  public static Future<Outcome> prepare(Vertx vertx, List<String> args, PrintStream stdout, PrintStream stderr) {
     ParsedFlags flags;
     try {
       flags = FlagParser.parse(args);
     } catch (FlagParseException e) {
       stderr.println("Error: " + e.getMessage());
-      return new Exit(1);
+      return Future.succeededFuture(new Exit(1));
     }
     flags.warnings().forEach(stderr::println);
 
@@ -47,11 +53,11 @@ public final class Startup {
       switch (version.toLowerCase(Locale.ROOT)) {
         case "true", "1", "t" -> {
           stdout.println(Version.line());
-          return new Exit(0);
+          return Future.succeededFuture(new Exit(0));
         }
         case "raw" -> {
           stdout.println(Version.raw());
-          return new Exit(0);
+          return Future.succeededFuture(new Exit(0));
         }
         case "false", "0", "f" -> { }
         default -> Version.override(version);
@@ -59,15 +65,15 @@ public final class Startup {
     }
     if (flags.getBool("help")) {
       stdout.print(HelpPrinter.render());
-      return new Exit(0);
+      return Future.succeededFuture(new Exit(0));
     }
+    return KubeProxyOptions.complete(vertx, flags).transform(ar -> Future.succeededFuture(ar.failed()
+        ? failed("failed complete: " + message(ar.cause()))
+        : afterComplete(flags, ar.result())));
+  }
 
-    KubeProxyOptions options;
-    try {
-      options = KubeProxyOptions.complete(flags);
-    } catch (CompleteException e) {
-      return failed("failed complete: " + e.getMessage());
-    }
+  /** Logging, the flag dump, Validate, --write-config-to and the node name (server.md Run's start). */
+  private static Outcome afterComplete(ParsedFlags flags, KubeProxyOptions options) {
     KubeProxyConfiguration config = options.config();
     FeatureGates.setCurrent(options.gates());
 
@@ -110,6 +116,10 @@ public final class Startup {
     AgentOptions agent = new AgentOptions(config, options.configFile(), options.master(), hostname,
         options.manifestsDir(), options.dryRun(), options.cleanup(), options.initOnly(), flagValues);
     return new Run(agent, options);
+  }
+
+  private static String message(Throwable t) {
+    return t.getMessage() != null ? t.getMessage() : t.toString();
   }
 
   private static Outcome failed(String err) {

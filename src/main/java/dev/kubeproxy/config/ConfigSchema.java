@@ -127,6 +127,30 @@ final class ConfigSchema {
     return MAPPER.valueToTree(c);
   }
 
+  /** The configuration as v1alpha1 JSON text. */
+  static String json(KubeProxyConfiguration c) {
+    try {
+      return MAPPER.writeValueAsString(c);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot encode the configuration", e);
+    }
+  }
+
+  /** A configuration back from the JSON text of {@link #json}, which the schema wrote and so accepts. */
+  static KubeProxyConfiguration fromJson(String json) {
+    List<String> unknown = new ArrayList<>();
+    try {
+      KubeProxyConfiguration c = MAPPER.readerFor(KubeProxyConfiguration.class).withAttribute(UNKNOWN, unknown)
+          .readValue(json);
+      if (!unknown.isEmpty()) {
+        throw new IllegalStateException("not in the configuration schema: " + String.join(", ", unknown));
+      }
+      return c;
+    } catch (IOException e) {
+      throw new IllegalStateException("the configuration's own JSON does not decode: " + e.getMessage(), e);
+    }
+  }
+
   /** A v1alpha1 tree as sigs.k8s.io/yaml writes it. */
   static String yaml(JsonNode tree) {
     try {

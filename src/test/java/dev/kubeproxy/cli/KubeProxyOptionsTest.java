@@ -7,10 +7,15 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kubeproxy.config.KubeProxyConfiguration;
+import io.vertx.core.Vertx;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -19,8 +24,26 @@ class KubeProxyOptionsTest {
   @TempDir
   Path dir;
 
+  private static Vertx vertx;
+
+  @BeforeAll
+  static void startVertx() {
+    vertx = Vertx.vertx();
+  }
+
+  @AfterAll
+  static void closeVertx() throws Exception {
+    vertx.close().toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
+  }
+
+  /** Complete as Startup runs it: the --config file read through vertx-config. */
   private static KubeProxyOptions complete(String... args) throws Exception {
-    return KubeProxyOptions.complete(FlagParser.parse(List.of(args)));
+    try {
+      return KubeProxyOptions.complete(vertx, FlagParser.parse(List.of(args)))
+          .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      throw (Exception) e.getCause();
+    }
   }
 
   private String file(String body) throws Exception {

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.kubeproxy.AgentOptions;
 import dev.kubeproxy.config.ConfigCodec;
 import dev.kubeproxy.config.ConfigzJson;
+import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -14,6 +15,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,8 +28,25 @@ class StartupTest {
   private final ByteArrayOutputStream out = new ByteArrayOutputStream();
   private final ByteArrayOutputStream err = new ByteArrayOutputStream();
 
+  private static Vertx vertx;
+
+  @BeforeAll
+  static void startVertx() {
+    vertx = Vertx.vertx();
+  }
+
+  @AfterAll
+  static void closeVertx() throws Exception {
+    vertx.close().toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
+  }
+
   private Startup.Outcome prepare(String... args) {
-    return Startup.prepare(List.of(args), new PrintStream(out, true), new PrintStream(err, true));
+    try {
+      return Startup.prepare(vertx, List.of(args), new PrintStream(out, true), new PrintStream(err, true))
+          .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new AssertionError("prepare does not fail, it exits", e);
+    }
   }
 
   private int status(String... args) {
