@@ -7,6 +7,7 @@ import dev.kubeproxy.config.ConfigFileLoader;
 import dev.kubeproxy.config.FeatureGates;
 import dev.kubeproxy.config.IpUtil;
 import dev.kubeproxy.config.KubeProxyConfiguration;
+import dev.kubeproxy.config.ProxyMode;
 import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.logging.VModule;
 import io.vertx.core.Future;
@@ -88,8 +89,7 @@ public record KubeProxyOptions(
       config = loaded;
     } else {
       // 3. processV1Alpha1Flags: the sync-period flags by (raw) mode, the cluster CIDRs
-      String rawMode = f.getString("proxy-mode");
-      boolean ipvs = "ipvs".equals(rawMode);
+      boolean ipvs = ProxyMode.IPVS.text().equals(f.getString("proxy-mode"));
       if (f.isSet("iptables-sync-period") && !ipvs) {
         syncPeriod = f.get("iptables-sync-period");
       }
@@ -107,9 +107,9 @@ public record KubeProxyOptions(
     // 4. platform defaults (Linux)
     if (config.mode == null || config.mode.isEmpty()) {
       Log.info("Using iptables proxy");
-      config.mode = "iptables";
+      config.mode = ProxyMode.IPTABLES.text();
     }
-    if (config.mode.equals("nftables") && (config.nodePortAddresses == null || config.nodePortAddresses.isEmpty())) {
+    if (config.mode.equals(ProxyMode.NFTABLES.text()) && (config.nodePortAddresses == null || config.nodePortAddresses.isEmpty())) {
       config.nodePortAddresses = new ArrayList<>(List.of("primary"));
     }
     if (config.detectLocalMode == null || config.detectLocalMode.isEmpty()) {
@@ -212,23 +212,27 @@ public record KubeProxyOptions(
     return values;
   }
 
-  /** Puts upstream's single internal values into the section the final mode reads them from. */
+  /**
+   * Puts upstream's single internal values into the section the final mode reads them from (a mode
+   * that validation will reject reads iptables').
+   */
   private static void storeInternalValues(KubeProxyConfiguration c, Duration sync, Duration minSync, boolean masqAll) {
-    switch (c.effectiveMode()) {
-      case "ipvs" -> {
+    ProxyMode mode = ProxyMode.parse(c.mode).orElse(ProxyMode.IPTABLES);
+    switch (mode) {
+      case IPVS -> {
         c.ipvs.syncPeriod = sync;
         c.ipvs.minSyncPeriod = minSync;
       }
-      case "nftables" -> {
+      case NFTABLES -> {
         c.nftables.syncPeriod = sync;
         c.nftables.minSyncPeriod = minSync;
       }
-      default -> {
+      case IPTABLES -> {
         c.iptables.syncPeriod = sync;
         c.iptables.minSyncPeriod = minSync;
       }
     }
-    if (c.effectiveMode().equals("nftables")) {
+    if (mode == ProxyMode.NFTABLES) {
       c.nftables.masqueradeAll = masqAll;
     } else {
       c.iptables.masqueradeAll = masqAll;

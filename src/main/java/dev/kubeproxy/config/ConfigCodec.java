@@ -102,19 +102,16 @@ public final class ConfigCodec {
   public static ObjectNode toV1Alpha1(KubeProxyConfiguration c) {
     ObjectNode doc = ConfigSchema.tree(c);
     String mode = c.mode == null ? "" : c.mode;
-    String active = switch (mode) {
-      case "ipvs", "nftables" -> mode;
-      default -> "iptables";
-    };
+    ProxyMode active = ProxyMode.parse(mode).orElse(ProxyMode.IPTABLES);
     String sync = GoDuration.format(c.syncPeriod());
     String minSync = GoDuration.format(c.minSyncPeriod());
     String zero = GoDuration.format(Duration.ZERO);
-    for (String section : List.of("iptables", "ipvs", "nftables")) {
-      ObjectNode s = (ObjectNode) doc.get(section);
-      s.put("syncPeriod", section.equals(active) ? sync : zero);
-      s.put("minSyncPeriod", section.equals(active) ? minSync : zero);
+    for (ProxyMode section : ProxyMode.values()) {
+      ObjectNode s = (ObjectNode) doc.get(section.text());
+      s.put("syncPeriod", section == active ? sync : zero);
+      s.put("minSyncPeriod", section == active ? minSync : zero);
     }
-    boolean nft = mode.equals("nftables");
+    boolean nft = active == ProxyMode.NFTABLES;
     ((ObjectNode) doc.get("iptables")).put("masqueradeAll", !nft && c.masqueradeAll());
     ((ObjectNode) doc.get("nftables")).put("masqueradeAll", nft && c.masqueradeAll());
     doc.put("mode", mode);

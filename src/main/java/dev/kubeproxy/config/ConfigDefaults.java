@@ -10,6 +10,7 @@ public final class ConfigDefaults {
 
   public static final int HEALTHZ_PORT = 10256;
   public static final int METRICS_PORT = 10249;
+  public static final int MASQUERADE_BIT = 14;
 
   /** A fully defaulted configuration, as the flags start from. */
   public static KubeProxyConfiguration defaulted() {
@@ -39,22 +40,22 @@ public final class ConfigDefaults {
       c.oomScoreAdj = -999;
     }
     if (isZero(c.iptables.syncPeriod)) {
-      c.iptables.syncPeriod = Duration.ofSeconds(30);
+      c.iptables.syncPeriod = SyncSettings.DEFAULT_SYNC_PERIOD;
     }
     if (isZero(c.iptables.minSyncPeriod)) {
-      c.iptables.minSyncPeriod = Duration.ofSeconds(1);
+      c.iptables.minSyncPeriod = SyncSettings.DEFAULT_MIN_SYNC_PERIOD;
     }
     if (c.iptables.localhostNodePorts == null) {
       c.iptables.localhostNodePorts = true;
     }
     if (isZero(c.ipvs.syncPeriod)) {
-      c.ipvs.syncPeriod = Duration.ofSeconds(30);
+      c.ipvs.syncPeriod = SyncSettings.DEFAULT_SYNC_PERIOD;
     }
     if (isZero(c.nftables.syncPeriod)) {
-      c.nftables.syncPeriod = Duration.ofSeconds(30);
+      c.nftables.syncPeriod = SyncSettings.DEFAULT_SYNC_PERIOD;
     }
     if (isZero(c.nftables.minSyncPeriod)) {
-      c.nftables.minSyncPeriod = Duration.ofSeconds(1);
+      c.nftables.minSyncPeriod = SyncSettings.DEFAULT_MIN_SYNC_PERIOD;
     }
     if (c.conntrack.maxPerCore == null) {
       c.conntrack.maxPerCore = 32 * 1024;
@@ -63,10 +64,10 @@ public final class ConfigDefaults {
       c.conntrack.min = 128 * 1024;
     }
     if (c.iptables.masqueradeBit == null) {
-      c.iptables.masqueradeBit = 14;
+      c.iptables.masqueradeBit = MASQUERADE_BIT;
     }
     if (c.nftables.masqueradeBit == null) {
-      c.nftables.masqueradeBit = 14;
+      c.nftables.masqueradeBit = MASQUERADE_BIT;
     }
     if (c.conntrack.tcpEstablishedTimeout == null) {
       c.conntrack.tcpEstablishedTimeout = Duration.ofHours(24);

@@ -62,7 +62,7 @@ public class MetricsServerVerticle extends VerticleBase {
     }
     // What /metrics shows is registered once at start, as upstream's ProxyServer.Run does: the
     // metric sets of the running mode, and kubernetes_feature_enabled for every known gate.
-    metrics.registerFor(options.config().effectiveMode());
+    metrics.registerFor(options.config().proxyMode());
     FeatureGates gates = FeatureGates.current();
     for (FeatureGates.Gate gate : FeatureGates.KNOWN) {
       metrics.setFeatureEnabled(gate.name(), gate.stage().metricLabel(), gates.isEnabled(gate.name()));
@@ -91,7 +91,7 @@ public class MetricsServerVerticle extends VerticleBase {
     exact(router, "/metrics/slis").handler(this::slis);
     exact(router, "/healthz").handler(this::healthz);
     exact(router, "/healthz/ping").handler(ctx -> plain(ctx, 200, "ok"));
-    exact(router, "/proxyMode").handler(ctx -> plain(ctx, 200, options.config().effectiveMode()));
+    exact(router, "/proxyMode").handler(ctx -> plain(ctx, 200, options.config().proxyMode().text()));
     exact(router, "/configz").handler(this::configz);
     // the z-pages, under upstream's gates (off by default: alpha until v1.35)
     FeatureGates gates = FeatureGates.of(options.config().featureGates);
