@@ -8,6 +8,7 @@ import dev.kubeproxy.cluster.EventRequest;
 import dev.kubeproxy.cluster.NodeInfo;
 import dev.kubeproxy.cluster.NodeInfoResolver;
 import dev.kubeproxy.config.ConfigVerticle;
+import dev.kubeproxy.config.ProxyMode;
 import dev.kubeproxy.health.HealthzServerVerticle;
 import dev.kubeproxy.health.ServiceHealthServerVerticle;
 import dev.kubeproxy.logging.JulBridge;
@@ -81,7 +82,7 @@ public class AgentVerticle extends VerticleBase {
   }
 
   private Future<?> startAgent(AgentOptions options) {
-    String mode = options.config().effectiveMode();
+    ProxyMode mode = options.config().proxyMode();
     CommandRunner runner = new CommandRunner();
     Log.info("Version info", "version", Version.gitVersion());
     Log.info("Java settings", "javaVersion", System.getProperty("java.version"),
@@ -113,7 +114,7 @@ public class AgentVerticle extends VerticleBase {
   }
 
   /** True when the process is finished (--cleanup). */
-  private Future<Boolean> cleanup(AgentOptions options, String mode, CommandRunner runner) {
+  private Future<Boolean> cleanup(AgentOptions options, ProxyMode mode, CommandRunner runner) {
     if (options.cleanup()) {
       if (options.dryRun()) {
         Log.info("Dry run: not removing any rules", "cleanup", true);
@@ -137,11 +138,12 @@ public class AgentVerticle extends VerticleBase {
         .map(ignored -> false);
   }
 
-  private Future<?> runAgent(AgentOptions options, String mode, CommandRunner runner) {
-    if (mode.equals("ipvs")) {
-      return Future.failedFuture("can't use the IPVS proxier: this kube-proxy has no ipvs mode (the kernel it "
-          + "targets has no IPVS, and upstream deprecated ipvs mode in v1.35); use --proxy-mode=nftables "
-          + "(or mode: nftables in the configuration file) instead");
+  private Future<?> runAgent(AgentOptions options, ProxyMode mode, CommandRunner runner) {
+    // a mode without a backend stops here, before the node lookup and any change to the system
+    try {
+      Proxiers.refuseUnsupported(mode);
+    } catch (Proxiers.ProxierCreationException e) {
+      return Future.failedFuture(e.getMessage());
     }
     return NodeInfoResolver.resolve(vertx, options).compose(node -> platformSetup(options)
         .compose(setup -> {

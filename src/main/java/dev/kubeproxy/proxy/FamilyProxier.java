@@ -1,5 +1,6 @@
 package dev.kubeproxy.proxy;
 
+import dev.kubeproxy.config.SyncSettings;
 import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.EventBusAddresses;
 import dev.kubeproxy.cluster.EventRequest;
@@ -33,7 +34,6 @@ import java.util.function.BooleanSupplier;
 public final class FamilyProxier {
   /** Both backends of 1.31 allow two syncs back to back, then one per minSyncPeriod. */
   static final int BURST_SYNCS = 2;
-  static final Duration IPTABLES_MAX_INTERVAL = Duration.ofHours(1);
 
   private final Vertx vertx;
   private final ProxyBackend backend;
@@ -62,14 +62,14 @@ public final class FamilyProxier {
   private final Set<ServicePortName> loggedOrphans = new HashSet<>();
 
   /**
-   * @param mode          "iptables" or "nftables": picks the runner's maxInterval (§8.3)
+   * @param sync          the mode's sync periods and the runner's intervals, resolved from the configuration
    * @param conntrack     reconciles the conntrack table after each successful sync; null in --dry-run
    * @param initialized   whether both initial lists (Services, EndpointSlices) have been delivered
    */
   public FamilyProxier(
-      Vertx vertx, ProxyBackend backend, String mode, String nodeName, Map<String, String> nodeLabels,
-      Duration syncPeriod, Duration minSyncPeriod, ModelGates gates, ProxyMetrics metrics,
-      ConntrackReconciler conntrack, BooleanSupplier initialized, RunnerTimer timer, Clock clock) {
+      Vertx vertx, ProxyBackend backend, String nodeName, Map<String, String> nodeLabels, SyncSettings sync,
+      ModelGates gates, ProxyMetrics metrics, ConntrackReconciler conntrack, BooleanSupplier initialized,
+      RunnerTimer timer, Clock clock) {
     this.vertx = vertx;
     this.backend = backend;
     this.family = backend.family();
@@ -77,17 +77,15 @@ public final class FamilyProxier {
     metrics.initFamily(family.name());
     this.conntrack = conntrack;
     this.initialized = initialized;
-    this.syncPeriod = syncPeriod;
+    this.syncPeriod = sync.syncPeriod();
     this.clock = clock;
     this.nodeLabels = Map.copyOf(nodeLabels);
     this.serviceChanges = new ServiceChangeTracker(family, gates.loadBalancerIPMode(), metrics);
     this.endpointChanges = new EndpointsChangeTracker(family, nodeName, gates.topologyAwareHints(),
         gates.preferSameTrafficDistribution(), metrics, clock,
         this::recordIncorrectIpVersion);
-    Duration maxInterval = mode.equals("nftables") ? syncPeriod : IPTABLES_MAX_INTERVAL;
-    Duration minInterval = minSyncPeriod.compareTo(maxInterval) > 0 ? maxInterval : minSyncPeriod;
-    this.runner = new BoundedFrequencyRunner("sync-runner-" + family, this::syncOnce, minInterval, maxInterval,
-        BURST_SYNCS, timer);
+    this.runner = new BoundedFrequencyRunner("sync-runner-" + family, this::syncOnce, sync.minInterval(),
+        sync.maxInterval(), BURST_SYNCS, timer);
   }
 
   public IpFamily family() {

@@ -6,6 +6,7 @@ import dev.kubeproxy.cluster.ClusterEvent;
 import dev.kubeproxy.cluster.NodeInfo;
 import dev.kubeproxy.config.FeatureGates;
 import dev.kubeproxy.config.KubeProxyConfiguration;
+import dev.kubeproxy.config.SyncSettings;
 import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.platform.CommandRunner;
@@ -23,7 +24,6 @@ import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -118,13 +118,10 @@ public class ProxierVerticle extends VerticleBase {
   private void startFamilies(List<ProxyBackend> backends) {
     KubeProxyConfiguration config = options.config();
     ModelGates gates = ModelGates.from(config.featureGates);
-    Duration syncPeriod = positiveOr(config.syncPeriod(), Duration.ofSeconds(30));
-    Duration minSyncPeriod = config.minSyncPeriod() == null || config.minSyncPeriod().isNegative()
-        ? Duration.ofSeconds(1) : config.minSyncPeriod();
+    SyncSettings sync = config.syncSettings();
     for (ProxyBackend backend : backends) {
-      FamilyProxier family = new FamilyProxier(vertx, backend, config.effectiveMode(), nodeInfo.name(),
-          nodeInfo.labels(), syncPeriod, minSyncPeriod, gates, metrics, reconciler, () -> initialized,
-          RunnerTimer.of(vertx), Clock.systemUTC());
+      FamilyProxier family = new FamilyProxier(vertx, backend, nodeInfo.name(), nodeInfo.labels(), sync, gates,
+          metrics, reconciler, () -> initialized, RunnerTimer.of(vertx), Clock.systemUTC());
       families.add(family);
       family.startLoop();
     }
@@ -313,9 +310,5 @@ public class ProxierVerticle extends VerticleBase {
         f.requestSync();
       }
     }
-  }
-
-  private static Duration positiveOr(Duration d, Duration fallback) {
-    return d == null || d.isZero() || d.isNegative() ? fallback : d;
   }
 }

@@ -5,13 +5,14 @@ import dev.kubeproxy.platform.IpAddresses;
 import dev.kubeproxy.AgentOptions;
 import dev.kubeproxy.cluster.NodeInfo;
 import dev.kubeproxy.config.KubeProxyConfiguration;
+import dev.kubeproxy.config.ProxyMode;
+import dev.kubeproxy.config.SyncSettings;
 import dev.kubeproxy.platform.CommandRunner;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.proxy.iptables.IptablesProxier;
 import dev.kubeproxy.proxy.iptables.NfacctCounters;
 import dev.kubeproxy.proxy.nftables.NftablesProxier;
 import java.io.IOException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -32,6 +33,20 @@ public final class Proxiers {
   }
 
   /**
+   * Refuses the modes this agent has no backend for, with the advice to use: ipvs. The one place
+   * ipvs mode is refused; AgentVerticle asks before the node lookup and any change to the system.
+   *
+   * @throws ProxierCreationException in ipvs mode
+   */
+  public static void refuseUnsupported(ProxyMode mode) {
+    if (mode == ProxyMode.IPVS) {
+      throw new ProxierCreationException("can't use the IPVS proxier: this kube-proxy has no ipvs mode (the kernel "
+          + "it targets has no IPVS, and upstream deprecated ipvs mode in v1.35); use --proxy-mode=nftables "
+          + "(or mode: nftables in the configuration file) instead");
+    }
+  }
+
+  /**
    * One backend per family the node runs (dual-stack: both, primary first), in the configured
    * mode. Blocking (probes iptables, except in a dry run): call it on a worker.
    *
@@ -39,24 +54,19 @@ public final class Proxiers {
    */
   public static List<ProxyBackend> create(AgentOptions options, NodeInfo node, CommandRunner runner) {
     KubeProxyConfiguration config = options.config();
-    String mode = config.effectiveMode();
-    if (mode.equals("ipvs")) {
-      throw new ProxierCreationException("can't use the IPVS proxier: IPVS is not supported by this kube-proxy"
-          + " (and not available in this kernel); use --proxy-mode=nftables (or iptables) instead");
-    }
-    if (!mode.equals("iptables") && !mode.equals("nftables")) {
-      throw new ProxierCreationException("unknown proxy mode \"" + mode + "\"; use iptables or nftables");
-    }
+    ProxyMode mode = ProxyMode.parse(config.mode).orElseThrow(() -> new ProxierCreationException(
+        "unknown proxy mode \"" + config.mode + "\"; use iptables or nftables"));
+    refuseUnsupported(mode);
     IpFamily primary = primaryFamily(node);
     Map<IpFamily, Boolean> supported = new EnumMap<>(IpFamily.class);
-    if (mode.equals("iptables") && options.dryRun()) {
+    if (mode == ProxyMode.IPTABLES && options.dryRun()) {
       // A dry run writes nothing, so it needs no iptables and no root: it decides the families
       // as upstream's platformCheckSupported (cmd/kube-proxy/app/server_linux.go) does on a host
       // where both iptables and ip6tables are present.
       Log.info("Dry run: not probing iptables; assuming iptables and ip6tables are present");
       supported.put(IpFamily.IPv4, true);
       supported.put(IpFamily.IPv6, true);
-    } else if (mode.equals("iptables")) {
+    } else if (mode == ProxyMode.IPTABLES) {
       supported.put(IpFamily.IPv4, iptablesWorks(runner, "iptables"));
       supported.put(IpFamily.IPv6, iptablesWorks(runner, "ip6tables"));
       if (!supported.get(IpFamily.IPv4) && !supported.get(IpFamily.IPv6)) {
@@ -86,14 +96,14 @@ public final class Proxiers {
     if (dualStack) {
       families.add(primary == IpFamily.IPv4 ? IpFamily.IPv6 : IpFamily.IPv4);
     }
-    Log.info(mode.equals("iptables") ? "Using iptables Proxier" : "Using nftables Proxier");
-    if (mode.equals("iptables") && !options.dryRun()) {
+    Log.info(mode == ProxyMode.IPTABLES ? "Using iptables Proxier" : "Using nftables Proxier");
+    if (mode == ProxyMode.IPTABLES && !options.dryRun()) {
       registerNfacctMetrics(ProxyMetrics.global());
     }
     List<ProxyBackend> backends = new ArrayList<>();
     for (IpFamily family : families) {
       ProxierSettings settings = settings(options, node, family, detectors.get(family));
-      backends.add(mode.equals("iptables")
+      backends.add(mode == ProxyMode.IPTABLES
           ? new IptablesProxier(settings, runner)
           : new NftablesProxier(settings, runner));
     }
@@ -191,6 +201,7 @@ public final class Proxiers {
   static ProxierSettings settings(
       AgentOptions options, NodeInfo node, IpFamily family, LocalTrafficDetector detector) {
     KubeProxyConfiguration config = options.config();
+    SyncSettings sync = config.syncSettings();
     List<String> nodeIPs = new ArrayList<>();
     if (node != null) {
       for (String ip : node.nodeIPs()) {
@@ -222,13 +233,9 @@ public final class Proxiers {
         config.masqueradeBit(),
         localhostNodePorts,
         detector == null ? LocalTrafficDetector.noop() : detector,
-        positiveOr(config.syncPeriod(), Duration.ofSeconds(30)),
-        config.minSyncPeriod() == null ? Duration.ofSeconds(1) : config.minSyncPeriod(),
+        sync.syncPeriod(),
+        sync.minSyncPeriod(),
         options.dryRun() ? System.out : null);
-  }
-
-  private static Duration positiveOr(Duration d, Duration fallback) {
-    return d == null || d.isZero() || d.isNegative() ? fallback : d;
   }
 
   /**
@@ -237,9 +244,8 @@ public final class Proxiers {
    *
    * @return true when every cleanup succeeded
    */
-  public static boolean cleanupLeftovers(String activeMode, boolean all, CommandRunner runner) {
-    boolean iptablesBased = activeMode == null || activeMode.isEmpty()
-        || activeMode.equals("iptables") || activeMode.equals("ipvs");
+  public static boolean cleanupLeftovers(ProxyMode activeMode, boolean all, CommandRunner runner) {
+    boolean iptablesBased = activeMode != ProxyMode.NFTABLES;
     List<ProxyBackend> targets = new ArrayList<>();
     if (all || !iptablesBased) {
       for (IpFamily family : IpFamily.values()) {
@@ -268,6 +274,6 @@ public final class Proxiers {
 
   private static ProxierSettings minimalSettings(IpFamily family) {
     return new ProxierSettings(family, "", List.of(), List.of(), false, 14, false, LocalTrafficDetector.noop(),
-        Duration.ofSeconds(30), Duration.ofSeconds(1), null);
+        SyncSettings.DEFAULTS.syncPeriod(), SyncSettings.DEFAULTS.minSyncPeriod(), null);
   }
 }

@@ -1,5 +1,6 @@
 package dev.kubeproxy.proxy;
 
+import dev.kubeproxy.config.ProxyMode;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -208,10 +209,10 @@ class ProxiersTest {
       sh(List.of("ip", "netns", "exec", ns, "nft", "add", "table", "ip", "kube-proxy"));
       sh(List.of("ip", "netns", "exec", ns, "nft", "add", "table", "ip6", "kube-proxy"));
       CommandRunner runner = CommandRunner.inNetns(ns);
-      assertTrue(Proxiers.cleanupLeftovers("iptables", false, runner));
+      assertTrue(Proxiers.cleanupLeftovers(ProxyMode.IPTABLES, false, runner));
       String tables = sh(List.of("ip", "netns", "exec", ns, "nft", "list", "tables"));
       assertFalse(tables.contains("kube-proxy"), "iptables mode removes nftables leftovers: " + tables);
-      assertTrue(Proxiers.cleanupLeftovers("nftables", true, runner), "cleanup of nothing is fine");
+      assertTrue(Proxiers.cleanupLeftovers(ProxyMode.NFTABLES, true, runner), "cleanup of nothing is fine");
     } finally {
       sh(List.of("ip", "netns", "delete", ns));
     }
