@@ -1,5 +1,6 @@
 package dev.kubeproxy.config;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.net.Inet4Address;
 import java.time.Duration;
 import java.util.TreeMap;
@@ -17,6 +18,33 @@ public final class ConfigDefaults {
     KubeProxyConfiguration c = new KubeProxyConfiguration();
     apply(c);
     return c;
+  }
+
+  /**
+   * The default of the field at a dotted v1alpha1 path as text, the way pflag prints a default:
+   * durations in Go's form, numbers as Go prints them, an unset list as "[]", an unset map or string
+   * as "", false. What --help, the -v=1 flag dump and an unset flag take.
+   *
+   * @throws IllegalArgumentException when the path names no field of the schema
+   */
+  public static String text(String path) {
+    JsonNode n = ConfigSchema.tree(defaulted());
+    for (String name : path.split("\\.")) {
+      n = n.path(name);
+    }
+    if (n.isMissingNode() || n.isNull()) { // left out of the document at its zero value
+      Class<?> type = ConfigSchema.fieldClass(path);
+      if (type == null) {
+        throw new IllegalArgumentException("no field " + path + " in the configuration schema");
+      }
+      return type == boolean.class ? "false" : java.util.List.class.isAssignableFrom(type) ? "[]" : "";
+    }
+    if (n.isArray()) {
+      java.util.List<String> items = new java.util.ArrayList<>();
+      n.forEach(item -> items.add(item.asText()));
+      return "[" + String.join(",", items) + "]";
+    }
+    return n.isObject() ? "" : n.asText();
   }
 
   public static void apply(KubeProxyConfiguration c) {

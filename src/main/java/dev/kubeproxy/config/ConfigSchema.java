@@ -217,6 +217,29 @@ final class ConfigSchema {
     return n.isArray() ? "array" : "object";
   }
 
+  /** The Java class of the field at a dotted v1alpha1 path, null when the schema has no such field. */
+  static Class<?> fieldClass(String path) {
+    JavaType t = typeAt(path);
+    return t == null ? null : t.getRawClass();
+  }
+
+  private static JavaType typeAt(String path) {
+    JavaType type = MAPPER.constructType(KubeProxyConfiguration.class);
+    for (String name : path.split("\\.")) {
+      JavaType next = null;
+      for (BeanPropertyDefinition p : MAPPER.getDeserializationConfig().introspect(type).findProperties()) {
+        if (p.getName().equals(name)) {
+          next = p.getPrimaryType();
+        }
+      }
+      if (next == null) {
+        return null;
+      }
+      type = next;
+    }
+    return type;
+  }
+
   /** The Go type of the field at this path, read from the schema. */
   private static String goType(List<JsonMappingException.Reference> refs) {
     JavaType type = MAPPER.constructType(KubeProxyConfiguration.class);
