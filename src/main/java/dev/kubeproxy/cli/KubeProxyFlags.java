@@ -13,8 +13,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Every flag of upstream kube-proxy v1.31 on Linux (config.md §3), with upstream's names, types and
- * defaults, plus this agent's own --manifests and --dry-run. The help texts are ours.
+ * Every flag of upstream kube-proxy v1.31 on Linux (cmd/kube-proxy/app/options.go Options.AddFlags), with
+ * upstream's names, types and defaults, plus this agent's own --manifests and --dry-run. The help texts are
+ * ours.
  */
 public final class KubeProxyFlags {
   private KubeProxyFlags() {}

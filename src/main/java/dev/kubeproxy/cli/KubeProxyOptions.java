@@ -22,8 +22,8 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * upstream's Options.Complete (server.md §4): builds the effective configuration from the flag
- * defaults, the flags or the --config file, the platform defaults, --hostname-override and the
+ * upstream's Options.Complete (cmd/kube-proxy/app/options.go): builds the effective configuration
+ * from the flag defaults, the flags or the --config file, the platform defaults, --hostname-override and the
  * feature gates, with upstream's precedence.
  *
  * @param config        the completed configuration (the mode's sync periods and masqueradeAll are in
@@ -69,7 +69,8 @@ public record KubeProxyOptions(
     String writeConfigTo = emptyToNull(f.getString("write-config-to"));
 
     // The flags start from the defaulted v1alpha1 object, converted to the internal view: the sync
-    // periods come from the iptables section whatever mode is chosen later (server.md §3).
+    // periods come from the iptables section whatever mode is chosen later
+    // (cmd/kube-proxy/app/options.go processV1Alpha1Flags).
     KubeProxyConfiguration config = ConfigDefaults.defaulted();
     Duration syncPeriod = config.iptables.syncPeriod;
     Duration minSyncPeriod = config.iptables.minSyncPeriod;
@@ -147,7 +148,8 @@ public record KubeProxyOptions(
 
   /**
    * Reads and decodes --config, falling back to lenient decoding with upstream's log line
-   * (cmd/kube-proxy/app/server.go loadConfig). Fails with a {@link CompleteException} in upstream's words.
+   * (cmd/kube-proxy/app/options.go Options.loadConfig). Fails with a {@link CompleteException} in
+   * upstream's words.
    */
   static Future<KubeProxyConfiguration> load(Vertx vertx, String configFile) {
     return ConfigFileLoader.load(vertx, configFile).transform(ar -> {

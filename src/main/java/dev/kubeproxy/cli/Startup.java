@@ -20,9 +20,10 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Everything before the verticles (server.md §2): parse the flags, --version/--help, Complete,
- * initialise logging, dump the flags at -v=1, Validate, --write-config-to, the node name. Shared by
- * {@code java -jar} (Main) and {@code vertx run} (AgentVerticle); it never exits the process itself.
+ * Everything before the verticles (cmd/kube-proxy/app/server.go NewProxyCommand's RunE): parse the flags,
+ * --version/--help, Complete, initialise logging, dump the flags at -v=1, Validate, --write-config-to, the
+ * node name. Shared by {@code java -jar} (Main) and {@code vertx run} (AgentVerticle); it never exits the
+ * process itself.
  */
 public final class Startup {
   private Startup() {}
@@ -72,7 +73,10 @@ public final class Startup {
         : afterComplete(flags, ar.result())));
   }
 
-  /** Logging, the flag dump, Validate, --write-config-to and the node name (server.md Run's start). */
+  /**
+   * Logging, the flag dump, Validate, --write-config-to and the node name (cmd/kube-proxy/app/server.go
+   * NewProxyCommand).
+   */
   private static Outcome afterComplete(ParsedFlags flags, KubeProxyOptions options) {
     KubeProxyConfiguration config = options.config();
     FeatureGates.setCurrent(options.gates());
@@ -144,7 +148,7 @@ public final class Startup {
   }
 
   /**
-   * The node name (server.md §9 step 3): the override, or the OS hostname; trimmed, lower-cased.
+   * The node name (pkg/util/node/node.go GetHostname): the override, or the OS hostname; trimmed, lower-cased.
    *
    * @throws IllegalStateException "empty hostname is invalid" or "couldn't determine hostname: ..."
    */

@@ -7,7 +7,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Reads and writes KubeProxyConfiguration files (config.md §1): YAML or JSON, strict decoding
+ * Reads and writes KubeProxyConfiguration files (cmd/kube-proxy/app/options.go Options.loadConfig and
+ * Options.writeConfigFile): YAML or JSON, strict decoding
  * (unknown and duplicate fields are reported) with the caller falling back to the leniently decoded
  * object, v1alpha1 defaulting, and the v1alpha1 YAML output of --write-config-to. The fields and
  * their Go types are declared once, on {@link KubeProxyConfiguration}; {@link ConfigSchema} binds them.
@@ -88,7 +89,7 @@ public final class ConfigCodec {
 
   /**
    * The completed configuration as v1alpha1 YAML, keys sorted, with upstream's reverse conversion
-   * (config.md §1.5).
+   * (pkg/proxy/apis/config/v1alpha1 conversion.go).
    */
   public static String encodeYaml(KubeProxyConfiguration c) {
     return ConfigSchema.yaml(toV1Alpha1(c));

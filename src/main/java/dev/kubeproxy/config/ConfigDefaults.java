@@ -5,7 +5,10 @@ import java.net.Inet4Address;
 import java.time.Duration;
 import java.util.TreeMap;
 
-/** The v1alpha1 defaulting function (config.md §1.2, §2): zero or absent means "take the default". */
+/**
+ * The v1alpha1 defaulting function (pkg/proxy/apis/config/v1alpha1/defaults.go
+ * SetDefaults_KubeProxyConfiguration): zero or absent means "take the default".
+ */
 public final class ConfigDefaults {
   private ConfigDefaults() {}
 

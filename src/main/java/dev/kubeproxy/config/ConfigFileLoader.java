@@ -10,8 +10,8 @@ import io.vertx.core.json.JsonObject;
 /**
  * Reads the --config file through vertx-config: a {@link ConfigRetriever} with one store, the file
  * ({@link ConfigFileStore}, size-bounded) in the KubeProxyConfiguration format ({@link
- * ConfigFileFormat}). It reads once, as upstream's Options.Complete does (cmd/kube-proxy/app/server.go
- * loadConfigFromFile); the retriever's periodic scan is off, because a change of the file restarts
+ * ConfigFileFormat}). It reads once, as upstream's Options.Complete does (cmd/kube-proxy/app/options.go
+ * Options.loadConfigFromFile); the retriever's periodic scan is off, because a change of the file restarts
  * the agent instead ({@link ConfigVerticle}: a watch sees any write at once, a scan only a changed
  * content after its period).
  */

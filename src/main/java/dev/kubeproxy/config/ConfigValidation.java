@@ -10,8 +10,9 @@ import java.util.Map;
 import java.util.TreeSet;
 
 /**
- * upstream's Validate (config.md §4.2): every rule, in upstream's order, with its field paths and
- * messages. All errors are collected; {@link #aggregate} joins them as upstream prints them.
+ * upstream's Validate (pkg/proxy/apis/config/validation/validation.go): every rule, in upstream's order, with
+ * its field paths and messages. All errors are collected; {@link #aggregate} joins them as upstream prints
+ * them.
  */
 public final class ConfigValidation {
   private ConfigValidation() {}

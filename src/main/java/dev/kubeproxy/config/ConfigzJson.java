@@ -8,7 +8,8 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The body of /configz (observability.md §6): one section, "kubeproxy.config.k8s.io", holding
+ * The body of /configz (cmd/kube-proxy/app/server.go newProxyServer registers the internal
+ * configuration with component-base/configz): one section, "kubeproxy.config.k8s.io", holding
  * upstream's internal configuration the way Go's encoding/json prints it: PascalCase field names in
  * struct order, durations as strings, nil slices as null, the logging section in camelCase.
  */

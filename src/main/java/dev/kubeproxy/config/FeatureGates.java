@@ -8,9 +8,10 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The feature gates kube-proxy knows (config.md §5) and their state after --feature-gates /
- * featureGates were applied. The agent sets the process-wide state once in Complete; other code
- * asks {@code FeatureGates.of(config.featureGates).isEnabled("MultiCIDRServiceAllocator")}.
+ * The feature gates kube-proxy knows (pkg/features/kube_features.go defaultKubernetesFeatureGates) and their
+ * state after --feature-gates / featureGates were applied. The agent sets the process-wide state once in
+ * Complete; other code asks {@code
+ * FeatureGates.of(config.featureGates).isEnabled("MultiCIDRServiceAllocator")}.
  */
 public final class FeatureGates {
   /** Release stage of a gate, as --help and kubernetes_feature_enabled{stage} print it. */

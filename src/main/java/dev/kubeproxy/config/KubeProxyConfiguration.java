@@ -10,12 +10,14 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The kubeproxy.config.k8s.io/v1alpha1 KubeProxyConfiguration, field for field (config.md §2).
+ * The kubeproxy.config.k8s.io/v1alpha1 KubeProxyConfiguration, field for field
+ * (staging/src/k8s.io/kube-proxy/config/v1alpha1/types.go).
  *
- * <p>Boxed fields are upstream's pointer fields: null means "unset, take the default", and an
- * explicit zero or false is kept. Durations are Go durations on the wire; the codec converts.
- * Mode-dependent values (sync periods, masqueradeAll, masquerade bit) are read through the
- * accessors at the bottom, which apply upstream's v1alpha1-to-internal conversion (config.md §1.4).
+ * <p>Boxed fields are upstream's pointer fields: null means "unset, take the default", and an explicit zero
+ * or false is kept. Durations are Go durations on the wire; the codec converts. Mode-dependent values (sync
+ * periods, masqueradeAll, masquerade bit) are read through the accessors at the bottom, which apply
+ * upstream's v1alpha1-to-internal conversion (pkg/proxy/apis/config/v1alpha1/conversion.go
+ * Convert_v1alpha1_KubeProxyConfiguration_To_config_KubeProxyConfiguration).
  *
  * <p>This class is the schema: {@link ConfigSchema} binds the file to it and writes it back with
  * Jackson, field name = JSON key. The annotations say what Go's types and {@code omitempty} tags say

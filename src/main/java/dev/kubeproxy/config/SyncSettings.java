@@ -54,7 +54,10 @@ public record SyncSettings(Duration syncPeriod, Duration minSyncPeriod, Duration
     return minSyncPeriod.compareTo(maxInterval) > 0 ? maxInterval : minSyncPeriod;
   }
 
-  /** How long /healthz waits for a sync before it reports unhealthy: twice syncPeriod (cmd/kube-proxy/app/server.go newProxyServer). */
+  /**
+   * How long /healthz waits for a sync before it reports unhealthy: twice syncPeriod (cmd/kube-
+   * proxy/app/server.go newProxyServer).
+   */
   public Duration healthTimeout() {
     return syncPeriod.multipliedBy(2);
   }
