@@ -67,6 +67,7 @@ public class KubeProxyConfiguration {
   }
 
   public static class Logging {
+    @JsonInclude(JsonInclude.Include.NON_EMPTY)
     public String format = "";
     @JsonDeserialize(using = GoValues.DurationOrNanosDeserializer.class)
     public Duration flushFrequency = Duration.ZERO;
