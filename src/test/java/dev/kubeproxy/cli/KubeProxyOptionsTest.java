@@ -7,16 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kubeproxy.config.KubeProxyConfiguration;
-import io.vertx.core.Vertx;
+import dev.kubeproxy.testutil.Await;
+import dev.kubeproxy.testutil.VertxPerClass;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Complete: flags, file, platform defaults and their precedence (server.md §4). */
@@ -24,26 +22,12 @@ class KubeProxyOptionsTest {
   @TempDir
   Path dir;
 
-  private static Vertx vertx;
-
-  @BeforeAll
-  static void startVertx() {
-    vertx = Vertx.vertx();
-  }
-
-  @AfterAll
-  static void closeVertx() throws Exception {
-    vertx.close().toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
-  }
+  @RegisterExtension
+  static final VertxPerClass VERTX = new VertxPerClass();
 
   /** Complete as Startup runs it: the --config file read through vertx-config. */
   private static KubeProxyOptions complete(String... args) throws Exception {
-    try {
-      return KubeProxyOptions.complete(vertx, FlagParser.parse(List.of(args)))
-          .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
-    } catch (ExecutionException e) {
-      throw (Exception) e.getCause();
-    }
+    return Await.resultOrCause(KubeProxyOptions.complete(VERTX.get(), FlagParser.parse(List.of(args))));
   }
 
   private String file(String body) throws Exception {

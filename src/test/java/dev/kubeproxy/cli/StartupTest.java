@@ -7,7 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.kubeproxy.AgentOptions;
 import dev.kubeproxy.config.ConfigCodec;
 import dev.kubeproxy.config.ConfigzJson;
-import io.vertx.core.Vertx;
+import dev.kubeproxy.testutil.Await;
+import dev.kubeproxy.testutil.VertxPerClass;
 import io.vertx.core.json.JsonObject;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -15,10 +16,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 class StartupTest {
@@ -28,25 +27,13 @@ class StartupTest {
   private final ByteArrayOutputStream out = new ByteArrayOutputStream();
   private final ByteArrayOutputStream err = new ByteArrayOutputStream();
 
-  private static Vertx vertx;
+  @RegisterExtension
+  static final VertxPerClass VERTX = new VertxPerClass();
 
-  @BeforeAll
-  static void startVertx() {
-    vertx = Vertx.vertx();
-  }
-
-  @AfterAll
-  static void closeVertx() throws Exception {
-    vertx.close().toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
-  }
-
+  /** Prepare never fails: every error is an exit status. */
   private Startup.Outcome prepare(String... args) {
-    try {
-      return Startup.prepare(vertx, List.of(args), new PrintStream(out, true), new PrintStream(err, true))
-          .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      throw new AssertionError("prepare does not fail, it exits", e);
-    }
+    return Await.result(Startup.prepare(VERTX.get(), List.of(args), new PrintStream(out, true),
+        new PrintStream(err, true)));
   }
 
   private int status(String... args) {

@@ -2,21 +2,20 @@ package dev.kubeproxy.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kubeproxy.testutil.Await;
+import dev.kubeproxy.testutil.VertxPerClass;
 import io.vertx.config.spi.utils.Processors;
-import io.vertx.core.Vertx;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -30,17 +29,8 @@ class ConfigFileLoaderTest {
   @TempDir
   Path dir;
 
-  private static Vertx vertx;
-
-  @BeforeAll
-  static void startVertx() {
-    vertx = Vertx.vertx();
-  }
-
-  @AfterAll
-  static void closeVertx() throws Exception {
-    vertx.close().toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
-  }
+  @RegisterExtension
+  static final VertxPerClass VERTX = new VertxPerClass();
 
   private String file(String body) throws Exception {
     Path f = dir.resolve("config.yaml");
@@ -48,19 +38,12 @@ class ConfigFileLoaderTest {
     return f.toString();
   }
 
-  private static ConfigCodec.Decoded load(String file) throws Exception {
-    return ConfigFileLoader.load(vertx, file).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+  private static ConfigCodec.Decoded load(String file) {
+    return Await.result(ConfigFileLoader.load(VERTX.get(), file));
   }
 
   private static Throwable failure(String file) {
-    try {
-      load(file);
-    } catch (ExecutionException e) {
-      return e.getCause();
-    } catch (Exception e) {
-      throw new AssertionError(e);
-    }
-    throw new AssertionError("loaded " + file);
+    return assertThrows(Exception.class, () -> Await.resultOrCause(ConfigFileLoader.load(VERTX.get(), file)));
   }
 
   @Test
