@@ -55,7 +55,12 @@ public class AgentVerticle extends VerticleBase {
       return run(prepared);
     }
     JulBridge.install();
-    return Startup.prepare(vertx, JsonArgs.toArgs(config()), System.out, System.err).compose(outcome -> {
+    Startup.Parsed parsed = Startup.parse(JsonArgs.toArgs(config()), System.out, System.err);
+    if (parsed instanceof Startup.Exit exit) {
+      exit(exit.status());
+      return Future.succeededFuture();
+    }
+    return Startup.prepare(vertx, (Startup.Flags) parsed).compose(outcome -> {
       if (outcome instanceof Startup.Exit exit) {
         exit(exit.status());
         return Future.succeededFuture();

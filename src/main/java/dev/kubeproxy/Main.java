@@ -23,9 +23,15 @@ public final class Main {
 
   public static void main(String[] args) {
     JulBridge.install();
-    // Vert.x first: the --config file is read through vertx-config
+    Startup.Parsed parsed = Startup.parse(List.of(args), System.out, System.err);
+    if (parsed instanceof Startup.Exit exit) {
+      System.out.flush();
+      System.exit(exit.status());
+      return;
+    }
+    // built before Complete: the --config file is read through vertx-config
     Vertx vertx = Metrics.vertxBuilder().build();
-    Startup.prepare(vertx, List.of(args), System.out, System.err).onComplete(prepared -> {
+    Startup.prepare(vertx, (Startup.Flags) parsed).onComplete(prepared -> {
       if (prepared.failed()) {
         Log.error("command failed", "err", prepared.cause().toString());
         exitProcess(vertx, 1);

@@ -28,24 +28,29 @@ import java.util.Locale;
 public final class Startup {
   private Startup() {}
 
+  /** What the command line asks before anything is built: an exit, or a run with these flags. */
+  public sealed interface Parsed permits Exit, Flags {}
+
   /** What to do next: exit with a status, or run the agent with these options. */
   public sealed interface Outcome permits Exit, Run {}
 
-  public record Exit(int status) implements Outcome {}
+  public record Exit(int status) implements Outcome, Parsed {}
+
+  public record Flags(ParsedFlags flags) implements Parsed {}
 
   public record Run(AgentOptions options, KubeProxyOptions completed) implements Outcome {}
 
   /**
-   * Prepares the run; the --config file is read through {@code vertx} (vertx-config). The future
-   * never fails: every error is an {@link Exit} with status 1, logged or printed here.
+   * Parses the flags and answers --version and --help, before any Vert.x instance exists: an {@link
+   * Exit} (a bad flag is printed here), or the {@link Flags} to {@link #prepare} a run with.
    */
-  public static Future<Outcome> prepare(Vertx vertx, List<String> args, PrintStream stdout, PrintStream stderr) {
+  public static Parsed parse(List<String> args, PrintStream stdout, PrintStream stderr) {
     ParsedFlags flags;
     try {
       flags = FlagParser.parse(args);
     } catch (FlagParseException e) {
       stderr.println("Error: " + e.getMessage());
-      return Future.succeededFuture(new Exit(1));
+      return new Exit(1);
     }
     flags.warnings().forEach(stderr::println);
 
@@ -54,11 +59,11 @@ public final class Startup {
       switch (version.toLowerCase(Locale.ROOT)) {
         case "true", "1", "t" -> {
           stdout.println(Version.line());
-          return Future.succeededFuture(new Exit(0));
+          return new Exit(0);
         }
         case "raw" -> {
           stdout.println(Version.raw());
-          return Future.succeededFuture(new Exit(0));
+          return new Exit(0);
         }
         case "false", "0", "f" -> { }
         default -> Version.override(version);
@@ -66,8 +71,17 @@ public final class Startup {
     }
     if (flags.getBool("help")) {
       stdout.print(HelpPrinter.render());
-      return Future.succeededFuture(new Exit(0));
+      return new Exit(0);
     }
+    return new Flags(flags);
+  }
+
+  /**
+   * Prepares the run; the --config file is read through {@code vertx} (vertx-config). The future
+   * never fails: every error is an {@link Exit} with status 1, logged here.
+   */
+  public static Future<Outcome> prepare(Vertx vertx, Flags parsed) {
+    ParsedFlags flags = parsed.flags();
     return KubeProxyOptions.complete(vertx, flags).transform(ar -> Future.succeededFuture(ar.failed()
         ? failed("failed complete: " + message(ar.cause()))
         : afterComplete(flags, ar.result())));

@@ -30,10 +30,12 @@ class StartupTest {
   @RegisterExtension
   static final VertxPerClass VERTX = new VertxPerClass();
 
-  /** Prepare never fails: every error is an exit status. */
+  /** Parse, then prepare, which never fails: every error is an exit status. */
   private Startup.Outcome prepare(String... args) {
-    return Await.result(Startup.prepare(VERTX.get(), List.of(args), new PrintStream(out, true),
-        new PrintStream(err, true)));
+    Startup.Parsed parsed = Startup.parse(List.of(args), new PrintStream(out, true), new PrintStream(err, true));
+    return parsed instanceof Startup.Exit exit
+        ? exit
+        : Await.result(Startup.prepare(VERTX.get(), (Startup.Flags) parsed));
   }
 
   private int status(String... args) {
