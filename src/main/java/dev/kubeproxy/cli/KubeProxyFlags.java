@@ -220,7 +220,7 @@ public final class KubeProxyFlags {
    * field's v1alpha1 default, read from the schema.
    */
   private static FlagDef field(String field, String name, FlagType type, String usage) {
-    return new FlagDef(name, null, type, ConfigDefaults.text(field), usage, null, field);
+    return new FlagDef(name, null, type, null, usage, null, field);
   }
 
   public static FlagDef get(String name) {

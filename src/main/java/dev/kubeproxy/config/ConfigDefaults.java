@@ -31,7 +31,7 @@ public final class ConfigDefaults {
    * @throws IllegalArgumentException when the path names no field of the schema
    */
   public static String text(String path) {
-    JsonNode n = ConfigSchema.tree(defaulted());
+    JsonNode n = DefaultsTree.TREE;
     for (String name : path.split("\\.")) {
       n = n.path(name);
     }
@@ -48,6 +48,11 @@ public final class ConfigDefaults {
       return "[" + String.join(",", items) + "]";
     }
     return n.isObject() ? "" : n.asText();
+  }
+
+  /** The defaulted configuration as a v1alpha1 tree, built on first use (it needs the schema's mapper). */
+  private static final class DefaultsTree {
+    static final JsonNode TREE = ConfigSchema.tree(defaulted());
   }
 
   public static void apply(KubeProxyConfiguration c) {
