@@ -101,6 +101,7 @@ public class ProxierVerticle extends VerticleBase {
     consume(EventBusAddresses.NODE, this::onNode);
     consume(EventBusAddresses.SERVICE_CIDRS, this::onServiceCIDR);
     consume(EventBusAddresses.SYNCED, this::onSynced);
+    consumers.addAll(new DebugServicesResponder(vertx, options, nodeInfo, this::families, this::initialized).register());
     List<Future<?>> registered = new ArrayList<>();
     consumers.forEach(c -> registered.add(c.completion()));
     return Future.all(registered)
