@@ -6,6 +6,7 @@ import dev.kubeproxy.cli.FlagParser;
 import dev.kubeproxy.cli.KubeProxyOptions;
 import dev.kubeproxy.cli.ParsedFlags;
 import dev.kubeproxy.health.HostPort;
+import dev.kubeproxy.logging.Log;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.ConnectException;
@@ -29,6 +30,7 @@ public final class ExplainCommand {
   static final String USAGE = "usage: kube-proxy explain NAMESPACE/NAME[:PORT] [--from IP --to IP:PORT]"
       + " [--metrics-bind-address IP:PORT | --config FILE] [--proxy-mode MODE]";
   private static final Duration TIMEOUT = Duration.ofSeconds(15);
+  private static final PrintStream DISCARD = new PrintStream(java.io.OutputStream.nullOutputStream());
 
   private ExplainCommand() {}
 
@@ -71,10 +73,14 @@ public final class ExplainCommand {
     ParsedFlags flags;
     try {
       flags = FlagParser.parse(agentArgs);
+      // reading the flags as the agent does logs what the agent would run; explain only wants the address
+      Log.setOutputs(DISCARD, DISCARD);
       options = KubeProxyOptions.complete(flags);
     } catch (FlagParseException | CompleteException e) {
       err.println("error: " + e.getMessage());
       return 1;
+    } finally {
+      Log.setOutputs(System.err, System.err);
     }
     String bind = options.config().metricsBindAddress;
     if (bind == null || bind.isEmpty()) {

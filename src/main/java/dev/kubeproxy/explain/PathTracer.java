@@ -61,9 +61,14 @@ public final class PathTracer {
         ? "ClientIP affinity: a source that opened a connection within the last " + svc.stickyMaxAgeSeconds()
             + " s goes back to that endpoint; otherwise the choice below" : null;
 
-    // The source-range firewall of LoadBalancer IPs (nftables: before anything else; iptables: only with endpoints).
+    // The source-range firewall of LoadBalancer IPs (nftables: before anything else, in a filter
+    // chain ahead of DNAT; iptables: only with endpoints, as the LB IP's jump from KUBE-SERVICES).
+    boolean nft = mode.equals("nftables");
     boolean firewall = entry.kind.equals(LOAD_BALANCER) && plan.hasSourceRangeFirewall()
-        && (mode.equals("nftables") || plan.hasEndpoints());
+        && (nft || plan.hasEndpoints());
+    if (firewall && !nft) {
+      hops.add(new Hop(names.entry(entry.kind), "matches " + entry.why + " -> " + names.firewall(svc)));
+    }
     if (firewall) {
       String allowedBy = allowedBySourceRanges(svc, src);
       if (allowedBy == null) {
@@ -73,7 +78,7 @@ public final class PathTracer {
         return new PacketPath(src, destination, sourceKind, entry.kind, hops, Verdict.DROP,
             "source outside loadBalancerSourceRanges", List.of(), affinity);
       }
-      hops.add(new Hop(names.firewall(svc), "allowed: " + allowedBy));
+      hops.add(new Hop(names.firewall(svc), "allowed: " + allowedBy + (nft ? "" : " -> " + names.external(svc))));
     }
 
     boolean clusterIp = entry.kind.equals(CLUSTER_IP);
@@ -90,7 +95,7 @@ public final class PathTracer {
             "internalTrafficPolicy Local without local endpoints", List.of(), affinity);
       }
       boolean local = svc.internalPolicyLocal();
-      hops.add(new Hop(names.entry(true), "matches " + entry.why + " -> " + names.policy(svc, local)));
+      hops.add(new Hop(names.entry(entry.kind), "matches " + entry.why + " -> " + names.policy(svc, local)));
       boolean masq;
       String why;
       LocalTrafficDetector detector = settings.localDetector();
@@ -115,7 +120,9 @@ public final class PathTracer {
     }
 
     // NodePort, external IP, LoadBalancer IP: the external chain.
-    hops.add(new Hop(names.entry(false), "matches " + entry.why + " -> " + names.external(svc)));
+    if (!firewall || nft) {
+      hops.add(new Hop(names.entry(entry.kind), "matches " + entry.why + " -> " + names.external(svc)));
+    }
     if (!svc.externalPolicyLocal()) {
       hops.add(new Hop(names.external(svc), "marks it for masquerade (externalTrafficPolicy Cluster) -> "
           + names.policy(svc, false)));

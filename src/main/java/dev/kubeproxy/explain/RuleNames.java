@@ -5,8 +5,8 @@ import dev.kubeproxy.proxy.nftables.ChainNames;
 
 /** The names a packet path shows for each step, in the words of the mode's own rules. */
 interface RuleNames {
-  /** Where a service's addresses are matched: cluster IP or one of the external ones. */
-  String entry(boolean clusterIp);
+  /** Where one of a service's addresses is matched (kind: PathTracer's entry kinds). */
+  String entry(String kind);
 
   String noEndpoints(boolean clusterIp);
 
@@ -31,8 +31,8 @@ interface RuleNames {
     private final dev.kubeproxy.proxy.iptables.ChainNames names = new dev.kubeproxy.proxy.iptables.ChainNames();
 
     @Override
-    public String entry(boolean clusterIp) {
-      return clusterIp ? "nat KUBE-SERVICES" : "nat KUBE-SERVICES / KUBE-NODEPORTS";
+    public String entry(String kind) {
+      return kind.equals(PathTracer.NODE_PORT) ? "nat KUBE-SERVICES -> KUBE-NODEPORTS" : "nat KUBE-SERVICES";
     }
 
     @Override
@@ -69,8 +69,9 @@ interface RuleNames {
   /** pkg/proxy/nftables/proxier.go's chains and maps, in this agent's layout. */
   final class Nftables implements RuleNames {
     @Override
-    public String entry(boolean clusterIp) {
-      return clusterIp ? "services (map @service-ips)" : "services (maps @service-ips, @service-nodeports)";
+    public String entry(String kind) {
+      return kind.equals(PathTracer.NODE_PORT) ? "services -> nodeports (map @service-nodeports)"
+          : "services (map @service-ips)";
     }
 
     @Override

@@ -21,7 +21,7 @@ public final class TextReport {
       sb.append("  the agent has not programmed rules yet: it waits for the initial Services, EndpointSlices and Node\n");
     }
     if (r.ports().isEmpty()) {
-      sb.append("\nno matching service port");
+      sb.append("\nthe agent knows no matching service port");
       if (!r.closeNames().isEmpty()) {
         sb.append("; close names: ").append(String.join(", ", r.closeNames()));
       }
@@ -77,7 +77,7 @@ public final class TextReport {
     }
     sb.append('\n');
     for (Policy pol : p.policy()) {
-      if (!pol.value() && (pol.name().startsWith("has"))) {
+      if (!pol.value() && pol.name().matches("has(Internal|External)?Endpoints")) {
         sb.append("    not ").append(pol.name()).append(": ").append(pol.meaning()).append('\n');
       }
     }
