@@ -39,16 +39,21 @@ final class DebugServicesResponder {
     this.initialized = initialized;
   }
 
-  /** Registers the consumers: the query, and what tells invalid objects apart. */
+  /**
+   * Registers the consumers: the query, and the (published) events, whose FailedValidation ones
+   * name invalid objects. Services and EndpointSlices come from the proxier's own handlers
+   * ({@link #invalidObjects()}): a second consumer there would take point-to-point sends away from it.
+   */
   List<MessageConsumer<?>> register() {
     List<MessageConsumer<?>> consumers = new ArrayList<>();
     consumers.add(vertx.eventBus().consumer(EventBusAddresses.DEBUG_SERVICES, this::answer));
     consumers.add(vertx.eventBus().consumer(EventBusAddresses.EVENTS, msg -> invalid.onEvent(msg.body())));
-    consumers.add(vertx.eventBus().consumer(EventBusAddresses.SERVICES,
-        msg -> invalid.onClusterEvent("Service", msg.body())));
-    consumers.add(vertx.eventBus().consumer(EventBusAddresses.ENDPOINT_SLICES,
-        msg -> invalid.onClusterEvent("EndpointSlice", msg.body())));
     return consumers;
+  }
+
+  /** Told of every Service and EndpointSlice event: a delivered or deleted object is no longer invalid. */
+  InvalidObjects invalidObjects() {
+    return invalid;
   }
 
   private void answer(Message<Object> msg) {
