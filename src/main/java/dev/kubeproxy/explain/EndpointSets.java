@@ -43,7 +43,7 @@ final class EndpointSets {
       sets.add(LOCAL);
       why.add(plan.localTerminatingFallback()
           ? "on this node, serving and terminating; no local endpoint is ready, so it takes local traffic"
-          : "ready, on this node");
+          : inCluster ? "on this node" : "ready, on this node");
     }
     if ((inCluster && plan.clusterTerminatingFallback()) || (inLocal && plan.localTerminatingFallback())) {
       sets.add(TERMINATING_FALLBACK);

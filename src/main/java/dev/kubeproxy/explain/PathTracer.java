@@ -59,7 +59,7 @@ public final class PathTracer {
     String spn = svc.name().toString();
     String affinity = svc.sessionAffinityClientIP()
         ? "ClientIP affinity: a source that opened a connection within the last " + svc.stickyMaxAgeSeconds()
-            + " s goes back to that endpoint; otherwise the choice below" : null;
+            + " s goes back to that endpoint; a new one picks as listed" : null;
 
     // The source-range firewall of LoadBalancer IPs (nftables: before anything else, in a filter
     // chain ahead of DNAT; iptables: only with endpoints, as the LB IP's jump from KUBE-SERVICES).
@@ -104,8 +104,8 @@ public final class PathTracer {
         why = "masqueradeAll";
       } else if (!detector.implemented()) {
         masq = false;
-        why = "no local-traffic detection (detectLocalMode " + (detector.mode().isEmpty() ? "none" : detector.mode())
-            + " without a value): cluster IP traffic is not masqueraded";
+        why = "no local-traffic detection (detectLocalMode without its value, e.g. no --cluster-cidr): cluster IP"
+            + " traffic is not masqueraded";
       } else if (fromPod) {
         masq = false;
         why = "pod traffic (" + detectorText(detector) + ") keeps its source";
