@@ -118,7 +118,7 @@ final class NftablesRulesReader {
       if (t.isEmpty() || t.startsWith("table ") || t.equals("}")) {
         continue;
       }
-      out.add(t.startsWith("chain ") ? t : "  " + t);
+      out.add(t.startsWith("chain ") ? t.replaceFirst(" \\{$", ":") : "  " + t);
     }
     return out;
   }
