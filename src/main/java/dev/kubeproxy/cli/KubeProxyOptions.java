@@ -20,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
 
 /**
  * upstream's Options.Complete (cmd/kube-proxy/app/options.go): builds the effective configuration
@@ -57,6 +58,27 @@ public record KubeProxyOptions(
         return Future.failedFuture(e);
       }
     });
+  }
+
+  /**
+   * Complete for a command that runs outside the agent ({@code kube-proxy explain}): blocks while the
+   * --config file is read through a Vert.x instance of its own, closed afterwards.
+   */
+  public static KubeProxyOptions completeBlocking(ParsedFlags f) throws CompleteException {
+    if (emptyToNull(f.getString("config")) == null) {
+      return complete(f, null);
+    }
+    Vertx vertx = Vertx.vertx();
+    try {
+      return complete(vertx, f).toCompletionStage().toCompletableFuture().get();
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof CompleteException c ? c : new CompleteException(String.valueOf(e.getCause()));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new CompleteException("interrupted while reading " + f.getString("config"));
+    } finally {
+      vertx.close();
+    }
   }
 
   /**
