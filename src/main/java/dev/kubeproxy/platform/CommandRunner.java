@@ -28,7 +28,7 @@ public class CommandRunner {
   }
 
   /** For tests: a runner with a prefix, namespace and time limit of their own. */
-  CommandRunner(List<String> prefix, String netns, Duration timeout) {
+  protected CommandRunner(List<String> prefix, String netns, Duration timeout) {
     this.prefix = List.copyOf(prefix);
     this.netns = netns;
     this.timeout = timeout;
