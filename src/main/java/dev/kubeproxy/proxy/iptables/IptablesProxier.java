@@ -72,6 +72,8 @@ public class IptablesProxier implements ProxyBackend {
    * points at. Only this is kept of it: the input itself is tens of megabytes in a large cluster.
    */
   private LineOwners lastLineOwners;
+  /** The last ruleset a dry run printed, which /debug/services reads (applied rules are read back from the kernel). */
+  private Ruleset lastDryRun;
   private SyncTimings lastTimings;
 
   /**
@@ -129,6 +131,13 @@ public class IptablesProxier implements ProxyBackend {
       tool = new IptablesTool(runner, settings.family(), BackendSelector.choose(runner));
     }
     return tool;
+  }
+
+  @Override
+  public java.util.Optional<dev.kubeproxy.proxy.ProgrammedRules> programmedRules(
+      dev.kubeproxy.proxy.ServicePort port, List<dev.kubeproxy.proxy.Endpoint> endpoints) {
+    return java.util.Optional.of(settings.dryRun() ? IptablesRulesReader.fromDryRun(lastDryRun, port.name())
+        : IptablesRulesReader.fromKernel(tool(), port.name()));
   }
 
   /** Timings of the last successful sync (null before the first). */
@@ -330,6 +339,7 @@ public class IptablesProxier implements ProxyBackend {
     boolean randomFully = version == null || probe.supportsRandomFully();
     Ruleset ruleset = generator.generate(options(randomFully), state, true, null);
     lastLineOwners = ruleset.lineOwners();
+    lastDryRun = ruleset;
     settings.dryRunOutput().print("# " + (settings.family() == IpFamily.IPv6 ? "ip6tables" : "iptables")
         + "-restore --noflush --counters input (dry run, nothing applied)\n");
     settings.dryRunOutput().print(ruleset.payload());
