@@ -33,6 +33,6 @@ record KernelTable(boolean exists, Map<String, java.util.List<String>> chains,
   }
 
   static String elementText(Element e) {
-    return elementText(e.keyText(), e.comment(), e.value());
+    return elementText(e.keyText(), e.comment(), e.valueText());
   }
 }

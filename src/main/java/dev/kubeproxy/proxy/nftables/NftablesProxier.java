@@ -11,6 +11,7 @@ import dev.kubeproxy.proxy.ProxyState;
 import dev.kubeproxy.proxy.RefusedServicePorts;
 import dev.kubeproxy.proxy.ServicePort;
 import dev.kubeproxy.proxy.ServicePortName;
+import dev.kubeproxy.proxy.ServicePortPlan;
 import dev.kubeproxy.proxy.SyncResult;
 import dev.kubeproxy.proxy.nftables.netlink.NetlinkNftables;
 import dev.kubeproxy.proxy.nftables.netlink.NetlinkPath;
@@ -389,7 +390,7 @@ public class NftablesProxier implements ProxyBackend {
       List<Endpoint> eps = state.endpointsOf(spn);
       Applied prev = applied.get(spn);
       ServicePortRules r = labelsSame && sameInputs(prev, svc, eps) ? prev.rules()
-          : ServicePortRules.compute(svc, eps, state.nodeLabels(), settings, syntax, slots);
+          : ServicePortRules.compute(ServicePortPlan.of(svc, eps, state.nodeLabels()), settings, syntax, slots);
       next.put(spn, new Applied(svc, eps, r));
       for (String chain : r.chains().keySet()) {
         Chain c = Chain.regular(chain);
@@ -516,7 +517,7 @@ public class NftablesProxier implements ProxyBackend {
       ServicePortRules after = null;
       if (svc != null) {
         List<Endpoint> eps = state.endpointsOf(spn);
-        after = ServicePortRules.compute(svc, eps, state.nodeLabels(), settings, syntax, slots);
+        after = ServicePortRules.compute(ServicePortPlan.of(svc, eps, state.nodeLabels()), settings, syntax, slots);
         applied.put(spn, new Applied(svc, eps, after));
       } else {
         applied.remove(spn);

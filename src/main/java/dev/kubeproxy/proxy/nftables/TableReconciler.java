@@ -92,7 +92,7 @@ final class TableReconciler {
       for (Map.Entry<String, String> e : actual.entrySet()) {
         Element d = desired.get(e.getKey());
         if (d == null || !KernelTable.elementText(d).equals(e.getValue())) {
-          tx.delete(new Element(c.getKey(), inMap, e.getKey(), null, null));
+          tx.delete(new Element(c.getKey(), inMap, List.of(e.getKey().split(" \\. ")), null, null));
           elementChanges++;
         }
       }

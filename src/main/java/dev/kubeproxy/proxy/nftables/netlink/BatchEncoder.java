@@ -8,6 +8,7 @@ import dev.kubeproxy.proxy.nftables.NftMap;
 import dev.kubeproxy.proxy.nftables.NftSet;
 import dev.kubeproxy.proxy.nftables.Rule;
 import dev.kubeproxy.proxy.nftables.Transaction;
+import dev.kubeproxy.proxy.nftables.Verdict;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.function.Consumer;
@@ -41,14 +42,14 @@ final class BatchEncoder {
   private static final int NLM_F_APPEND = 0x800;
 
   private final int nfproto;
-  private final RuleCompiler rules;
+  private final RuleEncoder rules;
   private final ElementCodec elements;
   /** Whether the message being written asks for an acknowledgement (the batch's last command). */
   private boolean ack;
 
   BatchEncoder(IpFamily family) {
     this.nfproto = Values.nfproto(family);
-    this.rules = new RuleCompiler(family);
+    this.rules = new RuleEncoder(family);
     this.elements = new ElementCodec(family);
   }
 
@@ -80,7 +81,7 @@ final class BatchEncoder {
       w.string(type == DELRULE ? 2 : 3, c.name()); // NFTA_RULE_CHAIN, NFTA_CHAIN_NAME
       w.endMessage(m);
     } else if (op.object() instanceof Rule r) {
-      List<Consumer<MessageWriter>> expressions = rules.compile(r.text());
+      List<Consumer<MessageWriter>> expressions = rules.encode(r);
       int m = message(w, NEWRULE, NLM_F_CREATE | NLM_F_APPEND, seq);
       w.string(1, Transaction.TABLE); // NFTA_RULE_TABLE
       w.string(2, r.chain()); // NFTA_RULE_CHAIN
@@ -112,7 +113,8 @@ final class BatchEncoder {
     Expressions.value(w, 1, key); // NFTA_SET_ELEM_KEY
     if (adds && elements.isMap(e)) {
       if (elements.verdictValue(e)) {
-        verdict(w, e.value());
+        Verdict v = (Verdict) e.value();
+        Expressions.verdictData(w, 2, RuleEncoder.verdictCode(v.kind()), v.chain()); // NFTA_SET_ELEM_DATA
       } else {
         Expressions.value(w, 2, elements.value(e)); // NFTA_SET_ELEM_DATA
       }
@@ -123,19 +125,6 @@ final class BatchEncoder {
     w.endNested(elem);
     w.endNested(list);
     w.endMessage(m);
-  }
-
-  private static void verdict(MessageWriter w, String value) throws Unsupported {
-    String[] parts = value.split(" ");
-    if (parts.length == 2 && (parts[0].equals("goto") || parts[0].equals("jump"))) {
-      Expressions.verdictData(w, 2, parts[0].equals("goto") ? Expressions.VERDICT_GOTO : Expressions.VERDICT_JUMP,
-          parts[1]);
-    } else if (value.equals("drop") || value.equals("accept")) {
-      Expressions.verdictData(w, 2, value.equals("drop") ? Expressions.VERDICT_DROP : Expressions.VERDICT_ACCEPT,
-          null);
-    } else {
-      throw new Unsupported("verdict " + value);
-    }
   }
 
   private void deleteSet(MessageWriter w, String name, int seq) {

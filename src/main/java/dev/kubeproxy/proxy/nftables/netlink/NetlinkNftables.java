@@ -146,8 +146,7 @@ public final class NetlinkNftables implements NetlinkPath, AutoCloseable {
     String command = null;
     if (index >= 0 && index < batch.commands().size()) {
       Transaction.Operation op = batch.commands().get(index);
-      command = op.verb().word() + " " + op.object().render(op.verb(), Transaction.familyKeyword(family) + " "
-          + Transaction.TABLE, true);
+      command = op.verb().word() + " " + op.object().render(op.verb(), family, true);
     }
     String text = "netlink: Error: Could not process rule: " + socket.errorText(errno)
         + (command == null ? " (the batch as a whole)" : "\nfailing command: " + command);

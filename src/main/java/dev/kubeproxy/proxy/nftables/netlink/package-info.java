@@ -3,7 +3,7 @@
  * chain of the table back, which at 10,000 Services costs more than the change itself.
  * {@link dev.kubeproxy.proxy.nftables.netlink.NetlinkNftables} opens the socket (libc through JNA),
  * {@link dev.kubeproxy.proxy.nftables.netlink.BatchEncoder} turns a transaction into one atomic
- * nfnetlink batch, {@link dev.kubeproxy.proxy.nftables.netlink.RuleCompiler} and
+ * nfnetlink batch, {@link dev.kubeproxy.proxy.nftables.netlink.RuleEncoder} (from the typed rules) and
  * {@link dev.kubeproxy.proxy.nftables.netlink.ElementCodec} write rules and set elements exactly as
  * nft 1.0 does. What they do not know is left to nft.
  */
