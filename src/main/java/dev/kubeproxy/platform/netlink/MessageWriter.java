@@ -28,6 +28,11 @@ public final class MessageWriter {
     buf.putInt(start, buf.position() - start);
   }
 
+  /** Adds flags to the header of the message started at start (e.g. NLM_F_ACK once it is known to be the last). */
+  public void orFlags(int start, int flags) {
+    buf.putShort(start + 6, (short) (buf.getShort(start + 6) | flags));
+  }
+
   public void bytes(int type, byte[] value) {
     int len = 4 + value.length;
     ensure(align(len));

@@ -25,9 +25,4 @@ final class DryRunNftables implements Nftables {
   public TableContents list() {
     return TableContents.absent();
   }
-
-  @Override
-  public KernelTable listTable() {
-    return KernelTable.absent();
-  }
 }

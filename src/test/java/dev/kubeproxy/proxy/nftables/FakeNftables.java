@@ -13,7 +13,7 @@ import java.util.TreeMap;
  * kernel's errors for missing or still-referenced objects), for tests. {@link #dump()} prints the
  * resulting state in a stable order so two states can be compared as text.
  */
-public final class FakeNftables implements Nftables {
+public final class FakeNftables implements Nftables, TableReader {
 
   private final IpFamily family;
   private State state = new State();
@@ -73,25 +73,45 @@ public final class FakeNftables implements Nftables {
     return new TableContents(true, new LinkedHashSet<>(state.chains.keySet()), sets);
   }
 
-  /** Rules in the fake's own form (text and comment), like the kernel's form in {@link NftCommand}. */
+  /** The table in the fake's forms: rules and elements as nft text. */
   @Override
-  public synchronized KernelTable listTable() {
+  public synchronized KernelTable read() {
     if (!state.exists) {
       return KernelTable.absent();
     }
     Map<String, List<String>> chains = new LinkedHashMap<>();
-    state.chains.forEach((name, c) -> chains.put(name, rules(name)));
-    Map<String, Map<String, String>> containers = new LinkedHashMap<>();
+    state.chains.forEach((name, c) -> {
+      List<String> forms = new ArrayList<>();
+      c.rules.forEach(r -> forms.add(ruleForm(r)));
+      chains.put(name, forms);
+    });
+    Map<String, Map<String, KernelTable.Entry>> containers = new LinkedHashMap<>();
     java.util.Set<String> maps = new java.util.HashSet<>();
     state.containers.forEach((name, c) -> {
-      Map<String, String> elements = new LinkedHashMap<>();
-      c.elements.forEach((key, e) -> elements.put(key, KernelTable.elementText(e)));
+      Map<String, KernelTable.Entry> elements = new LinkedHashMap<>();
+      c.elements.forEach((key, e) -> elements.put(keyForm(e), new KernelTable.Entry(elementForm(e),
+          new Element(e.container(), e.inMap(), e.key(), null, null))));
       containers.put(name, elements);
       if (c.definition instanceof NftMap) {
         maps.add(name);
       }
     });
     return new KernelTable(true, chains, containers, maps);
+  }
+
+  @Override
+  public String ruleForm(Rule rule) {
+    return rule.text(family) + (rule.comment() == null ? "" : " comment \"" + rule.comment() + "\"");
+  }
+
+  @Override
+  public String keyForm(Element element) {
+    return element.keyText();
+  }
+
+  @Override
+  public String elementForm(Element element) {
+    return elementText(element);
   }
 
   /** Test hook: changes the table behind the agent's back, like an admin running nft by hand. */
@@ -162,7 +182,14 @@ public final class FakeNftables implements Nftables {
   }
 
   private static String elementText(Element e) {
-    return KernelTable.elementText(e);
+    StringBuilder sb = new StringBuilder(e.keyText());
+    if (e.comment() != null) {
+      sb.append(" comment \"").append(e.comment()).append('"');
+    }
+    if (e.value() != null) {
+      sb.append(" : ").append(e.valueText());
+    }
+    return sb.toString();
   }
 
   /** A definition as "chain NAME { … }", without the family and table. */

@@ -69,6 +69,34 @@ final class ElementCodec {
     return layout(e.container()).value() != null;
   }
 
+  /** The key parts of a key read back (to delete an element this agent does not want). */
+  List<String> decodeKey(String container, byte[] key) throws Unsupported {
+    List<Field> fields = layout(container).key();
+    List<String> parts = new java.util.ArrayList<>(fields.size());
+    int at = 0;
+    int addressBytes = family == IpFamily.IPv6 ? 16 : 4;
+    for (Field f : fields) {
+      int size = switch (f) {
+        case ADDRESS -> addressBytes;
+        case PROTOCOL -> 1;
+        case PORT -> 2;
+        case NUMGEN -> 4;
+      };
+      if (at + size > key.length) {
+        throw new Unsupported("key of " + container);
+      }
+      byte[] v = java.util.Arrays.copyOfRange(key, at, at + size);
+      parts.add(switch (f) {
+        case ADDRESS -> dev.kubeproxy.platform.IpAddresses.format(v);
+        case PROTOCOL -> Values.protocolName(v[0] & 0xff);
+        case PORT -> Integer.toString((v[0] & 0xff) << 8 | (v[1] & 0xff));
+        case NUMGEN -> Integer.toString(java.nio.ByteBuffer.wrap(v).order(java.nio.ByteOrder.nativeOrder()).getInt());
+      });
+      at += fields.size() > 1 ? (size + 3) & ~3 : size;
+    }
+    return parts;
+  }
+
   private byte[] encode(List<Field> fields, List<String> parts) throws Unsupported {
     if (parts.size() != fields.size()) {
       throw new Unsupported("element " + parts);

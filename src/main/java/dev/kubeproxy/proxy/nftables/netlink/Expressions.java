@@ -25,7 +25,7 @@ final class Expressions {
   static final int META_L4PROTO = 16;
   static final int META_MARK = 3;
   static final int CT_STATE = 0;
-  static final int CT_STATUS = 1;
+  static final int CT_STATUS = 2;
 
   static final int VERDICT_DROP = 0;
   static final int VERDICT_ACCEPT = 1;
@@ -128,6 +128,28 @@ final class Expressions {
     return expr("lookup", w -> {
       w.string(1, set); // NFTA_LOOKUP_SET
       w.u32(2, REG_1); // NFTA_LOOKUP_SREG
+    });
+  }
+
+  /** A lookup in an anonymous set of this batch; inverted: the key must not be in it. */
+  static Consumer<MessageWriter> lookupAnonymousSet(int id, boolean inverted) {
+    return expr("lookup", w -> {
+      w.string(1, "__set%d"); // NFTA_LOOKUP_SET
+      w.u32(4, id); // NFTA_LOOKUP_SET_ID
+      w.u32(2, REG_1); // NFTA_LOOKUP_SREG
+      if (inverted) {
+        w.u32(5, 1); // NFTA_LOOKUP_FLAGS: NFT_LOOKUP_F_INV
+      }
+    });
+  }
+
+  /** A verdict lookup in an anonymous map of this batch. */
+  static Consumer<MessageWriter> lookupAnonymousVerdictMap(int id) {
+    return expr("lookup", w -> {
+      w.string(1, "__map%d"); // NFTA_LOOKUP_SET
+      w.u32(4, id); // NFTA_LOOKUP_SET_ID
+      w.u32(2, REG_1); // NFTA_LOOKUP_SREG
+      w.u32(3, REG_VERDICT); // NFTA_LOOKUP_DREG
     });
   }
 

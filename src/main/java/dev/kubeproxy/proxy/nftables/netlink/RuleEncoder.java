@@ -40,13 +40,34 @@ final class RuleEncoder {
     this.addressUnits = v6 ? 4 : 1;
   }
 
-  List<Consumer<MessageWriter>> encode(Rule rule) throws Unsupported {
+  /**
+   * An anonymous set or map a rule needs, created in the same batch just before it.
+   *
+   * @param addresses the interval set's elements (start, end+1 pairs as nft sends them), or null
+   * @param chains    the numgen vmap's goto targets, or null
+   * @param source    for an address set: matched against the source address
+   */
+  record Anonymous(int id, List<IntervalElement> addresses, List<String> chains, boolean source) {}
+
+  /** One element of an interval set: a start, or the end (exclusive) of a range. */
+  record IntervalElement(byte[] key, boolean end) {}
+
+  /** The expressions of a rule and the anonymous sets they use. */
+  record Encoded(List<Consumer<MessageWriter>> expressions, List<Anonymous> anonymous) {}
+
+  private java.util.function.IntSupplier setIds;
+  private List<Anonymous> anonymous;
+
+  /** @param setIds hands out the batch's set ids for the anonymous sets the rule needs */
+  Encoded encode(Rule rule, java.util.function.IntSupplier setIds) throws Unsupported {
+    this.setIds = setIds;
+    this.anonymous = new ArrayList<>(0);
     List<Consumer<MessageWriter>> out = new ArrayList<>(8);
     for (Match m : rule.matches()) {
       match(out, m);
     }
     statement(out, rule.statement(), rule.matches());
-    return out;
+    return new Encoded(out, anonymous);
   }
 
   private void match(List<Consumer<MessageWriter>> out, Match m) throws Unsupported {
@@ -86,8 +107,19 @@ final class RuleEncoder {
       out.add(meta(register(unit), META_L4PROTO));
       out.add(payload(register(unit + 1), PAYLOAD_TRANSPORT, 2, 2));
       out.add(lookupSet(t.set()));
+    } else if (m instanceof Match.AddressIn a) {
+      boolean source = a.field() == Match.Field.SOURCE;
+      if (a.prefixes().size() == 1) { // nft writes a one-element set as a plain match
+        addressMatch(out, source, a.negated(), a.prefixes().get(0));
+        return;
+      }
+      List<IntervalElement> elements = intervals(a.prefixes());
+      int id = setIds.getAsInt();
+      anonymous.add(new Anonymous(id, elements, null, source));
+      out.add(payload(PAYLOAD_NETWORK, addressOffset(source), addressBytes()));
+      out.add(lookupAnonymousSet(id, a.negated()));
     } else {
-      throw new Unsupported("match " + m); // an anonymous set (Match.AddressIn)
+      throw new Unsupported("match " + m);
     }
   }
 
@@ -126,9 +158,59 @@ final class RuleEncoder {
     } else if (s instanceof Statement.RememberSource r) {
       out.add(payload(PAYLOAD_NETWORK, addressOffset(true), addressBytes()));
       out.add(dynsetUpdate(r.set()));
+    } else if (s instanceof Statement.RandomGoto r) {
+      int id = setIds.getAsInt();
+      anonymous.add(new Anonymous(id, null, r.targets(), false));
+      out.add(numgenRandom(r.targets().size(), 0));
+      out.add(lookupAnonymousVerdictMap(id));
     } else {
-      throw new Unsupported("statement " + s); // an anonymous map (Statement.RandomGoto)
+      throw new Unsupported("statement " + s);
     }
+  }
+
+  /**
+   * The elements nft sends for a set of prefixes: the ranges merged and sorted, each a start and an
+   * end (one past its last address), and an end at address zero when the first range starts later.
+   */
+  private List<IntervalElement> intervals(List<String> prefixes) throws Unsupported {
+    int bytes = addressBytes();
+    java.math.BigInteger max = java.math.BigInteger.ONE.shiftLeft(bytes * 8).subtract(java.math.BigInteger.ONE);
+    List<java.math.BigInteger[]> ranges = new ArrayList<>();
+    for (String p : prefixes) {
+      Cidr cidr = Values.prefix(p, family);
+      java.math.BigInteger start = new java.math.BigInteger(1, cidr.network());
+      java.math.BigInteger size = java.math.BigInteger.ONE.shiftLeft(bytes * 8 - cidr.prefixLength());
+      ranges.add(new java.math.BigInteger[] {start, start.add(size).subtract(java.math.BigInteger.ONE)});
+    }
+    ranges.sort((x, y) -> x[0].compareTo(y[0]));
+    List<java.math.BigInteger[]> merged = new ArrayList<>();
+    for (java.math.BigInteger[] r : ranges) {
+      java.math.BigInteger[] last = merged.isEmpty() ? null : merged.get(merged.size() - 1);
+      if (last != null && r[0].compareTo(last[1].add(java.math.BigInteger.ONE)) <= 0) {
+        last[1] = last[1].max(r[1]);
+      } else {
+        merged.add(new java.math.BigInteger[] {r[0], r[1]});
+      }
+    }
+    List<IntervalElement> out = new ArrayList<>();
+    if (merged.get(0)[0].signum() != 0) {
+      out.add(new IntervalElement(new byte[bytes], true));
+    }
+    for (java.math.BigInteger[] r : merged) {
+      out.add(new IntervalElement(fixed(r[0], bytes), false));
+      if (!r[1].equals(max)) {
+        out.add(new IntervalElement(fixed(r[1].add(java.math.BigInteger.ONE), bytes), true));
+      }
+    }
+    return out;
+  }
+
+  private static byte[] fixed(java.math.BigInteger v, int bytes) {
+    byte[] raw = v.toByteArray();
+    byte[] out = new byte[bytes];
+    int n = Math.min(raw.length, bytes);
+    System.arraycopy(raw, raw.length - n, out, bytes - n, n);
+    return out;
   }
 
   /** register 1 = key; (register 1 & bits) != 0. */

@@ -83,6 +83,15 @@ final class Values {
     };
   }
 
+  static String protocolName(int number) throws Unsupported {
+    return switch (number) {
+      case 6 -> "tcp";
+      case 17 -> "udp";
+      case 132 -> "sctp";
+      default -> throw new Unsupported("protocol " + number);
+    };
+  }
+
   /** A 32-bit integer in host order, as numgen and fib results are. */
   static byte[] hostInt(int value) {
     return ByteBuffer.allocate(4).order(ByteOrder.nativeOrder()).putInt(value).array();

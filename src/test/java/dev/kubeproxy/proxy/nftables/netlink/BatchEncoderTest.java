@@ -78,13 +78,41 @@ class BatchEncoderTest {
   }
 
   @Test
-  void whatPartialSyncsDoNotWriteIsLeftToNft() {
+  void aRuleWithAnAnonymousSetIsPrecededByItsSetAndElementsUnderTheRulesSequence() throws Exception {
+    Rule firewall = new Rule(CHAIN, List.of(new Match.AddressIn(Field.SOURCE, true,
+        List.of("198.51.100.0/24", "192.168.0.0/16"))), Verdict.DROP);
+    Transaction tx = new Transaction().add(firewall).add(Chain.regular("x"));
+    BatchEncoder.Batch batch = v4.encode(tx, 7);
+    List<int[]> messages = headers(batch.bytes());
+    int[] types = {9, 12, 6, 3}; // NEWSET NEWSETELEM NEWRULE NEWCHAIN
+    for (int i = 0; i < types.length; i++) {
+      assertEquals(10 << 8 | types[i], messages.get(i + 1)[0], "message " + i);
+      assertEquals(7 + i, messages.get(i + 1)[2]);
+    }
+    assertEquals(List.of(tx.operations().get(0), tx.operations().get(0), tx.operations().get(0),
+        tx.operations().get(1)), batch.commands(), "an error in the set's messages names the rule");
+  }
+
+  @Test
+  void elementsOfOneSetShareMessagesWithinTheAttributeLimit() throws Exception {
+    Transaction tx = new Transaction();
+    for (int i = 0; i < 5000; i++) {
+      tx.add(Element.ofSet("cluster-ips", "10.96." + i / 250 + "." + (i % 250 + 1)));
+    }
+    BatchEncoder.Batch batch = v4.encode(tx, 1);
+    List<int[]> messages = headers(batch.bytes());
+    assertTrue(messages.size() > 3 && messages.size() < 10, "a few messages: " + messages.size());
+    assertEquals(0x4, messages.get(messages.size() - 2)[1] & 0x4, "the last message asks for an acknowledgement");
+    assertEquals(0, messages.get(1)[1] & 0x4);
+  }
+
+  @Test
+  void whatTheEncoderDoesNotKnowIsLeftToNft() {
     List<Transaction> nftOnly = List.of(
-        new Transaction().add(new Table("rules for kube-proxy")),
-        new Transaction().add(Chain.base("nat-prerouting", "nat", "prerouting", -100)),
-        new Transaction().add(Chain.regular("reject-chain", "a comment")),
-        new Transaction().add(new NftSet("affinity-X", "ipv4_addr", List.of("dynamic", "timeout"), 100, null)),
-        new Transaction().flush(NftSet.of("cluster-ips", "ipv4_addr", null)),
+        new Transaction().flush(new Table("rules for kube-proxy")),
+        new Transaction().add(Chain.base("nat-prerouting", "route", "prerouting", -100)),
+        new Transaction().add(NftSet.of("other-set", "ipv4_addr", null)),
+        new Transaction().add(NftSet.of("cluster-ips", "ipv6_addr", null)),
         new Transaction().add(Element.ofSet("affinity-X", "10.0.0.1")),
         new Transaction().add(Element.ofSet("cluster-ips", "fd00::1")),
         new Transaction().add(new Element("endpoint-targets-tcp-0", true, List.of("1"), null, null)));
@@ -93,16 +121,20 @@ class BatchEncoderTest {
       assertThrows(Unsupported.class, () -> v4.encode(tx, 1), text);
       // One unsupported command keeps the whole transaction off netlink.
       Transaction mixed = new Transaction().flush(Chain.regular(CHAIN));
-      tx.operations().forEach(op -> mixed.add(op.object()));
+      tx.operations().forEach(op -> {
+        switch (op.verb()) {
+          case FLUSH -> mixed.flush(op.object());
+          case DELETE -> mixed.delete(op.object());
+          default -> mixed.add(op.object());
+        }
+      });
       assertThrows(Unsupported.class, () -> v4.encode(mixed, 1), text);
     }
   }
 
-  /** Rules the encoder cannot write as nft would (anonymous sets), or that nft itself would refuse. */
+  /** Rules nft itself would refuse. */
   static List<Rule> unsupportedRules() {
     return List.of(
-        new Rule("c", new Statement.RandomGoto(List.of("a", "b"))),
-        new Rule("c", List.of(new Match.AddressIn(Field.SOURCE, true, List.of("198.51.100.0/24"))), Verdict.DROP),
         new Rule("c", List.of(new Match.Address(Field.SOURCE, true, "10.244.0.1/16")), Verdict.jump("x")),
         new Rule("c", List.of(new Match.Address(Field.DESTINATION, false, "fd00::1")), Verdict.jump("x")),
         new Rule("c", new Statement.Dnat("10.0.0.1", 80)),
@@ -113,7 +145,7 @@ class BatchEncoderTest {
   @ParameterizedTest
   @MethodSource("unsupportedRules")
   void rulesOutsideWhatTheEncoderWritesAreUnsupported(Rule rule) {
-    assertThrows(Unsupported.class, () -> new RuleEncoder(IpFamily.IPv4).encode(rule));
+    assertThrows(Unsupported.class, () -> new RuleEncoder(IpFamily.IPv4).encode(rule, () -> 1));
   }
 
   static List<Rule> supportedRules() {
@@ -134,12 +166,16 @@ class BatchEncoderTest {
         new Rule("c", new Statement.RememberSource("affinity-X")),
         new Rule("c", new Statement.DestinationVmap(true, "service-ips")),
         new Rule("c", new Statement.Reject()),
-        new Rule("c", Verdict.DROP));
+        new Rule("c", Verdict.DROP),
+        new Rule("c", new Statement.RandomGoto(List.of("a", "b"))),
+        new Rule("c", List.of(new Match.AddressIn(Field.SOURCE, true, List.of("198.51.100.0/24"))), Verdict.DROP),
+        new Rule("c", List.of(new Match.AddressIn(Field.DESTINATION, false, List.of("10.96.0.0/16", "10.97.0.0/16"))),
+            Verdict.DROP));
   }
 
   @ParameterizedTest
   @MethodSource("supportedRules")
   void rulesOfTheFixedAndServicePartsEncode(Rule rule) throws Exception {
-    assertTrue(!new RuleEncoder(IpFamily.IPv4).encode(rule).isEmpty());
+    assertTrue(!new RuleEncoder(IpFamily.IPv4).encode(rule, () -> 1).expressions().isEmpty());
   }
 }
