@@ -20,10 +20,14 @@ public record KernelTable(boolean exists, Map<String, List<String>> chains,
    * One element as read.
    *
    * @param form    the element in {@link TableReader#elementForm} form
-   * @param element the element decoded, to delete it; null when it cannot be (then its whole set
-   *                or map is flushed and refilled)
+   * @param decoder the element decoded (only when it has to be deleted); null from it when it
+   *                cannot be (then its whole set or map is flushed and refilled)
    */
-  public record Entry(String form, Element element) {}
+  public record Entry(String form, java.util.function.Supplier<Element> decoder) {
+    public Element element() {
+      return decoder.get();
+    }
+  }
 
   public static KernelTable absent() {
     return new KernelTable(false, Map.of(), Map.of(), Set.of());

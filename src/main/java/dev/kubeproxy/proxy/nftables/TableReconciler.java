@@ -55,10 +55,20 @@ final class TableReconciler {
       Map<List<String>, Element> desired = want.elements.getOrDefault(c.getKey(), new LinkedHashMap<>());
       Map<String, KernelTable.Entry> actual = kernel.containers().getOrDefault(c.getKey(), Map.of());
       Map<String, Element> desiredByKey = new HashMap<>();
+      Map<Element, String> desiredForms = new java.util.IdentityHashMap<>();
       for (Element d : desired.values()) {
         desiredByKey.put(forms.keyForm(d), d);
       }
-      boolean undecodable = actual.values().stream().anyMatch(e -> e.element() == null);
+      List<Element> deletions = new ArrayList<>();
+      boolean undecodable = false;
+      for (Map.Entry<String, KernelTable.Entry> e : actual.entrySet()) {
+        Element d = desiredByKey.get(e.getKey());
+        if (d == null || !desiredForms.computeIfAbsent(d, forms::elementForm).equals(e.getValue().form())) {
+          Element gone = e.getValue().element();
+          undecodable |= gone == null;
+          deletions.add(gone);
+        }
+      }
       if (undecodable) {
         // Something this agent cannot name is in it: empty the set or map and fill it again.
         tx.flush(c.getValue());
@@ -66,16 +76,11 @@ final class TableReconciler {
         elementChanges += actual.size() + desired.size();
         continue;
       }
-      for (Map.Entry<String, KernelTable.Entry> e : actual.entrySet()) {
-        Element d = desiredByKey.get(e.getKey());
-        if (d == null || !forms.elementForm(d).equals(e.getValue().form())) {
-          tx.delete(e.getValue().element());
-          elementChanges++;
-        }
-      }
+      deletions.forEach(tx::delete);
+      elementChanges += deletions.size();
       for (Map.Entry<String, Element> d : desiredByKey.entrySet()) {
         KernelTable.Entry now = actual.get(d.getKey());
-        if (now == null || !forms.elementForm(d.getValue()).equals(now.form())) {
+        if (now == null || !desiredForms.computeIfAbsent(d.getValue(), forms::elementForm).equals(now.form())) {
           additions.add(d.getValue());
           elementChanges++;
         }

@@ -90,7 +90,7 @@ public final class FakeNftables implements Nftables, TableReader {
     state.containers.forEach((name, c) -> {
       Map<String, KernelTable.Entry> elements = new LinkedHashMap<>();
       c.elements.forEach((key, e) -> elements.put(keyForm(e), new KernelTable.Entry(elementForm(e),
-          new Element(e.container(), e.inMap(), e.key(), null, null))));
+          () -> new Element(e.container(), e.inMap(), e.key(), null, null))));
       containers.put(name, elements);
       if (c.definition instanceof NftMap) {
         maps.add(name);

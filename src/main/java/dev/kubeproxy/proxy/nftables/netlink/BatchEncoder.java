@@ -214,6 +214,9 @@ final class BatchEncoder {
     w.endNested(elem);
   }
 
+  /** The starting buffer size for writing one rule or element to compute its form. */
+  private static final int FORM_BUFFER = 256;
+
   /** A rule in the form {@link TableDump} reads it back in ({@link ExpressionForms#rule}). */
   String ruleForm(Rule r) throws Unsupported {
     int[] ids = {1};
@@ -223,14 +226,14 @@ final class BatchEncoder {
       java.util.TreeSet<String> forms = new java.util.TreeSet<>();
       int count = a.addresses() != null ? a.addresses().size() : a.chains().size();
       for (int i = 0; i < count; i++) {
-        MessageWriter w = new MessageWriter();
+        MessageWriter w = new MessageWriter(FORM_BUFFER);
         anonymousElement(w, a, i);
         byte[] b = w.toBytes();
         forms.add(ExpressionForms.element(b, 4, b.length));
       }
       anonymous.put("#" + a.id(), forms.toString());
     }
-    MessageWriter w = new MessageWriter();
+    MessageWriter w = new MessageWriter(FORM_BUFFER);
     encoded.expressions().forEach(e -> e.accept(w));
     byte[] b = w.toBytes();
     return ExpressionForms.rule(b, 0, b.length, r.comment() == null ? null : UserData.comment(r.comment()),
@@ -239,7 +242,7 @@ final class BatchEncoder {
 
   /** An element (key, value, comment) in the form {@link TableDump} reads it back in. */
   String elementForm(Element e) throws Unsupported {
-    MessageWriter w = new MessageWriter();
+    MessageWriter w = new MessageWriter(FORM_BUFFER);
     element(w, e, true);
     byte[] b = w.toBytes();
     return ExpressionForms.element(b, 4, b.length);
@@ -247,7 +250,7 @@ final class BatchEncoder {
 
   /** An element's key in the form {@link TableDump} reads it back in. */
   String keyForm(Element e) throws Unsupported {
-    MessageWriter w = new MessageWriter();
+    MessageWriter w = new MessageWriter(FORM_BUFFER);
     element(w, e, false);
     byte[] b = w.toBytes();
     return ExpressionForms.key(b, 4, b.length);

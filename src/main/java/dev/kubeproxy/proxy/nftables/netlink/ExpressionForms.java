@@ -58,25 +58,59 @@ final class ExpressionForms {
     return sb.toString();
   }
 
-  /** The form of one set element (key, data, flags, user data): its attributes, normalized. */
+  /**
+   * The form of one set element: key, data (a value, or a verdict's code and chain), non-zero
+   * flags and user data; timeouts and expirations (the packet path's) are left out.
+   */
   static String element(byte[] buf, int from, int to) {
-    Map<Integer, String> attrs = new TreeMap<>();
+    String key = "";
+    String data = "";
+    String flags = "";
+    String userData = "";
     for (int[] a : attributes(buf, from, to)) {
-      attrs.put(a[0], a[0] == 1 || a[0] == 2 || a[0] == 10 ? data(buf, a) : HEX.formatHex(buf, a[1], a[2]));
+      switch (a[0]) {
+        case 1 -> key = valueOf(buf, a); // NFTA_SET_ELEM_KEY
+        case 2 -> data = dataOf(buf, a); // NFTA_SET_ELEM_DATA
+        case 3 -> flags = ZERO32.equals(HEX.formatHex(buf, a[1], a[2])) ? "" : HEX.formatHex(buf, a[1], a[2]);
+        case 6 -> userData = HEX.formatHex(buf, a[1], a[2]); // NFTA_SET_ELEM_USERDATA
+        default -> { }
+      }
     }
-    if (ZERO32.equals(attrs.get(3))) {
-      attrs.remove(3); // NFTA_SET_ELEM_FLAGS 0
-    }
-    attrs.remove(4); // NFTA_SET_ELEM_TIMEOUT
-    attrs.remove(5); // NFTA_SET_ELEM_EXPIRATION
-    return attrs.toString();
+    return key + '/' + data + '/' + flags + '/' + userData;
   }
 
-  /** The form of an element's key attribute alone. */
+  /** The form of an element's key alone. */
   static String key(byte[] buf, int from, int to) {
     for (int[] a : attributes(buf, from, to)) {
       if (a[0] == 1) { // NFTA_SET_ELEM_KEY
-        return data(buf, a);
+        return valueOf(buf, a);
+      }
+    }
+    return "";
+  }
+
+  /** An nft_data holding a value: its bytes in hex. */
+  private static String valueOf(byte[] buf, int[] a) {
+    for (int[] b : attributes(buf, a[1], a[2])) {
+      if (b[0] == 1) { // NFTA_DATA_VALUE
+        return HEX.formatHex(buf, b[1], b[2]);
+      }
+    }
+    return "";
+  }
+
+  /** An nft_data: a value's bytes in hex, or "verdict CODE CHAIN". */
+  private static String dataOf(byte[] buf, int[] a) {
+    for (int[] b : attributes(buf, a[1], a[2])) {
+      if (b[0] == 1) {
+        return HEX.formatHex(buf, b[1], b[2]);
+      }
+      if (b[0] == 2) { // NFTA_DATA_VERDICT
+        StringBuilder sb = new StringBuilder("verdict");
+        for (int[] c : attributes(buf, b[1], b[2])) {
+          sb.append(' ').append(c[0] == 2 ? string(buf, c[1], c[2]) : HEX.formatHex(buf, c[1], c[2]));
+        }
+        return sb.toString();
       }
     }
     return "";

@@ -82,7 +82,8 @@ final class TableDump {
           return;
         }
         String key = ExpressionForms.key(buf, from, to);
-        entries.put(key, new KernelTable.Entry(form, decode(name, isMap, buf, from, to)));
+        byte[] raw = rawKey(buf, from, to);
+        entries.put(key, new KernelTable.Entry(form, () -> decode(name, isMap, raw)));
       });
       if (isAnonymous) {
         anonymous.put(name, forms.toString());
@@ -104,10 +105,13 @@ final class TableDump {
     return new KernelTable(true, chains, containers, maps);
   }
 
+  /** The key's bytes of an element (NFTA_SET_ELEM_KEY: NFTA_DATA_VALUE), or null. */
+  private static byte[] rawKey(byte[] buf, int from, int to) {
+    return Attributes.parse(buf, from, to, 10).nested(1, 2).bytes(1);
+  }
+
   /** The element decoded, or null when it is not one this agent writes. */
-  private Element decode(String set, boolean isMap, byte[] buf, int from, int to) {
-    Attributes a = Attributes.parse(buf, from, to, 10);
-    byte[] key = a.nested(1, 2).bytes(1); // NFTA_SET_ELEM_KEY: NFTA_DATA_VALUE
+  private Element decode(String set, boolean isMap, byte[] key) {
     if (key == null) {
       return null;
     }
