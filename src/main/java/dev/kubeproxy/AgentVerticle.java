@@ -3,6 +3,7 @@ package dev.kubeproxy;
 import dev.kubeproxy.cli.JsonArgs;
 import dev.kubeproxy.cli.Startup;
 import dev.kubeproxy.cli.Version;
+import dev.kubeproxy.cluster.ClusterSource;
 import dev.kubeproxy.cluster.ClusterWatchVerticle;
 import dev.kubeproxy.cluster.EventRequest;
 import dev.kubeproxy.cluster.NodeInfo;
@@ -139,7 +140,12 @@ public class AgentVerticle extends VerticleBase {
           + "targets has no IPVS, and upstream deprecated ipvs mode in v1.35); use --proxy-mode=nftables "
           + "(or mode: nftables in the configuration file) instead");
     }
-    return NodeInfoResolver.resolve(vertx, options).compose(node -> platformSetup(options)
+    return ClusterSource.open(vertx, options).compose(source -> runAgent(options, mode, runner, source));
+  }
+
+  /** The cluster source is opened once: node discovery and the cluster watch both read from it. */
+  private Future<?> runAgent(AgentOptions options, String mode, CommandRunner runner, ClusterSource source) {
+    return NodeInfoResolver.resolve(vertx, options, source).compose(node -> platformSetup(options)
         .compose(setup -> {
           if (options.initOnly()) {
             return initOnly(options, node, runner);
@@ -149,7 +155,7 @@ public class AgentVerticle extends VerticleBase {
               .compose(v2 -> deployChild(new ServiceHealthServerVerticle(options, node)))
               .compose(v2 -> deployChild(new ProxierVerticle(options, node)))
               // last: no cluster event is sent before the proxier listens
-              .compose(v2 -> deployChild(new ClusterWatchVerticle(options, node)))
+              .compose(v2 -> deployChild(new ClusterWatchVerticle(options, node, source)))
               .map(v2 -> {
                 if (setup.sysfsReadOnly()) {
                   // recorded now: the event recorder lives in the cluster watch, deployed last
