@@ -31,8 +31,8 @@ import java.util.Objects;
 import java.util.concurrent.Callable;
 
 /**
- * The meta-proxier (service-model.md §1.1): consumes the cluster.* events, keeps the last object
- * per key, feeds every family's trackers (EndpointSlices only to the family of their address
+ * The meta-proxier (service-model.md §1.1): consumes the cluster.* events (each carries the version
+ * it replaces, so no copy of the objects is kept here), feeds every family's trackers (EndpointSlices only to the family of their address
  * type), holds off programming until the initial lists of Services, EndpointSlices, the Node and
  * (when watched) ServiceCIDRs have been delivered (§8.1, upstream 1.32 #126561), then lets each family's bounded-frequency runner sync its backend.
  */
@@ -57,8 +57,6 @@ public class ProxierVerticle extends VerticleBase {
   /** Events that arrived while the backends were still being built. */
   private List<Runnable> early = new ArrayList<>();
 
-  private final Map<String, Service> services = new HashMap<>();
-  private final Map<String, EndpointSlice> slices = new HashMap<>();
   private final Map<String, List<String>> serviceCIDRs = new HashMap<>();
   private boolean servicesSynced;
   private boolean endpointSlicesSynced;
@@ -183,51 +181,34 @@ public class ProxierVerticle extends VerticleBase {
     }
   }
 
+  /** The event carries the previous version (null for an add) and the new one (null for a delete). */
   private void onService(ClusterEvent<?> event) {
-    if (event.type() == ClusterEvent.Type.UPSERT && !(event.latest() instanceof Service)) {
+    if (!(event.latest() instanceof Service)) {
       Log.error("Ignoring a Service event without a Service", "key", event.key());
       return;
     }
-    Service old;
-    Service current;
-    if (event.type() == ClusterEvent.Type.UPSERT) {
-      current = (Service) event.latest();
-      old = services.put(event.key(), current);
-    } else {
-      current = null;
-      old = services.remove(event.key());
-      if (old == null && event.latest() instanceof Service last) {
-        old = last;
-      }
-    }
-    if (old == null && current == null) {
-      return;
-    }
+    Service old = (Service) event.old();
+    Service current = (Service) event.current();
     for (FamilyProxier f : families) {
       f.onServiceUpdate(old, current);
     }
   }
 
   private void onEndpointSlice(ClusterEvent<?> event) {
-    if (event.type() == ClusterEvent.Type.UPSERT) {
-      if (!(event.latest() instanceof EndpointSlice slice)) {
-        Log.error("Ignoring an EndpointSlice event without an EndpointSlice", "key", event.key());
-        return;
-      }
-      EndpointSlice old = slices.put(event.key(), slice);
-      if (old != null && !Objects.equals(old.addressType(), slice.addressType())) {
-        routeSlice(old, true);
-      }
-      routeSlice(slice, false);
-    } else {
-      EndpointSlice old = slices.remove(event.key());
-      if (old == null && event.latest() instanceof EndpointSlice last) {
-        old = last;
-      }
-      if (old != null) {
-        routeSlice(old, true);
-      }
+    if (!(event.latest() instanceof EndpointSlice)) {
+      Log.error("Ignoring an EndpointSlice event without an EndpointSlice", "key", event.key());
+      return;
     }
+    EndpointSlice old = (EndpointSlice) event.old();
+    EndpointSlice current = (EndpointSlice) event.current();
+    if (current == null) {
+      routeSlice(old, true);
+      return;
+    }
+    if (old != null && !Objects.equals(old.addressType(), current.addressType())) {
+      routeSlice(old, true);
+    }
+    routeSlice(current, false);
   }
 
   private void routeSlice(EndpointSlice slice, boolean remove) {
