@@ -54,6 +54,8 @@ public class ProxierVerticle extends VerticleBase {
 
   private final List<FamilyProxier> families = new ArrayList<>();
   private final List<MessageConsumer<?>> consumers = new ArrayList<>();
+  /** Answers /debug/services' questions (proxy.debug-services). */
+  private DebugServicesResponder debug;
   /** Events that arrived while the backends were still being built. */
   private List<Runnable> early = new ArrayList<>();
 
@@ -98,6 +100,8 @@ public class ProxierVerticle extends VerticleBase {
     consume(EventBusAddresses.NODE, this::onNode);
     consume(EventBusAddresses.SERVICE_CIDRS, this::onServiceCIDR);
     consume(EventBusAddresses.SYNCED, this::onSynced);
+    debug = new DebugServicesResponder(vertx, options, nodeInfo, this::families, this::initialized);
+    consumers.addAll(debug.register());
     List<Future<?>> registered = new ArrayList<>();
     consumers.forEach(c -> registered.add(c.completion()));
     return Future.all(registered)
@@ -183,6 +187,7 @@ public class ProxierVerticle extends VerticleBase {
 
   /** The event carries the previous version (null for an add) and the new one (null for a delete). */
   private void onService(ClusterEvent<?> event) {
+    debug.invalidObjects().onClusterEvent("Service", event);
     if (!(event.latest() instanceof Service)) {
       Log.error("Ignoring a Service event without a Service", "key", event.key());
       return;
@@ -195,6 +200,7 @@ public class ProxierVerticle extends VerticleBase {
   }
 
   private void onEndpointSlice(ClusterEvent<?> event) {
+    debug.invalidObjects().onClusterEvent("EndpointSlice", event);
     if (!(event.latest() instanceof EndpointSlice)) {
       Log.error("Ignoring an EndpointSlice event without an EndpointSlice", "key", event.key());
       return;

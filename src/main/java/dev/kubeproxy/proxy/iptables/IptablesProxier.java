@@ -132,6 +132,13 @@ public class IptablesProxier implements ProxyBackend {
     return lastRuleset;
   }
 
+  @Override
+  public java.util.Optional<dev.kubeproxy.proxy.ProgrammedRules> programmedRules(
+      dev.kubeproxy.proxy.ServicePort port, List<dev.kubeproxy.proxy.Endpoint> endpoints) {
+    return java.util.Optional.of(settings.dryRun() ? IptablesRulesReader.fromDryRun(lastRuleset, port.name())
+        : IptablesRulesReader.fromKernel(tool(), port.name()));
+  }
+
   /** Timings of the last successful sync (null before the first). */
   public SyncTimings lastTimings() {
     return lastTimings;
