@@ -1,0 +1,42 @@
+package dev.kubeproxy.proxy.ipvs;
+
+import dev.kubeproxy.guest.Guest;
+import dev.kubeproxy.platform.CommandRunner;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Runs a main class of the test classpath in a fresh guest and splits its "== section" output. */
+final class GuestRun {
+  private GuestRun() {}
+
+  static CommandRunner.Result java(Class<?> main, String... args) throws Exception {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    List<String> argv = new java.util.ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"),
+        main.getName()));
+    argv.addAll(List.of(args));
+    return Guest.run(argv);
+  }
+
+  static Map<String, String> sections(String stdout) {
+    Map<String, String> out = new LinkedHashMap<>();
+    String name = null;
+    StringBuilder body = new StringBuilder();
+    for (String line : stdout.split("\n", -1)) {
+      if (line.startsWith("== ")) {
+        if (name != null) {
+          out.put(name, body.toString());
+        }
+        name = line.substring(3);
+        body.setLength(0);
+      } else if (name != null) {
+        body.append(line.stripTrailing()).append('\n');
+      }
+    }
+    if (name != null) {
+      out.put(name, body.toString().replaceAll("\n$", ""));
+    }
+    return out;
+  }
+}
