@@ -134,11 +134,6 @@ public class AgentVerticle extends VerticleBase {
   }
 
   private Future<?> runAgent(AgentOptions options, String mode, CommandRunner runner) {
-    if (mode.equals("ipvs")) {
-      return Future.failedFuture("can't use the IPVS proxier: this kube-proxy has no ipvs mode (the kernel it "
-          + "targets has no IPVS, and upstream deprecated ipvs mode in v1.35); use --proxy-mode=nftables "
-          + "(or mode: nftables in the configuration file) instead");
-    }
     return NodeInfoResolver.resolve(vertx, options).compose(node -> platformSetup(options)
         .compose(setup -> {
           if (options.initOnly()) {
