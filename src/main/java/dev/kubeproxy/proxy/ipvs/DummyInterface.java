@@ -77,6 +77,26 @@ public final class DummyInterface {
     }
   }
 
+  /**
+   * Binds (add) or unbinds (!add) every address in one "ip -batch" (a process per address costs
+   * seconds on a slow machine); an address already there, or already gone, is no error.
+   */
+  public void change(java.util.Collection<String> addresses, boolean add) throws IOException {
+    if (addresses.isEmpty()) {
+      return;
+    }
+    StringBuilder batch = new StringBuilder();
+    for (String address : addresses) {
+      String ip = IpAddresses.normalize(address);
+      batch.append("addr ").append(add ? "replace " : "del ").append(ip).append(ip.indexOf(':') >= 0 ? "/128" : "/32")
+          .append(" dev ").append(name).append('\n');
+    }
+    CommandRunner.Result r = runner.run(List.of("ip", "-force", "-batch", "-"), batch.toString());
+    if (!r.ok() && !(add ? "" : r.stderr()).contains("Cannot assign requested address")) {
+      throw new IOException("cannot " + (add ? "bind" : "unbind") + " addresses on " + name + ": " + r.stderr().trim());
+    }
+  }
+
   /** upstream UnbindAddress. */
   public void unbind(String address) throws IOException {
     String ip = IpAddresses.normalize(address);

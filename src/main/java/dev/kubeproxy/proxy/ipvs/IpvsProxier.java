@@ -194,7 +194,6 @@ public final class IpvsProxier implements ProxyBackend {
     }
     boolean base = ensureBase || Duration.between(lastBaseCheck, now).compareTo(settings.syncPeriod()) >= 0;
     if (base) {
-      ensureChainsAndJumps();
       dummy.ensure();
       StringBuilder create = new StringBuilder();
       for (IpSet set : IpSets.all(settings.family())) {
@@ -203,11 +202,21 @@ public final class IpvsProxier implements ProxyBackend {
       ipset.restore(create.toString());
     }
 
-    Set<String> bound = dummy.boundAddresses();
+    // This family's addresses only: the other family's proxier owns the rest (upstream's netlink handle per family).
+    Set<String> bound = new HashSet<>();
+    for (String address : dummy.boundAddresses()) {
+      if (IpAddresses.familyOf(address) == settings.family()) {
+        bound.add(address);
+      }
+    }
     IpvsRuleset ruleset = generator.generate(options(state), state);
     lastRuleset = ruleset;
 
     // Virtual servers and their real servers (upstream syncService and syncEndpoint).
+    // upstream binds each service address right after creating its virtual server; one batch does the same.
+    Set<String> toBind = new TreeSet<>(ruleset.bindAddresses());
+    toBind.removeAll(bound);
+    dummy.change(toBind, true);
     Map<String, VirtualServer> current = new HashMap<>();
     for (VirtualServer vs : kernel.virtualServers()) {
       current.put(vs.key(), vs);
@@ -223,10 +232,6 @@ public final class IpvsProxier implements ProxyBackend {
           Log.v(3).info("IPVS service was changed", "serviceName", ruleset.owners().get(vs.key()));
           kernel.updateVirtualServer(vs);
         }
-        if (ruleset.bindAddresses().contains(vs.address()) && !bound.contains(vs.address())) {
-          dummy.bind(vs.address());
-          bound.add(vs.address());
-        }
         active.add(vs.key());
         syncRealServers(kernel, vs, applied == null ? List.of() : kernel.realServers(vs),
             ruleset.realServers().get(vs.key()));
@@ -238,21 +243,24 @@ public final class IpvsProxier implements ProxyBackend {
     syncIpSets(ruleset);
 
     try {
-      iptables().restore(ruleset.iptablesRestore(), null);
+      iptables().restore(ruleset.iptablesRestore(), null); // its chain lines create the chains that are missing
     } catch (IptablesTool.RestoreException e) {
       context.metrics().incIptablesRestoreFailures(settings.family().name());
       ensureBase = true;
       throw new SyncException("Failed to execute iptables-restore: " + e.getMessage(), e);
     }
+    if (base) {
+      ensureJumps();
+    }
 
-    for (String address : new TreeSet<>(bound)) {
-      if (!ruleset.bindAddresses().contains(address)) {
-        Log.v(2).info("Removing addresses", "interface", dummy.name(), "addresses", address);
-        try {
-          dummy.unbind(address);
-        } catch (IOException e) {
-          Log.error("UnbindAddress", e, "interface", dummy.name(), "address", address);
-        }
+    Set<String> superfluous = new TreeSet<>(bound);
+    superfluous.removeAll(ruleset.bindAddresses());
+    if (!superfluous.isEmpty()) {
+      Log.v(2).info("Removing addresses", "interface", dummy.name(), "addresses", superfluous);
+      try {
+        dummy.change(superfluous, false);
+      } catch (IOException e) {
+        Log.error("UnbindAddress", e, "interface", dummy.name(), "addresses", superfluous);
       }
     }
     // upstream cleanLegacyService: this family's virtual servers no Service asks for, outside excludeCIDRs.
@@ -342,17 +350,18 @@ public final class IpvsProxier implements ProxyBackend {
     ipset.restore(adds.toString() + dels);
   }
 
-  /** upstream createAndLinkKubeChain: the chains exist and the built-in chains jump to them. */
-  private void ensureChainsAndJumps() throws IOException {
+  /**
+   * upstream createAndLinkKubeChain's jumps from the built-in chains (its chains are the restore
+   * input's); one iptables-save tells which are missing.
+   */
+  private void ensureJumps() throws IOException {
     IptablesTool t = iptables();
-    for (String chain : IpvsRulesetGenerator.NAT_CHAINS) {
-      t.ensureChain("nat", chain);
-    }
-    for (String chain : IpvsRulesetGenerator.FILTER_CHAINS) {
-      t.ensureChain("filter", chain);
-    }
+    Map<String, String> tables = IptablesTool.tablesOf(t.save(null));
     for (IpvsRulesetGenerator.Jump jump : IpvsRulesetGenerator.JUMPS) {
-      t.ensureRuleAtTop(jump.table(), jump.from(), jumpArgs(jump));
+      String line = "-A " + jump.from() + " -m comment --comment \"" + jump.comment() + "\" -j " + jump.to();
+      if (!tables.getOrDefault(jump.table(), "").contains(line + "\n")) {
+        t.ensureRuleAtTop(jump.table(), jump.from(), jumpArgs(jump));
+      }
     }
   }
 
