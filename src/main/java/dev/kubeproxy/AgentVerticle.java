@@ -90,14 +90,9 @@ public class AgentVerticle extends VerticleBase {
         //    longer than a liveness probe waits (issue 15.8). Until the node is known, /healthz
         //    answers 503 with nodeEligible false (upstream v1.33: no Node, not eligible).
         .compose(v -> startHealthz(options))
-        // 3. --cleanup, or the leftovers of the modes not in use
-        .compose(v -> cleanup(options, mode, runner))
-        .compose(done -> {
-          if (done) {
-            return Future.succeededFuture();
-          }
-          return runAgent(options, mode, runner);
-        });
+        // 3. --cleanup; else the agent, with the leftovers of the modes not in use removed meanwhile
+        .compose(v -> options.cleanup() ? cleanup(options, mode, runner).mapEmpty()
+            : runAgent(options, mode, runner, removeLeftovers(options, mode, runner)).mapEmpty());
   }
 
   /** The proxier health server, unless the process only cleans up or initializes and exits. */
@@ -108,34 +103,41 @@ public class AgentVerticle extends VerticleBase {
     return deployChild(HealthzServerVerticle.beforeTheNodeIsKnown(options));
   }
 
-  /** True when the process is finished (--cleanup). */
-  private Future<Boolean> cleanup(AgentOptions options, String mode, CommandRunner runner) {
-    if (options.cleanup()) {
-      if (options.dryRun()) {
-        Log.info("Dry run: not removing any rules", "cleanup", true);
-        exit(0);
-        return Future.succeededFuture(true);
-      }
-      return vertx.executeBlocking(() -> Proxiers.cleanupLeftovers(mode, true, runner))
-          .map(ok -> {
-            if (!ok) {
-              Log.error("command failed", "err", CLEANUP_FAILED);
-            }
-            exit(ok ? 0 : 1);
-            return true;
-          });
-    }
+  /** --cleanup: removes every rule kube-proxy creates and exits. */
+  private Future<?> cleanup(AgentOptions options, String mode, CommandRunner runner) {
     if (options.dryRun()) {
-      return Future.succeededFuture(false);
+      Log.info("Dry run: not removing any rules", "cleanup", true);
+      exit(0);
+      return Future.succeededFuture();
     }
-    return vertx.executeBlocking(() -> Proxiers.cleanupLeftovers(mode, false, runner))
-        .otherwise(false)
-        .map(ignored -> false);
+    return vertx.executeBlocking(() -> Proxiers.cleanupLeftovers(mode, true, runner))
+        .onSuccess(ok -> {
+          if (!ok) {
+            Log.error("command failed", "err", CLEANUP_FAILED);
+          }
+          exit(ok ? 0 : 1);
+        });
   }
 
-  private Future<?> runAgent(AgentOptions options, String mode, CommandRunner runner) {
-    return NodeInfoResolver.resolve(vertx, options).compose(node -> platformSetup(options)
-        .compose(setup -> {
+  /**
+   * Removes the leftovers of the modes not in use (their own tables only, none this mode writes),
+   * on a worker while the node is looked up: the proxier waits for it only before it is created.
+   * A failure is logged where it happens and does not stop the agent.
+   */
+  private Future<?> removeLeftovers(AgentOptions options, String mode, CommandRunner runner) {
+    if (options.dryRun()) {
+      return Future.succeededFuture();
+    }
+    return vertx.executeBlocking(() -> Proxiers.cleanupLeftovers(mode, false, runner), false).otherwise(false);
+  }
+
+  private Future<?> runAgent(AgentOptions options, String mode, CommandRunner runner, Future<?> leftoversRemoved) {
+    // The node lookup (seconds when the API is slow), the platform set-up (OOM score, conntrack
+    // sysctls) and the leftovers' removal need nothing of each other: they run at the same time.
+    Future<PlatformSetup.Result> platform = platformSetup(options);
+    return NodeInfoResolver.resolve(vertx, options).compose(node -> Future.all(platform, leftoversRemoved)
+        .compose(both -> {
+          PlatformSetup.Result setup = platform.result();
           if (options.initOnly()) {
             return initOnly(options, node, runner);
           }
@@ -148,7 +150,7 @@ public class AgentVerticle extends VerticleBase {
               .map(v2 -> {
                 if (setup.sysfsReadOnly()) {
                   // recorded now: the event recorder lives in the cluster watch, deployed last
-                  vertx.eventBus().send(EventBusAddresses.EVENTS, EventRequest.readOnlySysFS());
+                  vertx.eventBus().publish(EventBusAddresses.EVENTS, EventRequest.readOnlySysFS());
                 }
                 Log.v(2).info("kube-proxy started", "mode", mode, "node", node.name());
                 return null;
@@ -160,7 +162,7 @@ public class AgentVerticle extends VerticleBase {
     if (options.dryRun()) {
       return Future.succeededFuture(new PlatformSetup.Result(false));
     }
-    return vertx.executeBlocking(() -> PlatformSetup.apply(options));
+    return vertx.executeBlocking(() -> PlatformSetup.apply(options), false);
   }
 
   private Future<Void> initOnly(AgentOptions options, NodeInfo node, CommandRunner runner) {

@@ -60,6 +60,9 @@ public final class FamilyProxier {
   private long failedSyncs;
   private long monitorTimer = -1;
   private final Set<ServicePortName> loggedOrphans = new HashSet<>();
+  /** For /debug/services: the syncs per service, and the state the last sync was given. */
+  private final ServiceSyncLog syncLog = new ServiceSyncLog();
+  private volatile ProxyState lastState;
 
   /**
    * @param mode          "iptables" or "nftables": picks the runner's maxInterval (§8.3)
@@ -97,6 +100,15 @@ public final class FamilyProxier {
 
   public ProxyBackend backend() {
     return backend;
+  }
+
+  /** The state the last sync was given (null before the first), for /debug/services. */
+  public ProxyState lastState() {
+    return lastState;
+  }
+
+  public ServiceSyncLog syncLog() {
+    return syncLog;
   }
 
   public long successfulSyncs() {
@@ -216,13 +228,19 @@ public final class FamilyProxier {
       } catch (ProxyBackend.SyncException | RuntimeException e) {
         return new Outcome(changed, state, endpointsUpdate, null, null, e);
       } finally {
-        backend.takeRefusedServicePorts().forEach(this::recordRefused);
+        backend.takeRefusedServicePorts().forEach(port -> {
+          syncLog.refused(state, port, clock.instant());
+          recordRefused(port);
+        });
       }
       Map<NamespacedName, Integer> localReady = endpoints.localReadyEndpoints();
       return new Outcome(changed, state, endpointsUpdate, localReady, result, null);
     }, true).compose(outcome -> {
       Duration took = Duration.ofNanos(System.nanoTime() - start);
       metrics.observeSyncDuration(family.name(), took);
+      lastState = outcome.state();
+      syncLog.synced(outcome.changed(), clock.instant(), outcome.result() != null && outcome.result().full(),
+          outcome.failure() == null ? null : String.valueOf(outcome.failure().getMessage()));
       if (outcome.failure() != null) {
         failedSyncs++;
         unsyncedServices.addAll(outcome.changed());

@@ -67,7 +67,13 @@ public class IptablesProxier implements ProxyBackend {
   private long lastStaleScanNanos;
   private long lastFullSyncNanos;
   private boolean staleScanDone;
-  private Ruleset lastRuleset;
+  /**
+   * Which Service wrote each line of the last generated input, to name the one a refused restore
+   * points at. Only this is kept of it: the input itself is tens of megabytes in a large cluster.
+   */
+  private LineOwners lastLineOwners;
+  /** The last ruleset a dry run printed, which /debug/services reads (applied rules are read back from the kernel). */
+  private Ruleset lastDryRun;
   private SyncTimings lastTimings;
 
   /**
@@ -127,9 +133,11 @@ public class IptablesProxier implements ProxyBackend {
     return tool;
   }
 
-  /** The last ruleset generated (applied or printed), for diagnostics and tests. */
-  public Ruleset lastRuleset() {
-    return lastRuleset;
+  @Override
+  public java.util.Optional<dev.kubeproxy.proxy.ProgrammedRules> programmedRules(
+      dev.kubeproxy.proxy.ServicePort port, List<dev.kubeproxy.proxy.Endpoint> endpoints) {
+    return java.util.Optional.of(settings.dryRun() ? IptablesRulesReader.fromDryRun(lastDryRun, port.name())
+        : IptablesRulesReader.fromKernel(tool(), port.name()));
   }
 
   /** Timings of the last successful sync (null before the first). */
@@ -197,8 +205,8 @@ public class IptablesProxier implements ProxyBackend {
           // blame nobody, retry at once as a full sync.
           continue;
         }
-        ServicePortName culprit = !restoreOfRuleset || lastRuleset == null ? null
-            : lastRuleset.serviceAtLine(((IptablesTool.RestoreException) e.getCause()).lineNumber());
+        ServicePortName culprit = !restoreOfRuleset || lastLineOwners == null ? null
+            : lastLineOwners.at(((IptablesTool.RestoreException) e.getCause()).lineNumber());
         if (culprit == null) {
           throw e;
         }
@@ -278,7 +286,7 @@ public class IptablesProxier implements ProxyBackend {
       long generateStart = System.nanoTime();
       long generateCpuStart = THREADS.getCurrentThreadCpuTime();
       Ruleset ruleset = generator.generate(options(t), state, full, known);
-      lastRuleset = ruleset;
+      lastLineOwners = ruleset.lineOwners();
       long generateCpu = THREADS.getCurrentThreadCpuTime() - generateCpuStart;
       long restoreStart = System.nanoTime();
       restoreOfRuleset = true;
@@ -330,7 +338,8 @@ public class IptablesProxier implements ProxyBackend {
     int[] version = probe.version();
     boolean randomFully = version == null || probe.supportsRandomFully();
     Ruleset ruleset = generator.generate(options(randomFully), state, true, null);
-    lastRuleset = ruleset;
+    lastLineOwners = ruleset.lineOwners();
+    lastDryRun = ruleset;
     settings.dryRunOutput().print("# " + (settings.family() == IpFamily.IPv6 ? "ip6tables" : "iptables")
         + "-restore --noflush --counters input (dry run, nothing applied)\n");
     settings.dryRunOutput().print(ruleset.payload());

@@ -133,11 +133,11 @@ public final class IptablesBenchmark {
           IptablesProxier.SyncTimings partial = proxier.lastTimings();
           System.out.printf("one-endpoint change (partial sync): input %,d bytes; total %d ms = agent %d ms"
                   + " (%d ms CPU) + iptables-restore %d ms + other commands %d ms (canary check)%n",
-              proxier.lastRuleset().payload().length(), ms(partial.totalNanos()), ms(partial.generateNanos()),
+              ns.runner.lastRestoreInput().length(), ms(partial.totalNanos()), ms(partial.generateNanos()),
               ms(partial.generateCpuNanos()), ms(partial.restoreNanos()), ms(partial.otherCommandsNanos()));
           // The same partial input once more through the tool alone, for its CPU time (idempotent).
           Path partialInput = Files.createTempFile("kp-ipt-bench", ".rules");
-          Files.writeString(partialInput, proxier.lastRuleset().payload());
+          Files.writeString(partialInput, ns.runner.lastRestoreInput());
           var again = ns.runner.run(List.of("bash", "-c", "TIMEFORMAT='%R %U %S'; time iptables-legacy-restore"
               + " -w 5 --noflush --counters < " + partialInput));
           Files.delete(partialInput);

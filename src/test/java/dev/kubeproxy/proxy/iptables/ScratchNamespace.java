@@ -13,11 +13,36 @@ import java.util.UUID;
  */
 final class ScratchNamespace implements AutoCloseable {
   final String name;
-  final CommandRunner runner;
+  final RecordingRunner runner;
 
   private ScratchNamespace(String name) {
     this.name = name;
-    this.runner = CommandRunner.inNetns(name);
+    this.runner = new RecordingRunner(name);
+  }
+
+  /**
+   * Runs commands inside the namespace and keeps the last iptables-restore input: the proxier
+   * itself keeps none of it (tens of megabytes in a large cluster).
+   */
+  static final class RecordingRunner extends CommandRunner {
+    private volatile String lastRestoreInput;
+
+    RecordingRunner(String namespace) {
+      super(List.of("ip", "netns", "exec", namespace), namespace, DEFAULT_TIMEOUT);
+    }
+
+    @Override
+    public Result run(List<String> argv, String stdin) throws IOException {
+      if (!argv.isEmpty() && argv.get(0).endsWith("-restore")) {
+        lastRestoreInput = stdin;
+      }
+      return super.run(argv, stdin);
+    }
+
+    /** The input of the last iptables-restore or ip6tables-restore run, or null. */
+    String lastRestoreInput() {
+      return lastRestoreInput;
+    }
   }
 
   static ScratchNamespace create() throws IOException {
