@@ -3,6 +3,7 @@ package dev.kubeproxy;
 import dev.kubeproxy.cli.JsonArgs;
 import dev.kubeproxy.cli.Startup;
 import dev.kubeproxy.cli.Version;
+import dev.kubeproxy.cluster.ClusterSource;
 import dev.kubeproxy.cluster.ClusterWatchVerticle;
 import dev.kubeproxy.cluster.EventRequest;
 import dev.kubeproxy.cluster.NodeInfo;
@@ -135,7 +136,14 @@ public class AgentVerticle extends VerticleBase {
     // The node lookup (seconds when the API is slow), the platform set-up (OOM score, conntrack
     // sysctls) and the leftovers' removal need nothing of each other: they run at the same time.
     Future<PlatformSetup.Result> platform = platformSetup(options);
-    return NodeInfoResolver.resolve(vertx, options).compose(node -> Future.all(platform, leftoversRemoved)
+    return ClusterSource.open(vertx, options)
+        .compose(source -> runAgent(options, mode, runner, source, platform, leftoversRemoved));
+  }
+
+  /** The cluster source is opened once: node discovery and the cluster watch both read from it. */
+  private Future<?> runAgent(AgentOptions options, String mode, CommandRunner runner, ClusterSource source,
+                             Future<PlatformSetup.Result> platform, Future<?> leftoversRemoved) {
+    return NodeInfoResolver.resolve(vertx, options, source).compose(node -> Future.all(platform, leftoversRemoved)
         .compose(both -> {
           PlatformSetup.Result setup = platform.result();
           if (options.initOnly()) {
@@ -146,7 +154,7 @@ public class AgentVerticle extends VerticleBase {
               .compose(v2 -> deployChild(new ServiceHealthServerVerticle(options, node)))
               .compose(v2 -> deployChild(new ProxierVerticle(options, node)))
               // last: no cluster event is sent before the proxier listens
-              .compose(v2 -> deployChild(new ClusterWatchVerticle(options, node)))
+              .compose(v2 -> deployChild(new ClusterWatchVerticle(options, node, source)))
               .map(v2 -> {
                 if (setup.sysfsReadOnly()) {
                   // recorded now: the event recorder lives in the cluster watch, deployed last
