@@ -133,11 +133,6 @@ public class AgentVerticle extends VerticleBase {
   }
 
   private Future<?> runAgent(AgentOptions options, String mode, CommandRunner runner, Future<?> leftoversRemoved) {
-    if (mode.equals("ipvs")) {
-      return Future.failedFuture("can't use the IPVS proxier: this kube-proxy has no ipvs mode (the kernel it "
-          + "targets has no IPVS, and upstream deprecated ipvs mode in v1.35); use --proxy-mode=nftables "
-          + "(or mode: nftables in the configuration file) instead");
-    }
     // The node lookup (seconds when the API is slow), the platform set-up (OOM score, conntrack
     // sysctls) and the leftovers' removal need nothing of each other: they run at the same time.
     Future<PlatformSetup.Result> platform = platformSetup(options);

@@ -87,7 +87,8 @@ public final class FamilyProxier {
     this.endpointChanges = new EndpointsChangeTracker(family, nodeName, gates.topologyAwareHints(),
         gates.preferSameTrafficDistribution(), metrics, clock,
         this::recordIncorrectIpVersion);
-    Duration maxInterval = mode.equals("nftables") ? syncPeriod : IPTABLES_MAX_INTERVAL;
+    // ipvs syncs every syncPeriod as nftables does (its graceful-termination retries ride on those syncs)
+    Duration maxInterval = mode.equals("iptables") ? IPTABLES_MAX_INTERVAL : syncPeriod;
     Duration minInterval = minSyncPeriod.compareTo(maxInterval) > 0 ? maxInterval : minSyncPeriod;
     this.runner = new BoundedFrequencyRunner("sync-runner-" + family, this::syncOnce, minInterval, maxInterval,
         BURST_SYNCS, timer);
