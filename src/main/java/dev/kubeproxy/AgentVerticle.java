@@ -143,12 +143,6 @@ public class AgentVerticle extends VerticleBase {
   }
 
   private Future<?> runAgent(AgentOptions options, ProxyMode mode, CommandRunner runner, Future<?> leftoversRemoved) {
-    // a mode without a backend stops here, before the node lookup and any change to the system
-    try {
-      Proxiers.refuseUnsupported(mode);
-    } catch (Proxiers.ProxierCreationException e) {
-      return Future.failedFuture(e.getMessage());
-    }
     // The node lookup (seconds when the API is slow), the platform set-up (OOM score, conntrack
     // sysctls) and the leftovers' removal need nothing of each other: they run at the same time.
     Future<PlatformSetup.Result> platform = platformSetup(options);

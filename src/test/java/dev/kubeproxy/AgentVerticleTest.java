@@ -42,15 +42,6 @@ class AgentVerticleTest {
   }
 
   @Test
-  void ipvsModeStopsWithAClearError() {
-    ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
-        () -> deploy(options("ipvs", false)));
-    String msg = e.getCause().getMessage();
-    assertTrue(msg.startsWith("can't use the IPVS proxier: "), msg);
-    assertTrue(msg.contains("--proxy-mode=nftables"), msg);
-  }
-
-  @Test
   void cleanupInDryRunExitsZeroWithoutTouchingRules() throws Exception {
     deploy(options("iptables", true));
     waitForExits(1);

@@ -197,13 +197,21 @@ class KubeProxyJarIT {
     assertTrue(Files.readString(first).contains("maxPerCore: 0\n"));
   }
 
+  /** ipvs mode in a dry run: the deprecation notice, and the ipvs state it would program, printed. */
   @Test
-  void ipvsModeStopsWithAdvice() throws Exception {
+  void ipvsModeDryRunPrintsWhatItWouldProgram() throws Exception {
     Path manifests = Files.createDirectories(dir.resolve("m"));
     Run r = jar("--proxy-mode=ipvs", "--dry-run", "--manifests", manifests.toString(),
         "--healthz-bind-address=127.0.0.1:" + freePort(), "--metrics-bind-address=127.0.0.1:" + freePort());
-    assertEquals(1, exit(r));
-    assertTrue(r.text().contains("can't use the IPVS proxier") && r.text().contains("--proxy-mode=nftables"), r.text());
+    for (int i = 0; i < 600 && !r.text().contains("# iptables-restore input\n*nat\n"); i++) {
+      assertTrue(r.process().isAlive(), r.text());
+      Thread.sleep(50);
+    }
+    assertTrue(r.text().contains("The ipvs proxier is now deprecated and may be removed in a future release."
+        + " Please use 'nftables' instead."), r.text());
+    assertTrue(r.text().contains("# ipvs mode, IPv4 (dry run, nothing applied)\n# IPVS virtual servers\n"), r.text());
+    assertTrue(r.text().contains("-A KUBE-IPVS-FILTER -m conntrack --ctstate NEW -m set --match-set KUBE-IPVS-IPS dst"
+        + " -j REJECT\n"), r.text());
   }
 
   @Test

@@ -83,7 +83,7 @@ public final class KubeProxyFlags {
         + "hidden metrics. Only the previous minor version is meaningful (1.30)."));
     f.add(field("mode",
         "proxy-mode", PROXY_MODE, "Which proxy mode to use: on Linux this can be 'iptables' (default), "
-        + "'nftables' or 'ipvs' (not available in this agent: it stops with an error recommending nftables). "
+        + "'nftables' or 'ipvs' (deprecated upstream since v1.35). "
         + "This parameter is ignored if a config file is specified by --config."));
     f.add(field("iptables.masqueradeBit",
         "iptables-masquerade-bit", INT32, "In iptables mode, the bit of the fwmark space to mark "

@@ -12,6 +12,14 @@ import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.proxy.iptables.IptablesProxier;
 import dev.kubeproxy.proxy.iptables.NfacctCounters;
 import dev.kubeproxy.proxy.nftables.NftablesProxier;
+import dev.kubeproxy.AgentContext;
+import dev.kubeproxy.config.FeatureGates;
+import dev.kubeproxy.proxy.ipvs.IpSetTool;
+import dev.kubeproxy.proxy.ipvs.IpvsProxier;
+import dev.kubeproxy.proxy.ipvs.IpvsSettings;
+import dev.kubeproxy.proxy.ipvs.IpvsSupport;
+import dev.kubeproxy.proxy.ipvs.NetlinkIpvs;
+import java.time.Clock;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -33,40 +41,26 @@ public final class Proxiers {
   }
 
   /**
-   * Refuses the modes this agent has no backend for, with the advice to use: ipvs. The one place
-   * ipvs mode is refused; AgentVerticle asks before the node lookup and any change to the system.
-   *
-   * @throws ProxierCreationException in ipvs mode
-   */
-  public static void refuseUnsupported(ProxyMode mode) {
-    if (mode == ProxyMode.IPVS) {
-      throw new ProxierCreationException("can't use the IPVS proxier: this kube-proxy has no ipvs mode (the kernel "
-          + "it targets has no IPVS, and upstream deprecated ipvs mode in v1.35); use --proxy-mode=nftables "
-          + "(or mode: nftables in the configuration file) instead");
-    }
-  }
-
-  /**
    * One backend per family the node runs (dual-stack: both, primary first), in the configured
    * mode. Blocking (probes iptables, except in a dry run): call it on a worker.
    *
-   * @throws ProxierCreationException for ipvs mode, an unknown mode, or no support for the primary family
+   * @throws ProxierCreationException ipvs mode where the kernel or ipset cannot run it, an unknown mode, or no
+   *     support for the primary family
    */
   public static List<ProxyBackend> create(AgentOptions options, NodeInfo node, CommandRunner runner) {
     KubeProxyConfiguration config = options.config();
     ProxyMode mode = ProxyMode.parse(config.mode).orElseThrow(() -> new ProxierCreationException(
-        "unknown proxy mode \"" + config.mode + "\"; use iptables or nftables"));
-    refuseUnsupported(mode);
+        "unknown proxy mode \"" + config.mode + "\"; use iptables, ipvs or nftables"));
     IpFamily primary = primaryFamily(node);
     Map<IpFamily, Boolean> supported = new EnumMap<>(IpFamily.class);
-    if (mode == ProxyMode.IPTABLES && options.dryRun()) {
+    if (mode != ProxyMode.NFTABLES && options.dryRun()) {
       // A dry run writes nothing, so it needs no iptables and no root: it decides the families
       // as upstream's platformCheckSupported (cmd/kube-proxy/app/server_linux.go) does on a host
       // where both iptables and ip6tables are present.
       Log.info("Dry run: not probing iptables; assuming iptables and ip6tables are present");
       supported.put(IpFamily.IPv4, true);
       supported.put(IpFamily.IPv6, true);
-    } else if (mode == ProxyMode.IPTABLES) {
+    } else if (mode != ProxyMode.NFTABLES) {
       supported.put(IpFamily.IPv4, iptablesWorks(runner, "iptables"));
       supported.put(IpFamily.IPv6, iptablesWorks(runner, "ip6tables"));
       if (!supported.get(IpFamily.IPv4) && !supported.get(IpFamily.IPv6)) {
@@ -96,6 +90,9 @@ public final class Proxiers {
     if (dualStack) {
       families.add(primary == IpFamily.IPv4 ? IpFamily.IPv6 : IpFamily.IPv4);
     }
+    if (mode == ProxyMode.IPVS) {
+      return ipvsBackends(options, node, runner, families, detectors);
+    }
     Log.info(mode == ProxyMode.IPTABLES ? "Using iptables Proxier" : "Using nftables Proxier");
     if (mode == ProxyMode.IPTABLES && !options.dryRun()) {
       registerNfacctMetrics(ProxyMetrics.global());
@@ -108,6 +105,46 @@ public final class Proxiers {
           : new NftablesProxier(settings, runner));
     }
     return List.copyOf(backends);
+  }
+
+  /**
+   * ipvs mode (cmd/kube-proxy/app/server_linux.go): upstream's CanUseIPVSProxier check first (not in a
+   * dry run, which touches nothing), then the deprecation notice of v1.35 (kubernetes#134539).
+   */
+  private static List<ProxyBackend> ipvsBackends(AgentOptions options, NodeInfo node, CommandRunner runner,
+      List<IpFamily> families, Map<IpFamily, LocalTrafficDetector> detectors) {
+    KubeProxyConfiguration config = options.config();
+    // Until the agent passes its AgentContext down to here, the ipvs backends get one built from the same parts.
+    AgentContext context = new AgentContext(ProxyMetrics.global(), FeatureGates.of(config.featureGates),
+        Clock.systemUTC(), runner);
+    if (!options.dryRun()) {
+      try (NetlinkIpvs ipvs = openIpvs()) {
+        IpvsSupport.check(ipvs, new IpSetTool(runner), config.ipvs.scheduler);
+      } catch (IOException e) {
+        throw new ProxierCreationException("can't use the IPVS proxier: " + e.getMessage());
+      }
+    }
+    Log.info("Using ipvs Proxier");
+    Log.error("The ipvs proxier is now deprecated and may be removed in a future release. Please use 'nftables' instead.");
+    if (config.ipvs.scheduler == null || config.ipvs.scheduler.isEmpty()) {
+      Log.info("IPVS scheduler not specified, use rr by default");
+    }
+    List<ProxyBackend> backends = new ArrayList<>();
+    for (IpFamily family : families) {
+      backends.add(new IpvsProxier(settings(options, node, family, detectors.get(family)),
+          IpvsSettings.of(config.ipvs, family), context));
+    }
+    return List.copyOf(backends);
+  }
+
+  /** The kernel's IPVS, or null where it has none (upstream's utilipvs.New returns nil then). */
+  private static NetlinkIpvs openIpvs() {
+    try {
+      return NetlinkIpvs.open(null);
+    } catch (IOException | RuntimeException | LinkageError e) {
+      Log.v(2).info("IPVS interface can't be initialized", "err", e.getMessage());
+      return null;
+    }
   }
 
   /**
@@ -239,8 +276,9 @@ public final class Proxiers {
   }
 
   /**
-   * Removes leftovers (server.md §6 step 2): with all, or in nftables mode, the iptables rules of
-   * both families; with all, or in iptables mode, the nftables tables. Blocking.
+   * Removes leftovers (server.md §6 step 2): with all, or in nftables mode, the iptables rules and
+   * ipvs mode's state (virtual servers, kube-ipvs0, ipsets, chains) of both families; with all, or in
+   * iptables or ipvs mode, the nftables tables. Blocking.
    *
    * @return true when every cleanup succeeded
    */
@@ -255,6 +293,15 @@ public final class Proxiers {
     if (all || iptablesBased) {
       for (IpFamily family : IpFamily.values()) {
         targets.add(new NftablesProxier(minimalSettings(family), runner));
+      }
+    }
+    if (all || !iptablesBased) {
+      // upstream cleans ipvs mode's leftovers with iptables mode's (when switching to nftables, and with --cleanup)
+      AgentContext context = new AgentContext(ProxyMetrics.global(), FeatureGates.of(Map.of()), Clock.systemUTC(),
+          runner);
+      for (IpFamily family : IpFamily.values()) {
+        targets.add(new IpvsProxier(minimalSettings(family), IpvsSettings.of(new KubeProxyConfiguration.IPVS(), family),
+            context));
       }
     }
     boolean ok = true;

@@ -1,11 +1,14 @@
 package dev.kubeproxy.proxy;
 
 import dev.kubeproxy.config.ProxyMode;
+import java.nio.file.Path;
+import java.nio.file.Files;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -66,12 +69,30 @@ class ProxiersTest {
   }
 
   @Test
-  void ipvsAndUnknownModesAreRefused() {
-    var e = assertThrows(Proxiers.ProxierCreationException.class,
-        () -> Proxiers.create(options("ipvs"), node("192.168.200.1"), new ProbeRunner(b -> true)));
-    assertTrue(e.getMessage().contains("nftables"), e.getMessage());
+  void unknownModesAreRefused() {
     assertThrows(Proxiers.ProxierCreationException.class,
         () -> Proxiers.create(options("userspace"), node("192.168.200.1"), new ProbeRunner(b -> true)));
+  }
+
+  /** upstream CanUseIPVSProxier: this machine's kernel has no IP_VS, so ipvs mode stops with its message. */
+  @Test
+  void ipvsModeNeedsIpvsInTheKernel() {
+    assumeFalse(Files.exists(Path.of("/proc/net/ip_vs")), "this kernel has IPVS");
+    var e = assertThrows(Proxiers.ProxierCreationException.class,
+        () -> Proxiers.create(options("ipvs"), node("192.168.200.1"), new ProbeRunner(b -> true)));
+    assertEquals("can't use the IPVS proxier: Ipvs not supported by the kernel", e.getMessage());
+  }
+
+  /** A dry run probes nothing: one ipvs backend per family, primary first. */
+  @Test
+  void ipvsDryRunIsDualStackWithoutProbes() {
+    ProbeRunner runner = new ProbeRunner(b -> true);
+    KubeProxyConfiguration c = options("ipvs").config();
+    AgentOptions dry = new AgentOptions(c, null, null, "node-a", null, true, false, false);
+    List<ProxyBackend> backends = Proxiers.create(dry, node("fd00:200::1", "192.168.200.1"), runner);
+    assertEquals(List.of(IpFamily.IPv6, IpFamily.IPv4), backends.stream().map(ProxyBackend::family).toList());
+    assertTrue(backends.get(0) instanceof dev.kubeproxy.proxy.ipvs.IpvsProxier);
+    assertEquals(List.of(), runner.commands);
   }
 
   @Test

@@ -53,6 +53,11 @@ public final class Attributes {
     return parse(buffer, m.start() + 20, m.start() + m.length(), maxType);
   }
 
+  /** The attributes of a generic netlink message (after its nlmsghdr and genlmsghdr). */
+  public static Attributes ofGenericMessage(byte[] buffer, NetlinkMessage m, int maxType) {
+    return parse(buffer, m.start() + 20, m.start() + m.length(), maxType);
+  }
+
   public boolean has(int type) {
     return type < start.length && start[type] >= 0;
   }
@@ -87,6 +92,18 @@ public final class Attributes {
   /** A big-endian 16-bit value, or missing. */
   public int be16(int type, int missing) {
     return has(type) && length[type] >= 2 ? ByteBuffer.wrap(buffer, start[type], 2).getShort() & 0xffff : missing;
+  }
+
+  /** A 16-bit value in host byte order, or missing. */
+  public int hostU16(int type, int missing) {
+    return has(type) && length[type] >= 2
+        ? ByteBuffer.wrap(buffer, start[type], 2).order(ByteOrder.nativeOrder()).getShort() & 0xffff : missing;
+  }
+
+  /** A 32-bit value in host byte order, or missing. */
+  public long hostU32(int type, long missing) {
+    return has(type) && length[type] >= 4
+        ? ByteBuffer.wrap(buffer, start[type], 4).order(ByteOrder.nativeOrder()).getInt() & 0xffffffffL : missing;
   }
 
   /** A big-endian 32-bit value, or missing. */

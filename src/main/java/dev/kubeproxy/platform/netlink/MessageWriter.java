@@ -33,6 +33,18 @@ public final class MessageWriter {
     return start;
   }
 
+  /**
+   * Starts a generic netlink message (family id as type) with its genlmsghdr: command, version, and
+   * two reserved bytes; returns its start for {@link #endMessage}.
+   */
+  public int beginGenericMessage(int familyId, int flags, int seq, int command, int version) {
+    int start = buf.position();
+    ensure(HEADER + 4);
+    buf.putInt(0).putShort((short) familyId).putShort((short) flags).putInt(seq).putInt(0);
+    buf.put((byte) command).put((byte) version).putShort((short) 0);
+    return start;
+  }
+
   public void endMessage(int start) {
     buf.putInt(start, buf.position() - start);
   }
@@ -58,6 +70,21 @@ public final class MessageWriter {
   /** A 32-bit big-endian integer attribute. */
   public void u32(int type, int value) {
     bytes(type, ByteBuffer.allocate(4).putInt(value).array());
+  }
+
+  /** A 16-bit integer attribute in host byte order (NLA_U16 of generic netlink families). */
+  public void hostU16(int type, int value) {
+    bytes(type, ByteBuffer.allocate(2).order(ByteOrder.nativeOrder()).putShort((short) value).array());
+  }
+
+  /** A 32-bit integer attribute in host byte order (NLA_U32 of generic netlink families). */
+  public void hostU32(int type, int value) {
+    bytes(type, ByteBuffer.allocate(4).order(ByteOrder.nativeOrder()).putInt(value).array());
+  }
+
+  /** A 16-bit big-endian integer attribute (a port in network byte order). */
+  public void be16(int type, int value) {
+    bytes(type, ByteBuffer.allocate(2).putShort((short) value).array());
   }
 
   /** Starts a nested attribute; returns its start for {@link #endNested}. */
