@@ -196,6 +196,8 @@ public final class FamilyProxier {
     changed.addAll(taken.slices().keySet());
     boolean allChanged = topologyChanged;
     topologyChanged = false;
+    FullSyncReason reason = successfulSyncs == 0 ? FullSyncReason.FIRST_SYNC
+        : allChanged ? FullSyncReason.NODE_LABELS_CHANGED : FullSyncReason.NONE;
     Map<String, String> labels = nodeLabels;
     List<String> cidrs = serviceCIDRs;
     return vertx.executeBlocking(() -> {
@@ -208,7 +210,7 @@ public final class FamilyProxier {
       Map<ServicePortName, List<Endpoint>> endpointSnapshot = endpoints.snapshot();
       logOrphansOnce(snapshot, endpointSnapshot, changed);
       ProxyState state = new ProxyState(snapshot, endpointSnapshot, Set.copyOf(changed), labels, cidrs,
-          endpointsUpdate.triggerTimes());
+          endpointsUpdate.triggerTimes(), reason);
       SyncResult result;
       try {
         result = backend.sync(state);

@@ -61,7 +61,6 @@ public class IptablesProxier implements ProxyBackend {
   /** Whether the last restore tried was the generated ruleset (not the jump rules' or canaries' input). */
   private boolean restoreOfRuleset;
   private boolean canariesCreated;
-  private Map<String, String> lastNodeLabels;
   /** Service chains of the last applied ruleset: any of them not active any more is deleted. */
   private Set<String> appliedChains = Set.of();
   private long lastStaleScanNanos;
@@ -229,8 +228,7 @@ public class IptablesProxier implements ProxyBackend {
     }
     IptablesTool t = tool();
     boolean full = needFullSync;
-    Map<String, String> labels = state.nodeLabels() == null ? Map.of() : state.nodeLabels();
-    if (!full && lastNodeLabels != null && !lastNodeLabels.equals(labels)) {
+    if (state.fullSyncRequested()) {
       full = true;
     }
     boolean large = RulesetGenerator.largeClusterMode(state);
@@ -294,7 +292,6 @@ public class IptablesProxier implements ProxyBackend {
       if (full) {
         lastFullSyncNanos = start;
       }
-      lastNodeLabels = Map.copyOf(labels);
       appliedChains = ruleset.activeNatChains();
       monitor.applied(ruleset.payload());
       metrics.setIptablesRulesTotal(settings.family().name(), "filter", ruleset.filterRules());
