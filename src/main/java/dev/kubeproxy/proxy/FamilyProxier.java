@@ -219,6 +219,7 @@ public final class FamilyProxier {
       } finally {
         backend.takeRefusedServicePorts().forEach(this::recordRefused);
       }
+      result.refusedPorts().forEach(this::recordRefused);
       Map<NamespacedName, Integer> localReady = endpoints.localReadyEndpoints();
       return new Outcome(changed, state, endpointsUpdate, localReady, result, null);
     }, true).compose(outcome -> {

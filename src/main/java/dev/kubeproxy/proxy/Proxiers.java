@@ -94,7 +94,7 @@ public final class Proxiers {
     for (IpFamily family : families) {
       ProxierSettings settings = settings(options, node, family, detectors.get(family));
       backends.add(mode.equals("iptables")
-          ? new IptablesProxier(settings, runner)
+          ? new IptablesProxier(settings, runner, ProxyMetrics.global())
           : new NftablesProxier(settings, runner));
     }
     return List.copyOf(backends);
@@ -243,7 +243,7 @@ public final class Proxiers {
     List<ProxyBackend> targets = new ArrayList<>();
     if (all || !iptablesBased) {
       for (IpFamily family : IpFamily.values()) {
-        targets.add(new IptablesProxier(minimalSettings(family), runner));
+        targets.add(new IptablesProxier(minimalSettings(family), runner, ProxyMetrics.global()));
       }
     }
     if (all || iptablesBased) {

@@ -26,6 +26,8 @@ public interface ProxyBackend {
   /**
    * Service ports whose rules the kernel refused in the syncs since the last call, left out while
    * everything else was programmed; each is returned once (the proxier records an event on it).
+   * The nftables backend still hands them over this way; iptables reports them in
+   * {@link SyncResult#refusedPorts()}, as every backend should.
    */
   default java.util.List<ServicePortName> takeRefusedServicePorts() {
     return java.util.List.of();

@@ -96,7 +96,7 @@ class FlushRepairKernelTest {
     AgentOptions options = new AgentOptions(config, null, null, "node-1", dir.toString(), false, false, false);
     ProxierSettings settings = Fixtures.settings(IpFamily.IPv4, List.of(), clusterCidr("10.244.0.0/16"), false, true, null);
     ProxierVerticle.BackendFactory backends = (o, n, r) -> List.<ProxyBackend>of(
-        new IptablesProxier(settings, r, new Sysctls(tmp.resolve("sys")), List::of, IptablesBackend.LEGACY));
+        new IptablesProxier(settings, r, new ProxyMetrics(), new Sysctls(tmp.resolve("sys")), List::of, IptablesBackend.LEGACY));
     NodeInfo node = new NodeInfo("node-1", List.of("192.168.200.10"), List.of(), Map.of());
     get(vertx.deployVerticle(new ProxierVerticle(options, node, backends, ns.runner, ProxyMetrics.global())));
     get(vertx.deployVerticle(new ClusterWatchVerticle(options)));
