@@ -9,6 +9,7 @@ import dev.kubeproxy.platform.CommandRunner;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.proxy.iptables.IptablesProxier;
 import dev.kubeproxy.proxy.iptables.NfacctCounters;
+import dev.kubeproxy.proxy.nftables.CommitGenerations;
 import dev.kubeproxy.proxy.nftables.NftablesProxier;
 import java.io.IOException;
 import java.time.Duration;
@@ -91,11 +92,12 @@ public final class Proxiers {
       registerNfacctMetrics(ProxyMetrics.global());
     }
     List<ProxyBackend> backends = new ArrayList<>();
+    CommitGenerations generations = new CommitGenerations(); // this namespace's, for both families
     for (IpFamily family : families) {
       ProxierSettings settings = settings(options, node, family, detectors.get(family));
       backends.add(mode.equals("iptables")
           ? new IptablesProxier(settings, runner, ProxyMetrics.global())
-          : new NftablesProxier(settings, runner));
+          : new NftablesProxier(settings, runner, ProxyMetrics.global(), generations));
     }
     return List.copyOf(backends);
   }
@@ -248,7 +250,8 @@ public final class Proxiers {
     }
     if (all || iptablesBased) {
       for (IpFamily family : IpFamily.values()) {
-        targets.add(new NftablesProxier(minimalSettings(family), runner));
+        targets.add(new NftablesProxier(minimalSettings(family), runner, ProxyMetrics.global(),
+            new CommitGenerations()));
       }
     }
     boolean ok = true;

@@ -208,10 +208,11 @@ class NftablesNetlinkTest {
     ServicePortName web = spn("demo", "web", "http");
     CountingNftables nft4 = new CountingNftables(new NftCommand(IpFamily.IPv4, in));
     CountingNftables nft6 = new CountingNftables(new NftCommand(IpFamily.IPv6, in));
+    CommitGenerations generations = new CommitGenerations(); // one per namespace, both families
     NftablesProxier p4 = new NftablesProxier(settings(IpFamily.IPv4, Detector.CLUSTER_CIDR.of(IpFamily.IPv4), period),
-        in, nft4, metrics, clock, List::of);
+        in, nft4, metrics, clock, List::of, generations);
     NftablesProxier p6 = new NftablesProxier(settings(IpFamily.IPv6, Detector.CLUSTER_CIDR.of(IpFamily.IPv6), period),
-        in, nft6, metrics, clock, List::of);
+        in, nft6, metrics, clock, List::of, generations);
     p4.useNetlink(CountingNetlink.open(IpFamily.IPv4, in.netns()));
     p6.useNetlink(CountingNetlink.open(IpFamily.IPv6, in.netns()));
     Model m4 = new Model().put(svc(web, "10.96.12.34", 80), ready("10.244.1.5", 8080, true), ready("10.244.2.6", 8080, false));
