@@ -8,11 +8,13 @@ import dev.kubeproxy.cluster.EventRequest;
 import dev.kubeproxy.cluster.NodeInfo;
 import dev.kubeproxy.cluster.NodeInfoResolver;
 import dev.kubeproxy.config.ConfigVerticle;
+import dev.kubeproxy.config.FeatureGates;
 import dev.kubeproxy.health.HealthzServerVerticle;
 import dev.kubeproxy.health.ServiceHealthServerVerticle;
 import dev.kubeproxy.logging.JulBridge;
 import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.metrics.MetricsServerVerticle;
+import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.platform.CommandRunner;
 import dev.kubeproxy.platform.PlatformSetup;
 import dev.kubeproxy.proxy.ProxierVerticle;
@@ -21,6 +23,7 @@ import dev.kubeproxy.proxy.ProxyBackend;
 import io.vertx.core.Future;
 import io.vertx.core.Deployable;
 import io.vertx.core.VerticleBase;
+import java.time.Clock;
 
 /**
  * The agent: deploys the verticles in upstream's start order (server.md §6, §9, §10) and turns any
@@ -78,7 +81,9 @@ public class AgentVerticle extends VerticleBase {
 
   private Future<?> startAgent(AgentOptions options) {
     String mode = options.config().effectiveMode();
-    CommandRunner runner = new CommandRunner();
+    // what every part shares, built once here and passed down
+    AgentContext context = new AgentContext(new ProxyMetrics(), FeatureGates.of(options.config().featureGates),
+        Clock.systemUTC(), new CommandRunner());
     Log.info("Version info", "version", Version.gitVersion());
     Log.info("Java settings", "javaVersion", System.getProperty("java.version"),
         "availableProcessors", Runtime.getRuntime().availableProcessors(),
@@ -89,34 +94,34 @@ public class AgentVerticle extends VerticleBase {
         // 2. /livez from the start: the node lookup alone can take ~36 s with the API unreachable,
         //    longer than a liveness probe waits (issue 15.8). Until the node is known, /healthz
         //    answers 503 with nodeEligible false (upstream v1.33: no Node, not eligible).
-        .compose(v -> startHealthz(options))
+        .compose(v -> startHealthz(options, context))
         // 3. --cleanup, or the leftovers of the modes not in use
-        .compose(v -> cleanup(options, mode, runner))
+        .compose(v -> cleanup(options, mode, context))
         .compose(done -> {
           if (done) {
             return Future.succeededFuture();
           }
-          return runAgent(options, mode, runner);
+          return runAgent(options, mode, context);
         });
   }
 
   /** The proxier health server, unless the process only cleans up or initializes and exits. */
-  private Future<?> startHealthz(AgentOptions options) {
+  private Future<?> startHealthz(AgentOptions options, AgentContext context) {
     if (options.cleanup() || options.initOnly()) {
       return Future.succeededFuture();
     }
-    return deployChild(HealthzServerVerticle.beforeTheNodeIsKnown(options));
+    return deployChild(HealthzServerVerticle.beforeTheNodeIsKnown(options, context.clock(), context.metrics()));
   }
 
   /** True when the process is finished (--cleanup). */
-  private Future<Boolean> cleanup(AgentOptions options, String mode, CommandRunner runner) {
+  private Future<Boolean> cleanup(AgentOptions options, String mode, AgentContext context) {
     if (options.cleanup()) {
       if (options.dryRun()) {
         Log.info("Dry run: not removing any rules", "cleanup", true);
         exit(0);
         return Future.succeededFuture(true);
       }
-      return vertx.executeBlocking(() -> Proxiers.cleanupLeftovers(mode, true, runner))
+      return vertx.executeBlocking(() -> Proxiers.cleanupLeftovers(mode, true, context.commands(), context.metrics()))
           .map(ok -> {
             if (!ok) {
               Log.error("command failed", "err", CLEANUP_FAILED);
@@ -128,12 +133,12 @@ public class AgentVerticle extends VerticleBase {
     if (options.dryRun()) {
       return Future.succeededFuture(false);
     }
-    return vertx.executeBlocking(() -> Proxiers.cleanupLeftovers(mode, false, runner))
+    return vertx.executeBlocking(() -> Proxiers.cleanupLeftovers(mode, false, context.commands(), context.metrics()))
         .otherwise(false)
         .map(ignored -> false);
   }
 
-  private Future<?> runAgent(AgentOptions options, String mode, CommandRunner runner) {
+  private Future<?> runAgent(AgentOptions options, String mode, AgentContext context) {
     if (mode.equals("ipvs")) {
       return Future.failedFuture("can't use the IPVS proxier: this kube-proxy has no ipvs mode (the kernel it "
           + "targets has no IPVS, and upstream deprecated ipvs mode in v1.35); use --proxy-mode=nftables "
@@ -142,12 +147,12 @@ public class AgentVerticle extends VerticleBase {
     return NodeInfoResolver.resolve(vertx, options).compose(node -> platformSetup(options)
         .compose(setup -> {
           if (options.initOnly()) {
-            return initOnly(options, node, runner);
+            return initOnly(options, node, context);
           }
           vertx.eventBus().publish(EventBusAddresses.NODE_ELIGIBLE, true); // known now; Node events refine it
-          return deployChild(new MetricsServerVerticle(options))
+          return deployChild(new MetricsServerVerticle(options, context))
               .compose(v2 -> deployChild(new ServiceHealthServerVerticle(options, node)))
-              .compose(v2 -> deployChild(new ProxierVerticle(options, node)))
+              .compose(v2 -> deployChild(new ProxierVerticle(options, node, context)))
               // last: no cluster event is sent before the proxier listens
               .compose(v2 -> deployChild(new ClusterWatchVerticle(options, node)))
               .map(v2 -> {
@@ -168,9 +173,9 @@ public class AgentVerticle extends VerticleBase {
     return vertx.executeBlocking(() -> PlatformSetup.apply(options));
   }
 
-  private Future<Void> initOnly(AgentOptions options, NodeInfo node, CommandRunner runner) {
+  private Future<Void> initOnly(AgentOptions options, NodeInfo node, AgentContext context) {
     return vertx.<Void>executeBlocking(() -> {
-      for (ProxyBackend backend : Proxiers.create(options, node, runner)) {
+      for (ProxyBackend backend : Proxiers.create(options, node, context.commands(), context.metrics())) {
         backend.privilegedInit();
       }
       return null;

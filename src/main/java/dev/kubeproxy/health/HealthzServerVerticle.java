@@ -32,17 +32,14 @@ public class HealthzServerVerticle extends VerticleBase {
   private ServerLoop loop;
   private boolean nodeKnown = true;
 
-  public HealthzServerVerticle(AgentOptions options) {
-    this(options, Clock.systemUTC(), ProxyMetrics.global());
-  }
 
   /**
    * For a start before the Node is known: the node counts as not eligible until a
    * {@link EventBusAddresses#NODE_ELIGIBLE} message says otherwise (upstream v1.33: no Node, not
    * eligible), so /healthz is 503 and /livez answers from the start.
    */
-  public static HealthzServerVerticle beforeTheNodeIsKnown(AgentOptions options) {
-    HealthzServerVerticle v = new HealthzServerVerticle(options);
+  public static HealthzServerVerticle beforeTheNodeIsKnown(AgentOptions options, Clock clock, ProxyMetrics metrics) {
+    HealthzServerVerticle v = new HealthzServerVerticle(options, clock, metrics);
     v.nodeKnown = false;
     return v;
   }

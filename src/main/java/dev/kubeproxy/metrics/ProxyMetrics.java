@@ -28,8 +28,6 @@ public class ProxyMetrics {
 
   private static final String NFACCT_INVALID_DROPPED = "kubeproxy_iptables_ct_state_invalid_dropped_packets_total";
 
-  private static final ProxyMetrics GLOBAL = new ProxyMetrics(); // after the bucket arrays it uses
-
   private final KubeRegistry registry = new KubeRegistry();
 
   final KubeHistogram syncDuration = new KubeHistogram("kubeproxy_sync_proxy_rules_duration_seconds",
@@ -78,11 +76,6 @@ public class ProxyMetrics {
       "Cumulative conntrack flows deleted by conntrack reconciler", Stability.ALPHA, "ip_family");
   final KubeGauge featureEnabled = new KubeGauge("kubernetes_feature_enabled",
       "This metric records the data about the stage and enablement of a k8s feature.", Stability.BETA, "name", "stage");
-
-  /** The process-wide instance that /metrics exposes. */
-  public static ProxyMetrics global() {
-    return GLOBAL;
-  }
 
   /**
    * Registers the metric sets of this proxy mode (observability.md §5.2); call once at start, as

@@ -1,5 +1,6 @@
 package dev.kubeproxy.proxy;
 
+import dev.kubeproxy.AgentContext;
 import dev.kubeproxy.AgentOptions;
 import dev.kubeproxy.EventBusAddresses;
 import dev.kubeproxy.cluster.ClusterEvent;
@@ -49,6 +50,8 @@ public class ProxierVerticle extends VerticleBase {
   private final BackendFactory backendFactory;
   private final CommandRunner commandRunner;
   private final ProxyMetrics metrics;
+  private final FeatureGates gates;
+  private final Clock clock;
   /** Opens the conntrack table the reconciler cleans; null: no reconciler. */
   private final Callable<ConntrackTable> conntrackOpener;
   private ConntrackReconciler reconciler;
@@ -67,8 +70,9 @@ public class ProxierVerticle extends VerticleBase {
   private boolean serviceCIDRsSynced;
   private boolean initialized;
 
-  public ProxierVerticle(AgentOptions options, NodeInfo nodeInfo) {
-    this(options, nodeInfo, Proxiers::create, new CommandRunner(), ProxyMetrics.global(),
+  /** The agent's proxier: the configured mode's backends, the node's conntrack table. */
+  public ProxierVerticle(AgentOptions options, NodeInfo nodeInfo, AgentContext context) {
+    this(options, nodeInfo, (o, n, r) -> Proxiers.create(o, n, r, context.metrics()), context,
         () -> NetlinkConntrackTable.open(null));
   }
 
@@ -79,19 +83,29 @@ public class ProxierVerticle extends VerticleBase {
     this(options, nodeInfo, backendFactory, commandRunner, metrics, null);
   }
 
+  /** As above, with a conntrack table; the gates are the options' configuration's, the clock the system's. */
+  public ProxierVerticle(
+      AgentOptions options, NodeInfo nodeInfo, BackendFactory backendFactory, CommandRunner commandRunner,
+      ProxyMetrics metrics, Callable<ConntrackTable> conntrack) {
+    this(options, nodeInfo, backendFactory, new AgentContext(metrics,
+        FeatureGates.of(options.config().featureGates), Clock.systemUTC(), commandRunner), conntrack);
+  }
+
   /**
    * @param conntrack opens the conntrack table of the node (or of a test's namespace) for the
    *                  reconciler; null, or --dry-run: no conntrack reconciling
    */
   public ProxierVerticle(
-      AgentOptions options, NodeInfo nodeInfo, BackendFactory backendFactory, CommandRunner commandRunner,
-      ProxyMetrics metrics, Callable<ConntrackTable> conntrack) {
+      AgentOptions options, NodeInfo nodeInfo, BackendFactory backendFactory, AgentContext context,
+      Callable<ConntrackTable> conntrack) {
     this.conntrackOpener = conntrack;
     this.options = options;
     this.nodeInfo = nodeInfo;
     this.backendFactory = backendFactory;
-    this.commandRunner = commandRunner;
-    this.metrics = metrics;
+    this.commandRunner = context.commands();
+    this.metrics = context.metrics();
+    this.gates = context.gates();
+    this.clock = context.clock();
   }
 
   @Override
@@ -117,14 +131,14 @@ public class ProxierVerticle extends VerticleBase {
 
   private void startFamilies(List<ProxyBackend> backends) {
     KubeProxyConfiguration config = options.config();
-    ModelGates gates = ModelGates.from(config.featureGates);
+    ModelGates modelGates = ModelGates.from(gates);
     Duration syncPeriod = positiveOr(config.syncPeriod(), Duration.ofSeconds(30));
     Duration minSyncPeriod = config.minSyncPeriod() == null || config.minSyncPeriod().isNegative()
         ? Duration.ofSeconds(1) : config.minSyncPeriod();
     for (ProxyBackend backend : backends) {
       FamilyProxier family = new FamilyProxier(vertx, backend, config.effectiveMode(), nodeInfo.name(),
-          nodeInfo.labels(), syncPeriod, minSyncPeriod, gates, metrics, reconciler, () -> initialized,
-          RunnerTimer.of(vertx), Clock.systemUTC());
+          nodeInfo.labels(), syncPeriod, minSyncPeriod, modelGates, metrics, reconciler, () -> initialized,
+          RunnerTimer.of(vertx), clock);
       families.add(family);
       family.startLoop();
     }
@@ -304,7 +318,7 @@ public class ProxierVerticle extends VerticleBase {
         return;
       }
     }
-    boolean cidrsWatched = FeatureGates.of(options.config().featureGates).isEnabled("MultiCIDRServiceAllocator");
+    boolean cidrsWatched = gates.isEnabled("MultiCIDRServiceAllocator");
     if (!initialized && servicesSynced && endpointSlicesSynced && nodeSynced && (serviceCIDRsSynced || !cidrsWatched)) {
       initialized = true;
       Log.info("Services, EndpointSlices, the Node" + (cidrsWatched ? " and ServiceCIDRs" : "")

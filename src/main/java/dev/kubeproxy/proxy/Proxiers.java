@@ -38,7 +38,8 @@ public final class Proxiers {
    *
    * @throws ProxierCreationException for ipvs mode, an unknown mode, or no support for the primary family
    */
-  public static List<ProxyBackend> create(AgentOptions options, NodeInfo node, CommandRunner runner) {
+  public static List<ProxyBackend> create(
+      AgentOptions options, NodeInfo node, CommandRunner runner, ProxyMetrics metrics) {
     KubeProxyConfiguration config = options.config();
     String mode = config.effectiveMode();
     if (mode.equals("ipvs")) {
@@ -89,15 +90,15 @@ public final class Proxiers {
     }
     Log.info(mode.equals("iptables") ? "Using iptables Proxier" : "Using nftables Proxier");
     if (mode.equals("iptables") && !options.dryRun()) {
-      registerNfacctMetrics(ProxyMetrics.global());
+      registerNfacctMetrics(metrics);
     }
     List<ProxyBackend> backends = new ArrayList<>();
     CommitGenerations generations = new CommitGenerations(); // this namespace's, for both families
     for (IpFamily family : families) {
       ProxierSettings settings = settings(options, node, family, detectors.get(family));
       backends.add(mode.equals("iptables")
-          ? new IptablesProxier(settings, runner, ProxyMetrics.global())
-          : new NftablesProxier(settings, runner, ProxyMetrics.global(), generations));
+          ? new IptablesProxier(settings, runner, metrics)
+          : new NftablesProxier(settings, runner, metrics, generations));
     }
     return List.copyOf(backends);
   }
@@ -239,19 +240,19 @@ public final class Proxiers {
    *
    * @return true when every cleanup succeeded
    */
-  public static boolean cleanupLeftovers(String activeMode, boolean all, CommandRunner runner) {
+  public static boolean cleanupLeftovers(
+      String activeMode, boolean all, CommandRunner runner, ProxyMetrics metrics) {
     boolean iptablesBased = activeMode == null || activeMode.isEmpty()
         || activeMode.equals("iptables") || activeMode.equals("ipvs");
     List<ProxyBackend> targets = new ArrayList<>();
     if (all || !iptablesBased) {
       for (IpFamily family : IpFamily.values()) {
-        targets.add(new IptablesProxier(minimalSettings(family), runner, ProxyMetrics.global()));
+        targets.add(new IptablesProxier(minimalSettings(family), runner, metrics));
       }
     }
     if (all || iptablesBased) {
       for (IpFamily family : IpFamily.values()) {
-        targets.add(new NftablesProxier(minimalSettings(family), runner, ProxyMetrics.global(),
-            new CommitGenerations()));
+        targets.add(new NftablesProxier(minimalSettings(family), runner, metrics, new CommitGenerations()));
       }
     }
     boolean ok = true;

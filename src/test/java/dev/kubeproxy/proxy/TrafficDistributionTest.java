@@ -104,8 +104,8 @@ class TrafficDistributionTest {
 
   @Test
   void theGateIsBetaAndOnByDefault() {
-    assertTrue(ModelGates.from(Map.of()).preferSameTrafficDistribution());
-    assertFalse(ModelGates.from(Map.of("PreferSameTrafficDistribution", false)).preferSameTrafficDistribution());
+    assertTrue(ModelGates.from(dev.kubeproxy.config.FeatureGates.of(Map.of())).preferSameTrafficDistribution());
+    assertFalse(ModelGates.from(dev.kubeproxy.config.FeatureGates.of(Map.of("PreferSameTrafficDistribution", false))).preferSameTrafficDistribution());
   }
 
   static V1Endpoint withNodeHints(V1Endpoint ep, String... nodes) {

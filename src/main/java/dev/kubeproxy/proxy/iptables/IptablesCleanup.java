@@ -40,18 +40,18 @@ public final class IptablesCleanup {
   private IptablesCleanup() {}
 
   /** Both families on both backends; true when everything went well. For --cleanup. */
-  public static boolean cleanupAll(CommandRunner runner) {
+  public static boolean cleanupAll(CommandRunner runner, ProxyMetrics metrics) {
     boolean ok = true;
     for (IpFamily family : IpFamily.values()) {
       for (IptablesBackend backend : IptablesBackend.values()) {
-        ok &= cleanup(new IptablesTool(runner, family, backend));
+        ok &= cleanup(new IptablesTool(runner, family, backend), metrics);
       }
     }
     return ok;
   }
 
   /** One family on one backend; true when everything went well (or there was nothing to do). */
-  public static boolean cleanup(IptablesTool tool) {
+  public static boolean cleanup(IptablesTool tool, ProxyMetrics metrics) {
     if (!tool.available()) {
       return true;
     }
@@ -134,7 +134,7 @@ public final class IptablesCleanup {
         tool.restore(input.toString(), table);
       } catch (IptablesTool.RestoreException e) {
         Log.error("Failed to execute iptables-restore", e, "table", table);
-        ProxyMetrics.global().incIptablesRestoreFailures(tool.family().name());
+        metrics.incIptablesRestoreFailures(tool.family().name());
         ok = false;
       }
     }

@@ -522,7 +522,7 @@ public class IptablesProxier implements ProxyBackend {
   public synchronized void cleanup() throws SyncException {
     boolean ok = true;
     for (IptablesBackend backend : IptablesBackend.values()) {
-      ok &= IptablesCleanup.cleanup(new IptablesTool(runner, settings.family(), backend));
+      ok &= IptablesCleanup.cleanup(new IptablesTool(runner, settings.family(), backend), metrics);
     }
     pendingFull = SyncPlan.full("after cleanup");
     appliedChains = Set.of();

@@ -131,7 +131,7 @@ class BadObjectsKernelTest {
         ? new IptablesProxier(settings, r, new ProxyMetrics(), new Sysctls(tmp.resolve("sys")), List::of, IptablesBackend.LEGACY)
         : new NftablesProxier(settings, r, new ProxyMetrics(), new dev.kubeproxy.proxy.nftables.CommitGenerations()));
     NodeInfo node = new NodeInfo("node-1", List.of("192.168.200.10"), List.of(), Map.of());
-    ProxierVerticle proxier = new ProxierVerticle(options, node, backends, ns.runner, ProxyMetrics.global());
+    ProxierVerticle proxier = new ProxierVerticle(options, node, backends, ns.runner, new ProxyMetrics());
     get(vertx.deployVerticle(proxier));
     get(vertx.deployVerticle(new ClusterWatchVerticle(options)));
 

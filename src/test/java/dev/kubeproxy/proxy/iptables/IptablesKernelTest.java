@@ -275,7 +275,7 @@ class IptablesKernelTest {
     proxier.sync(twoServices("10.244.2.7").build());
     ns.out("iptables-legacy", "-t", "filter", "-N", "KUBE-KUBELET-CANARY");
     ns.out("iptables-legacy", "-t", "nat", "-N", "KUBE-MARK-DROP");
-    assertTrue(IptablesCleanup.cleanupAll(ns.runner));
+    assertTrue(IptablesCleanup.cleanupAll(ns.runner, metrics));
     String filter = save(IptablesBackend.LEGACY, IpFamily.IPv4, "filter");
     assertTrue(filter.contains(":KUBE-FIREWALL "), "kubelet runs here: its KUBE-FIREWALL stays");
     assertTrue(filter.contains(":KUBE-KUBELET-CANARY "));
