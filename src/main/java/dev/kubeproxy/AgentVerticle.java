@@ -9,6 +9,7 @@ import dev.kubeproxy.cluster.NodeInfo;
 import dev.kubeproxy.cluster.NodeInfoResolver;
 import dev.kubeproxy.config.ConfigVerticle;
 import dev.kubeproxy.config.FeatureGates;
+import dev.kubeproxy.config.ProxyMode;
 import dev.kubeproxy.health.HealthzServerVerticle;
 import dev.kubeproxy.health.ServiceHealthServerVerticle;
 import dev.kubeproxy.logging.JulBridge;
@@ -22,6 +23,7 @@ import dev.kubeproxy.proxy.Proxiers;
 import dev.kubeproxy.proxy.ProxyBackend;
 import io.vertx.core.Future;
 import io.vertx.core.Deployable;
+import io.vertx.core.DeploymentOptions;
 import io.vertx.core.VerticleBase;
 import java.time.Clock;
 
@@ -80,7 +82,12 @@ public class AgentVerticle extends VerticleBase {
   }
 
   private Future<?> startAgent(AgentOptions options) {
-    String mode = options.config().effectiveMode();
+    ProxyMode mode;
+    try {
+      mode = Proxiers.mode(options.config());
+    } catch (Proxiers.ProxierCreationException e) {
+      return Future.failedFuture(e);
+    }
     // what every part shares, built once here and passed down
     AgentContext context = new AgentContext(new ProxyMetrics(), FeatureGates.of(options.config().featureGates),
         Clock.systemUTC(), new CommandRunner());
@@ -114,7 +121,7 @@ public class AgentVerticle extends VerticleBase {
   }
 
   /** True when the process is finished (--cleanup). */
-  private Future<Boolean> cleanup(AgentOptions options, String mode, AgentContext context) {
+  private Future<Boolean> cleanup(AgentOptions options, ProxyMode mode, AgentContext context) {
     if (options.cleanup()) {
       if (options.dryRun()) {
         Log.info("Dry run: not removing any rules", "cleanup", true);
@@ -138,11 +145,9 @@ public class AgentVerticle extends VerticleBase {
         .map(ignored -> false);
   }
 
-  private Future<?> runAgent(AgentOptions options, String mode, AgentContext context) {
-    if (mode.equals("ipvs")) {
-      return Future.failedFuture("can't use the IPVS proxier: this kube-proxy has no ipvs mode (the kernel it "
-          + "targets has no IPVS, and upstream deprecated ipvs mode in v1.35); use --proxy-mode=nftables "
-          + "(or mode: nftables in the configuration file) instead");
+  private Future<?> runAgent(AgentOptions options, ProxyMode mode, AgentContext context) {
+    if (mode == ProxyMode.IPVS) {
+      return Future.failedFuture(Proxiers.IPVS_UNSUPPORTED); // before the node lookup, which can take long
     }
     return NodeInfoResolver.resolve(vertx, options).compose(node -> platformSetup(options)
         .compose(setup -> {
@@ -152,7 +157,7 @@ public class AgentVerticle extends VerticleBase {
           vertx.eventBus().publish(EventBusAddresses.NODE_ELIGIBLE, true); // known now; Node events refine it
           return deployChild(new MetricsServerVerticle(options, context))
               .compose(v2 -> deployChild(new ServiceHealthServerVerticle(options, node)))
-              .compose(v2 -> deployChild(new ProxierVerticle(options, node, context)))
+              .compose(v2 -> deployChild(new ProxierVerticle(options, node, context), ProxierVerticle.DEPLOYMENT))
               // last: no cluster event is sent before the proxier listens
               .compose(v2 -> deployChild(new ClusterWatchVerticle(options, node)))
               .map(v2 -> {
@@ -183,7 +188,11 @@ public class AgentVerticle extends VerticleBase {
   }
 
   private Future<String> deployChild(Deployable verticle) {
-    return vertx.deployVerticle(verticle)
+    return deployChild(verticle, new DeploymentOptions());
+  }
+
+  private Future<String> deployChild(Deployable verticle, DeploymentOptions deployment) {
+    return vertx.deployVerticle(verticle, deployment)
         .recover(err -> Future.failedFuture(new IllegalStateException(
             verticle.getClass().getSimpleName() + " failed to start: " + message(err), err)));
   }

@@ -29,8 +29,7 @@ public final class EndpointsMap {
     return update(tracker.checkout());
   }
 
-  /** Applies a checkout (possibly computed on a worker; see {@link EndpointsChangeTracker#take()}). */
-  UpdateResult update(EndpointsChangeTracker.Checkout checkout) {
+  private UpdateResult update(EndpointsChangeTracker.Checkout checkout) {
     Set<NamespacedName> updated = new HashSet<>();
     for (Map.Entry<NamespacedName, EndpointsChangeTracker.ServiceChange> e : checkout.changes().entrySet()) {
       EndpointsChangeTracker.ServiceChange change = e.getValue();

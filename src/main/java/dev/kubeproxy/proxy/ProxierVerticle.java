@@ -19,7 +19,9 @@ import io.kubernetes.client.openapi.models.V1Node;
 import io.kubernetes.client.openapi.models.V1Service;
 import io.kubernetes.client.openapi.models.V1ServiceCIDR;
 import io.kubernetes.client.openapi.models.V1beta1ServiceCIDR;
+import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
+import io.vertx.core.ThreadingModel;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
@@ -33,13 +35,22 @@ import java.util.Objects;
 import java.util.concurrent.Callable;
 
 /**
- * The meta-proxier (service-model.md §1.1): consumes the cluster.* events, keeps the last object
- * per key, feeds every family's trackers (EndpointSlices only to the family of their address
- * type), holds off programming until the initial lists of Services, EndpointSlices, the Node and
- * (when watched) ServiceCIDRs have been delivered (§8.1, upstream 1.32 #126561), then lets each family's bounded-frequency runner sync its backend.
+ * The meta-proxier (pkg/proxy/metaproxier/meta_proxier.go): consumes the cluster.* events, keeps
+ * the last object per key, feeds every family's trackers (EndpointSlices only to the family of
+ * their address type), holds off programming until the initial lists of Services, EndpointSlices,
+ * the Node and (when watched) ServiceCIDRs have been delivered (upstream 1.32 #126561), then lets
+ * each family's bounded-frequency runner sync its backend.
+ *
+ * <p>Thread ownership: a worker verticle ({@link #DEPLOYMENT}). Its one worker context owns every
+ * family's model and backend: event handlers, the runners' timers and the syncs all run there, one
+ * at a time, so the model needs no lock. A sync holds the context while it runs; events that
+ * arrive meanwhile wait in the event bus and are applied before the next sync.
  */
 public class ProxierVerticle extends VerticleBase {
-  /** Builds the backends; blocking (it may probe the system). */
+  /** How the proxier verticle must be deployed: on a worker context of its own. */
+  public static final DeploymentOptions DEPLOYMENT = new DeploymentOptions().setThreadingModel(ThreadingModel.WORKER);
+
+  /** Builds the backends; blocking (it may probe the system): called on the verticle's worker. */
   @FunctionalInterface
   public interface BackendFactory {
     List<ProxyBackend> create(AgentOptions options, NodeInfo node, CommandRunner runner) throws Exception;
@@ -110,6 +121,10 @@ public class ProxierVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
+    if (!context.isWorkerContext()) {
+      return Future.failedFuture(new IllegalStateException("ProxierVerticle runs the syncs on its own context:"
+          + " deploy it with ProxierVerticle.DEPLOYMENT (a worker context)"));
+    }
     consume(EventBusAddresses.SERVICES, this::onService);
     consume(EventBusAddresses.ENDPOINT_SLICES, this::onEndpointSlice);
     consume(EventBusAddresses.NODE, this::onNode);
@@ -118,27 +133,31 @@ public class ProxierVerticle extends VerticleBase {
     List<Future<?>> registered = new ArrayList<>();
     consumers.forEach(c -> registered.add(c.completion()));
     return Future.all(registered)
-        .compose(v -> vertx.executeBlocking(() -> {
-          List<ProxyBackend> backends = backendFactory.create(options, nodeInfo, commandRunner);
-          for (ProxyBackend backend : backends) {
-            backend.privilegedInit();
+        .compose(v -> {
+          try {
+            List<ProxyBackend> backends = backendFactory.create(options, nodeInfo, commandRunner);
+            for (ProxyBackend backend : backends) {
+              backend.privilegedInit();
+            }
+            reconciler = openReconciler();
+            startFamilies(backends);
+            return Future.succeededFuture();
+          } catch (Exception e) {
+            return Future.failedFuture(e);
           }
-          reconciler = openReconciler();
-          return backends;
-        }))
-        .onSuccess(this::startFamilies);
+        });
   }
 
   private void startFamilies(List<ProxyBackend> backends) {
     KubeProxyConfiguration config = options.config();
-    ModelGates modelGates = ModelGates.from(gates);
     Duration syncPeriod = positiveOr(config.syncPeriod(), Duration.ofSeconds(30));
     Duration minSyncPeriod = config.minSyncPeriod() == null || config.minSyncPeriod().isNegative()
         ? Duration.ofSeconds(1) : config.minSyncPeriod();
+    FamilyProxier.Settings settings = FamilyProxier.Settings.of(Proxiers.mode(config), nodeInfo.name(),
+        nodeInfo.labels(), syncPeriod, minSyncPeriod, ModelGates.from(gates));
     for (ProxyBackend backend : backends) {
-      FamilyProxier family = new FamilyProxier(vertx, backend, config.effectiveMode(), nodeInfo.name(),
-          nodeInfo.labels(), syncPeriod, minSyncPeriod, modelGates, metrics, reconciler, () -> initialized,
-          RunnerTimer.of(vertx), clock);
+      FamilyProxier family = new FamilyProxier(vertx, backend, settings, metrics, clock, reconciler,
+          () -> initialized, RunnerTimer.of(vertx));
       families.add(family);
       family.startLoop();
     }

@@ -5,6 +5,7 @@ import dev.kubeproxy.platform.IpAddresses;
 import dev.kubeproxy.AgentOptions;
 import dev.kubeproxy.cluster.NodeInfo;
 import dev.kubeproxy.config.KubeProxyConfiguration;
+import dev.kubeproxy.config.ProxyMode;
 import dev.kubeproxy.platform.CommandRunner;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.proxy.iptables.IptablesProxier;
@@ -25,6 +26,17 @@ import java.util.Map;
 public final class Proxiers {
   private Proxiers() {}
 
+  /** Why ipvs mode stops the agent: the one message, at start (AgentVerticle) or here. */
+  public static final String IPVS_UNSUPPORTED = "can't use the IPVS proxier: this kube-proxy has no ipvs mode"
+      + " (the kernel it targets has no IPVS, and upstream deprecated ipvs mode in v1.35); use"
+      + " --proxy-mode=nftables (or mode: nftables in the configuration file) instead";
+
+  /** The configured mode; validation has refused any other spelling before the proxier is built. */
+  public static ProxyMode mode(KubeProxyConfiguration config) {
+    return ProxyMode.parse(config.effectiveMode()).orElseThrow(() -> new ProxierCreationException(
+        "unknown proxy mode \"" + config.effectiveMode() + "\"; use iptables or nftables"));
+  }
+
   /** A proxier that cannot be built: the agent must stop with this message. */
   public static final class ProxierCreationException extends RuntimeException {
     public ProxierCreationException(String message) {
@@ -41,24 +53,20 @@ public final class Proxiers {
   public static List<ProxyBackend> create(
       AgentOptions options, NodeInfo node, CommandRunner runner, ProxyMetrics metrics) {
     KubeProxyConfiguration config = options.config();
-    String mode = config.effectiveMode();
-    if (mode.equals("ipvs")) {
-      throw new ProxierCreationException("can't use the IPVS proxier: IPVS is not supported by this kube-proxy"
-          + " (and not available in this kernel); use --proxy-mode=nftables (or iptables) instead");
-    }
-    if (!mode.equals("iptables") && !mode.equals("nftables")) {
-      throw new ProxierCreationException("unknown proxy mode \"" + mode + "\"; use iptables or nftables");
+    ProxyMode mode = mode(config);
+    if (mode == ProxyMode.IPVS) {
+      throw new ProxierCreationException(IPVS_UNSUPPORTED);
     }
     IpFamily primary = primaryFamily(node);
     Map<IpFamily, Boolean> supported = new EnumMap<>(IpFamily.class);
-    if (mode.equals("iptables") && options.dryRun()) {
+    if (mode == ProxyMode.IPTABLES && options.dryRun()) {
       // A dry run writes nothing, so it needs no iptables and no root: it decides the families
       // as upstream's platformCheckSupported (cmd/kube-proxy/app/server_linux.go) does on a host
       // where both iptables and ip6tables are present.
       Log.info("Dry run: not probing iptables; assuming iptables and ip6tables are present");
       supported.put(IpFamily.IPv4, true);
       supported.put(IpFamily.IPv6, true);
-    } else if (mode.equals("iptables")) {
+    } else if (mode == ProxyMode.IPTABLES) {
       supported.put(IpFamily.IPv4, iptablesWorks(runner, "iptables"));
       supported.put(IpFamily.IPv6, iptablesWorks(runner, "ip6tables"));
       if (!supported.get(IpFamily.IPv4) && !supported.get(IpFamily.IPv6)) {
@@ -88,15 +96,15 @@ public final class Proxiers {
     if (dualStack) {
       families.add(primary == IpFamily.IPv4 ? IpFamily.IPv6 : IpFamily.IPv4);
     }
-    Log.info(mode.equals("iptables") ? "Using iptables Proxier" : "Using nftables Proxier");
-    if (mode.equals("iptables") && !options.dryRun()) {
+    Log.info(mode == ProxyMode.IPTABLES ? "Using iptables Proxier" : "Using nftables Proxier");
+    if (mode == ProxyMode.IPTABLES && !options.dryRun()) {
       registerNfacctMetrics(metrics);
     }
     List<ProxyBackend> backends = new ArrayList<>();
     CommitGenerations generations = new CommitGenerations(); // this namespace's, for both families
     for (IpFamily family : families) {
       ProxierSettings settings = settings(options, node, family, detectors.get(family));
-      backends.add(mode.equals("iptables")
+      backends.add(mode == ProxyMode.IPTABLES
           ? new IptablesProxier(settings, runner, metrics)
           : new NftablesProxier(settings, runner, metrics, generations));
     }
@@ -241,9 +249,8 @@ public final class Proxiers {
    * @return true when every cleanup succeeded
    */
   public static boolean cleanupLeftovers(
-      String activeMode, boolean all, CommandRunner runner, ProxyMetrics metrics) {
-    boolean iptablesBased = activeMode == null || activeMode.isEmpty()
-        || activeMode.equals("iptables") || activeMode.equals("ipvs");
+      ProxyMode activeMode, boolean all, CommandRunner runner, ProxyMetrics metrics) {
+    boolean iptablesBased = activeMode != ProxyMode.NFTABLES;
     List<ProxyBackend> targets = new ArrayList<>();
     if (all || !iptablesBased) {
       for (IpFamily family : IpFamily.values()) {

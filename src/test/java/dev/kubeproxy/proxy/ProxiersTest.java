@@ -223,6 +223,7 @@ class ProxiersTest {
   }
 
   private static boolean cleanupLeftovers(String mode, boolean all, CommandRunner runner) {
-    return Proxiers.cleanupLeftovers(mode, all, runner, new dev.kubeproxy.metrics.ProxyMetrics());
+    return Proxiers.cleanupLeftovers(dev.kubeproxy.config.ProxyMode.parse(mode).orElseThrow(), all, runner,
+        new dev.kubeproxy.metrics.ProxyMetrics());
   }
 }

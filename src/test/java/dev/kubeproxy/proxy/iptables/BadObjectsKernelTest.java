@@ -132,7 +132,7 @@ class BadObjectsKernelTest {
         : new NftablesProxier(settings, r, new ProxyMetrics(), new dev.kubeproxy.proxy.nftables.CommitGenerations()));
     NodeInfo node = new NodeInfo("node-1", List.of("192.168.200.10"), List.of(), Map.of());
     ProxierVerticle proxier = new ProxierVerticle(options, node, backends, ns.runner, new ProxyMetrics());
-    get(vertx.deployVerticle(proxier));
+    get(vertx.deployVerticle(proxier, ProxierVerticle.DEPLOYMENT));
     get(vertx.deployVerticle(new ClusterWatchVerticle(options)));
 
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);

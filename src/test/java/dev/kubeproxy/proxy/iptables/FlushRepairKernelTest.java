@@ -98,7 +98,7 @@ class FlushRepairKernelTest {
     ProxierVerticle.BackendFactory backends = (o, n, r) -> List.<ProxyBackend>of(
         new IptablesProxier(settings, r, new ProxyMetrics(), new Sysctls(tmp.resolve("sys")), List::of, IptablesBackend.LEGACY));
     NodeInfo node = new NodeInfo("node-1", List.of("192.168.200.10"), List.of(), Map.of());
-    get(vertx.deployVerticle(new ProxierVerticle(options, node, backends, ns.runner, new ProxyMetrics())));
+    get(vertx.deployVerticle(new ProxierVerticle(options, node, backends, ns.runner, new ProxyMetrics()), ProxierVerticle.DEPLOYMENT));
     get(vertx.deployVerticle(new ClusterWatchVerticle(options)));
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);
     while (!rules().contains("10.244.1.20:8080") && System.nanoTime() < deadline) {
