@@ -28,7 +28,7 @@ import io.vertx.core.VerticleBase;
 import java.time.Clock;
 
 /**
- * The agent: deploys the verticles in upstream's start order (server.md §6, §9, §10) and turns any
+ * The agent: deploys the verticles in upstream's start order (cmd/kube-proxy/app/server.go Run, newProxyServer, ProxyServer.Run) and turns any
  * agent.fatal message into "close Vert.x, exit 1".
  *
  * <p>{@code java -jar} builds it with the prepared options ({@link Main}); {@code vertx run

@@ -15,7 +15,7 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * The proxier health server: /healthz and /livez on healthzBindAddress (observability.md §2),
+ * The proxier health server: /healthz and /livez on healthzBindAddress (pkg/proxy/healthcheck/proxier_health.go),
  * driven by {@link HealthUpdate} messages on {@link EventBusAddresses#HEALTH} and the node's
  * eligibility on {@link EventBusAddresses#NODE_ELIGIBLE}. An empty healthzBindAddress disables it.
  *

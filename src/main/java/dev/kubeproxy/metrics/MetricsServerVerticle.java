@@ -22,7 +22,7 @@ import java.util.function.IntConsumer;
 import java.util.regex.Pattern;
 
 /**
- * The metrics server on metricsBindAddress (server.md §13.2): /metrics, /metrics/slis, /healthz
+ * The metrics server on metricsBindAddress (cmd/kube-proxy/app/server.go serveMetrics): /metrics, /metrics/slis, /healthz
  * (+ /healthz/ping), /proxyMode, /configz, /flagz and /statusz under their feature gates, and with
  * enableProfiling the /debug/pprof equivalents and /debug/flags/v. Paths match exactly as Go's mux does; anything else is a Go-style 404.
  */

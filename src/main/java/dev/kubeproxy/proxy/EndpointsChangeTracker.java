@@ -270,7 +270,7 @@ public final class EndpointsChangeTracker {
     return new Checkout(changes, triggerTimes);
   }
 
-  /** §4.5: the endpoints of every port of one Service from all its slices, deduplicated and sorted. */
+  /** pkg/proxy/endpointslicecache.go addEndpoints: the endpoints of every port of one Service from all its slices, deduplicated and sorted. */
   private Map<ServicePortName, List<Endpoint>> endpointsOf(NamespacedName service, Map<String, SliceData> slices) {
     Map<ServicePortName, Map<String, Endpoint>> byPort = new HashMap<>();
     for (SliceData slice : slices.values()) {

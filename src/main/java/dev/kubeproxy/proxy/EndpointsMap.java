@@ -10,7 +10,8 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The live endpoints of one family per service port, updated from the tracker at each sync (§4.4).
+ * The live endpoints of one family per service port, updated from the tracker at each sync
+ * (pkg/proxy/endpointschangetracker.go EndpointsMap.Update). Not thread-safe: owned by its {@link FamilyProxier}.
  * Stale conntrack entries are no longer derived from these changes: the conntrack reconciler
  * compares the table with the whole map after each sync (upstream 1.32, #127318).
  */
@@ -45,7 +46,7 @@ public final class EndpointsMap {
     return endpoints.getOrDefault(name, List.of());
   }
 
-  /** Per service, the number of distinct IPs of its ready local endpoints (§4.6). */
+  /** Per service, the number of distinct IPs of its ready local endpoints (EndpointsMap.LocalReadyEndpoints). */
   public Map<NamespacedName, Integer> localReadyEndpoints() {
     Map<NamespacedName, Set<String>> ips = new HashMap<>();
     endpoints.forEach((spn, list) -> {

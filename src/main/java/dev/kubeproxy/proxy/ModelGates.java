@@ -3,7 +3,7 @@ package dev.kubeproxy.proxy;
 import dev.kubeproxy.config.FeatureGates;
 
 /**
- * The feature gates the model depends on, with their defaults (service-model.md §3.1, §4.2, §7;
+ * The feature gates the model depends on, with their defaults (pkg/features/kube_features.go, as pkg/proxy/serviceport.go, endpointslicecache.go and topology.go read them;
  * PreferSameTrafficDistribution as upstream 1.34: beta, on).
  */
 public record ModelGates(boolean loadBalancerIPMode, boolean topologyAwareHints, boolean serviceTrafficDistribution,

@@ -20,8 +20,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Builds the backends of the configured mode, one per active family (server.md §9 steps 12 and 14),
- * and removes the leftovers of the modes not in use (server.md §6 step 2).
+ * Builds the backends of the configured mode, one per active family (cmd/kube-proxy/app/server_linux.go createProxier),
+ * and removes the leftovers of the modes not in use (cmd/kube-proxy/app/server_linux.go cleanupLeftovers).
  */
 public final class Proxiers {
   private Proxiers() {}
@@ -147,7 +147,7 @@ public final class Proxiers {
     }
   }
 
-  /** getLocalDetectors: one detector per family from detectLocalMode (server.md §9 step 14). */
+  /** getLocalDetectors: one detector per family from detectLocalMode (cmd/kube-proxy/app/server_linux.go getLocalDetectors). */
   static Map<IpFamily, LocalTrafficDetector> localDetectors(
       KubeProxyConfiguration config, NodeInfo node, IpFamily primary) {
     Map<IpFamily, LocalTrafficDetector> out = new EnumMap<>(IpFamily.class);
@@ -243,7 +243,7 @@ public final class Proxiers {
   }
 
   /**
-   * Removes leftovers (server.md §6 step 2): with all, or in nftables mode, the iptables rules of
+   * Removes leftovers (cmd/kube-proxy/app/server_linux.go cleanupLeftovers): with all, or in nftables mode, the iptables rules of
    * both families; with all, or in iptables mode, the nftables tables. Blocking.
    *
    * @return true when every cleanup succeeded

@@ -23,7 +23,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Removes what kube-proxy's iptables mode wrote (iptables.md §13), for one family on one backend:
+ * Removes what kube-proxy's iptables mode wrote (pkg/proxy/iptables/proxier.go CleanupLeftovers), for one family on one backend:
  * the jump rules from the built-in chains, then every KUBE-* chain of ours in nat, filter and mangle.
  * Beyond upstream, it also removes KUBE-MARK-MASQ, KUBE-PROXY-FIREWALL, the canaries and (when no
  * kubelet manages this node's iptables, i.e. there is no KUBE-KUBELET-CANARY) KUBE-FIREWALL, each only

@@ -29,7 +29,7 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * Turns the service model into upstream's iptables-restore input (iptables.md §6–§9): top-level
+ * Turns the service model into upstream's iptables-restore input (pkg/proxy/iptables/proxier.go syncProxyRules): top-level
  * chains, static rules, per-service-port rules and chains, stale-chain deletion and the final
  * NodePort rule. Keeps chain-name and probability caches between syncs, so it is not thread safe:
  * one generator per proxier, called from one thread at a time.
