@@ -21,7 +21,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.BooleanSupplier;
 
 /**
  * The single-family half of the proxier (upstream's per-family Proxier minus the rule writing,
@@ -75,7 +74,8 @@ public final class FamilyProxier {
   private final IpFamily family;
   private final ProxyMetrics metrics;
   private final ConntrackReconciler conntrack;
-  private final BooleanSupplier initialized;
+  /** The initial lists (Services, EndpointSlices, the Node, ServiceCIDRs when watched) have been delivered. */
+  private boolean initialized;
   private final Duration syncPeriod;
   private final Clock clock;
   private final ServiceChangeTracker serviceChanges;
@@ -98,18 +98,16 @@ public final class FamilyProxier {
 
   /**
    * @param conntrack     reconciles the conntrack table after each successful sync; null in --dry-run
-   * @param initialized   whether the initial lists (Services, EndpointSlices, ...) have been delivered
    */
   public FamilyProxier(
       Vertx vertx, ProxyBackend backend, Settings settings, ProxyMetrics metrics, Clock clock,
-      ConntrackReconciler conntrack, BooleanSupplier initialized, RunnerTimer timer) {
+      ConntrackReconciler conntrack, RunnerTimer timer) {
     this.vertx = vertx;
     this.backend = backend;
     this.family = backend.family();
     this.metrics = metrics;
     metrics.initFamily(family.name());
     this.conntrack = conntrack;
-    this.initialized = initialized;
     this.syncPeriod = settings.syncPeriod();
     this.clock = clock;
     this.nodeLabels = settings.nodeLabels();
@@ -139,13 +137,13 @@ public final class FamilyProxier {
   }
 
   public void onServiceUpdate(V1Service old, V1Service current) {
-    if (serviceChanges.update(old, current) && initialized.getAsBoolean()) {
+    if (serviceChanges.update(old, current) && initialized) {
       requestSync();
     }
   }
 
   public void onEndpointSliceUpdate(V1EndpointSlice slice, boolean remove) {
-    if (endpointChanges.update(slice, remove) && initialized.getAsBoolean()) {
+    if (endpointChanges.update(slice, remove) && initialized) {
       requestSync();
     }
   }
@@ -158,7 +156,7 @@ public final class FamilyProxier {
     }
     nodeLabels = copy;
     topologyChanged = true;
-    if (initialized.getAsBoolean()) {
+    if (initialized) {
       requestSync();
     }
   }
@@ -199,6 +197,12 @@ public final class FamilyProxier {
     }
   }
 
+  /** The initial lists are in: rules are programmed from now on, starting with a sync now. */
+  public void initialListsDelivered() {
+    initialized = true;
+    requestSync();
+  }
+
   /** Sync(): mark the update queued and ask the runner for a run (coalesced, rate-limited). */
   public void requestSync() {
     publishHealth(HealthUpdate.Type.QUEUED);
@@ -212,7 +216,7 @@ public final class FamilyProxier {
    * cleanup. A failed sync keeps its changed services for the next one and asks for a retry.
    */
   Future<Void> syncOnce() {
-    if (!initialized.getAsBoolean()) {
+    if (!initialized) {
       Log.v(2).info("Not syncing rules until Services and EndpointSlices have been received", "ipFamily", family);
       return Future.succeededFuture();
     }

@@ -157,7 +157,7 @@ public class ProxierVerticle extends VerticleBase {
         nodeInfo.labels(), syncPeriod, minSyncPeriod, ModelGates.from(gates));
     for (ProxyBackend backend : backends) {
       FamilyProxier family = new FamilyProxier(vertx, backend, settings, metrics, clock, reconciler,
-          () -> initialized, RunnerTimer.of(vertx));
+          RunnerTimer.of(vertx));
       families.add(family);
       family.startLoop();
     }
@@ -343,7 +343,7 @@ public class ProxierVerticle extends VerticleBase {
       Log.info("Services, EndpointSlices, the Node" + (cidrsWatched ? " and ServiceCIDRs" : "")
           + " received; programming rules");
       for (FamilyProxier f : families) {
-        f.requestSync();
+        f.initialListsDelivered();
       }
     }
   }
