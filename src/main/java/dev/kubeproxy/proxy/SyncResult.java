@@ -31,6 +31,14 @@ public record SyncResult(
     this(full, ruleCounts, noLocalEndpointsInternal, noLocalEndpointsExternal, List.of());
   }
 
+  /** As a record prints, with refusedPorts only when some were refused (the usual line stays short). */
+  @Override
+  public String toString() {
+    return "SyncResult[full=" + full + ", ruleCounts=" + ruleCounts + ", noLocalEndpointsInternal="
+        + noLocalEndpointsInternal + ", noLocalEndpointsExternal=" + noLocalEndpointsExternal
+        + (refusedPorts.isEmpty() ? "" : ", refusedPorts=" + refusedPorts) + "]";
+  }
+
   /** This result, reporting these ports as refused. */
   public SyncResult withRefused(List<ServicePortName> ports) {
     return new SyncResult(full, ruleCounts, noLocalEndpointsInternal, noLocalEndpointsExternal, ports);
