@@ -26,7 +26,6 @@ import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -150,11 +149,8 @@ public class ProxierVerticle extends VerticleBase {
 
   private void startFamilies(List<ProxyBackend> backends) {
     KubeProxyConfiguration config = options.config();
-    Duration syncPeriod = positiveOr(config.syncPeriod(), Duration.ofSeconds(30));
-    Duration minSyncPeriod = config.minSyncPeriod() == null || config.minSyncPeriod().isNegative()
-        ? Duration.ofSeconds(1) : config.minSyncPeriod();
     FamilyProxier.Settings settings = FamilyProxier.Settings.of(Proxiers.mode(config), nodeInfo.name(),
-        nodeInfo.labels(), syncPeriod, minSyncPeriod, ModelGates.from(gates));
+        nodeInfo.labels(), Proxiers.syncPeriod(config), Proxiers.minSyncPeriod(config), ModelGates.from(gates));
     for (ProxyBackend backend : backends) {
       FamilyProxier family = new FamilyProxier(vertx, backend, settings, metrics, clock, reconciler,
           RunnerTimer.of(vertx));
@@ -346,9 +342,5 @@ public class ProxierVerticle extends VerticleBase {
         f.initialListsDelivered();
       }
     }
-  }
-
-  private static Duration positiveOr(Duration d, Duration fallback) {
-    return d == null || d.isZero() || d.isNegative() ? fallback : d;
   }
 }

@@ -26,6 +26,10 @@ import java.util.Map;
 public final class Proxiers {
   private Proxiers() {}
 
+  /** The v1alpha1 defaults (pkg/proxy/apis/config/v1alpha1/defaults.go SetDefaults_KubeProxyConfiguration). */
+  static final Duration DEFAULT_SYNC_PERIOD = Duration.ofSeconds(30);
+  static final Duration DEFAULT_MIN_SYNC_PERIOD = Duration.ofSeconds(1);
+
   /** Why ipvs mode stops the agent: the one message, at start (AgentVerticle) or here. */
   public static final String IPVS_UNSUPPORTED = "can't use the IPVS proxier: this kube-proxy has no ipvs mode"
       + " (the kernel it targets has no IPVS, and upstream deprecated ipvs mode in v1.35); use"
@@ -233,13 +237,21 @@ public final class Proxiers {
         config.masqueradeBit(),
         localhostNodePorts,
         detector == null ? LocalTrafficDetector.noop() : detector,
-        positiveOr(config.syncPeriod(), Duration.ofSeconds(30)),
-        config.minSyncPeriod() == null ? Duration.ofSeconds(1) : config.minSyncPeriod(),
+        syncPeriod(config),
+        minSyncPeriod(config),
         options.dryRun() ? System.out : null);
   }
 
-  private static Duration positiveOr(Duration d, Duration fallback) {
-    return d == null || d.isZero() || d.isNegative() ? fallback : d;
+  /** The mode's syncPeriod; unset (or not positive, which validation refuses) reads as the 30 s default. */
+  static Duration syncPeriod(KubeProxyConfiguration config) {
+    Duration d = config.syncPeriod();
+    return d == null || d.isZero() || d.isNegative() ? DEFAULT_SYNC_PERIOD : d;
+  }
+
+  /** The mode's minSyncPeriod; unset (or negative, which validation refuses) reads as the 1 s default. */
+  static Duration minSyncPeriod(KubeProxyConfiguration config) {
+    Duration d = config.minSyncPeriod();
+    return d == null || d.isNegative() ? DEFAULT_MIN_SYNC_PERIOD : d;
   }
 
   /**
@@ -279,6 +291,6 @@ public final class Proxiers {
 
   private static ProxierSettings minimalSettings(IpFamily family) {
     return new ProxierSettings(family, "", List.of(), List.of(), false, 14, false, LocalTrafficDetector.noop(),
-        Duration.ofSeconds(30), Duration.ofSeconds(1), null);
+        DEFAULT_SYNC_PERIOD, DEFAULT_MIN_SYNC_PERIOD, null);
   }
 }
