@@ -147,11 +147,6 @@ public class IptablesProxier implements ProxyBackend {
     return tool;
   }
 
-  /** Whether the next sync will be a full one whatever the model says. */
-  public synchronized boolean needsFullSync() {
-    return pendingFull != null;
-  }
-
   @Override
   public void privilegedInit() throws SyncException {
     if (settings.dryRun()) {
