@@ -242,7 +242,7 @@ public class IptablesProxier implements ProxyBackend {
       Ruleset ruleset = generator.generate(options(t), state, plan.full(), known);
       long restoreStart = System.nanoTime();
       restore(t, plan, ruleset);
-      Log.v(2).info("iptables sync", "kind", plan.kind(), "reason", plan.reason(),
+      Log.v(2).info("iptables sync", "kind", plan.full() ? "full" : "partial", "reason", plan.reason(),
           "bytes", ruleset.payload().length(), "generate", Duration.ofNanos(restoreStart - generateStart),
           "restore", Duration.ofNanos(System.nanoTime() - restoreStart));
       return applied(plan, ruleset, start);
