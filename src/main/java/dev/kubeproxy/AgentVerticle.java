@@ -163,7 +163,7 @@ public class AgentVerticle extends VerticleBase {
               .map(v2 -> {
                 if (setup.sysfsReadOnly()) {
                   // recorded now: the event recorder lives in the cluster watch, deployed last
-                  vertx.eventBus().send(EventBusAddresses.EVENTS, EventRequest.readOnlySysFS());
+                  vertx.eventBus().publish(EventBusAddresses.EVENTS, EventRequest.readOnlySysFS());
                 }
                 Log.v(2).info("kube-proxy started", "mode", mode, "node", node.name());
                 return null;

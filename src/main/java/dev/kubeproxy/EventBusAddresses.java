@@ -24,6 +24,7 @@ public final class EventBusAddresses {
   /**
    * Body: {@link dev.kubeproxy.cluster.EventRequest}: an events.k8s.io/v1 event to record (regarding
    * this node or a Service). The cluster watch writes it to the API (or only logs it in --manifests mode).
+   * Always published: the proxier listens too (the invalid objects /debug/services reports).
    */
   public static final String EVENTS = "cluster.events";
 
@@ -33,5 +34,11 @@ public final class EventBusAddresses {
   public static final String NODE_ELIGIBLE = "health.node-eligible";
   /** Body: {@link dev.kubeproxy.health.ServiceHealthState}: the per-service health-check ports to serve. */
   public static final String SERVICE_HEALTH = "health.services";
+
+  /**
+   * Request body: {@link dev.kubeproxy.proxy.DebugServicesQuery}; the proxier replies with a
+   * {@link dev.kubeproxy.proxy.ProxierSnapshot} (what /debug/services explains).
+   */
+  public static final String DEBUG_SERVICES = "proxy.debug-services";
 
 }

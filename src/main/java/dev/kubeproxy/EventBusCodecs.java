@@ -5,6 +5,8 @@ import dev.kubeproxy.cluster.EventRequest;
 import dev.kubeproxy.cluster.NodeInfo;
 import dev.kubeproxy.health.HealthUpdate;
 import dev.kubeproxy.health.ServiceHealthState;
+import dev.kubeproxy.proxy.DebugServicesQuery;
+import dev.kubeproxy.proxy.ProxierSnapshot;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.EventBus;
 import java.util.List;
@@ -20,7 +22,7 @@ public final class EventBusCodecs {
   /** The record types that travel over the bus as plain Java objects. */
   public static final List<Class<?>> TYPES =
       List.of(ClusterEvent.class, ClusterEvent.Kind.class, EventRequest.class, HealthUpdate.class,
-          ServiceHealthState.class, NodeInfo.class);
+          ServiceHealthState.class, NodeInfo.class, DebugServicesQuery.class, ProxierSnapshot.class);
 
   @SuppressWarnings({"unchecked", "rawtypes"})
   public static void register(Vertx vertx) {

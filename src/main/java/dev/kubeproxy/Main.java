@@ -1,6 +1,7 @@
 package dev.kubeproxy;
 
 import dev.kubeproxy.cli.Startup;
+import dev.kubeproxy.explain.ExplainCommand;
 import dev.kubeproxy.logging.JulBridge;
 import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.metrics.Metrics;
@@ -10,7 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * {@code java -jar kube-proxy.jar [flags]}: prepares the configuration (flags, file, validation),
+ * {@code java -jar kube-proxy.jar [flags]} (or {@code explain ...}, see {@link ExplainCommand}): prepares the configuration (flags, file, validation),
  * deploys the {@link AgentVerticle} and owns the process exit. The only place that calls System.exit.
  */
 public final class Main {
@@ -22,6 +23,13 @@ public final class Main {
   private static final AtomicBoolean EXITING = new AtomicBoolean();
 
   public static void main(String[] args) {
+    if (args.length > 0 && args[0].equals("explain")) {
+      // kube-proxy explain ...: asks the running agent, prints its answer, and exits
+      int status = ExplainCommand.run(List.of(args).subList(1, args.length), System.out, System.err);
+      System.out.flush();
+      System.exit(status);
+      return;
+    }
     JulBridge.install();
     Startup.Outcome outcome = Startup.prepare(List.of(args), System.out, System.err);
     if (outcome instanceof Startup.Exit exit) {

@@ -13,6 +13,6 @@ final class ClusterEvents {
   private ClusterEvents() {}
 
   static void record(Vertx vertx, EventRequest event) {
-    vertx.eventBus().send(EventBusAddresses.EVENTS, event);
+    vertx.eventBus().publish(EventBusAddresses.EVENTS, event);
   }
 }

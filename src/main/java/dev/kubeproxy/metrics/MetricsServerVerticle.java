@@ -6,6 +6,7 @@ import dev.kubeproxy.AgentOptions;
 import dev.kubeproxy.cluster.EventRequest;
 import dev.kubeproxy.config.ConfigzJson;
 import dev.kubeproxy.config.FeatureGates;
+import dev.kubeproxy.explain.DebugServicesHandler;
 import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.health.HostPort;
 import dev.kubeproxy.health.ServerLoop;
@@ -23,7 +24,7 @@ import java.util.regex.Pattern;
 
 /**
  * The metrics server on metricsBindAddress (cmd/kube-proxy/app/server.go serveMetrics): /metrics, /metrics/slis, /healthz
- * (+ /healthz/ping), /proxyMode, /configz, /flagz and /statusz under their feature gates, and with
+ * (+ /healthz/ping), /proxyMode, /configz, /debug/services, /flagz and /statusz under their feature gates, and with
  * enableProfiling the /debug/pprof equivalents and /debug/flags/v. Paths match exactly as Go's mux does; anything else is a Go-style 404.
  */
 public class MetricsServerVerticle extends VerticleBase {
@@ -102,6 +103,8 @@ public class MetricsServerVerticle extends VerticleBase {
     exact(router, "/healthz/ping").handler(ctx -> plain(ctx, 200, "ok"));
     exact(router, "/proxyMode").handler(ctx -> plain(ctx, 200, options.config().effectiveMode()));
     exact(router, "/configz").handler(this::configz);
+    // what the proxier programs per Service: no more than /configz shows, so not behind enableProfiling
+    exact(router, "/debug/services").handler(new DebugServicesHandler(vertx));
     // the z-pages, under upstream's gates (off by default: alpha until v1.35)
     ZPages zpages = new ZPages(options.flags());
     if (gates.isEnabled("ComponentFlagz")) {

@@ -10,10 +10,13 @@ import java.util.Set;
  * @param local       its nodeName is this node
  * @param zoneHints   hints.forZones names, or null when there are none
  * @param nodeHint    what hints.forNodes says about this node (PreferSameNode, KEP-3015)
+ * @param nodeName    the slice endpoint's nodeName, or null (shown by /debug/services; upstream's
+ *                    BaseEndpointInfo keeps it too, so a move to another node counts as a change)
+ * @param zone        the slice endpoint's zone, or null (same)
  */
 public record Endpoint(
     String ip, int port, boolean local, boolean ready, boolean serving, boolean terminating,
-    Set<String> zoneHints, NodeHint nodeHint) {
+    Set<String> zoneHints, NodeHint nodeHint, String nodeName, String zone) {
 
   /**
    * hints.forNodes relative to the node this agent runs on: the node is fixed for the process,
@@ -32,6 +35,12 @@ public record Endpoint(
   public Endpoint(String ip, int port, boolean local, boolean ready, boolean serving, boolean terminating,
       Set<String> zoneHints) {
     this(ip, port, local, ready, serving, terminating, zoneHints, NodeHint.NONE);
+  }
+
+  /** An endpoint without its node and zone names. */
+  public Endpoint(String ip, int port, boolean local, boolean ready, boolean serving, boolean terminating,
+      Set<String> zoneHints, NodeHint nodeHint) {
+    this(ip, port, local, ready, serving, terminating, zoneHints, nodeHint, null, null);
   }
 
   public Endpoint {

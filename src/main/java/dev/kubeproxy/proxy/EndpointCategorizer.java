@@ -23,9 +23,16 @@ public final class EndpointCategorizer {
    * @param local          endpoints for local-policy traffic
    * @param allReachable   every endpoint some rule may send to (which per-endpoint chains must exist)
    * @param hasAnyEndpoints whether the port has any usable endpoint at all, anywhere
+   * @param topology        the topology mode that picked the cluster endpoints (NONE when the
+   *                        service uses no cluster endpoints)
+   * @param clusterTerminatingFallback no ready endpoint passed topology, so the cluster set is the
+   *                        serving-terminating endpoints
+   * @param localTerminatingFallback no local endpoint is ready, so the local set is the local
+   *                        serving-terminating endpoints
    */
   public record Result(
-      List<Endpoint> cluster, List<Endpoint> local, List<Endpoint> allReachable, boolean hasAnyEndpoints) {}
+      List<Endpoint> cluster, List<Endpoint> local, List<Endpoint> allReachable, boolean hasAnyEndpoints,
+      TopologyMode topology, boolean clusterTerminatingFallback, boolean localTerminatingFallback) {}
 
   /** The feature gates that decide topology routing; 1.31 has both on. */
   public record TopologyGates(boolean topologyAwareHints, boolean serviceTrafficDistribution) {
@@ -43,9 +50,11 @@ public final class EndpointCategorizer {
     }
     boolean useTopology = false;
     boolean hasAny = false;
+    TopologyMode mode = TopologyMode.NONE;
+    boolean clusterFallback = false;
     List<Endpoint> cluster = List.of();
     if (svc.usesClusterEndpoints()) {
-      TopologyMode mode = topologyMode(svc, endpoints, nodeLabels, gates);
+      mode = topologyMode(svc, endpoints, nodeLabels, gates);
       useTopology = mode != TopologyMode.NONE;
       String zone = nodeLabels.get(ZONE_LABEL);
       List<Endpoint> selected = new ArrayList<>();
@@ -61,12 +70,13 @@ public final class EndpointCategorizer {
             selected.add(ep);
           }
         }
+        clusterFallback = !selected.isEmpty();
       }
       cluster = List.copyOf(selected);
       hasAny = !cluster.isEmpty();
     }
     if (!svc.usesLocalEndpoints()) {
-      return new Result(cluster, List.of(), cluster, hasAny);
+      return new Result(cluster, List.of(), cluster, hasAny, mode, clusterFallback, false);
     }
 
     boolean hasLocalReady = false;
@@ -98,10 +108,10 @@ public final class EndpointCategorizer {
     }
     List<Endpoint> localList = List.copyOf(local);
     if (!svc.usesClusterEndpoints()) {
-      return new Result(cluster, localList, localList, hasAny);
+      return new Result(cluster, localList, localList, hasAny, mode, clusterFallback, terminatingFallback);
     }
     if (!useTopology && !terminatingFallback) {
-      return new Result(cluster, localList, cluster, hasAny);
+      return new Result(cluster, localList, cluster, hasAny, mode, clusterFallback, terminatingFallback);
     }
     Map<String, Endpoint> union = new LinkedHashMap<>();
     for (Endpoint ep : cluster) {
@@ -110,11 +120,12 @@ public final class EndpointCategorizer {
     for (Endpoint ep : localList) {
       union.putIfAbsent(ep.endpoint(), ep);
     }
-    return new Result(cluster, localList, List.copyOf(union.values()), hasAny);
+    return new Result(cluster, localList, List.copyOf(union.values()), hasAny, mode, clusterFallback,
+        terminatingFallback);
   }
 
   /** Upstream's topology modes: none (every ready endpoint), same node, same zone. */
-  enum TopologyMode { NONE, PREFER_SAME_NODE, PREFER_SAME_ZONE }
+  public enum TopologyMode { NONE, PREFER_SAME_NODE, PREFER_SAME_ZONE }
 
   /**
    * upstream topologyModeFromHints: same node when every ready endpoint has node hints and one is

@@ -302,7 +302,7 @@ public final class EndpointsChangeTracker {
           }
           boolean local = ep.nodeName() != null && !ep.nodeName().isEmpty() && ep.nodeName().equals(nodeName);
           Endpoint endpoint = new Endpoint(ip, port.port(), local, ep.ready(), ep.serving(), ep.terminating(),
-              ep.zoneHints(), ep.nodeHint());
+              ep.zoneHints(), ep.nodeHint(), ep.nodeName(), ep.zone());
           // The first one wins, except that a local duplicate replaces it.
           if (!eps.containsKey(endpoint.endpoint()) || local) {
             eps.put(endpoint.endpoint(), endpoint);

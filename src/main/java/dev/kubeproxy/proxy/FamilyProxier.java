@@ -95,6 +95,9 @@ public final class FamilyProxier {
   private long failedSyncs;
   private long monitorTimer = -1;
   private final Set<ServicePortName> loggedOrphans = new HashSet<>();
+  /** For /debug/services: the syncs per service, and the state the last sync was given. */
+  private final ServiceSyncLog syncLog = new ServiceSyncLog();
+  private volatile ProxyState lastState;
 
   /**
    * @param conntrack     reconciles the conntrack table after each successful sync; null in --dry-run
@@ -126,6 +129,15 @@ public final class FamilyProxier {
 
   public ProxyBackend backend() {
     return backend;
+  }
+
+  /** The state the last sync was given (null before the first), for /debug/services. */
+  public ProxyState lastState() {
+    return lastState;
+  }
+
+  public ServiceSyncLog syncLog() {
+    return syncLog;
   }
 
   public long successfulSyncs() {
@@ -227,6 +239,8 @@ public final class FamilyProxier {
       result = backend.sync(state);
     } catch (ProxyBackend.SyncException | RuntimeException e) {
       metrics.observeSyncDuration(family.name(), Duration.ofNanos(System.nanoTime() - start));
+      lastState = state;
+      syncLog.synced(state.changedServices(), clock.instant(), false, String.valueOf(e.getMessage()));
       failedSyncs++;
       unsyncedServices.addAll(state.changedServices());
       // the one place a failed sync is logged: the backends only throw
@@ -234,13 +248,15 @@ public final class FamilyProxier {
       runner.retryAfter(syncPeriod);
       return Future.succeededFuture();
     } finally {
-      backend.takeRefusedServicePorts().forEach(this::recordRefused);
+      backend.takeRefusedServicePorts().forEach(port -> recordRefused(state, port));
     }
     Duration took = Duration.ofNanos(System.nanoTime() - start);
     metrics.observeSyncDuration(family.name(), took);
+    lastState = state;
+    syncLog.synced(state.changedServices(), clock.instant(), result.full(), null);
     successfulSyncs++;
     unsyncedServices.clear();
-    result.refusedPorts().forEach(this::recordRefused);
+    result.refusedPorts().forEach(port -> recordRefused(state, port));
     afterSuccess(result, state, endpoints.localReadyEndpoints(), took);
     List<ServicePort> deleted = List.copyOf(deletedPorts);
     deletedPorts.clear();
@@ -323,8 +339,12 @@ public final class FamilyProxier {
         new ServiceHealthState(Map.copyOf(healthCheckPorts), Map.copyOf(localReady), family));
   }
 
-  /** A Warning event on a Service whose rules the kernel refused (the backend logged why and left it out). */
-  private void recordRefused(ServicePortName port) {
+  /**
+   * A Warning event on a Service whose rules the kernel refused (the backend logged why and left it
+   * out), and its entry in the sync log.
+   */
+  private void recordRefused(ProxyState state, ServicePortName port) {
+    syncLog.refused(state, port, clock.instant());
     try {
       vertx.eventBus().publish(EventBusAddresses.EVENTS, EventRequest.onService(port.service().namespace(),
           port.service().name(), EventRequest.WARNING, "FailedToProgramService", "SyncProxyRules",

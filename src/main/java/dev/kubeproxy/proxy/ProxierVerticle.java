@@ -68,6 +68,8 @@ public class ProxierVerticle extends VerticleBase {
 
   private final List<FamilyProxier> families = new ArrayList<>();
   private final List<MessageConsumer<?>> consumers = new ArrayList<>();
+  /** Answers /debug/services' questions (proxy.debug-services). */
+  private DebugServicesResponder debug;
   /** Events that arrived while the backends were still being built. */
   private List<Runnable> early = new ArrayList<>();
 
@@ -129,6 +131,9 @@ public class ProxierVerticle extends VerticleBase {
     consume(EventBusAddresses.NODE, this::onNode);
     consume(EventBusAddresses.SERVICE_CIDRS, this::onServiceCIDR);
     consume(EventBusAddresses.SYNCED, this::onSynced);
+    debug = new DebugServicesResponder(vertx, options, nodeInfo, this::families, this::initialized,
+        ModelGates.from(gates), clock);
+    consumers.addAll(debug.register());
     List<Future<?>> registered = new ArrayList<>();
     consumers.forEach(c -> registered.add(c.completion()));
     return Future.all(registered)
@@ -214,6 +219,7 @@ public class ProxierVerticle extends VerticleBase {
   }
 
   private void onService(ClusterEvent<?> event) {
+    debug.invalidObjects().onClusterEvent("Service", event);
     if (event.type() == ClusterEvent.Type.UPSERT && !(event.object() instanceof V1Service)) {
       Log.error("Ignoring a Service event without a v1 Service", "key", event.key());
       return;
@@ -239,6 +245,7 @@ public class ProxierVerticle extends VerticleBase {
   }
 
   private void onEndpointSlice(ClusterEvent<?> event) {
+    debug.invalidObjects().onClusterEvent("EndpointSlice", event);
     if (event.type() == ClusterEvent.Type.UPSERT) {
       if (!(event.object() instanceof V1EndpointSlice slice)) {
         Log.error("Ignoring an EndpointSlice event without a v1 EndpointSlice", "key", event.key());

@@ -44,6 +44,17 @@ public interface ProxyBackend {
     return false;
   }
 
+  /**
+   * What is programmed for one service port right now (read from the kernel, or in --dry-run from
+   * the last rules printed), for /debug/services. Blocking; runs on a worker, possibly during a
+   * sync. A backend that cannot tell answers empty.
+   *
+   * @param endpoints the port's endpoints as of the last sync (per-endpoint chains are named after them)
+   */
+  default java.util.Optional<ProgrammedRules> programmedRules(ServicePort port, java.util.List<Endpoint> endpoints) {
+    return java.util.Optional.empty();
+  }
+
   /** Removes every table, chain and rule this backend creates. Harmless when there are none. */
   void cleanup() throws SyncException;
 

@@ -62,4 +62,19 @@ public record ServicePortPlan(
   public List<Endpoint> localEndpoints() {
     return endpoints.local();
   }
+
+  /** The topology mode that picked the cluster endpoints (upstream pkg/proxy/topology.go). */
+  public EndpointCategorizer.TopologyMode topologyMode() {
+    return endpoints.topology();
+  }
+
+  /** No ready endpoint passed topology: cluster traffic goes to the serving-terminating ones. */
+  public boolean clusterTerminatingFallback() {
+    return endpoints.clusterTerminatingFallback();
+  }
+
+  /** No local endpoint is ready: local-policy traffic goes to the local serving-terminating ones. */
+  public boolean localTerminatingFallback() {
+    return endpoints.localTerminatingFallback();
+  }
 }

@@ -198,6 +198,7 @@ abstract class ProxyScenarios {
       for (Answer a : answers) {
         assertTrue(a.sourceIs(f.localPodIp(2)), f + " pod-to-service traffic is not masqueraded: " + a);
       }
+      assertExplained(f, web, f.localPodIp(2), web.clusterIp(f), ServiceDef.TCP, answers);
     }
   }
 
@@ -238,6 +239,7 @@ abstract class ProxyScenarios {
       for (Answer a : answers) {
         assertFalse(a.sourceIs(f.clientAIp()), f + " externalTrafficPolicy Cluster masquerades: " + a);
       }
+      assertExplained(f, web, f.clientAIp(), f.nodeIp(), web.tcpNodePort(), answers);
       Answer udp = topo.host("client-a").udp(f.nodeIp(), web.udpNodePort(), 0);
       assertTrue(udp.ok(), f + " client-a -> NodePort " + web.udpNodePort() + "/udp: " + udp);
     }
@@ -262,9 +264,11 @@ abstract class ProxyScenarios {
     for (Family f : families()) {
       Answer allowed = topo.host("client-a").tcp(lb.lbIp(f), ServiceDef.TCP);
       assertEquals("pod-c", allowed.backend(), f + " client-a is inside loadBalancerSourceRanges: " + allowed);
+      assertExplained(f, lb, f.clientAIp(), lb.lbIp(f), ServiceDef.TCP, List.of(allowed));
       for (int i = 0; i < 3; i++) {
         Answer denied = topo.host("client-b").tcp(lb.lbIp(f), ServiceDef.TCP, 800);
         assertFalse(denied.ok(), f + " client-b is outside loadBalancerSourceRanges, must not connect: " + denied);
+        assertExplained(f, lb, f.clientBIp(), lb.lbIp(f), ServiceDef.TCP, List.of(denied));
       }
       Answer viaNodePort = topo.host("client-b").tcp(f.nodeIp(), lb.tcpNodePort());
       assertEquals("pod-c", viaNodePort.backend(),
@@ -283,6 +287,7 @@ abstract class ProxyScenarios {
       for (Answer a : viaNodePort) {
         assertTrue(a.sourceIs(f.clientAIp()), f + " ETP=Local keeps the client address: " + a);
       }
+      assertExplained(f, local, f.clientAIp(), f.nodeIp(), local.tcpNodePort(), viaNodePort);
       Answer viaLb = topo.host("client-a").tcp(local.lbIp(f), ServiceDef.TCP);
       assertTrue("pod-a".equals(viaLb.backend()) && viaLb.sourceIs(f.clientAIp()),
           f + " ETP=Local via LB IP: " + viaLb);
@@ -331,6 +336,7 @@ abstract class ProxyScenarios {
     for (Family f : families()) {
       List<Answer> fromPod = probeTcp(topo.host("pod-a"), itp.clusterIp(f), ServiceDef.TCP, 12);
       assertEquals(Set.of("pod-b"), backends(fromPod), f + " ITP=Local from pod-a: only pod-b is local: " + fromPod);
+      assertExplained(f, itp, f.localPodIp(0), itp.clusterIp(f), ServiceDef.TCP, fromPod);
       List<Answer> fromNode = probeTcp(topo.host("node"), itp.clusterIp(f), ServiceDef.TCP, 12);
       assertEquals(Set.of("pod-b"), backends(fromNode), f + " ITP=Local from the node: " + fromNode);
     }
@@ -344,6 +350,7 @@ abstract class ProxyScenarios {
       List<Answer> viaNodePort = probeTcp(topo.host("client-a"), f.nodeIp(), sticky.tcpNodePort(), 20);
       assertTrue(allOk(viaNodePort) && backends(viaNodePort).size() == 1,
           f + " ClientIP affinity: 20 connections from client-a, one backend: " + viaNodePort);
+      assertExplained(f, sticky, f.clientAIp(), f.nodeIp(), sticky.tcpNodePort(), viaNodePort);
       List<Answer> fromNode = probeTcp(topo.host("pod-b"), sticky.clusterIp(f), ServiceDef.TCP, 20);
       assertTrue(allOk(fromNode) && backends(fromNode).size() == 1,
           f + " ClientIP affinity: 20 connections from pod-b to the cluster IP, one backend: " + fromNode);
@@ -357,6 +364,8 @@ abstract class ProxyScenarios {
     for (Family f : families()) {
       assertRefused(f + " pod-a -> cluster IP without endpoints",
           () -> topo.host("pod-a").tcp(empty.clusterIp(f), ServiceDef.TCP));
+      assertExplained(f, empty, f.localPodIp(0), empty.clusterIp(f), ServiceDef.TCP,
+          List.of(topo.host("pod-a").tcp(empty.clusterIp(f), ServiceDef.TCP)));
       assertRefused(f + " node -> cluster IP without endpoints",
           () -> topo.host("node").tcp(empty.clusterIp(f), ServiceDef.TCP));
       assertRefused(f + " client-a -> NodePort without endpoints",
@@ -375,6 +384,7 @@ abstract class ProxyScenarios {
       assertEquals("pod-a", a.backend(), f + " pod-a reaches itself through its Service: " + a);
       assertFalse(a.sourceIs(f.localPodIp(0)),
           f + " hairpin traffic must be masqueraded (else the reply would bypass the node): " + a);
+      assertExplained(f, hairpin, f.localPodIp(0), hairpin.clusterIp(f), ServiceDef.TCP, List.of(a));
     }
   }
 
@@ -485,6 +495,9 @@ abstract class ProxyScenarios {
       List<Answer> near = probeTcp(topo.host("pod-a"), close.clusterIp(f), ServiceDef.TCP, 12);
       assertEquals(Set.of("rpod"), backends(near),
           f + " PreferClose: the zone's endpoint, even on another node: " + near);
+      assertExplained(f, sameNode, f.localPodIp(2), sameNode.clusterIp(f), ServiceDef.TCP, node);
+      assertExplained(f, sameZone, f.localPodIp(2), sameZone.clusterIp(f), ServiceDef.TCP, zone);
+      assertExplained(f, close, f.localPodIp(0), close.clusterIp(f), ServiceDef.TCP, near);
     }
     // The endpoint for this node goes: every remaining endpoint has node hints, none for this node,
     // and there are no zone hints, so all of them are used.
@@ -571,6 +584,46 @@ abstract class ProxyScenarios {
     }
     String out = topo.node().output(cmd.toArray(String[]::new));
     return out.lines().filter(l -> l.startsWith("udp")).count();
+  }
+
+  /**
+   * Issue 14's cross-check: /debug/services' path for this packet (computed from the agent's model,
+   * not from its rules) names every backend that answered and the masquerading each answer saw, or,
+   * when nothing answered, says the packet is rejected or dropped.
+   */
+  void assertExplained(Family f, ServiceDef svc, String from, String toIp, int toPort, List<Answer> answers) {
+    String url = "http://127.0.0.1:" + KubeProxyAgent.METRICS_PORT + "/debug/services?service=" + ServiceDef.NAMESPACE
+        + "/" + svc.name() + ":tcp&from=" + from + "&to=" + (f.v6() ? "[" + toIp + "]" : toIp) + ":" + toPort;
+    String body = topo.node().output("curl", "-s", "--max-time", "10", "-g", url);
+    io.vertx.core.json.JsonObject path = null;
+    for (Object o : new io.vertx.core.json.JsonObject(body).getJsonArray("ports")) {
+      io.vertx.core.json.JsonObject port = (io.vertx.core.json.JsonObject) o;
+      if (port.getString("family").equals(f.apiName())) {
+        path = port.getJsonObject("path");
+      }
+    }
+    assertTrue(path != null, f + " /debug/services has no path for " + url + ":\n" + body);
+    java.util.Map<String, Boolean> masqueradeByIp = new java.util.HashMap<>();
+    for (Object o : path.getJsonArray("endpoints")) {
+      io.vertx.core.json.JsonObject c = (io.vertx.core.json.JsonObject) o;
+      String ep = c.getString("endpoint");
+      masqueradeByIp.put(ep.substring(ep.startsWith("[") ? 1 : 0, ep.lastIndexOf(ep.startsWith("[") ? ']' : ':')),
+          c.getBoolean("masquerade"));
+    }
+    for (Answer a : answers) {
+      if (!a.ok()) {
+        assertTrue(List.of("REJECT", "DROP").contains(path.getString("verdict")),
+            f + " nothing answered (" + a + ") but the path says " + path.encode());
+        continue;
+      }
+      String ip = Backend.valueOf(a.backend().toUpperCase().replace("-", "_")).ip(f);
+      Boolean masquerade = masqueradeByIp.entrySet().stream().filter(e -> Answer.sameAddress(e.getKey(), ip))
+          .map(java.util.Map.Entry::getValue).findFirst().orElse(null);
+      assertTrue(masquerade != null, f + " " + a.backend() + " answered, but the path does not name it: "
+          + path.encode());
+      assertEquals(!a.sourceIs(from), masquerade, f + " " + a.backend() + " saw " + a.seenSource()
+          + ", the path says masquerade=" + masquerade + ": " + path.encode());
+    }
   }
 
   static List<Answer> probeTcp(NetnsHost from, String ip, int port, int count) {

@@ -97,6 +97,8 @@ public class IptablesProxier implements ProxyBackend {
   private Set<String> appliedChains = Set.of();
   private long lastStaleScanNanos = NEVER;
   private long lastFullSyncNanos = NEVER;
+  /** --dry-run only: the last input printed (what /debug/services shows); an applied ruleset is not kept. */
+  private volatile Ruleset lastPrinted;
 
   public IptablesProxier(ProxierSettings settings, CommandRunner runner, ProxyMetrics metrics) {
     this(settings, runner, metrics, new Sysctls(), NodeAddresses.ofInterfaces(), null,
@@ -145,6 +147,17 @@ public class IptablesProxier implements ProxyBackend {
       tool = new IptablesTool(runner, settings.family(), BackendSelector.choose(runner));
     }
     return tool;
+  }
+
+  /**
+   * The port's rules for /debug/services: in a dry run from the last printed input, else read from
+   * the kernel. May be called from another thread than the syncs.
+   */
+  @Override
+  public java.util.Optional<dev.kubeproxy.proxy.ProgrammedRules> programmedRules(
+      dev.kubeproxy.proxy.ServicePort port, List<dev.kubeproxy.proxy.Endpoint> endpoints) {
+    return java.util.Optional.of(settings.dryRun() ? IptablesRulesReader.fromDryRun(lastPrinted, port.name())
+        : IptablesRulesReader.fromKernel(tool(), port.name()));
   }
 
   @Override
@@ -369,6 +382,7 @@ public class IptablesProxier implements ProxyBackend {
     int[] version = probe.version();
     boolean randomFully = version == null || probe.supportsRandomFully();
     Ruleset ruleset = generator.generate(options(randomFully), state, true, null);
+    lastPrinted = ruleset;
     settings.dryRunOutput().print("# " + (settings.family() == IpFamily.IPv6 ? "ip6tables" : "iptables")
         + "-restore --noflush --counters input (dry run, nothing applied)\n");
     settings.dryRunOutput().print(ruleset.payload());

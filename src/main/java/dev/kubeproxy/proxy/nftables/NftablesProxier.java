@@ -309,6 +309,17 @@ public class NftablesProxier implements ProxyBackend {
         noLocalInternal, noLocalExternal);
   }
 
+  @Override
+  public java.util.Optional<dev.kubeproxy.proxy.ProgrammedRules> programmedRules(
+      ServicePort port, List<Endpoint> endpoints) {
+    NftablesRulesReader reader = new NftablesRulesReader(settings.family());
+    if (nft instanceof DryRunNftables dryRun) {
+      return java.util.Optional.of(reader.fromDryRun(dryRun.printedLines(), port, endpoints));
+    }
+    return nft instanceof NftCommand ? java.util.Optional.of(reader.fromKernel(runner, port, endpoints))
+        : java.util.Optional.empty();
+  }
+
   /** Deletes the kube-proxy table of this family; harmless when it is not there. */
   @Override
   public synchronized void cleanup() throws SyncException {

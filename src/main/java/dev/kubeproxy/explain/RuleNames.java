@@ -1,0 +1,107 @@
+package dev.kubeproxy.explain;
+
+import dev.kubeproxy.proxy.ServicePort;
+import dev.kubeproxy.proxy.nftables.ChainNames;
+
+/** The names a packet path shows for each step, in the words of the mode's own rules. */
+interface RuleNames {
+  /** Where one of a service's addresses is matched (kind: PathTracer's entry kinds). */
+  String entry(String kind);
+
+  String noEndpoints(boolean clusterIp);
+
+  String firewall(ServicePort svc);
+
+  /** The chain that drops what the source ranges do not allow. */
+  String firewallDrop(ServicePort svc);
+
+  String external(ServicePort svc);
+
+  /** The cluster-wide or the node-local policy chain. */
+  String policy(ServicePort svc, boolean local);
+
+  String dnat();
+
+  static RuleNames of(String mode) {
+    return mode.equals("nftables") ? new Nftables() : new Iptables();
+  }
+
+  /** pkg/proxy/iptables/proxier.go's chains. */
+  final class Iptables implements RuleNames {
+    private final dev.kubeproxy.proxy.iptables.ChainNames names = new dev.kubeproxy.proxy.iptables.ChainNames();
+
+    @Override
+    public String entry(String kind) {
+      return kind.equals(PathTracer.NODE_PORT) ? "nat KUBE-SERVICES -> KUBE-NODEPORTS" : "nat KUBE-SERVICES";
+    }
+
+    @Override
+    public String noEndpoints(boolean clusterIp) {
+      return clusterIp ? "filter KUBE-SERVICES" : "filter KUBE-EXTERNAL-SERVICES";
+    }
+
+    @Override
+    public String firewall(ServicePort svc) {
+      return "nat KUBE-FW-" + names.serviceHash(svc.name());
+    }
+
+    @Override
+    public String firewallDrop(ServicePort svc) {
+      return "filter KUBE-PROXY-FIREWALL";
+    }
+
+    @Override
+    public String external(ServicePort svc) {
+      return "nat KUBE-EXT-" + names.serviceHash(svc.name());
+    }
+
+    @Override
+    public String policy(ServicePort svc, boolean local) {
+      return "nat " + (local ? "KUBE-SVL-" : "KUBE-SVC-") + names.serviceHash(svc.name());
+    }
+
+    @Override
+    public String dnat() {
+      return "nat KUBE-SEP-…";
+    }
+  }
+
+  /** pkg/proxy/nftables/proxier.go's chains and maps, in this agent's layout. */
+  final class Nftables implements RuleNames {
+    @Override
+    public String entry(String kind) {
+      return kind.equals(PathTracer.NODE_PORT) ? "services -> nodeports (map @service-nodeports)"
+          : "services (map @service-ips)";
+    }
+
+    @Override
+    public String noEndpoints(boolean clusterIp) {
+      return clusterIp ? "filter (map @no-endpoint-services)" : "filter (maps @no-endpoint-services, @no-endpoint-nodeports)";
+    }
+
+    @Override
+    public String firewall(ServicePort svc) {
+      return ChainNames.firewallChain(svc.name());
+    }
+
+    @Override
+    public String firewallDrop(ServicePort svc) {
+      return ChainNames.firewallChain(svc.name());
+    }
+
+    @Override
+    public String external(ServicePort svc) {
+      return ChainNames.externalChain(svc.name());
+    }
+
+    @Override
+    public String policy(ServicePort svc, boolean local) {
+      return local ? ChainNames.localChain(svc.name()) : ChainNames.serviceChain(svc.name());
+    }
+
+    @Override
+    public String dnat() {
+      return "dnat (endpoint-targets map, or endpoint-… chains with affinity)";
+    }
+  }
+}

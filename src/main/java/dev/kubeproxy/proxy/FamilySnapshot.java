@@ -1,0 +1,19 @@
+package dev.kubeproxy.proxy;
+
+import java.util.Map;
+
+/**
+ * One family's part of a {@link ProxierSnapshot}.
+ *
+ * @param settings   what the family's backend was built with (node IPs, local-traffic detection, masquerading)
+ * @param state      the state the last sync was given, or null before the first sync
+ * @param syncs      the family's syncs per service
+ * @param programmed what the kernel holds for the queried Service's ports (empty without a query)
+ */
+public record FamilySnapshot(
+    ProxierSettings settings, ProxyState state, ServiceSyncLog syncs, Map<ServicePortName, ProgrammedRules> programmed) {
+
+  public IpFamily family() {
+    return settings.family();
+  }
+}
