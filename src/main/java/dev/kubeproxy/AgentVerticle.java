@@ -102,14 +102,9 @@ public class AgentVerticle extends VerticleBase {
         //    longer than a liveness probe waits (issue 15.8). Until the node is known, /healthz
         //    answers 503 with nodeEligible false (upstream v1.33: no Node, not eligible).
         .compose(v -> startHealthz(options, context))
-        // 3. --cleanup, or the leftovers of the modes not in use
-        .compose(v -> cleanup(options, mode, context))
-        .compose(done -> {
-          if (done) {
-            return Future.succeededFuture();
-          }
-          return runAgent(options, mode, context);
-        });
+        // 3. --cleanup; else the agent, with the leftovers of the modes not in use removed meanwhile
+        .compose(v -> options.cleanup() ? cleanup(options, mode, context).mapEmpty()
+            : runAgent(options, mode, context, removeLeftovers(options, mode, context)).mapEmpty());
   }
 
   /** The proxier health server, unless the process only cleans up or initializes and exits. */
@@ -120,37 +115,45 @@ public class AgentVerticle extends VerticleBase {
     return deployChild(HealthzServerVerticle.beforeTheNodeIsKnown(options, context.clock(), context.metrics()));
   }
 
-  /** True when the process is finished (--cleanup). */
-  private Future<Boolean> cleanup(AgentOptions options, ProxyMode mode, AgentContext context) {
-    if (options.cleanup()) {
-      if (options.dryRun()) {
-        Log.info("Dry run: not removing any rules", "cleanup", true);
-        exit(0);
-        return Future.succeededFuture(true);
-      }
-      return vertx.executeBlocking(() -> Proxiers.cleanupLeftovers(mode, true, context.commands(), context.metrics()))
-          .map(ok -> {
-            if (!ok) {
-              Log.error("command failed", "err", CLEANUP_FAILED);
-            }
-            exit(ok ? 0 : 1);
-            return true;
-          });
-    }
+  /** --cleanup: removes every rule kube-proxy creates and exits. */
+  private Future<?> cleanup(AgentOptions options, ProxyMode mode, AgentContext context) {
     if (options.dryRun()) {
-      return Future.succeededFuture(false);
+      Log.info("Dry run: not removing any rules", "cleanup", true);
+      exit(0);
+      return Future.succeededFuture();
     }
-    return vertx.executeBlocking(() -> Proxiers.cleanupLeftovers(mode, false, context.commands(), context.metrics()))
-        .otherwise(false)
-        .map(ignored -> false);
+    return vertx.executeBlocking(() -> Proxiers.cleanupLeftovers(mode, true, context.commands(), context.metrics()))
+        .onSuccess(ok -> {
+          if (!ok) {
+            Log.error("command failed", "err", CLEANUP_FAILED);
+          }
+          exit(ok ? 0 : 1);
+        });
   }
 
-  private Future<?> runAgent(AgentOptions options, ProxyMode mode, AgentContext context) {
+  /**
+   * Removes the leftovers of the modes not in use (their own tables only, none this mode writes),
+   * on a worker while the node is looked up: the proxier waits for it only before it is created.
+   * A failure is logged where it happens and does not stop the agent.
+   */
+  private Future<?> removeLeftovers(AgentOptions options, ProxyMode mode, AgentContext context) {
+    if (options.dryRun()) {
+      return Future.succeededFuture();
+    }
+    return vertx.executeBlocking(
+        () -> Proxiers.cleanupLeftovers(mode, false, context.commands(), context.metrics()), false).otherwise(false);
+  }
+
+  private Future<?> runAgent(AgentOptions options, ProxyMode mode, AgentContext context, Future<?> leftoversRemoved) {
     if (mode == ProxyMode.IPVS) {
       return Future.failedFuture(Proxiers.IPVS_UNSUPPORTED); // before the node lookup, which can take long
     }
-    return NodeInfoResolver.resolve(vertx, options).compose(node -> platformSetup(options)
-        .compose(setup -> {
+    // The node lookup (seconds when the API is slow), the platform set-up (OOM score, conntrack
+    // sysctls) and the leftovers' removal need nothing of each other: they run at the same time.
+    Future<PlatformSetup.Result> platform = platformSetup(options);
+    return NodeInfoResolver.resolve(vertx, options).compose(node -> Future.all(platform, leftoversRemoved)
+        .compose(both -> {
+          PlatformSetup.Result setup = platform.result();
           if (options.initOnly()) {
             return initOnly(options, node, context);
           }
@@ -175,7 +178,7 @@ public class AgentVerticle extends VerticleBase {
     if (options.dryRun()) {
       return Future.succeededFuture(new PlatformSetup.Result(false));
     }
-    return vertx.executeBlocking(() -> PlatformSetup.apply(options));
+    return vertx.executeBlocking(() -> PlatformSetup.apply(options), false);
   }
 
   private Future<Void> initOnly(AgentOptions options, NodeInfo node, AgentContext context) {

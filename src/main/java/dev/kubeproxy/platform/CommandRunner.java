@@ -2,7 +2,8 @@ package dev.kubeproxy.platform;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,6 +20,8 @@ public class CommandRunner {
   /** Long enough for nft or iptables-restore to load tens of thousands of Services. */
   public static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(5);
 
+  private static final int STDIN_CHUNK = 64 * 1024;
+
   private final List<String> prefix;
   private final String netns;
   private final Duration timeout;
@@ -28,7 +31,7 @@ public class CommandRunner {
   }
 
   /** For tests: a runner with a prefix, namespace and time limit of their own. */
-  CommandRunner(List<String> prefix, String netns, Duration timeout) {
+  protected CommandRunner(List<String> prefix, String netns, Duration timeout) {
     this.prefix = List.copyOf(prefix);
     this.netns = netns;
     this.timeout = timeout;
@@ -62,9 +65,12 @@ public class CommandRunner {
     Process process = new ProcessBuilder(command).start();
     StreamReader out = StreamReader.start(process.getInputStream(), "stdout of " + command.get(0));
     StreamReader err = StreamReader.start(process.getErrorStream(), "stderr of " + command.get(0));
-    try (OutputStream in = process.getOutputStream()) {
+    // Encoded a chunk at a time: a large restore input is never copied whole into a second array.
+    try (Writer in = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8)) {
       if (stdin != null) {
-        in.write(stdin.getBytes(StandardCharsets.UTF_8));
+        for (int at = 0; at < stdin.length(); at += STDIN_CHUNK) {
+          in.write(stdin, at, Math.min(STDIN_CHUNK, stdin.length() - at));
+        }
       }
     } catch (IOException e) {
       // The command may exit before reading all its input; its exit status tells what happened.

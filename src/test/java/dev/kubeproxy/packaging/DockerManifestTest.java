@@ -123,6 +123,29 @@ class DockerManifestTest {
         "xtables-lock", "hostPath:/run/xtables.lock", "lib-modules", "hostPath:/lib/modules"), volumes);
   }
 
+  /**
+   * The footprint benchmark's figures (README, "Memory and start-up"), in MB: the highest RSS of the
+   * 10-minute churn run at 1,000 Services x 10 endpoints, the highest RSS after the first sync at
+   * 10,000 x 10, and the heap in use then (the heap's bound must hold it).
+   */
+  private static final double CHURN_RSS_1K_MB = 167;
+  private static final double FIRST_SYNC_RSS_10K_MB = 377;
+  private static final double HEAP_IN_USE_10K_MB = 205;
+
+  @Test
+  void resourcesComeFromTheFootprintFiguresWithHeadroom() {
+    V1Container c = get(V1DaemonSet.class).getSpec().getTemplate().getSpec().getContainers().get(0);
+    double mb = 1_000_000;
+    double request = c.getResources().getRequests().get("memory").getNumber().doubleValue() / mb;
+    double limit = c.getResources().getLimits().get("memory").getNumber().doubleValue() / mb;
+    assertTrue(request >= 1.2 * CHURN_RSS_1K_MB, "request " + request + " MB: the 1,000-Service churn's RSS + 20%");
+    assertTrue(limit >= 1.3 * FIRST_SYNC_RSS_10K_MB, "limit " + limit + " MB: the 10,000-Service RSS + 30%");
+    // bin/kube-proxy: -XX:MaxRAMPercentage=60
+    assertTrue(0.6 * limit >= 1.3 * HEAP_IN_USE_10K_MB, "the heap's bound, 60% of the limit, holds the "
+        + "10,000-Service heap + 30%: " + 0.6 * limit + " MB");
+    assertTrue(limit <= 3 * FIRST_SYNC_RSS_10K_MB, "the limit is not a guess far above what was measured");
+  }
+
   @Test
   void configMapHoldsAStrictlyValidKubeProxyConfiguration() throws Exception {
     V1ConfigMap cm = get(V1ConfigMap.class);

@@ -117,7 +117,7 @@ public final class IptablesBenchmark {
             restore, Double.parseDouble(t[n - 3]), toolCpu, t[n - 2], t[n - 1], 100.0 * cpu[2] / 1e9 / toolCpu);
       }
       try (ScratchNamespace ns = ScratchNamespace.create()) {
-        RecordingRunner runner = new RecordingRunner(ns.runner);
+        RecordingRunner runner = ns.runner;
         IptablesProxier proxier = proxier(runner, backend);
         Timings full = timed(runner, () -> proxier.sync(state));
         System.out.printf("%s full sync: total %d ms = agent %d ms (generation; %d ms CPU) + iptables-restore %d ms"

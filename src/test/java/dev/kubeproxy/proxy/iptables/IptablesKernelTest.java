@@ -40,8 +40,6 @@ class IptablesKernelTest {
 
   @TempDir Path sysctlRoot;
   private ScratchNamespace ns;
-  /** ns.runner, keeping the last restore input: the proxier keeps no copy of its ruleset. */
-  private RecordingRunner restores;
   private final ProxyMetrics metrics = new ProxyMetrics();
 
   @BeforeEach
@@ -49,7 +47,6 @@ class IptablesKernelTest {
     String why = ScratchNamespace.whyUnavailable();
     assumeTrue(why == null, () -> "skipped: " + why);
     ns = ScratchNamespace.create();
-    restores = new RecordingRunner(ns.runner);
     ScratchNamespace.fakeSysctls(sysctlRoot);
   }
 
@@ -63,7 +60,7 @@ class IptablesKernelTest {
   private IptablesProxier proxier(IpFamily family, IptablesBackend backend) {
     ProxierSettings settings = Fixtures.settings(family, List.of(),
         clusterCidr(family == IpFamily.IPv4 ? "10.244.0.0/16" : "fd00:10:244::/64"), false, true, null);
-    return new IptablesProxier(settings, restores, metrics, new Sysctls(sysctlRoot), List::of, backend);
+    return new IptablesProxier(settings, ns.runner, metrics, new Sysctls(sysctlRoot), List::of, backend);
   }
 
   private String save(IptablesBackend backend, IpFamily family, String table) throws Exception {
@@ -98,7 +95,7 @@ class IptablesKernelTest {
     assertTrue(filter.contains("-A INPUT -m conntrack --ctstate NEW -m comment --comment \"kubernetes load balancer"
         + " firewall\" -j KUBE-PROXY-FIREWALL"), filter);
     assertTrue(save(backend, IpFamily.IPv4, "mangle").contains(":KUBE-PROXY-CANARY "));
-    assertEquals(first.ruleCounts().get("nat"), natRules(restores.lastRestoreInput()));
+    assertEquals(first.ruleCounts().get("nat"), natRules(ns.runner.lastRestoreInput()));
 
     // Partial sync: one endpoint of demo/web replaced; its old endpoint chain is deleted.
     SyncResult second = proxier.sync(twoServices("10.244.3.8").changed(WEB).build());
@@ -107,7 +104,7 @@ class IptablesKernelTest {
     assertFalse(nat.contains("KUBE-SEP-JPICTQTYOLMYNIJ7"), nat);
     assertTrue(nat.contains(":KUBE-SEP-M2Y6KWOXXLJMAWI7 "), nat);
     assertTrue(nat.contains(":KUBE-SVC-2KKYJRIGYGQNRODB "), "unchanged service's chain stays: " + nat);
-    assertFalse(restores.lastRestoreInput().contains(":KUBE-SVC-2KKYJRIGYGQNRODB"));
+    assertFalse(ns.runner.lastRestoreInput().contains(":KUBE-SVC-2KKYJRIGYGQNRODB"));
 
     // A Service whose rules the kernel refuses (issue 15 item 5): that Service is left out, named with
     // the refused line, and every other Service is programmed by an immediate full sync.
@@ -121,7 +118,7 @@ class IptablesKernelTest {
     nat = save(backend, IpFamily.IPv4, "nat");
     assertFalse(nat.contains("kube-system/dns"), nat);
     assertTrue(nat.contains("-d 10.96.12.34/32 -p tcp -m comment --comment \"demo/web:http cluster IP\""), nat);
-    assertFalse(restores.lastRestoreInput().contains("10.96.0.300"));
+    assertFalse(ns.runner.lastRestoreInput().contains("10.96.0.300"));
     // The partial restore failed, then a full one (only a full sync's refusal is blamed on a Service).
     assertEquals(failuresBefore + 2, metric("kubeproxy_sync_proxy_rules_iptables_restore_failures_total"));
     assertEquals(partialFailuresBefore + 1,

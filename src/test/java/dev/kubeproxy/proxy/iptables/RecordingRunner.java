@@ -3,6 +3,7 @@ package dev.kubeproxy.proxy.iptables;
 import dev.kubeproxy.platform.CommandRunner;
 import java.io.IOException;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Runs commands through another runner and keeps what tests and the benchmark look at afterwards:
@@ -12,8 +13,8 @@ import java.util.List;
 final class RecordingRunner extends CommandRunner {
   private final CommandRunner delegate;
   private volatile String lastRestoreInput;
-  private long restoreNanos;
-  private long otherNanos;
+  private final AtomicLong restoreNanos = new AtomicLong();
+  private final AtomicLong otherNanos = new AtomicLong();
 
   RecordingRunner(CommandRunner delegate) {
     this.delegate = delegate;
@@ -25,7 +26,7 @@ final class RecordingRunner extends CommandRunner {
   }
 
   @Override
-  public synchronized Result run(List<String> argv, String stdin) throws IOException {
+  public Result run(List<String> argv, String stdin) throws IOException {
     boolean restore = !argv.isEmpty() && argv.get(0).endsWith("-restore");
     if (restore) {
       lastRestoreInput = stdin;
@@ -35,11 +36,7 @@ final class RecordingRunner extends CommandRunner {
       return delegate.run(argv, stdin);
     } finally {
       long took = System.nanoTime() - start;
-      if (restore) {
-        restoreNanos += took;
-      } else {
-        otherNanos += took;
-      }
+      (restore ? restoreNanos : otherNanos).addAndGet(took);
     }
   }
 
@@ -48,16 +45,16 @@ final class RecordingRunner extends CommandRunner {
     return lastRestoreInput;
   }
 
-  synchronized long restoreNanos() {
-    return restoreNanos;
+  long restoreNanos() {
+    return restoreNanos.get();
   }
 
-  synchronized long otherCommandsNanos() {
-    return otherNanos;
+  long otherCommandsNanos() {
+    return otherNanos.get();
   }
 
-  synchronized void resetTimes() {
-    restoreNanos = 0;
-    otherNanos = 0;
+  void resetTimes() {
+    restoreNanos.set(0);
+    otherNanos.set(0);
   }
 }

@@ -13,11 +13,12 @@ import java.util.UUID;
  */
 final class ScratchNamespace implements AutoCloseable {
   final String name;
-  final CommandRunner runner;
+  final RecordingRunner runner;
 
   private ScratchNamespace(String name) {
     this.name = name;
-    this.runner = CommandRunner.inNetns(name);
+    // keeps the last iptables-restore input: the proxier itself keeps none of it
+    this.runner = new RecordingRunner(CommandRunner.inNetns(name));
   }
 
   static ScratchNamespace create() throws IOException {
