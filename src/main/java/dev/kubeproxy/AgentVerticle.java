@@ -3,6 +3,7 @@ package dev.kubeproxy;
 import dev.kubeproxy.cli.JsonArgs;
 import dev.kubeproxy.cli.Startup;
 import dev.kubeproxy.cli.Version;
+import dev.kubeproxy.cluster.ClusterSource;
 import dev.kubeproxy.cluster.ClusterWatchVerticle;
 import dev.kubeproxy.cluster.EventRequest;
 import dev.kubeproxy.cluster.NodeInfo;
@@ -151,7 +152,14 @@ public class AgentVerticle extends VerticleBase {
     // The node lookup (seconds when the API is slow), the platform set-up (OOM score, conntrack
     // sysctls) and the leftovers' removal need nothing of each other: they run at the same time.
     Future<PlatformSetup.Result> platform = platformSetup(options);
-    return NodeInfoResolver.resolve(vertx, options).compose(node -> Future.all(platform, leftoversRemoved)
+    return ClusterSource.open(vertx, options)
+        .compose(source -> runAgent(options, mode, context, source, platform, leftoversRemoved));
+  }
+
+  /** The cluster source is opened once: node discovery and the cluster watch both read from it. */
+  private Future<?> runAgent(AgentOptions options, ProxyMode mode, AgentContext context, ClusterSource source,
+                             Future<PlatformSetup.Result> platform, Future<?> leftoversRemoved) {
+    return NodeInfoResolver.resolve(vertx, options, source).compose(node -> Future.all(platform, leftoversRemoved)
         .compose(both -> {
           PlatformSetup.Result setup = platform.result();
           if (options.initOnly()) {
@@ -162,7 +170,7 @@ public class AgentVerticle extends VerticleBase {
               .compose(v2 -> deployChild(new ServiceHealthServerVerticle(options, node)))
               .compose(v2 -> deployChild(new ProxierVerticle(options, node, context), ProxierVerticle.DEPLOYMENT))
               // last: no cluster event is sent before the proxier listens
-              .compose(v2 -> deployChild(new ClusterWatchVerticle(options, node)))
+              .compose(v2 -> deployChild(new ClusterWatchVerticle(options, node, source)))
               .map(v2 -> {
                 if (setup.sysfsReadOnly()) {
                   // recorded now: the event recorder lives in the cluster watch, deployed last

@@ -1,16 +1,13 @@
 package dev.kubeproxy.cluster;
 
 import dev.kubeproxy.logging.Log;
-import com.google.gson.JsonElement;
-import com.google.gson.reflect.TypeToken;
-import io.kubernetes.client.common.KubernetesListObject;
+import dev.kubeproxy.cluster.objects.ObjectList;
 import io.kubernetes.client.common.KubernetesObject;
 import io.kubernetes.client.informer.ListerWatcher;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.util.CallGenerator;
 import io.kubernetes.client.util.CallGeneratorParams;
-import io.kubernetes.client.util.Watch;
 import io.kubernetes.client.util.Watchable;
 
 /**
@@ -20,28 +17,22 @@ import io.kubernetes.client.util.Watchable;
  * ({@link ItemDecoder}): one that does not fit its model is left out and reported, never failing
  * the list or the watch.
  */
-final class BackoffListerWatcher<T extends KubernetesObject, L extends KubernetesListObject>
-    implements ListerWatcher<T, L> {
+final class BackoffListerWatcher<T extends KubernetesObject> implements ListerWatcher<T, ObjectList<T>> {
   private static final long INITIAL_BACKOFF_MS = 800;
   private static final long MAX_BACKOFF_MS = 30_000;
 
   private final ApiClient client;
   private final String what;
   private final CallGenerator calls;
-  private final Class<T> type;
-  private final Class<L> listType;
   private final ItemDecoder<T> decoder;
   private long nextBackoffMs;
   private volatile boolean stopped;
 
-  BackoffListerWatcher(ApiClient client, String what, CallGenerator calls, Class<T> type, Class<L> listType,
-      ItemDecoder.Reporter undecodable) {
+  BackoffListerWatcher(ApiClient client, String what, CallGenerator calls, ItemDecoder<T> decoder) {
     this.client = client;
-    this.decoder = new ItemDecoder<>(client.getJSON().getGson(), type, undecodable);
+    this.decoder = decoder;
     this.what = what;
     this.calls = calls;
-    this.type = type;
-    this.listType = listType;
   }
 
   void stop() {
@@ -49,7 +40,7 @@ final class BackoffListerWatcher<T extends KubernetesObject, L extends Kubernete
   }
 
   @Override
-  public L list(CallGeneratorParams params) throws ApiException {
+  public ObjectList<T> list(CallGeneratorParams params) throws ApiException {
     if (nextBackoffMs > 0) {
       sleep(nextBackoffMs);
     }
@@ -57,7 +48,7 @@ final class BackoffListerWatcher<T extends KubernetesObject, L extends Kubernete
       throw new ApiException("informer stopped");
     }
     try {
-      L result = listItemWise(calls.generate(params));
+      ObjectList<T> result = listItemWise(calls.generate(params));
       if (nextBackoffMs > 0) {
         Log.info("Listed " + what + " again", "server", client.getBasePath());
       }
@@ -77,9 +68,20 @@ final class BackoffListerWatcher<T extends KubernetesObject, L extends Kubernete
   @Override
   public Watchable<T> watch(CallGeneratorParams params) throws ApiException {
     try {
-      Watch<JsonElement> raw = Watch.createWatch(client, calls.generate(params),
-          TypeToken.getParameterized(Watch.Response.class, JsonElement.class).getType());
-      return new ItemWiseWatch<>(raw, decoder);
+      okhttp3.Response response = calls.generate(params).execute();
+      if (!response.isSuccessful()) {
+        try (response) {
+          okhttp3.ResponseBody body = response.body();
+          throw new ApiException(response.code(), response.headers().toMultimap(), body == null ? null : body.string());
+        }
+      }
+      return new ItemWiseWatch<>(response, decoder);
+    } catch (java.io.IOException e) {
+      if (stopped) {
+        throw new ApiException(e);
+      }
+      Log.warn("Failed to watch " + what + "; relisting", "err", ApiClients.describe(client.getBasePath(), e));
+      throw new ApiException(e);
     } catch (ApiException | RuntimeException e) {
       if (stopped) {
         throw e;
@@ -89,7 +91,7 @@ final class BackoffListerWatcher<T extends KubernetesObject, L extends Kubernete
     }
   }
 
-  private L listItemWise(okhttp3.Call call) throws ApiException {
+  private ObjectList<T> listItemWise(okhttp3.Call call) throws ApiException {
     try (okhttp3.Response response = call.execute()) {
       okhttp3.ResponseBody body = response.body();
       if (!response.isSuccessful()) {
@@ -98,7 +100,7 @@ final class BackoffListerWatcher<T extends KubernetesObject, L extends Kubernete
       if (body == null) {
         throw new ApiException("empty list answer");
       }
-      return decoder.list(body.charStream(), listType);
+      return decoder.list(body.byteStream());
     } catch (java.io.IOException e) {
       throw new ApiException(e);
     }

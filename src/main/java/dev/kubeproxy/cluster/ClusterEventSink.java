@@ -5,10 +5,11 @@ import dev.kubeproxy.cluster.ClusterEvent.Kind;
 import dev.kubeproxy.cluster.ClusterEvent.Type;
 import dev.kubeproxy.cluster.ObjectValidator.FieldError;
 import dev.kubeproxy.logging.Log;
-import io.kubernetes.client.openapi.models.V1EndpointSlice;
-import io.kubernetes.client.openapi.models.V1Node;
-import io.kubernetes.client.openapi.models.V1Service;
+import dev.kubeproxy.cluster.objects.EndpointSlice;
+import dev.kubeproxy.cluster.objects.Node;
+import dev.kubeproxy.cluster.objects.Service;
 import io.vertx.core.eventbus.EventBus;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -20,21 +21,24 @@ import java.util.stream.Collectors;
  * Node first, as upstream registers them before the proxier. Services and EndpointSlices pass
  * {@link ObjectValidator} first: an invalid version is not delivered (the last valid version of
  * that key, if any, stays in effect, as when an API server rejects an update), and is reported
- * once with a log line and a Warning event naming the object and the field. Safe to call from any
- * thread.
+ * once with a log line and a Warning event naming the object and the field. It remembers the last
+ * version delivered of each key (the same objects the informers' caches hold), so that every event
+ * carries the version it replaces and receivers keep no copies. Safe to call from any thread.
  */
 final class ClusterEventSink {
   private final EventBus bus;
   private final NodeHandlers nodeHandlers;
-  /** Per validated kind, the last valid version delivered of each key (the informers' caches hold the objects). */
-  private final Map<Kind, Map<String, Object>> delivered = Map.of(
-      Kind.SERVICE, new ConcurrentHashMap<>(), Kind.ENDPOINT_SLICE, new ConcurrentHashMap<>());
+  /** Per kind, the last (valid) version delivered of each key. */
+  private final Map<Kind, Map<String, Object>> delivered = new EnumMap<>(Kind.class);
   /** What was last reported about each invalid key, so a resync or relist does not repeat it. */
   private final Map<String, String> reported = new ConcurrentHashMap<>();
 
   ClusterEventSink(EventBus bus, NodeHandlers nodeHandlers) {
     this.bus = bus;
     this.nodeHandlers = nodeHandlers;
+    for (Kind kind : Kind.values()) {
+      delivered.put(kind, new ConcurrentHashMap<>());
+    }
   }
 
   static String address(Kind kind) {
@@ -48,36 +52,30 @@ final class ClusterEventSink {
 
   void upsert(Kind kind, String key, Object object) {
     if (kind == Kind.NODE) {
-      nodeHandlers.onUpsert((V1Node) object);
+      nodeHandlers.onUpsert((Node) object);
     }
     Map<String, Object> valid = delivered.get(kind);
-    if (valid != null) {
-      List<FieldError> errors = validate(object);
-      if (!errors.isEmpty()) {
-        invalid(kind, key, valid.containsKey(key), errors.stream().map(FieldError::toString)
-            .collect(Collectors.joining("; ")));
-        return;
-      }
-      reported.remove(kind + " " + key);
-      valid.put(key, object);
+    List<FieldError> errors = validate(kind, object);
+    if (!errors.isEmpty()) {
+      invalid(kind, key, valid.containsKey(key), errors.stream().map(FieldError::toString)
+          .collect(Collectors.joining("; ")));
+      return;
     }
-    bus.publish(address(kind), new ClusterEvent<>(kind, Type.UPSERT, key, object));
+    reported.remove(kind + " " + key);
+    Object old = valid.put(key, object);
+    bus.publish(address(kind), new ClusterEvent<>(kind, Type.UPSERT, key, old, object));
   }
 
   void delete(Kind kind, String key, Object lastState) {
     if (kind == Kind.NODE) {
-      nodeHandlers.onDelete((V1Node) lastState);
+      nodeHandlers.onDelete((Node) lastState);
     }
-    Map<String, Object> valid = delivered.get(kind);
-    if (valid != null) {
-      reported.remove(kind + " " + key);
-      Object last = valid.remove(key);
-      if (last == null) {
-        return; // never delivered: nothing to take back
-      }
-      lastState = last;
+    reported.remove(kind + " " + key);
+    Object last = delivered.get(kind).remove(key);
+    if (last == null) {
+      return; // never delivered: nothing to take back
     }
-    bus.publish(address(kind), new ClusterEvent<>(kind, Type.DELETE, key, lastState));
+    bus.publish(address(kind), new ClusterEvent<>(kind, Type.DELETE, key, last, null));
   }
 
   void synced(Kind kind) {
@@ -90,17 +88,16 @@ final class ClusterEventSink {
    */
   void undecodable(Kind kind, String namespace, String name, String problem) {
     String key = namespace == null || namespace.isEmpty() ? name : namespace + "/" + name;
-    invalid(kind, key, delivered.containsKey(kind) && delivered.get(kind).containsKey(key), problem);
+    invalid(kind, key, delivered.get(kind).containsKey(key), problem);
   }
 
-  private static List<FieldError> validate(Object object) {
-    if (object instanceof V1Service s) {
-      return ObjectValidator.service(s);
-    }
-    if (object instanceof V1EndpointSlice s) {
-      return ObjectValidator.endpointSlice(s);
-    }
-    return List.of(new FieldError("kind", "not a v1 Service or discovery.k8s.io/v1 EndpointSlice"));
+  /** Services and EndpointSlices pass the API server's validation; the other kinds are taken as they are. */
+  private static List<FieldError> validate(Kind kind, Object object) {
+    return switch (kind) {
+      case SERVICE -> ObjectValidator.service((Service) object);
+      case ENDPOINT_SLICE -> ObjectValidator.endpointSlice((EndpointSlice) object);
+      case NODE, SERVICE_CIDR -> List.of();
+    };
   }
 
   private void invalid(Kind kind, String key, boolean hadValidVersion, String problem) {

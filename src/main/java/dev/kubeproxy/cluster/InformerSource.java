@@ -1,31 +1,27 @@
 package dev.kubeproxy.cluster;
 
-import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.AgentOptions;
-import dev.kubeproxy.config.FeatureGates;
 import dev.kubeproxy.cluster.ClusterEvent.Kind;
-import io.kubernetes.client.common.KubernetesListObject;
+import dev.kubeproxy.cluster.objects.EndpointSlice;
+import dev.kubeproxy.cluster.objects.Node;
+import dev.kubeproxy.cluster.objects.ObjectDecoder;
+import dev.kubeproxy.cluster.objects.Service;
+import dev.kubeproxy.cluster.objects.ServiceCidr;
+import dev.kubeproxy.logging.Log;
 import io.kubernetes.client.common.KubernetesObject;
 import io.kubernetes.client.informer.ResourceEventHandler;
 import io.kubernetes.client.informer.SharedIndexInformer;
 import io.kubernetes.client.informer.SharedInformerFactory;
 import io.kubernetes.client.informer.cache.Caches;
 import io.kubernetes.client.openapi.ApiClient;
-import io.kubernetes.client.openapi.apis.CoreV1Api;
-import io.kubernetes.client.openapi.apis.DiscoveryV1Api;
-import io.kubernetes.client.openapi.apis.NetworkingV1beta1Api;
-import io.kubernetes.client.openapi.models.V1EndpointSlice;
-import io.kubernetes.client.openapi.models.V1EndpointSliceList;
-import io.kubernetes.client.openapi.models.V1Node;
-import io.kubernetes.client.openapi.models.V1NodeList;
-import io.kubernetes.client.openapi.models.V1Service;
-import io.kubernetes.client.openapi.models.V1ServiceList;
-import io.kubernetes.client.openapi.models.V1beta1ServiceCIDR;
-import io.kubernetes.client.openapi.models.V1beta1ServiceCIDRList;
+import io.kubernetes.client.openapi.ApiException;
+import io.kubernetes.client.openapi.Pair;
 import io.kubernetes.client.util.CallGenerator;
+import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -34,38 +30,30 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Upstream's informers (server.md §10 steps 9–11): Services (not headless ones: field selector
- * spec.clusterIP!=None) and EndpointSlices in all namespaces without the service-proxy-name and
- * headless labels, ServiceCIDRs (networking.k8s.io/v1beta1)
- * when MultiCIDRServiceAllocator is on, and the own Node by field selector. Resync period =
- * configSyncPeriod. Handlers only enqueue into the {@link ClusterEventSink}.
+ * Upstream's informers (cmd/kube-proxy/app server.go Run): client-java's shared informers over
+ * the lean objects, one per kind of {@link Selection#watched}, with the selectors sent to the API
+ * server. Resync period = configSyncPeriod. List and watch answers are decoded item by item by
+ * {@link BackoffListerWatcher}; handlers only enqueue into the {@link ClusterEventSink}. The
+ * requests are built from the resource paths, not through client-java's generated API classes.
  */
-final class InformerSource {
-  /** Objects for another proxy and headless services' slices are not ours (service-model.md §1). */
-  static final String LABEL_SELECTOR = "!service.kubernetes.io/headless,!service.kubernetes.io/service-proxy-name";
-
-  /** Headless Services are not fetched at all (upstream 1.32, #126769): they have no rules. */
-  static final String SERVICE_FIELD_SELECTOR = "spec.clusterIP!=None";
-
+final class InformerSource implements ClusterSource {
   /** One watched kind: its informer and the keys its handler has delivered (for the synced signal). */
   private record Watched(Kind kind, SharedIndexInformer<? extends KubernetesObject> informer, Set<String> delivered) {}
 
   private final Vertx vertx;
   private final ApiClient client;
   private final AgentOptions options;
-  private final ClusterEventSink sink;
   private final List<Watched> watched = new ArrayList<>();
-  private final List<BackoffListerWatcher<?, ?>> listerWatchers = new ArrayList<>();
+  private final List<BackoffListerWatcher<?>> listerWatchers = new ArrayList<>();
   private final ExecutorService executor;
+  private final Promise<Void> allSynced = Promise.promise();
   private SharedInformerFactory factory;
-  private SharedInformerFactory nodeFactory;
   private long syncTimer = -1;
 
-  InformerSource(Vertx vertx, ApiClient client, AgentOptions options, ClusterEventSink sink) {
+  InformerSource(Vertx vertx, ApiClient client, AgentOptions options) {
     this.vertx = vertx;
     this.client = client;
     this.options = options;
-    this.sink = sink;
     AtomicInteger n = new AtomicInteger();
     this.executor = Executors.newCachedThreadPool(r -> {
       Thread t = new Thread(r, "informer-" + n.incrementAndGet());
@@ -74,43 +62,103 @@ final class InformerSource {
     });
   }
 
-  static boolean serviceCidrsEnabled(AgentOptions options) {
-    return FeatureGates.of(options.config().featureGates).isEnabled("MultiCIDRServiceAllocator");
+  @Override
+  public ApiClient apiClient() {
+    return client;
   }
 
-  /** Starts every informer; the promise completes once each initial list reached the sink. */
-  void start(Promise<Void> allSynced) {
+  @Override
+  public boolean retryNodeLookup() {
+    return true;
+  }
+
+  /**
+   * GET the Node; failures carry a message naming the server and the cause. Decoded by the lean
+   * decoder, which ignores fields newer than this agent.
+   */
+  @Override
+  public Node node(String name) throws Exception {
+    okhttp3.Call call = call("/api/v1/nodes/" + client.escapeString(name), List.of());
+    try (okhttp3.Response response = execute(call)) {
+      String body = response.body() == null ? "" : response.body().string();
+      if (!response.isSuccessful()) {
+        throw new ApiException(response.code(), response.headers().toMultimap(), body);
+      }
+      return ObjectDecoder.node(ItemDecoder.JSON.readTree(body), "");
+    } catch (ApiException e) {
+      throw new Exception(e.getCode() == 404 ? "nodes \"" + name + "\" not found"
+          : ApiClients.describe(client.getBasePath(), e), e);
+    }
+  }
+
+  private static okhttp3.Response execute(okhttp3.Call call) throws ApiException {
+    try {
+      return call.execute();
+    } catch (java.io.IOException e) {
+      throw new ApiException(e); // as client-java's own execute reports a connection failure
+    }
+  }
+
+  /** A GET of this path with these query parameters, authenticated as client-java's generated APIs do. */
+  private okhttp3.Call call(String path, List<Pair> query) throws ApiException {
+    return client.buildCall(client.getBasePath(), path, "GET", query, List.of(), null,
+        new HashMap<>(java.util.Map.of("Accept", "application/json")), new HashMap<>(), new HashMap<>(),
+        new String[] {"BearerToken"}, null);
+  }
+
+  /** The list or watch request of one kind, with its selectors. */
+  private CallGenerator calls(String path, Selection selection) {
+    return p -> {
+      List<Pair> query = new ArrayList<>();
+      if (!selection.labelSelector().isEmpty()) {
+        query.add(new Pair("labelSelector", selection.labelSelector()));
+      }
+      if (!selection.fieldSelector().isEmpty()) {
+        query.add(new Pair("fieldSelector", selection.fieldSelector()));
+      }
+      if (p.resourceVersion != null) {
+        query.add(new Pair("resourceVersion", p.resourceVersion));
+      }
+      if (p.timeoutSeconds != null) {
+        query.add(new Pair("timeoutSeconds", p.timeoutSeconds.toString()));
+      }
+      if (p.watch != null) {
+        query.add(new Pair("watch", p.watch.toString()));
+        query.add(new Pair("allowWatchBookmarks", p.watch.toString()));
+      }
+      return call(path, query);
+    };
+  }
+
+  @Override
+  public Future<Void> synced() {
+    return Future.succeededFuture();
+  }
+
+  /** Starts the informers; they list and watch on their own threads, retrying an unreachable server. */
+  @Override
+  public Future<Void> start(ClusterEventSink sink) {
     long resync = options.config().configSyncPeriod == null ? 0 : options.config().configSyncPeriod.toMillis();
     factory = new SharedInformerFactory(client, executor, false);
-    nodeFactory = new SharedInformerFactory(client, executor, false);
-    CoreV1Api core = new CoreV1Api(client);
-    DiscoveryV1Api discovery = new DiscoveryV1Api(client);
-
-    register(factory, Kind.SERVICE, "Services", p -> core.listServiceForAllNamespaces()
-        .labelSelector(LABEL_SELECTOR).fieldSelector(SERVICE_FIELD_SELECTOR).resourceVersion(p.resourceVersion).timeoutSeconds(p.timeoutSeconds)
-        .watch(p.watch).allowWatchBookmarks(p.watch).buildCall(null), V1Service.class, V1ServiceList.class, resync);
-    register(factory, Kind.ENDPOINT_SLICE, "EndpointSlices", p -> discovery.listEndpointSliceForAllNamespaces()
-        .labelSelector(LABEL_SELECTOR).resourceVersion(p.resourceVersion).timeoutSeconds(p.timeoutSeconds)
-        .watch(p.watch).allowWatchBookmarks(p.watch).buildCall(null), V1EndpointSlice.class, V1EndpointSliceList.class, resync);
-    if (serviceCidrsEnabled(options)) {
-      NetworkingV1beta1Api networking = new NetworkingV1beta1Api(client);
-      register(factory, Kind.SERVICE_CIDR, "ServiceCIDRs", p -> networking.listServiceCIDR()
-          .labelSelector(LABEL_SELECTOR).resourceVersion(p.resourceVersion).timeoutSeconds(p.timeoutSeconds)
-          .watch(p.watch).allowWatchBookmarks(p.watch).buildCall(null), V1beta1ServiceCIDR.class, V1beta1ServiceCIDRList.class, resync);
+    for (Selection s : Selection.watched(options)) {
+      switch (s.kind()) {
+        case SERVICE -> register(sink, s, "Services", "/api/v1/services", "Service", Service.class,
+            ObjectDecoder::service, resync);
+        case ENDPOINT_SLICE -> register(sink, s, "EndpointSlices", "/apis/discovery.k8s.io/v1/endpointslices",
+            "EndpointSlice", EndpointSlice.class, ObjectDecoder::endpointSlice, resync);
+        case SERVICE_CIDR -> register(sink, s, "ServiceCIDRs", "/apis/networking.k8s.io/v1beta1/servicecidrs",
+            "ServiceCIDR", ServiceCidr.class, ObjectDecoder::serviceCidr, resync);
+        case NODE -> register(sink, s, "Node " + options.hostname(), "/api/v1/nodes", "Node", Node.class,
+            ObjectDecoder::node, resync);
+      }
     }
-    register(nodeFactory, Kind.NODE, "Node " + options.hostname(), p -> core.listNode()
-        .fieldSelector("metadata.name=" + options.hostname()).resourceVersion(p.resourceVersion)
-        .timeoutSeconds(p.timeoutSeconds).watch(p.watch).allowWatchBookmarks(p.watch).buildCall(null),
-        V1Node.class, V1NodeList.class, resync);
-
     Log.info("Starting service config controller");
     Log.info("Starting endpoint slice config controller");
-    if (serviceCidrsEnabled(options)) {
+    if (Selection.serviceCidrsWatched(options)) {
       Log.info("Starting serviceCIDR config controller");
     }
     Log.info("Starting node config controller");
     factory.startAllRegisteredInformers();
-    nodeFactory.startAllRegisteredInformers();
 
     Set<Kind> reported = ConcurrentHashMap.newKeySet();
     syncTimer = vertx.setPeriodic(20, id -> {
@@ -127,6 +175,7 @@ final class InformerSource {
         allSynced.tryComplete();
       }
     });
+    return Future.succeededFuture();
   }
 
   /**
@@ -137,12 +186,13 @@ final class InformerSource {
     return w.informer.hasSynced() && w.delivered.containsAll(w.informer.getIndexer().listKeys());
   }
 
-  private <T extends KubernetesObject, L extends KubernetesListObject> void register(
-      SharedInformerFactory f, Kind kind, String what, CallGenerator calls, Class<T> type, Class<L> listType, long resync) {
-    BackoffListerWatcher<T, L> lw = new BackoffListerWatcher<>(client, what, calls, type, listType,
-        (namespace, name, problem) -> sink.undecodable(kind, namespace, name, problem));
+  private <T extends KubernetesObject> void register(ClusterEventSink sink, Selection selection, String what,
+      String path, String kindName, Class<T> type, ObjectDecoder.Reader<T> reader, long resync) {
+    Kind kind = selection.kind();
+    BackoffListerWatcher<T> lw = new BackoffListerWatcher<>(client, what, calls(path, selection),
+        new ItemDecoder<>(kindName, reader, (namespace, name, problem) -> sink.undecodable(kind, namespace, name, problem)));
     listerWatchers.add(lw);
-    SharedIndexInformer<T> informer = f.sharedIndexInformerFor(lw, type, resync, (cls, error) -> {
+    SharedIndexInformer<T> informer = factory.sharedIndexInformerFor(lw, type, resync, (cls, error) -> {
       // BackoffListerWatcher already logged list and watch failures with the server and cause.
       Log.v(4).info("Informer run failed", "resource", what, "err", String.valueOf(error));
     });
@@ -170,16 +220,14 @@ final class InformerSource {
     watched.add(new Watched(kind, informer, delivered));
   }
 
-  void stop() {
+  @Override
+  public void stop() {
     if (syncTimer >= 0) {
       vertx.cancelTimer(syncTimer);
     }
     listerWatchers.forEach(BackoffListerWatcher::stop);
     if (factory != null) {
       factory.stopAllRegisteredInformers(false);
-    }
-    if (nodeFactory != null) {
-      nodeFactory.stopAllRegisteredInformers(false);
     }
     executor.shutdownNow();
   }

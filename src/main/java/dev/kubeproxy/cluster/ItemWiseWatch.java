@@ -1,7 +1,9 @@
 package dev.kubeproxy.cluster;
 
-import com.google.gson.JsonElement;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.MappingIterator;
 import io.kubernetes.client.common.KubernetesObject;
+import io.kubernetes.client.openapi.models.V1Status;
 import io.kubernetes.client.util.Watch;
 import io.kubernetes.client.util.Watchable;
 import java.io.IOException;
@@ -9,24 +11,28 @@ import java.util.Iterator;
 import java.util.NoSuchElementException;
 
 /**
- * A watch whose events are decoded one by one through {@link ItemDecoder}: an added or modified
- * object that does not decode is reported and skipped instead of ending the watch (and every
- * watch after it) with an exception; a deleted one or a bookmark still counts by its metadata.
+ * A watch answer read event by event (one JSON object per event, {"type": ..., "object": ...}),
+ * each object decoded through {@link ItemDecoder}: an added or modified object that does not
+ * decode is reported and skipped instead of ending the watch (and every watch after it) with an
+ * exception; a deleted one or a bookmark still counts by its metadata. An ERROR event carries the
+ * API's Status, as client-java's informers expect.
  */
 final class ItemWiseWatch<T extends KubernetesObject> implements Watchable<T> {
-  private final Watch<JsonElement> raw;
+  private final okhttp3.Response response;
+  private final MappingIterator<JsonNode> events;
   private final ItemDecoder<T> decoder;
   private Watch.Response<T> pending;
 
-  ItemWiseWatch(Watch<JsonElement> raw, ItemDecoder<T> decoder) {
-    this.raw = raw;
+  ItemWiseWatch(okhttp3.Response response, ItemDecoder<T> decoder) throws IOException {
+    this.response = response;
+    this.events = ItemDecoder.JSON.readerFor(JsonNode.class).readValues(response.body().byteStream());
     this.decoder = decoder;
   }
 
   @Override
   public boolean hasNext() {
-    while (pending == null && raw.hasNext()) {
-      pending = decode(raw.next());
+    while (pending == null && events.hasNext()) {
+      pending = decode(events.next());
     }
     return pending != null;
   }
@@ -41,20 +47,30 @@ final class ItemWiseWatch<T extends KubernetesObject> implements Watchable<T> {
     return out;
   }
 
-  private Watch.Response<T> decode(Watch.Response<JsonElement> event) {
-    if (event.object == null) {
-      return new Watch.Response<>(event.type, event.status);
+  private Watch.Response<T> decode(JsonNode event) {
+    String type = event.path("type").asText("");
+    JsonNode object = event.get("object");
+    if ("ERROR".equals(type)) {
+      V1Status status = new V1Status();
+      if (object != null) {
+        status.code(object.path("code").isInt() ? object.path("code").intValue() : null)
+            .message(object.path("message").asText(null)).reason(object.path("reason").asText(null))
+            .status(object.path("status").asText(null));
+      }
+      return new Watch.Response<>(type, status);
     }
-    boolean byMetadata = "DELETED".equals(event.type) || "BOOKMARK".equals(event.type);
-    if (byMetadata) {
+    if (object == null || object.isNull()) {
+      return null;
+    }
+    if ("DELETED".equals(type) || "BOOKMARK".equals(type)) {
       try {
-        return new Watch.Response<>(event.type, decoder.decodeWithoutReport(event.object));
+        return new Watch.Response<>(type, decoder.decodeWithoutReport(object));
       } catch (RuntimeException e) {
-        return new Watch.Response<>(event.type, decoder.metadataOnly(event.object));
+        return new Watch.Response<>(type, decoder.metadataOnly(object));
       }
     }
-    T object = decoder.decodeOrReport(event.object);
-    return object == null ? null : new Watch.Response<>(event.type, object);
+    T decoded = decoder.decodeOrReport(object);
+    return decoded == null ? null : new Watch.Response<>(type, decoded);
   }
 
   @Override
@@ -64,6 +80,6 @@ final class ItemWiseWatch<T extends KubernetesObject> implements Watchable<T> {
 
   @Override
   public void close() throws IOException {
-    raw.close();
+    response.close();
   }
 }

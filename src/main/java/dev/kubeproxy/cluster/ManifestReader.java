@@ -8,13 +8,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.MappingIterator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import io.kubernetes.client.common.KubernetesObject;
-import io.kubernetes.client.openapi.JSON;
-import io.kubernetes.client.openapi.models.V1EndpointSlice;
-import io.kubernetes.client.openapi.models.V1Node;
-import io.kubernetes.client.openapi.models.V1Service;
-import io.kubernetes.client.openapi.models.V1ServiceCIDR;
-import io.kubernetes.client.openapi.models.V1beta1ServiceCIDR;
+import dev.kubeproxy.cluster.objects.ObjectDecoder;
+import dev.kubeproxy.cluster.objects.ClusterObject;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,7 +19,8 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Reads the cluster objects kube-proxy uses from one YAML or JSON file: several YAML documents
+ * Reads the cluster objects kube-proxy uses from one YAML or JSON file (namespaced objects without
+ * a namespace are in "default", as kubectl would create them): several YAML documents
  * (or concatenated JSON objects) per file, and "kind: List" documents. Other kinds are skipped
  * with a log line. A syntax error fails the whole file with its position, so the caller can keep
  * the file's last good content; an object that does not match its schema (e.g. {@code port: "eighty"})
@@ -33,15 +29,14 @@ import java.util.Set;
 final class ManifestReader {
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
   private static final ObjectMapper JSON_MAPPER = new ObjectMapper();
-  private static final JSON MODEL_JSON = new JSON();
 
-  /** apiVersion + " " + kind → client-java model class. */
-  private static final Map<String, Class<? extends KubernetesObject>> MODELS = Map.of(
-      "v1 Service", V1Service.class,
-      "discovery.k8s.io/v1 EndpointSlice", V1EndpointSlice.class,
-      "v1 Node", V1Node.class,
-      "networking.k8s.io/v1beta1 ServiceCIDR", V1beta1ServiceCIDR.class,
-      "networking.k8s.io/v1 ServiceCIDR", V1ServiceCIDR.class);
+  /** apiVersion + " " + kind → its reader. */
+  private static final Map<String, ObjectDecoder.Reader<? extends ClusterObject>> READERS = Map.of(
+      "v1 Service", ObjectDecoder::service,
+      "discovery.k8s.io/v1 EndpointSlice", ObjectDecoder::endpointSlice,
+      "v1 Node", ObjectDecoder::node,
+      "networking.k8s.io/v1beta1 ServiceCIDR", ObjectDecoder::serviceCidr,
+      "networking.k8s.io/v1 ServiceCIDR", ObjectDecoder::serviceCidr);
 
   /** A file that cannot be used, with where the problem is. */
   static final class ManifestException extends Exception {
@@ -62,29 +57,29 @@ final class ManifestReader {
     return !name.startsWith(".") && (name.endsWith(".yaml") || name.endsWith(".yml") || name.endsWith(".json"));
   }
 
-  static List<KubernetesObject> read(Path file) throws ManifestException {
+  static List<ClusterObject> read(Path file) throws ManifestException {
     return read(file, (Set<String>) null);
   }
 
   /**
-   * Only the documents of these kinds (null: all) are decoded into models; the others are skipped
+   * Only the documents of these kinds (null: all) are decoded; the others are skipped
    * unlogged. The node lookup at start reads the Node this way, not every Service and EndpointSlice.
    * An object that does not decode fails the read.
    */
-  static List<KubernetesObject> read(Path file, Set<String> kinds) throws ManifestException {
+  static List<ClusterObject> read(Path file, Set<String> kinds) throws ManifestException {
     return read(file, kinds, (kind, namespace, name, problem) -> {
       throw new IllegalArgumentException(problem);
     });
   }
 
-  static List<KubernetesObject> read(Path file, BadObject bad) throws ManifestException {
+  static List<ClusterObject> read(Path file, BadObject bad) throws ManifestException {
     return read(file, null, bad);
   }
 
   /** Objects of these kinds (null: all); one that does not decode is reported to bad and left out. */
-  static List<KubernetesObject> read(Path file, Set<String> kinds, BadObject bad) throws ManifestException {
+  static List<ClusterObject> read(Path file, Set<String> kinds, BadObject bad) throws ManifestException {
     ObjectMapper mapper = file.getFileName().toString().endsWith(".json") ? JSON_MAPPER : YAML;
-    List<KubernetesObject> out = new ArrayList<>();
+    List<ClusterObject> out = new ArrayList<>();
     try (MappingIterator<JsonNode> docs = mapper.readerFor(JsonNode.class).readValues(Files.newBufferedReader(file))) {
       int index = 0;
       while (docs.hasNextValue()) {
@@ -113,7 +108,7 @@ final class ManifestReader {
   }
 
   private static void addDocument(Path file, JsonLocation at, int index, JsonNode doc, Set<String> kinds,
-      List<KubernetesObject> out, BadObject bad) throws ManifestException {
+      List<ClusterObject> out, BadObject bad) throws ManifestException {
     long line = at.getLineNr();
     long col = at.getColumnNr();
     if (!doc.isObject()) {
@@ -133,8 +128,8 @@ final class ManifestReader {
     if (kinds != null && !kinds.contains(kind)) {
       return;
     }
-    Class<? extends KubernetesObject> model = MODELS.get(apiVersion + " " + kind);
-    if (model == null) {
+    ObjectDecoder.Reader<? extends ClusterObject> reader = READERS.get(apiVersion + " " + kind);
+    if (reader == null) {
       Log.info("Skipping an object kube-proxy does not read (only Services, EndpointSlices, Nodes and ServiceCIDRs)",
           "file", file + ":" + line, "apiVersion", apiVersion, "kind", kind);
       return;
@@ -143,13 +138,12 @@ final class ManifestReader {
     if (name.isEmpty()) {
       throw new ManifestException(file, line, col, "document " + index + " (" + kind + ") has no metadata.name");
     }
-    KubernetesObject object;
+    ClusterObject object;
     try {
-      object = MODEL_JSON.deserialize(doc.toString(), model);
-    } catch (RuntimeException e) {
+      object = reader.read(doc, "default");
+    } catch (ObjectDecoder.DecodeException e) {
       bad.report(kind, doc.path("metadata").path("namespace").asText(""), name, file + ":" + line + ":" + col + ": "
-          + kind + " does not match the " + apiVersion + " schema: "
-          + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()));
+          + kind + " does not match the " + apiVersion + " schema: " + e.getMessage());
       return;
     }
     out.add(object);

@@ -3,11 +3,12 @@ package dev.kubeproxy.cluster;
 import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.AgentOptions;
 import dev.kubeproxy.cluster.ClusterEvent.Kind;
-import io.kubernetes.client.common.KubernetesObject;
-import io.kubernetes.client.openapi.models.V1EndpointSlice;
-import io.kubernetes.client.openapi.models.V1Node;
-import io.kubernetes.client.openapi.models.V1ObjectMeta;
-import io.kubernetes.client.openapi.models.V1Service;
+import dev.kubeproxy.cluster.objects.EndpointSlice;
+import dev.kubeproxy.cluster.objects.Node;
+import dev.kubeproxy.cluster.objects.ObjectMeta;
+import dev.kubeproxy.cluster.objects.Service;
+import dev.kubeproxy.cluster.objects.ClusterObject;
+import io.kubernetes.client.openapi.ApiClient;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -32,18 +33,20 @@ import java.util.stream.Stream;
  * The --manifests DIR source (beyond upstream): the cluster objects come from YAML/JSON files in a
  * directory instead of the API. The directory is watched; after each (debounced) change its new
  * state is diffed against what was last sent, and the same upsert/delete messages as the
- * informers' go out, with SYNCED for every kind after the first read. A file that cannot be
- * parsed is reported with its position and its last good content stays in effect.
+ * informers' go out, filtered by the same {@link Selection}s, with SYNCED for every kind after the
+ * first read. A file that cannot be parsed is reported with its position and its last good content
+ * stays in effect.
  */
-final class ManifestSource {
+final class ManifestSource implements ClusterSource {
   private static final long DEBOUNCE_MS = 200;
 
   private final Vertx vertx;
-  private final AgentOptions options;
-  private final ClusterEventSink sink;
   private final Path dir;
+  private final List<Selection> selections;
+  private ClusterEventSink sink;
+  private final io.vertx.core.Promise<Void> synced = io.vertx.core.Promise.promise();
   /** The last content of each file that parsed. */
-  private final Map<Path, List<KubernetesObject>> goodFiles = new TreeMap<>();
+  private final Map<Path, List<ClusterObject>> goodFiles = new TreeMap<>();
   /** What the bus was last told, per kind and key. */
   private final Map<Kind, Map<String, Object>> sent = new EnumMap<>(Kind.class);
   private WatchService watchService;
@@ -53,32 +56,75 @@ final class ManifestSource {
    * The verticle's context: the watch thread is not a Vert.x thread, and runOnContext from it would
    * make a new context per event, so rescans would neither be ordered nor debounced together.
    */
-  private final Context context;
+  private Context context;
   /** A rescan is on a worker; changes seen meanwhile ask for one more after it (on the context). */
   private boolean rescanRunning;
   private boolean rescanAgain;
 
-  ManifestSource(Vertx vertx, AgentOptions options, ClusterEventSink sink) {
+  ManifestSource(Vertx vertx, AgentOptions options) {
     this.vertx = vertx;
-    this.options = options;
-    this.sink = sink;
     this.dir = Path.of(options.manifestsDir());
-    this.context = vertx.getOrCreateContext();
+    this.selections = Selection.watched(options);
     for (Kind k : Kind.values()) {
       sent.put(k, new HashMap<>());
     }
   }
 
+  @Override
+  public ApiClient apiClient() {
+    return null;
+  }
+
+  @Override
+  public boolean retryNodeLookup() {
+    return false;
+  }
+
+  /** The Node of this name in the directory: only the Node documents are decoded (the rest is read at start). */
+  @Override
+  public Node node(String name) throws IOException {
+    if (!Files.isDirectory(dir)) {
+      return null;
+    }
+    Node found = null;
+    for (Path f : manifestFiles()) {
+      try {
+        for (ClusterObject o : ManifestReader.read(f, java.util.Set.of("Node"))) {
+          if (o instanceof Node n && name.equals(n.metadata().name())) {
+            found = n;
+          }
+        }
+      } catch (ManifestReader.ManifestException e) {
+        Log.error("Skipping a bad manifest file", "err", e.getMessage());
+      }
+    }
+    return found;
+  }
+
+  private List<Path> manifestFiles() throws IOException {
+    try (Stream<Path> s = Files.list(dir)) {
+      return s.filter(ManifestReader::isManifest).filter(Files::isRegularFile).sorted().toList();
+    }
+  }
+
+  @Override
+  public Future<Void> synced() {
+    return synced.future();
+  }
+
   /** Reads the directory once, sends the state and SYNCED, then watches for changes. */
-  Future<Void> start() {
+  @Override
+  public Future<Void> start(ClusterEventSink sink) {
+    this.sink = sink;
+    this.context = vertx.getOrCreateContext();
     return vertx.<Void>executeBlocking(() -> {
       if (!Files.isDirectory(dir)) {
         throw new IOException("--manifests " + dir + " is not a readable directory");
       }
       Log.info("Reading cluster objects from the manifests directory", "dir", dir.toAbsolutePath());
       rescan();
-      for (Kind k : kindsServed()) {
-        sink.synced(k);
+      for (Selection selection : selections) {
+        sink.synced(selection.kind());
       }
       watchService = FileSystems.getDefault().newWatchService();
       dir.register(watchService, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_MODIFY,
@@ -87,10 +133,11 @@ final class ManifestSource {
       watchThread.setDaemon(true);
       watchThread.start();
       return null;
-    });
+    }).onSuccess(v -> synced.tryComplete());
   }
 
-  void stop() {
+  @Override
+  public void stop() {
     try {
       if (watchService != null) {
         watchService.close();
@@ -98,12 +145,6 @@ final class ManifestSource {
     } catch (IOException e) {
       Log.v(2).info("Closing the manifests watch failed", "err", e.toString());
     }
-  }
-
-  private List<Kind> kindsServed() {
-    return InformerSource.serviceCidrsEnabled(options)
-        ? List.of(Kind.SERVICE, Kind.ENDPOINT_SLICE, Kind.SERVICE_CIDR, Kind.NODE)
-        : List.of(Kind.SERVICE, Kind.ENDPOINT_SLICE, Kind.NODE);
   }
 
   private void watchLoop() {
@@ -154,10 +195,7 @@ final class ManifestSource {
 
   /** Reads every manifest file and sends the difference to the last sent state. Runs on a worker, one at a time. */
   synchronized void rescan() throws IOException {
-    List<Path> files;
-    try (Stream<Path> s = Files.list(dir)) {
-      files = s.filter(ManifestReader::isManifest).filter(Files::isRegularFile).sorted().toList();
-    }
+    List<Path> files = manifestFiles();
     goodFiles.keySet().retainAll(files);
     for (Path f : files) {
       try {
@@ -178,13 +216,14 @@ final class ManifestSource {
     for (Kind k : Kind.values()) {
       desired.put(k, new LinkedHashMap<>());
     }
-    for (Map.Entry<Path, List<KubernetesObject>> e : goodFiles.entrySet()) {
-      for (KubernetesObject o : e.getValue()) {
+    for (Map.Entry<Path, List<ClusterObject>> e : goodFiles.entrySet()) {
+      for (ClusterObject o : e.getValue()) {
         Kind kind = kindOf(o);
-        if (kind == null || !wanted(kind, o)) {
+        ObjectMeta meta = o.metadata();
+        if (selections.stream().noneMatch(s -> s.kind() == kind && s.matches(o))) {
           continue;
         }
-        String key = keyOf(kind, o);
+        String key = meta.key();
         if (desired.get(kind).put(key, o) != null) {
           Log.warn("Object defined more than once in the manifests directory; the later file wins",
               "kind", kind, "key", key, "file", e.getKey().getFileName());
@@ -208,37 +247,10 @@ final class ManifestSource {
     }
   }
 
-  private static Kind kindOf(KubernetesObject o) {
-    if (o instanceof V1Service) return Kind.SERVICE;
-    if (o instanceof V1EndpointSlice) return Kind.ENDPOINT_SLICE;
-    if (o instanceof V1Node) return Kind.NODE;
+  private static Kind kindOf(ClusterObject o) {
+    if (o instanceof Service) return Kind.SERVICE;
+    if (o instanceof EndpointSlice) return Kind.ENDPOINT_SLICE;
+    if (o instanceof Node) return Kind.NODE;
     return Kind.SERVICE_CIDR;
-  }
-
-  /** The same filters as the informers: the label selector, the own node, the feature gate. */
-  private boolean wanted(Kind kind, KubernetesObject o) {
-    V1ObjectMeta meta = o.getMetadata();
-    return switch (kind) {
-      case NODE -> options.hostname().equals(meta.getName());
-      case SERVICE_CIDR -> InformerSource.serviceCidrsEnabled(options) && !excludedByLabels(meta);
-      default -> !excludedByLabels(meta);
-    };
-  }
-
-  static boolean excludedByLabels(V1ObjectMeta meta) {
-    Map<String, String> labels = meta.getLabels();
-    return labels != null && (labels.containsKey("service.kubernetes.io/service-proxy-name")
-        || labels.containsKey("service.kubernetes.io/headless"));
-  }
-
-  private static String keyOf(Kind kind, KubernetesObject o) {
-    V1ObjectMeta meta = o.getMetadata();
-    if (kind == Kind.SERVICE || kind == Kind.ENDPOINT_SLICE) {
-      if (meta.getNamespace() == null || meta.getNamespace().isEmpty()) {
-        meta.setNamespace("default");
-      }
-      return meta.getNamespace() + "/" + meta.getName();
-    }
-    return meta.getName();
   }
 }

@@ -3,8 +3,7 @@ package dev.kubeproxy.cluster;
 import dev.kubeproxy.config.IpUtil;
 import dev.kubeproxy.platform.IpAddresses;
 import dev.kubeproxy.proxy.IpFamily;
-import io.kubernetes.client.openapi.models.V1Node;
-import io.kubernetes.client.openapi.models.V1NodeAddress;
+import dev.kubeproxy.cluster.objects.Node;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -40,20 +39,19 @@ public final class NodeAddresses {
    *
    * @throws IllegalArgumentException "host IP unknown; known addresses: [...]" when there is none
    */
-  public static List<String> nodeHostIPs(V1Node node) {
-    List<V1NodeAddress> addresses = node.getStatus() == null || node.getStatus().getAddresses() == null
-        ? List.of() : node.getStatus().getAddresses();
+  public static List<String> nodeHostIPs(Node node) {
+    List<Node.Address> addresses = node.addresses();
     List<InetAddress> all = new ArrayList<>();
     for (String type : List.of("InternalIP", "ExternalIP")) {
-      for (V1NodeAddress a : addresses) {
-        InetAddress ip = type.equals(a.getType()) ? parseIp(a.getAddress()) : null;
+      for (Node.Address a : addresses) {
+        InetAddress ip = type.equals(a.type()) ? parseIp(a.address()) : null;
         if (ip != null) {
           all.add(ip);
         }
       }
     }
     if (all.isEmpty()) {
-      List<String> known = addresses.stream().map(a -> "{" + a.getType() + " " + a.getAddress() + "}").toList();
+      List<String> known = addresses.stream().map(a -> "{" + a.type() + " " + a.address() + "}").toList();
       throw new IllegalArgumentException("host IP unknown; known addresses: " + known);
     }
     List<String> out = new ArrayList<>();

@@ -2,8 +2,7 @@ package dev.kubeproxy.cluster;
 
 import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.EventBusAddresses;
-import io.kubernetes.client.openapi.models.V1Node;
-import io.kubernetes.client.openapi.models.V1NodeSpec;
+import dev.kubeproxy.cluster.objects.Node;
 import io.vertx.core.eventbus.EventBus;
 import java.util.List;
 
@@ -28,29 +27,23 @@ final class NodeHandlers {
     this.podCIDRs = initialPodCIDRs == null ? List.of() : List.copyOf(initialPodCIDRs);
   }
 
-  static List<String> podCIDRsOf(V1Node node) {
-    V1NodeSpec spec = node.getSpec();
-    return spec == null || spec.getPodCIDRs() == null ? List.of() : List.copyOf(spec.getPodCIDRs());
+  static List<String> podCIDRsOf(Node node) {
+    return node.podCIDRs();
   }
 
   /** Eligible for traffic: not being deleted and not marked for removal by the cluster autoscaler. */
-  static boolean eligible(V1Node node) {
-    if (node.getMetadata() != null && node.getMetadata().getDeletionTimestamp() != null) {
-      return false;
-    }
-    V1NodeSpec spec = node.getSpec();
-    return spec == null || spec.getTaints() == null
-        || spec.getTaints().stream().noneMatch(t -> AUTOSCALER_TAINT.equals(t.getKey()));
+  static boolean eligible(Node node) {
+    return node.metadata().deletionTimestamp() == null && !node.taintKeys().contains(AUTOSCALER_TAINT);
   }
 
-  synchronized void onUpsert(V1Node node) {
+  synchronized void onUpsert(Node node) {
     if (nodeCidrMode) {
       List<String> current = podCIDRsOf(node);
       if (podCIDRs.isEmpty() && !current.isEmpty()) {
         podCIDRs = current;
         Log.info("Setting current PodCIDRs", "podCIDRs", current);
       } else if (!current.equals(podCIDRs) && !fatalSent) {
-        String name = node.getMetadata() == null ? "" : node.getMetadata().getName();
+        String name = node.metadata().name();
         Log.error(PODCIDRS_CHANGED, "node", name, "newPodCIDRs", current, "podCIDRs", podCIDRs);
         String message = PODCIDRS_CHANGED + " (node " + name + ", newPodCIDRs " + current + ", podCIDRs " + podCIDRs + ")";
         fatalSent = true;
@@ -60,9 +53,9 @@ final class NodeHandlers {
     bus.publish(EventBusAddresses.NODE_ELIGIBLE, eligible(node));
   }
 
-  synchronized void onDelete(V1Node node) {
+  synchronized void onDelete(Node node) {
     if (nodeCidrMode) {
-      Log.error("Current Node is being deleted", "node", node.getMetadata() == null ? "" : node.getMetadata().getName());
+      Log.error("Current Node is being deleted", "node", node.metadata().name());
     }
     bus.publish(EventBusAddresses.NODE_ELIGIBLE, eligible(node));
   }

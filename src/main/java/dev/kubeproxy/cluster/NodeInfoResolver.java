@@ -4,11 +4,7 @@ import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.AgentOptions;
 import dev.kubeproxy.config.KubeProxyConfiguration;
 import dev.kubeproxy.proxy.IpFamily;
-import io.kubernetes.client.common.KubernetesObject;
-import io.kubernetes.client.openapi.ApiClient;
-import io.kubernetes.client.openapi.ApiException;
-import io.kubernetes.client.openapi.apis.CoreV1Api;
-import io.kubernetes.client.openapi.models.V1Node;
+import dev.kubeproxy.cluster.objects.Node;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -21,15 +17,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.stream.Stream;
 
 /**
  * Finds this node's name, IPs and podCIDRs before the proxier is built (server.md §9 steps 3, 5–7,
  * 10.1, 11 and 13): GET the Node with upstream's backoff (a failure is not fatal), detectNodeIPs,
  * the "primary" nodePortAddresses expansion (written back into the configuration, as upstream
  * does, so /configz shows it), the NodeCIDR wait for podCIDRs, checkBadConfig and checkBadIPConfig.
- * In --manifests mode the Node comes from the directory. Blocking work runs on workers; the
- * retries wait on timers.
+ * The Node comes from the {@link ClusterSource} (the API or the --manifests directory). Blocking
+ * work runs on workers; the retries wait on timers.
  */
 public final class NodeInfoResolver {
 
@@ -48,89 +43,45 @@ public final class NodeInfoResolver {
 
   private NodeInfoResolver() {}
 
+  /** Opens the cluster source itself (tests); the agent passes the one its cluster watch uses. */
   public static Future<NodeInfo> resolve(Vertx vertx, AgentOptions options) {
     return resolve(vertx, options, Timing.UPSTREAM);
   }
 
+  /** As {@link #resolve(Vertx, AgentOptions)}, with other waits (tests). */
   public static Future<NodeInfo> resolve(Vertx vertx, AgentOptions options, Timing timing) {
+    return ClusterSource.open(vertx, options).compose(source -> resolve(vertx, options, source, timing));
+  }
+
+  public static Future<NodeInfo> resolve(Vertx vertx, AgentOptions options, ClusterSource source) {
+    return resolve(vertx, options, source, Timing.UPSTREAM);
+  }
+
+  public static Future<NodeInfo> resolve(Vertx vertx, AgentOptions options, ClusterSource source, Timing timing) {
     String name = options.hostname() == null ? "" : options.hostname().trim().toLowerCase();
     if (name.isEmpty()) {
       return Future.failedFuture("empty hostname is invalid");
     }
-    boolean manifests = options.manifestsDir() != null && !options.manifestsDir().isEmpty();
-    Future<Callable<V1Node>> fetcher = manifests
-        ? Future.succeededFuture(() -> nodeFromManifests(Path.of(options.manifestsDir()), name))
-        : vertx.executeBlocking(() -> ApiClients.create(options)).map(client -> () -> getNode(client, name));
-    return fetcher.compose(fetch -> nodeIPsWithBackoff(vertx, fetch, name, manifests ? 1 : timing.backoffSteps(),
+    Callable<Node> fetch = () -> source.node(name);
+    return nodeIPsWithBackoff(vertx, fetch, name, source.retryNodeLookup() ? timing.backoffSteps() : 1,
             timing.backoffInitial())
-        .compose(found -> finish(vertx, options, name, fetch, found, timing)));
+        .compose(found -> finish(vertx, options, name, fetch, found, timing));
   }
 
   /** What the node lookup found: its IPs (empty when unknown) and the Node object (or null). */
-  private record Found(List<String> ips, V1Node node) {}
-
-  /**
-   * GET the Node; failures carry a message naming the server and the cause. Decoded here rather
-   * than by client-java's call, which refuses a Node with a field newer than the client.
-   */
-  private static V1Node getNode(ApiClient client, String name) throws Exception {
-    try (okhttp3.Response response = execute(new CoreV1Api(client).readNode(name).buildCall(null))) {
-      String body = response.body() == null ? "" : response.body().string();
-      if (!response.isSuccessful()) {
-        throw new ApiException(response.code(), response.headers().toMultimap(), body);
-      }
-      com.google.gson.JsonElement json = com.google.gson.JsonParser.parseString(body);
-      UnknownFields.prune(json, V1Node.class);
-      return client.getJSON().getGson().fromJson(json, V1Node.class);
-    } catch (ApiException e) {
-      throw new Exception(e.getCode() == 404 ? "nodes \"" + name + "\" not found"
-          : ApiClients.describe(client.getBasePath(), e), e);
-    }
-  }
-
-  private static okhttp3.Response execute(okhttp3.Call call) throws ApiException {
-    try {
-      return call.execute();
-    } catch (java.io.IOException e) {
-      throw new ApiException(e); // as client-java's own execute reports a connection failure
-    }
-  }
-
-  private static V1Node nodeFromManifests(Path dir, String name) throws Exception {
-    if (!Files.isDirectory(dir)) {
-      return null;
-    }
-    List<Path> files;
-    try (Stream<Path> s = Files.list(dir)) {
-      files = s.filter(ManifestReader::isManifest).filter(Files::isRegularFile).sorted().toList();
-    }
-    V1Node found = null;
-    for (Path f : files) {
-      try {
-        // only the Node documents are decoded: the Services and EndpointSlices are the source's, later
-        for (KubernetesObject o : ManifestReader.read(f, java.util.Set.of("Node"))) {
-          if (o instanceof V1Node n && name.equals(n.getMetadata().getName())) {
-            found = n;
-          }
-        }
-      } catch (ManifestReader.ManifestException e) {
-        Log.error("Skipping a bad manifest file", "err", e.getMessage());
-      }
-    }
-    return found;
-  }
+  private record Found(List<String> ips, Node node) {}
 
   private static Future<Found> nodeIPsWithBackoff(
-      Vertx vertx, Callable<V1Node> fetch, String name, int steps, Duration initial) {
+      Vertx vertx, Callable<Node> fetch, String name, int steps, Duration initial) {
     Promise<Found> result = Promise.promise();
     attempt(vertx, fetch, name, 1, steps, initial.toMillis(), null, result);
     return result.future();
   }
 
-  private static void attempt(Vertx vertx, Callable<V1Node> fetch, String name, int step, int steps, long delayMs,
-                              V1Node lastNode, Promise<Found> result) {
+  private static void attempt(Vertx vertx, Callable<Node> fetch, String name, int step, int steps, long delayMs,
+                              Node lastNode, Promise<Found> result) {
     vertx.executeBlocking(fetch::call, false).onComplete(ar -> {
-      V1Node node = ar.succeeded() ? ar.result() : lastNode;
+      Node node = ar.succeeded() ? ar.result() : lastNode;
       if (ar.failed()) {
         Log.error("Failed to retrieve node info", "err", ar.cause().getMessage());
       } else if (node == null) {
@@ -155,7 +106,7 @@ public final class NodeInfoResolver {
   }
 
   private static Future<NodeInfo> finish(
-      Vertx vertx, AgentOptions options, String name, Callable<V1Node> fetch, Found found, Timing timing) {
+      Vertx vertx, AgentOptions options, String name, Callable<Node> fetch, Found found, Timing timing) {
     KubeProxyConfiguration cfg = options.config();
     NodeAddresses.DetectedIPs detected = NodeAddresses.detectNodeIPs(found.ips, cfg.bindAddress);
     if (detected.primaryIsLoopback()) {
@@ -166,7 +117,7 @@ public final class NodeInfoResolver {
       cfg.nodePortAddresses = new ArrayList<>(expanded);
     }
     boolean nodeCidr = "NodeCIDR".equals(cfg.detectLocalMode);
-    Future<V1Node> nodeForCidrs = nodeCidr ? waitForPodCIDRs(vertx, fetch, name, timing) : Future.succeededFuture(found.node);
+    Future<Node> nodeForCidrs = nodeCidr ? waitForPodCIDRs(vertx, fetch, name, timing) : Future.succeededFuture(found.node);
     return nodeForCidrs.compose(node -> {
       List<String> podCIDRs = node == null ? List.of() : NodeHandlers.podCIDRsOf(node);
       if (nodeCidr) {
@@ -185,7 +136,7 @@ public final class NodeInfoResolver {
       if (!badIp.messages().isEmpty()) {
         Log.error("Kube-proxy configuration may be incomplete or incorrect", "err", badIp.aggregated());
       }
-      Map<String, String> labels = node == null || node.getMetadata().getLabels() == null ? Map.of() : node.getMetadata().getLabels();
+      Map<String, String> labels = node == null ? Map.of() : node.metadata().labels();
       return Future.succeededFuture(new NodeInfo(name, detected.ordered(), podCIDRs, labels));
     });
   }
@@ -212,21 +163,20 @@ public final class NodeInfoResolver {
   }
 
   /** NodeCIDR mode: wait until the Node exists, is not being deleted and has podCIDRs (5 minutes at most). */
-  private static Future<V1Node> waitForPodCIDRs(Vertx vertx, Callable<V1Node> fetch, String name, Timing timing) {
+  private static Future<Node> waitForPodCIDRs(Vertx vertx, Callable<Node> fetch, String name, Timing timing) {
     Log.info("Watching for node, awaiting podCIDR allocation", "hostname", name);
-    Promise<V1Node> result = Promise.promise();
+    Promise<Node> result = Promise.promise();
     long deadline = System.nanoTime() + timing.podCidrTimeout().toNanos();
     pollPodCIDRs(vertx, fetch, deadline, timing.podCidrPoll(), result);
     return result.future();
   }
 
   private static void pollPodCIDRs(
-      Vertx vertx, Callable<V1Node> fetch, long deadline, Duration poll, Promise<V1Node> result) {
+      Vertx vertx, Callable<Node> fetch, long deadline, Duration poll, Promise<Node> result) {
     vertx.executeBlocking(fetch::call, false).onComplete(ar -> {
-      V1Node n = ar.succeeded() ? ar.result() : null;
-      if (n != null && n.getMetadata().getDeletionTimestamp() == null && n.getSpec() != null
-          && n.getSpec().getPodCIDR() != null && !n.getSpec().getPodCIDR().isEmpty()
-          && !NodeHandlers.podCIDRsOf(n).isEmpty()) {
+      Node n = ar.succeeded() ? ar.result() : null;
+      if (n != null && n.metadata().deletionTimestamp() == null && n.podCIDR() != null && !n.podCIDR().isEmpty()
+          && !n.podCIDRs().isEmpty()) {
         result.complete(n);
       } else if (System.nanoTime() > deadline) {
         result.fail("timeout waiting for PodCIDR allocation to configure detect-local-mode NodeCIDR: timed out waiting for the condition");

@@ -1,15 +1,9 @@
 package dev.kubeproxy.cluster;
 
 import dev.kubeproxy.platform.IpAddresses;
-import io.kubernetes.client.openapi.models.V1Endpoint;
-import io.kubernetes.client.openapi.models.V1EndpointSlice;
-import io.kubernetes.client.openapi.models.V1LoadBalancerIngress;
-import io.kubernetes.client.openapi.models.V1ObjectMeta;
-import io.kubernetes.client.openapi.models.V1Service;
-import io.kubernetes.client.openapi.models.V1ServicePort;
-import io.kubernetes.client.openapi.models.V1ServiceSpec;
-import io.kubernetes.client.custom.IntOrString;
-import io.kubernetes.client.openapi.models.DiscoveryV1EndpointPort;
+import dev.kubeproxy.cluster.objects.EndpointSlice;
+import dev.kubeproxy.cluster.objects.ObjectMeta;
+import dev.kubeproxy.cluster.objects.Service;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -55,22 +49,17 @@ public final class ObjectValidator {
   private ObjectValidator() {}
 
   /** Every problem of a Service; empty when an API server would have accepted it. */
-  public static List<FieldError> service(V1Service service) {
+  public static List<FieldError> service(Service service) {
     List<FieldError> errors = new ArrayList<>();
-    objectMeta(service.getMetadata(), true, errors);
-    V1ServiceSpec spec = service.getSpec();
-    if (spec == null) {
-      errors.add(new FieldError("spec", "Required value"));
-      return errors;
-    }
-    String type = spec.getType() == null ? "ClusterIP" : spec.getType();
-    oneOf("spec.type", spec.getType(), SERVICE_TYPES, errors);
-    boolean headless = "None".equals(spec.getClusterIP());
+    objectMeta(service.metadata(), true, errors);
+    String type = service.type() == null ? "ClusterIP" : service.type();
+    oneOf("spec.type", service.type(), SERVICE_TYPES, errors);
+    boolean headless = "None".equals(service.clusterIP());
     if (!"ExternalName".equals(type)) {
-      if (spec.getClusterIP() != null && !spec.getClusterIP().isEmpty() && !headless) {
-        ip("spec.clusterIP", spec.getClusterIP(), errors);
+      if (service.clusterIP() != null && !service.clusterIP().isEmpty() && !headless) {
+        ip("spec.clusterIP", service.clusterIP(), errors);
       }
-      List<String> ips = nonNull(spec.getClusterIPs());
+      List<String> ips = service.clusterIPs();
       if (ips.size() > 2) {
         errors.add(new FieldError("spec.clusterIPs", "Too many: " + ips.size() + ": must have at most 2 items"));
       }
@@ -81,8 +70,8 @@ public final class ObjectValidator {
         }
         ip("spec.clusterIPs[" + i + "]", ip, errors);
       }
-      if (!ips.isEmpty() && spec.getClusterIP() != null && !spec.getClusterIP().isEmpty()
-          && !spec.getClusterIP().equals(ips.get(0))) {
+      if (!ips.isEmpty() && service.clusterIP() != null && !service.clusterIP().isEmpty()
+          && !service.clusterIP().equals(ips.get(0))) {
         errors.add(new FieldError("spec.clusterIPs[0]", "Invalid value: \"" + ips.get(0)
             + "\": must match clusterIP when both are specified"));
       }
@@ -92,7 +81,7 @@ public final class ObjectValidator {
             + "\": may specify no more than one IP for each IP family"));
       }
     }
-    List<String> families = nonNull(spec.getIpFamilies());
+    List<String> families = service.ipFamilies();
     if (families.size() > 2) {
       errors.add(new FieldError("spec.ipFamilies", "Too many: " + families.size() + ": must have at most 2 items"));
     }
@@ -105,27 +94,26 @@ public final class ObjectValidator {
         errors.add(new FieldError("spec.ipFamilies[" + i + "]", "Duplicate value: \"" + f + "\""));
       }
     }
-    oneOf("spec.ipFamilyPolicy", spec.getIpFamilyPolicy(), FAMILY_POLICIES, errors);
-    oneOf("spec.sessionAffinity", spec.getSessionAffinity(), AFFINITIES, errors);
-    if ("ClientIP".equals(spec.getSessionAffinity()) && spec.getSessionAffinityConfig() != null
-        && spec.getSessionAffinityConfig().getClientIP() != null) {
-      Integer t = spec.getSessionAffinityConfig().getClientIP().getTimeoutSeconds();
+    oneOf("spec.ipFamilyPolicy", service.ipFamilyPolicy(), FAMILY_POLICIES, errors);
+    oneOf("spec.sessionAffinity", service.sessionAffinity(), AFFINITIES, errors);
+    if ("ClientIP".equals(service.sessionAffinity())) {
+      Integer t = service.clientIPTimeoutSeconds();
       if (t != null && (t <= 0 || t > MAX_AFFINITY_SECONDS)) {
         errors.add(new FieldError("spec.sessionAffinityConfig.clientIP.timeoutSeconds", "Invalid value: " + t
             + ": must be greater than 0 and less than " + MAX_AFFINITY_SECONDS));
       }
     }
-    oneOf("spec.externalTrafficPolicy", spec.getExternalTrafficPolicy(), TRAFFIC_POLICIES, errors);
-    oneOf("spec.internalTrafficPolicy", spec.getInternalTrafficPolicy(), TRAFFIC_POLICIES, errors);
-    oneOf("spec.trafficDistribution", spec.getTrafficDistribution(), TRAFFIC_DISTRIBUTIONS, errors);
-    if (spec.getHealthCheckNodePort() != null && spec.getHealthCheckNodePort() != 0) {
-      port("spec.healthCheckNodePort", spec.getHealthCheckNodePort(), errors);
+    oneOf("spec.externalTrafficPolicy", service.externalTrafficPolicy(), TRAFFIC_POLICIES, errors);
+    oneOf("spec.internalTrafficPolicy", service.internalTrafficPolicy(), TRAFFIC_POLICIES, errors);
+    oneOf("spec.trafficDistribution", service.trafficDistribution(), TRAFFIC_DISTRIBUTIONS, errors);
+    if (service.healthCheckNodePort() != null && service.healthCheckNodePort() != 0) {
+      port("spec.healthCheckNodePort", service.healthCheckNodePort(), errors);
     }
-    List<String> externalIPs = nonNull(spec.getExternalIPs());
+    List<String> externalIPs = service.externalIPs();
     for (int i = 0; i < externalIPs.size(); i++) {
       ip("spec.externalIPs[" + i + "]", externalIPs.get(i), errors);
     }
-    List<String> ranges = nonNull(spec.getLoadBalancerSourceRanges());
+    List<String> ranges = service.loadBalancerSourceRanges();
     for (int i = 0; i < ranges.size(); i++) {
       String r = ranges.get(i) == null ? "" : ranges.get(i).trim();
       if (IpAddresses.normalizeCidr(r) == null) {
@@ -133,29 +121,29 @@ public final class ObjectValidator {
             + ": must be a list of IP ranges. For example, 10.240.0.0/24,10.250.0.0/24"));
       }
     }
-    servicePorts(spec, headless || "ExternalName".equals(type), errors);
-    if (service.getStatus() != null && service.getStatus().getLoadBalancer() != null) {
-      List<V1LoadBalancerIngress> ingress = nonNull(service.getStatus().getLoadBalancer().getIngress());
+    servicePorts(service, headless || "ExternalName".equals(type), errors);
+    {
+      List<Service.Ingress> ingress = service.ingress();
       for (int i = 0; i < ingress.size(); i++) {
-        V1LoadBalancerIngress in = ingress.get(i);
+        Service.Ingress in = ingress.get(i);
         String at = "status.loadBalancer.ingress[" + i + "]";
         if (in == null) {
           continue;
         }
-        if (in.getIp() != null && !in.getIp().isEmpty()) {
-          ip(at + ".ip", in.getIp(), errors);
+        if (in.ip() != null && !in.ip().isEmpty()) {
+          ip(at + ".ip", in.ip(), errors);
         }
-        oneOf(at + ".ipMode", in.getIpMode(), IP_MODES, errors);
-        if (in.getHostname() != null && !in.getHostname().isEmpty()) {
-          dns1123Subdomain(at + ".hostname", in.getHostname(), errors);
+        oneOf(at + ".ipMode", in.ipMode(), IP_MODES, errors);
+        if (in.hostname() != null && !in.hostname().isEmpty()) {
+          dns1123Subdomain(at + ".hostname", in.hostname(), errors);
         }
       }
     }
     return errors;
   }
 
-  private static void servicePorts(V1ServiceSpec spec, boolean portsOptional, List<FieldError> errors) {
-    List<V1ServicePort> ports = nonNull(spec.getPorts());
+  private static void servicePorts(Service service, boolean portsOptional, List<FieldError> errors) {
+    List<Service.Port> ports = service.ports();
     if (ports.isEmpty() && !portsOptional) {
       errors.add(new FieldError("spec.ports", "Required value"));
     }
@@ -163,13 +151,13 @@ public final class ObjectValidator {
     Set<String> portProtocols = new HashSet<>();
     Set<String> nodePorts = new HashSet<>();
     for (int i = 0; i < ports.size(); i++) {
-      V1ServicePort p = ports.get(i);
+      Service.Port p = ports.get(i);
       String at = "spec.ports[" + i + "]";
       if (p == null) {
         errors.add(new FieldError(at, "Required value"));
         continue;
       }
-      String name = p.getName() == null ? "" : p.getName();
+      String name = p.name() == null ? "" : p.name();
       if (ports.size() > 1 && name.isEmpty()) {
         errors.add(new FieldError(at + ".name", "Required value"));
       } else if (!name.isEmpty()) {
@@ -178,57 +166,52 @@ public final class ObjectValidator {
           errors.add(new FieldError(at + ".name", "Duplicate value: " + quote(name)));
         }
       }
-      if (p.getPort() == null) {
+      if (p.port() == null) {
         errors.add(new FieldError(at + ".port", "Required value"));
       } else {
-        port(at + ".port", p.getPort(), errors);
+        port(at + ".port", p.port(), errors);
       }
-      String protocol = p.getProtocol() == null ? "TCP" : p.getProtocol();
+      String protocol = p.protocol() == null ? "TCP" : p.protocol();
       oneOf(at + ".protocol", protocol, PROTOCOLS, errors);
-      if (p.getPort() != null && !portProtocols.add(p.getPort() + "/" + protocol)) {
-        errors.add(new FieldError(at, "Duplicate value: {port: " + p.getPort() + ", protocol: " + protocol + "}"));
+      if (p.port() != null && !portProtocols.add(p.port() + "/" + protocol)) {
+        errors.add(new FieldError(at, "Duplicate value: {port: " + p.port() + ", protocol: " + protocol + "}"));
       }
-      if (p.getNodePort() != null && p.getNodePort() != 0) {
-        port(at + ".nodePort", p.getNodePort(), errors);
-        if (!nodePorts.add(p.getNodePort() + "/" + protocol)) {
-          errors.add(new FieldError(at + ".nodePort", "Duplicate value: " + p.getNodePort()));
+      if (p.nodePort() != null && p.nodePort() != 0) {
+        port(at + ".nodePort", p.nodePort(), errors);
+        if (!nodePorts.add(p.nodePort() + "/" + protocol)) {
+          errors.add(new FieldError(at + ".nodePort", "Duplicate value: " + p.nodePort()));
         }
       }
-      IntOrString target = p.getTargetPort();
-      if (target != null) {
-        if (target.isInteger()) {
-          if (target.getIntValue() != 0) {
-            port(at + ".targetPort", target.getIntValue(), errors);
-          }
-        } else {
-          portName(at + ".targetPort", target.getStrValue(), errors);
-        }
+      if (p.targetPortNumber() != null && p.targetPortNumber() != 0) {
+        port(at + ".targetPort", p.targetPortNumber(), errors);
+      } else if (p.targetPortName() != null) {
+        portName(at + ".targetPort", p.targetPortName(), errors);
       }
     }
   }
 
   /** Every problem of an EndpointSlice; empty when an API server would have accepted it. */
-  public static List<FieldError> endpointSlice(V1EndpointSlice slice) {
+  public static List<FieldError> endpointSlice(EndpointSlice slice) {
     List<FieldError> errors = new ArrayList<>();
-    objectMeta(slice.getMetadata(), false, errors);
-    String addressType = slice.getAddressType();
+    objectMeta(slice.metadata(), false, errors);
+    String addressType = slice.addressType();
     if (addressType == null || addressType.isEmpty()) {
       errors.add(new FieldError("addressType", "Required value"));
     } else {
       oneOf("addressType", addressType, ADDRESS_TYPES, errors);
     }
-    List<V1Endpoint> endpoints = nonNull(slice.getEndpoints());
+    List<EndpointSlice.Endpoint> endpoints = slice.endpoints();
     if (endpoints.size() > 1000) {
       errors.add(new FieldError("endpoints", "Too many: " + endpoints.size() + ": must have at most 1000 items"));
     }
     for (int i = 0; i < endpoints.size(); i++) {
-      V1Endpoint ep = endpoints.get(i);
+      EndpointSlice.Endpoint ep = endpoints.get(i);
       String at = "endpoints[" + i + "]";
       if (ep == null) {
         errors.add(new FieldError(at, "Required value"));
         continue;
       }
-      List<String> addresses = nonNull(ep.getAddresses());
+      List<String> addresses = ep.addresses();
       if (addresses.isEmpty() || addresses.size() > 100) {
         errors.add(new FieldError(at + ".addresses", addresses.isEmpty() ? "Required value"
             : "Too many: " + addresses.size() + ": must have at most 100 items"));
@@ -246,35 +229,35 @@ public final class ObjectValidator {
           }
         }
       }
-      if (ep.getHostname() != null) {
-        dns1123Label(at + ".hostname", ep.getHostname(), errors);
+      if (ep.hostname() != null) {
+        dns1123Label(at + ".hostname", ep.hostname(), errors);
       }
-      if (ep.getNodeName() != null && !ep.getNodeName().isEmpty()) {
-        dns1123Subdomain(at + ".nodeName", ep.getNodeName(), errors);
+      if (ep.nodeName() != null && !ep.nodeName().isEmpty()) {
+        dns1123Subdomain(at + ".nodeName", ep.nodeName(), errors);
       }
     }
-    List<DiscoveryV1EndpointPort> ports = nonNull(slice.getPorts());
+    List<EndpointSlice.Port> ports = slice.ports();
     if (ports.size() > 20000) {
       errors.add(new FieldError("ports", "Too many: " + ports.size() + ": must have at most 20000 items"));
     }
     Set<String> names = new HashSet<>();
     for (int i = 0; i < ports.size(); i++) {
-      DiscoveryV1EndpointPort p = ports.get(i);
+      EndpointSlice.Port p = ports.get(i);
       String at = "ports[" + i + "]";
       if (p == null) {
         errors.add(new FieldError(at, "Required value"));
         continue;
       }
-      String name = p.getName() == null ? "" : p.getName();
+      String name = p.name() == null ? "" : p.name();
       if (!name.isEmpty()) {
         dns1123Label(at + ".name", name, errors);
       }
       if (!names.add(name)) {
         errors.add(new FieldError(at + ".name", "Duplicate value: " + quote(name)));
       }
-      oneOf(at + ".protocol", p.getProtocol(), PROTOCOLS, errors);
-      if (p.getPort() != null) {
-        port(at + ".port", p.getPort(), errors);
+      oneOf(at + ".protocol", p.protocol(), PROTOCOLS, errors);
+      if (p.port() != null) {
+        port(at + ".port", p.port(), errors);
       }
     }
     return errors;
@@ -284,12 +267,12 @@ public final class ObjectValidator {
    * metadata: name (DNS-1035 label for Services as ValidateServiceName, DNS-1123 subdomain
    * otherwise), namespace (DNS-1123 label), label keys and values, annotation keys.
    */
-  private static void objectMeta(V1ObjectMeta meta, boolean service, List<FieldError> errors) {
+  private static void objectMeta(ObjectMeta meta, boolean service, List<FieldError> errors) {
     if (meta == null) {
       errors.add(new FieldError("metadata", "Required value"));
       return;
     }
-    String name = meta.getName();
+    String name = meta.name();
     if (name == null || name.isEmpty()) {
       errors.add(new FieldError("metadata.name", "Required value: name or generateName is required"));
     } else if (service) {
@@ -301,10 +284,10 @@ public final class ObjectValidator {
     } else {
       dns1123Subdomain("metadata.name", name, errors);
     }
-    if (meta.getNamespace() != null && !meta.getNamespace().isEmpty()) {
-      dns1123Label("metadata.namespace", meta.getNamespace(), errors);
+    if (!meta.namespace().isEmpty()) {
+      dns1123Label("metadata.namespace", meta.namespace(), errors);
     }
-    Map<String, String> labels = meta.getLabels();
+    Map<String, String> labels = meta.labels();
     if (labels != null) {
       for (Map.Entry<String, String> e : labels.entrySet()) {
         qualifiedName("metadata.labels", e.getKey(), errors);
@@ -316,10 +299,8 @@ public final class ObjectValidator {
         }
       }
     }
-    if (meta.getAnnotations() != null) {
-      for (String key : meta.getAnnotations().keySet()) {
-        qualifiedName("metadata.annotations", key, errors);
-      }
+    for (String key : meta.annotationKeys()) {
+      qualifiedName("metadata.annotations", key, errors);
     }
   }
 
@@ -411,9 +392,5 @@ public final class ObjectValidator {
       b.append("...(").append(s.length()).append(" characters)");
     }
     return b.append('"').toString();
-  }
-
-  private static <T> List<T> nonNull(List<T> list) {
-    return list == null ? List.of() : list;
   }
 }

@@ -3,12 +3,7 @@ package dev.kubeproxy.proxy;
 import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.platform.IpAddresses;
 import dev.kubeproxy.metrics.ProxyMetrics;
-import io.kubernetes.client.openapi.models.V1Endpoint;
-import io.kubernetes.client.openapi.models.V1EndpointConditions;
-import io.kubernetes.client.openapi.models.V1EndpointSlice;
-import io.kubernetes.client.openapi.models.DiscoveryV1EndpointPort;
-import io.kubernetes.client.openapi.models.V1ForNode;
-import io.kubernetes.client.openapi.models.V1ForZone;
+import dev.kubeproxy.cluster.objects.EndpointSlice;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -99,15 +94,14 @@ public final class EndpointsChangeTracker {
    *
    * @return whether this call changed the pending state
    */
-  public boolean update(V1EndpointSlice slice, boolean remove) {
-    if (slice == null || !family.name().equals(slice.getAddressType())) {
+  public boolean update(EndpointSlice slice, boolean remove) {
+    if (slice == null || !family.name().equals(slice.addressType())) {
       return false;
     }
-    String namespace = slice.getMetadata() == null ? null : slice.getMetadata().getNamespace();
-    String sliceName = slice.getMetadata() == null ? null : slice.getMetadata().getName();
-    Map<String, String> labels = slice.getMetadata() == null ? null : slice.getMetadata().getLabels();
-    String serviceName = labels == null ? null : labels.get(SERVICE_NAME_LABEL);
-    if (namespace == null || namespace.isEmpty() || sliceName == null || sliceName.isEmpty()
+    String namespace = slice.metadata().namespace();
+    String sliceName = slice.metadata().name();
+    String serviceName = slice.metadata().labels().get(SERVICE_NAME_LABEL);
+    if (namespace.isEmpty() || sliceName.isEmpty()
         || serviceName == null || serviceName.isEmpty()) {
       Log.error("Error getting endpoint slice cache keys: an EndpointSlice needs a namespace, a name and the "
           + "service-name label; ignoring it", "endpointSlice", namespace + "/" + sliceName,
@@ -145,9 +139,8 @@ public final class EndpointsChangeTracker {
     return true;
   }
 
-  private Instant triggerTime(V1EndpointSlice slice) {
-    Map<String, String> annotations = slice.getMetadata().getAnnotations();
-    String value = annotations == null ? null : annotations.get(TRIGGER_TIME_ANNOTATION);
+  private Instant triggerTime(EndpointSlice slice) {
+    String value = slice.metadata().annotations().get(TRIGGER_TIME_ANNOTATION);
     if (value == null || value.isEmpty()) {
       return null;
     }
@@ -156,59 +149,42 @@ public final class EndpointsChangeTracker {
       return t.equals(GO_ZERO_TIME) ? null : t;
     } catch (DateTimeParseException e) {
       Log.error("Error while parsing EndpointsLastChangeTriggerTimeAnnotation", e, "value", value,
-          "endpointSlice", slice.getMetadata().getNamespace() + "/" + slice.getMetadata().getName());
+          "endpointSlice", slice.metadata().key());
       return null;
     }
   }
 
-  private SliceData sliceData(V1EndpointSlice slice, boolean remove) {
+  private SliceData sliceData(EndpointSlice slice, boolean remove) {
     List<PortData> ports = new ArrayList<>();
-    if (slice.getPorts() != null) {
-      for (DiscoveryV1EndpointPort p : slice.getPorts()) {
-        ports.add(new PortData(p.getName(), p.getPort(), p.getProtocol() == null ? "TCP" : p.getProtocol()));
-      }
+    for (EndpointSlice.Port p : slice.ports()) {
+      ports.add(new PortData(p.name(), p.port(), p.protocol() == null ? "TCP" : p.protocol()));
     }
     ports.sort(Comparator.comparingInt(p -> p.port() == null ? 0 : p.port()));
     if (remove) {
       return new SliceData(List.copyOf(ports), List.of(), true);
     }
     List<EndpointData> endpoints = new ArrayList<>();
-    if (slice.getEndpoints() != null) {
-      for (V1Endpoint ep : slice.getEndpoints()) {
-        V1EndpointConditions c = ep.getConditions();
-        boolean ready = c == null || c.getReady() == null || c.getReady();
-        boolean serving = c == null || c.getServing() == null || c.getServing();
-        boolean terminating = c != null && Boolean.TRUE.equals(c.getTerminating());
-        Set<String> hints = null;
-        if (topologyAwareHintsGate && ep.getHints() != null && ep.getHints().getForZones() != null
-            && !ep.getHints().getForZones().isEmpty()) {
-          hints = new TreeSet<>();
-          for (V1ForZone z : ep.getHints().getForZones()) {
-            hints.add(z.getName());
-          }
-          hints = Collections.unmodifiableSet(hints);
-        }
-        List<String> addresses = ep.getAddresses() == null ? List.of() : List.copyOf(ep.getAddresses());
-        endpoints.add(new EndpointData(addresses, ep.getNodeName(), ep.getZone(), hints, nodeHint(ep), ready, serving,
-            terminating));
+    for (EndpointSlice.Endpoint ep : slice.endpoints()) {
+      boolean ready = ep.ready() == null || ep.ready();
+      boolean serving = ep.serving() == null || ep.serving();
+      boolean terminating = Boolean.TRUE.equals(ep.terminating());
+      Set<String> hints = null;
+      if (topologyAwareHintsGate && !ep.zoneHints().isEmpty()) {
+        hints = Collections.unmodifiableSet(new TreeSet<>(ep.zoneHints()));
       }
+      endpoints.add(new EndpointData(ep.addresses(), ep.nodeName(), ep.zone(), hints, nodeHint(ep), ready, serving,
+          terminating));
     }
     endpoints.sort(Comparator.comparing(e -> String.join(",", e.addresses())));
     return new SliceData(List.copyOf(ports), List.copyOf(endpoints), false);
   }
 
   /** hints.forNodes relative to this node; NONE without such hints or with the gate off. */
-  private Endpoint.NodeHint nodeHint(V1Endpoint ep) {
-    if (!preferSameTrafficDistributionGate || ep.getHints() == null || ep.getHints().getForNodes() == null
-        || ep.getHints().getForNodes().isEmpty()) {
+  private Endpoint.NodeHint nodeHint(EndpointSlice.Endpoint ep) {
+    if (!preferSameTrafficDistributionGate || ep.nodeHints().isEmpty()) {
       return Endpoint.NodeHint.NONE;
     }
-    for (V1ForNode n : ep.getHints().getForNodes()) {
-      if (n != null && nodeName.equals(n.getName())) {
-        return Endpoint.NodeHint.THIS_NODE;
-      }
-    }
-    return Endpoint.NodeHint.OTHER_NODES;
+    return ep.nodeHints().contains(nodeName) ? Endpoint.NodeHint.THIS_NODE : Endpoint.NodeHint.OTHER_NODES;
   }
 
   public int pendingCount() {

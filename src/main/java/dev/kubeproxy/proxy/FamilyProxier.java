@@ -8,8 +8,8 @@ import dev.kubeproxy.health.HealthUpdate;
 import dev.kubeproxy.health.ServiceHealthState;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.proxy.conntrack.ConntrackReconciler;
-import io.kubernetes.client.openapi.models.V1EndpointSlice;
-import io.kubernetes.client.openapi.models.V1Service;
+import dev.kubeproxy.cluster.objects.EndpointSlice;
+import dev.kubeproxy.cluster.objects.Service;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.time.Clock;
@@ -148,13 +148,13 @@ public final class FamilyProxier {
     return failedSyncs;
   }
 
-  public void onServiceUpdate(V1Service old, V1Service current) {
+  public void onServiceUpdate(Service old, Service current) {
     if (serviceChanges.update(old, current) && initialized) {
       requestSync();
     }
   }
 
-  public void onEndpointSliceUpdate(V1EndpointSlice slice, boolean remove) {
+  public void onEndpointSliceUpdate(EndpointSlice slice, boolean remove) {
     if (endpointChanges.update(slice, remove) && initialized) {
       requestSync();
     }

@@ -14,11 +14,10 @@ import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.proxy.conntrack.ConntrackReconciler;
 import dev.kubeproxy.proxy.conntrack.ConntrackTable;
 import dev.kubeproxy.proxy.conntrack.NetlinkConntrackTable;
-import io.kubernetes.client.openapi.models.V1EndpointSlice;
-import io.kubernetes.client.openapi.models.V1Node;
-import io.kubernetes.client.openapi.models.V1Service;
-import io.kubernetes.client.openapi.models.V1ServiceCIDR;
-import io.kubernetes.client.openapi.models.V1beta1ServiceCIDR;
+import dev.kubeproxy.cluster.objects.EndpointSlice;
+import dev.kubeproxy.cluster.objects.Node;
+import dev.kubeproxy.cluster.objects.Service;
+import dev.kubeproxy.cluster.objects.ServiceCidr;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.ThreadingModel;
@@ -34,11 +33,11 @@ import java.util.Objects;
 import java.util.concurrent.Callable;
 
 /**
- * The meta-proxier (pkg/proxy/metaproxier/meta_proxier.go): consumes the cluster.* events, keeps
- * the last object per key, feeds every family's trackers (EndpointSlices only to the family of
- * their address type), holds off programming until the initial lists of Services, EndpointSlices,
- * the Node and (when watched) ServiceCIDRs have been delivered (upstream 1.32 #126561), then lets
- * each family's bounded-frequency runner sync its backend.
+ * The meta-proxier (pkg/proxy/metaproxier/meta_proxier.go): consumes the cluster.* events (each
+ * carries the version it replaces, so no copy of the objects is kept here), feeds every family's
+ * trackers (EndpointSlices only to the family of their address type), holds off programming until
+ * the initial lists of Services, EndpointSlices, the Node and (when watched) ServiceCIDRs have been
+ * delivered (upstream 1.32 #126561), then lets each family's bounded-frequency runner sync its backend.
  *
  * <p>Thread ownership: a worker verticle ({@link #DEPLOYMENT}). Its one worker context owns every
  * family's model and backend: event handlers, the runners' timers and the syncs all run there, one
@@ -73,8 +72,6 @@ public class ProxierVerticle extends VerticleBase {
   /** Events that arrived while the backends were still being built. */
   private List<Runnable> early = new ArrayList<>();
 
-  private final Map<String, V1Service> services = new HashMap<>();
-  private final Map<String, V1EndpointSlice> slices = new HashMap<>();
   private final Map<String, List<String>> serviceCIDRs = new HashMap<>();
   private boolean servicesSynced;
   private boolean endpointSlicesSynced;
@@ -218,27 +215,15 @@ public class ProxierVerticle extends VerticleBase {
     }
   }
 
+  /** The event carries the previous version (null for an add) and the new one (null for a delete). */
   private void onService(ClusterEvent<?> event) {
     debug.invalidObjects().onClusterEvent("Service", event);
-    if (event.type() == ClusterEvent.Type.UPSERT && !(event.object() instanceof V1Service)) {
-      Log.error("Ignoring a Service event without a v1 Service", "key", event.key());
+    if (!(event.latest() instanceof Service)) {
+      Log.error("Ignoring a Service event without a Service", "key", event.key());
       return;
     }
-    V1Service old;
-    V1Service current;
-    if (event.type() == ClusterEvent.Type.UPSERT) {
-      current = (V1Service) event.object();
-      old = services.put(event.key(), current);
-    } else {
-      current = null;
-      old = services.remove(event.key());
-      if (old == null && event.object() instanceof V1Service last) {
-        old = last;
-      }
-    }
-    if (old == null && current == null) {
-      return;
-    }
+    Service old = (Service) event.old();
+    Service current = (Service) event.current();
     for (FamilyProxier f : families) {
       f.onServiceUpdate(old, current);
     }
@@ -246,29 +231,24 @@ public class ProxierVerticle extends VerticleBase {
 
   private void onEndpointSlice(ClusterEvent<?> event) {
     debug.invalidObjects().onClusterEvent("EndpointSlice", event);
-    if (event.type() == ClusterEvent.Type.UPSERT) {
-      if (!(event.object() instanceof V1EndpointSlice slice)) {
-        Log.error("Ignoring an EndpointSlice event without a v1 EndpointSlice", "key", event.key());
-        return;
-      }
-      V1EndpointSlice old = slices.put(event.key(), slice);
-      if (old != null && !Objects.equals(old.getAddressType(), slice.getAddressType())) {
-        routeSlice(old, true);
-      }
-      routeSlice(slice, false);
-    } else {
-      V1EndpointSlice old = slices.remove(event.key());
-      if (old == null && event.object() instanceof V1EndpointSlice last) {
-        old = last;
-      }
-      if (old != null) {
-        routeSlice(old, true);
-      }
+    if (!(event.latest() instanceof EndpointSlice)) {
+      Log.error("Ignoring an EndpointSlice event without an EndpointSlice", "key", event.key());
+      return;
     }
+    EndpointSlice old = (EndpointSlice) event.old();
+    EndpointSlice current = (EndpointSlice) event.current();
+    if (current == null) {
+      routeSlice(old, true);
+      return;
+    }
+    if (old != null && !Objects.equals(old.addressType(), current.addressType())) {
+      routeSlice(old, true);
+    }
+    routeSlice(current, false);
   }
 
-  private void routeSlice(V1EndpointSlice slice, boolean remove) {
-    String type = slice.getAddressType();
+  private void routeSlice(EndpointSlice slice, boolean remove) {
+    String type = slice.addressType();
     if (!IpFamily.IPv4.name().equals(type) && !IpFamily.IPv6.name().equals(type)) {
       Log.v(2).info("Ignoring an EndpointSlice with an unsupported address type", "endpointSlice", sliceName(slice),
           "addressType", type);
@@ -281,22 +261,22 @@ public class ProxierVerticle extends VerticleBase {
     }
   }
 
-  private static String sliceName(V1EndpointSlice slice) {
-    return slice.getMetadata() == null ? "?" : slice.getMetadata().getNamespace() + "/" + slice.getMetadata().getName();
+  private static String sliceName(EndpointSlice slice) {
+    return slice.metadata().key();
   }
 
   private void onNode(ClusterEvent<?> event) {
-    if (!(event.object() instanceof V1Node node) || node.getMetadata() == null) {
-      Log.error("Ignoring a Node event without a v1 Node", "key", event.key());
+    if (!(event.latest() instanceof Node node)) {
+      Log.error("Ignoring a Node event without a Node", "key", event.key());
       return;
     }
-    String name = node.getMetadata().getName();
+    String name = node.metadata().name();
     if (!Objects.equals(name, nodeInfo.name())) {
       Log.error("Received a watch event for a node that doesn't match the current node", "eventNode", name,
           "currentNode", nodeInfo.name());
       return;
     }
-    Map<String, String> labels = event.type() == ClusterEvent.Type.DELETE ? null : node.getMetadata().getLabels();
+    Map<String, String> labels = event.type() == ClusterEvent.Type.DELETE ? null : node.metadata().labels();
     for (FamilyProxier f : families) {
       f.onNodeLabels(labels);
     }
@@ -306,16 +286,11 @@ public class ProxierVerticle extends VerticleBase {
     if (event.type() == ClusterEvent.Type.DELETE) {
       serviceCIDRs.remove(event.key());
     } else {
-      List<String> cidrs;
-      if (event.object() instanceof V1beta1ServiceCIDR o && o.getSpec() != null) {
-        cidrs = o.getSpec().getCidrs();
-      } else if (event.object() instanceof V1ServiceCIDR o && o.getSpec() != null) {
-        cidrs = o.getSpec().getCidrs();
-      } else {
-        Log.error("Ignoring a ServiceCIDR event without a ServiceCIDR spec", "key", event.key());
+      if (!(event.latest() instanceof ServiceCidr cidr)) {
+        Log.error("Ignoring a ServiceCIDR event without a ServiceCIDR", "key", event.key());
         return;
       }
-      serviceCIDRs.put(event.key(), cidrs == null ? List.of() : List.copyOf(cidrs));
+      serviceCIDRs.put(event.key(), cidr.cidrs());
     }
     List<String> all = new ArrayList<>();
     serviceCIDRs.keySet().stream().sorted().forEach(k -> all.addAll(serviceCIDRs.get(k)));

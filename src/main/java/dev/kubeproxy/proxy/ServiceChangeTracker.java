@@ -2,7 +2,7 @@ package dev.kubeproxy.proxy;
 
 import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.metrics.ProxyMetrics;
-import io.kubernetes.client.openapi.models.V1Service;
+import dev.kubeproxy.cluster.objects.Service;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -38,13 +38,13 @@ public final class ServiceChangeTracker {
    *
    * @return whether any change is pending at all (not whether this call changed anything)
    */
-  public boolean update(V1Service old, V1Service current) {
+  public boolean update(Service old, Service current) {
     if (old == null && current == null) {
       return false;
     }
     metrics.incServiceChanges();
-    V1Service any = current != null ? current : old;
-    NamespacedName name = new NamespacedName(any.getMetadata().getNamespace(), any.getMetadata().getName());
+    Service any = current != null ? current : old;
+    NamespacedName name = new NamespacedName(any.metadata().namespace(), any.metadata().name());
     Change change = pending.get(name);
     Map<ServicePortName, ServicePort> previous =
         change != null ? change.previous() : ServicePorts.of(old, family, loadBalancerIPModeGate);
@@ -60,7 +60,7 @@ public final class ServiceChangeTracker {
   }
 
   /** What is skipped of a Service, logged at -v=2 once per Service and reason, as upstream does. */
-  private void logSkipOnce(NamespacedName name, V1Service current) {
+  private void logSkipOnce(NamespacedName name, Service current) {
     String reason = current == null ? null : ServicePorts.skipReason(current, family);
     String before = reason == null ? loggedSkips.remove(name) : loggedSkips.put(name, reason);
     if (reason != null && !reason.equals(before)) {

@@ -2,10 +2,7 @@ package dev.kubeproxy.proxy;
 
 import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.platform.IpAddresses;
-import io.kubernetes.client.openapi.models.V1LoadBalancerIngress;
-import io.kubernetes.client.openapi.models.V1Service;
-import io.kubernetes.client.openapi.models.V1ServicePort;
-import io.kubernetes.client.openapi.models.V1ServiceSpec;
+import dev.kubeproxy.cluster.objects.Service;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -24,7 +21,7 @@ public final class ServicePorts {
   private ServicePorts() {}
 
   /** With the LoadBalancerIPMode gate on (1.31 default). */
-  public static Map<ServicePortName, ServicePort> of(V1Service service, IpFamily family) {
+  public static Map<ServicePortName, ServicePort> of(Service service, IpFamily family) {
     return of(service, family, true);
   }
 
@@ -34,21 +31,19 @@ public final class ServicePorts {
    * @return the ports keyed by name, in spec order; empty when the Service is skipped
    */
   public static Map<ServicePortName, ServicePort> of(
-      V1Service service, IpFamily family, boolean loadBalancerIPModeGate) {
-    if (service == null || service.getSpec() == null || service.getMetadata() == null) {
+      Service service, IpFamily family, boolean loadBalancerIPModeGate) {
+    if (service == null) {
       return Map.of();
     }
-    V1ServiceSpec spec = service.getSpec();
-    NamespacedName name = new NamespacedName(
-        nullToEmpty(service.getMetadata().getNamespace()), nullToEmpty(service.getMetadata().getName()));
-    String rawClusterIP = spec.getClusterIP();
+    NamespacedName name = new NamespacedName(service.metadata().namespace(), service.metadata().name());
+    String rawClusterIP = service.clusterIP();
     if (rawClusterIP == null || rawClusterIP.isEmpty() || rawClusterIP.equals("None")) {
       return Map.of();
     }
-    if ("ExternalName".equals(spec.getType())) {
+    if ("ExternalName".equals(service.type())) {
       return Map.of();
     }
-    String familyIP = clusterIPOfFamily(spec, family);
+    String familyIP = clusterIPOfFamily(service, family);
     if (familyIP == null) {
       return Map.of();
     }
@@ -63,7 +58,7 @@ public final class ServicePorts {
     }
 
     List<String> externalIPs = new ArrayList<>();
-    for (String ip : nonNull(spec.getExternalIPs())) {
+    for (String ip : service.externalIPs()) {
       if (ip == null || ip.isEmpty()) {
         continue;
       }
@@ -76,7 +71,7 @@ public final class ServicePorts {
     }
 
     List<String> sourceRanges = new ArrayList<>();
-    for (String raw : nonNull(spec.getLoadBalancerSourceRanges())) {
+    for (String raw : service.loadBalancerSourceRanges()) {
       String trimmed = raw == null ? "" : raw.trim();
       String n = IpAddresses.normalizeCidr(trimmed);
       if (n == null) {
@@ -88,39 +83,38 @@ public final class ServicePorts {
     }
 
     List<String> lbVIPs = new ArrayList<>();
-    if (service.getStatus() != null && service.getStatus().getLoadBalancer() != null) {
-      for (V1LoadBalancerIngress ingress : nonNull(service.getStatus().getLoadBalancer().getIngress())) {
-        if (ingress == null || ingress.getIp() == null || ingress.getIp().isEmpty()) {
+    {
+      for (Service.Ingress ingress : service.ingress()) {
+        if (ingress.ip() == null || ingress.ip().isEmpty()) {
           continue;
         }
-        if (loadBalancerIPModeGate && "Proxy".equals(ingress.getIpMode())) {
+        if (loadBalancerIPModeGate && "Proxy".equals(ingress.ipMode())) {
           continue;
         }
-        String n = IpAddresses.normalize(ingress.getIp());
+        String n = IpAddresses.normalize(ingress.ip());
         if (n == null) {
           Log.error("Service has an invalid load balancer ingress IP; ignoring it", "service", name,
-              "ingressIP", ingress.getIp());
+              "ingressIP", ingress.ip());
         } else if (IpFamily.ofText(n) == family) {
           lbVIPs.add(n);
         }
       }
     }
 
-    String type = spec.getType() == null ? "ClusterIP" : spec.getType();
+    String type = service.type() == null ? "ClusterIP" : service.type();
     boolean apiExternallyAccessible = type.equals("LoadBalancer") || type.equals("NodePort")
-        || (type.equals("ClusterIP") && !nonNull(spec.getExternalIPs()).isEmpty());
-    boolean externalPolicyLocal = apiExternallyAccessible && "Local".equals(spec.getExternalTrafficPolicy());
-    boolean internalPolicyLocal = "Local".equals(spec.getInternalTrafficPolicy());
-    boolean clientIPAffinity = "ClientIP".equals(spec.getSessionAffinity());
+        || (type.equals("ClusterIP") && !service.externalIPs().isEmpty());
+    boolean externalPolicyLocal = apiExternallyAccessible && "Local".equals(service.externalTrafficPolicy());
+    boolean internalPolicyLocal = "Local".equals(service.internalTrafficPolicy());
+    boolean clientIPAffinity = "ClientIP".equals(service.sessionAffinity());
     int stickySeconds = 0;
     if (clientIPAffinity) {
-      Integer t = spec.getSessionAffinityConfig() == null || spec.getSessionAffinityConfig().getClientIP() == null
-          ? null : spec.getSessionAffinityConfig().getClientIP().getTimeoutSeconds();
+      Integer t = service.clientIPTimeoutSeconds();
       stickySeconds = t == null ? 10800 : t;
     }
     int healthCheckNodePort = 0;
     if (type.equals("LoadBalancer") && externalPolicyLocal) {
-      Integer h = spec.getHealthCheckNodePort();
+      Integer h = service.healthCheckNodePort();
       if (h == null || h == 0) {
         Log.error("Service has no healthcheck nodeport", "service", name);
       } else if (h < 1 || h > 65535) {
@@ -130,17 +124,14 @@ public final class ServicePorts {
         healthCheckNodePort = h;
       }
     }
-    String hints = hintsAnnotation(service.getMetadata().getAnnotations());
+    String hints = hintsAnnotation(service.metadata().annotations());
 
     Map<ServicePortName, ServicePort> out = new LinkedHashMap<>();
-    for (V1ServicePort p : nonNull(spec.getPorts())) {
-      if (p == null) {
-        continue;
-      }
-      String portName = nullToEmpty(p.getName());
-      String protocol = p.getProtocol() == null || p.getProtocol().isEmpty() ? "TCP" : p.getProtocol();
+    for (Service.Port p : service.ports()) {
+      String portName = nullToEmpty(p.name());
+      String protocol = p.protocol() == null || p.protocol().isEmpty() ? "TCP" : p.protocol();
       ServicePortName spn = new ServicePortName(name, portName, protocol);
-      Integer port = p.getPort();
+      Integer port = p.port();
       if (port == null || port < 1 || port > 65535) {
         Log.error("Service port has an out-of-range port; skipping this port", "service", name, "portName", portName,
             "port", port);
@@ -151,7 +142,7 @@ public final class ServicePorts {
             "protocol", protocol);
         continue;
       }
-      int nodePort = p.getNodePort() == null ? 0 : p.getNodePort();
+      int nodePort = p.nodePort() == null ? 0 : p.nodePort();
       if (nodePort < 0 || nodePort > 65535) {
         Log.error("Service port has an out-of-range nodePort; skipping this port", "service", name,
             "portName", portName, "nodePort", nodePort);
@@ -168,42 +159,41 @@ public final class ServicePorts {
    * -v=2 line upstream writes once (headless, ExternalName, no cluster IP of the family, a
    * duplicate port name and protocol); null when nothing is skipped silently.
    */
-  public static String skipReason(V1Service service, IpFamily family) {
-    if (service == null || service.getSpec() == null || service.getMetadata() == null) {
+  public static String skipReason(Service service, IpFamily family) {
+    if (service == null) {
       return null;
     }
-    V1ServiceSpec spec = service.getSpec();
-    String ip = spec.getClusterIP();
+    String ip = service.clusterIP();
     if (ip == null || ip.isEmpty() || ip.equals("None")) {
       return "headless (clusterIP " + (ip == null || ip.isEmpty() ? "unset" : ip) + "): no proxying";
     }
-    if ("ExternalName".equals(spec.getType())) {
+    if ("ExternalName".equals(service.type())) {
       return "type ExternalName: no proxying";
     }
-    if (clusterIPOfFamily(spec, family) == null) {
-      return "no " + family + " cluster IP (ipFamilies " + nonNull(spec.getIpFamilies()) + "): not proxied by the "
+    if (clusterIPOfFamily(service, family) == null) {
+      return "no " + family + " cluster IP (ipFamilies " + service.ipFamilies() + "): not proxied by the "
           + family + " proxier";
     }
     java.util.Set<String> seen = new java.util.HashSet<>();
-    for (V1ServicePort p : nonNull(spec.getPorts())) {
-      if (p != null && !seen.add(nullToEmpty(p.getName()) + "/" + (p.getProtocol() == null ? "TCP" : p.getProtocol()))) {
-        return "duplicate port name \"" + nullToEmpty(p.getName()) + "\": only the last such port is proxied";
+    for (Service.Port p : service.ports()) {
+      if (!seen.add(nullToEmpty(p.name()) + "/" + (p.protocol() == null ? "TCP" : p.protocol()))) {
+        return "duplicate port name \"" + nullToEmpty(p.name()) + "\": only the last such port is proxied";
       }
     }
     return null;
   }
 
   /** GetClusterIPByFamily: the spec's cluster IP of this family, raw text, or null. */
-  static String clusterIPOfFamily(V1ServiceSpec spec, IpFamily family) {
-    List<String> families = nonNull(spec.getIpFamilies());
+  static String clusterIPOfFamily(Service service, IpFamily family) {
+    List<String> families = service.ipFamilies();
     if (families.isEmpty()) {
-      String ip = spec.getClusterIP();
+      String ip = service.clusterIP();
       if (ip == null || ip.isEmpty() || ip.equals("None")) {
         return null;
       }
       return IpFamily.ofText(ip) == family ? ip : null;
     }
-    List<String> ips = nonNull(spec.getClusterIPs());
+    List<String> ips = service.clusterIPs();
     for (int i = 0; i < families.size(); i++) {
       if (family.name().equals(families.get(i))) {
         return i < ips.size() ? ips.get(i) : null;
@@ -220,10 +210,6 @@ public final class ServicePorts {
       return nullToEmpty(annotations.get(TOPOLOGY_HINTS_ANNOTATION));
     }
     return nullToEmpty(annotations.get(TOPOLOGY_MODE_ANNOTATION));
-  }
-
-  private static <T> List<T> nonNull(List<T> list) {
-    return list == null ? List.of() : list;
   }
 
   private static String nullToEmpty(String s) {

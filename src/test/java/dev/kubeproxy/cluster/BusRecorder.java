@@ -36,7 +36,7 @@ final class BusRecorder {
         ClusterEvent<?> e = m.body();
         events.add(e);
         if (e.type() == ClusterEvent.Type.UPSERT) {
-          state.get(e.kind()).put(e.key(), e.object());
+          state.get(e.kind()).put(e.key(), e.current());
         } else {
           state.get(e.kind()).remove(e.key());
         }

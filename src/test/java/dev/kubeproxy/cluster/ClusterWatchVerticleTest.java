@@ -9,6 +9,7 @@ import dev.kubeproxy.AgentOptions;
 import dev.kubeproxy.EventBusAddresses;
 import dev.kubeproxy.cluster.ClusterEvent.Kind;
 import dev.kubeproxy.testapi.TestApiServer;
+import dev.kubeproxy.cluster.objects.Service;
 import io.kubernetes.client.openapi.models.V1Node;
 import io.kubernetes.client.openapi.models.V1Service;
 import io.kubernetes.client.openapi.models.V1Taint;
@@ -154,8 +155,8 @@ class ClusterWatchVerticleTest {
 
     // update, delete
     api.upsert(Fixtures.service("default", "web", "10.96.0.10", Map.of("app", "web", "v", "2")));
-    await("update arrives", WAIT, () -> ((V1Service) bus.state.get(Kind.SERVICE).get("default/web"))
-        .getMetadata().getLabels().containsKey("v"));
+    await("update arrives", WAIT, () -> ((Service) bus.state.get(Kind.SERVICE).get("default/web"))
+        .metadata().labels().containsKey("v"));
     api.delete("Service", "kube-system", "dns");
     api.upsert(Fixtures.service("default", "headless2", "None", null));
     await("delete arrives", WAIT, () -> bus.keys(Kind.SERVICE).equals(Set.of("default/web")));
@@ -210,7 +211,7 @@ class ClusterWatchVerticleTest {
     api.upsert(Fixtures.service("default", "s1", "10.96.1.1", Map.of("changed", "yes")));
     await("converged after 410", WAIT, () -> bus.keys(Kind.SERVICE).size() == 20
         && bus.keys(Kind.SERVICE).contains("default/new") && !bus.keys(Kind.SERVICE).contains("default/s0")
-        && ((V1Service) bus.state.get(Kind.SERVICE).get("default/s1")).getMetadata().getLabels() != null);
+        && !((Service) bus.state.get(Kind.SERVICE).get("default/s1")).metadata().labels().isEmpty());
     // every delivered delete matched something we had, every upsert carries the latest object
     long deletes = bus.events.stream().filter(e -> e.type() == ClusterEvent.Type.DELETE && e.kind() == Kind.SERVICE).count();
     assertEquals(1, deletes);

@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kubeproxy.AgentOptions;
 import dev.kubeproxy.cluster.ClusterEvent.Kind;
-import io.kubernetes.client.openapi.models.V1EndpointSlice;
-import io.kubernetes.client.openapi.models.V1Service;
+import dev.kubeproxy.cluster.objects.EndpointSlice;
+import dev.kubeproxy.cluster.objects.Service;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.nio.file.Files;
@@ -58,12 +58,12 @@ class ManifestSourceTest {
         "default/dual-ipv4-8hx2k", "default/dual-ipv6-p3n7v"), bus.keysAtSync.get(Kind.ENDPOINT_SLICE));
     assertEquals(Set.of("node-1"), bus.keysAtSync.get(Kind.NODE));
     assertEquals(List.of(true), bus.eligibility);
-    V1Service shop = (V1Service) bus.state.get(Kind.SERVICE).get("shop/shop");
-    assertEquals("Local", shop.getSpec().getExternalTrafficPolicy());
-    assertEquals(32000, shop.getSpec().getHealthCheckNodePort());
-    assertEquals("192.168.200.100", shop.getStatus().getLoadBalancer().getIngress().get(0).getIp());
-    V1EndpointSlice v6 = (V1EndpointSlice) bus.state.get(Kind.ENDPOINT_SLICE).get("default/dual-ipv6-p3n7v");
-    assertEquals("IPv6", v6.getAddressType());
+    Service shop = (Service) bus.state.get(Kind.SERVICE).get("shop/shop");
+    assertEquals("Local", shop.externalTrafficPolicy());
+    assertEquals(32000, shop.healthCheckNodePort());
+    assertEquals("192.168.200.100", shop.ingress().get(0).ip());
+    EndpointSlice v6 = (EndpointSlice) bus.state.get(Kind.ENDPOINT_SLICE).get("default/dual-ipv6-p3n7v");
+    assertEquals("IPv6", v6.addressType());
   }
 
   @Test
@@ -79,7 +79,7 @@ class ManifestSourceTest {
     // a second document and a change
     Files.writeString(a, svcYaml("a", "10.96.0.2", "") + "---\n" + svcYaml("b", "10.96.0.3", ""));
     await("change seen", WAIT, () -> bus.keys(Kind.SERVICE).equals(Set.of("default/a", "default/b"))
-        && "10.96.0.2".equals(((V1Service) bus.state.get(Kind.SERVICE).get("default/a")).getSpec().getClusterIP()));
+        && "10.96.0.2".equals(((Service) bus.state.get(Kind.SERVICE).get("default/a")).clusterIP()));
     assertEquals(eventsAfterSync + 2, bus.events.size(), "one upsert per changed object, none for unchanged ones");
 
     // a broken file: reported, and the last good state stays
@@ -113,10 +113,10 @@ class ManifestSourceTest {
     Files.writeString(wrongType, "apiVersion: v1\nkind: Service\nmetadata: {name: x, namespace: n}\n"
         + "spec: {ports: [{port: eighty}]}\n---\n" + svcYaml("y", "10.96.0.9", ""));
     List<String> reported = new java.util.ArrayList<>();
-    List<io.kubernetes.client.common.KubernetesObject> read =
+    List<dev.kubeproxy.cluster.objects.ClusterObject> read =
         ManifestReader.read(wrongType, (kind, namespace, name, problem) -> reported.add(kind + " " + namespace + "/" + name + " " + problem));
     assertEquals(1, read.size());
-    assertEquals("y", read.get(0).getMetadata().getName());
+    assertEquals("y", read.get(0).metadata().name());
     assertEquals(1, reported.size());
     assertTrue(reported.get(0).startsWith("Service n/x " + wrongType + ":1:1: Service does not match the v1 schema"), reported.get(0));
   }
@@ -168,9 +168,9 @@ class ManifestSourceTest {
         + "spec: {clusterIP: 10.96.0.8, ports: [{port: 80, protocol: ICMP}]}\n");
     await("reported", WAIT, () -> reports.size() == 8);
     assertTrue(reports.get(7).note().contains("spec.ports[0].protocol: Unsupported value: \"ICMP\""), reports.get(7).note());
-    assertEquals("TCP", ((V1Service) bus.state.get(Kind.SERVICE).get("default/later")).getSpec().getPorts().get(0).getProtocol());
+    assertEquals("TCP", ((Service) bus.state.get(Kind.SERVICE).get("default/later")).ports().get(0).protocol());
     Files.writeString(dir.resolve("b.yaml"), svcYaml("later", "10.96.0.8", "").replace("port: 80,", "port: 81,"));
-    await("fixed", WAIT, () -> ((V1Service) bus.state.get(Kind.SERVICE).get("default/later")).getSpec().getPorts().get(0).getPort() == 81);
+    await("fixed", WAIT, () -> ((Service) bus.state.get(Kind.SERVICE).get("default/later")).ports().get(0).port() == 81);
     Files.delete(dir.resolve("b.yaml"));
     await("deleted", WAIT, () -> !bus.keys(Kind.SERVICE).contains("default/later"));
     assertEquals(8, reports.size());

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kubeproxy.cluster.objects.ClusterObjects;
+import dev.kubeproxy.cluster.objects.Node;
 import dev.kubeproxy.config.KubeProxyConfiguration;
 import dev.kubeproxy.proxy.IpFamily;
 import java.util.List;
@@ -26,13 +28,13 @@ class NodeAddressesTest {
 
   @Test
   void hostIPsTakeInternalThenExternalAndOneOfTheOtherFamily() {
-    var node = Fixtures.node("n", List.of(), List.of(
-        Fixtures.address("Hostname", "n"),
-        Fixtures.address("ExternalIP", "fd00::9"),
-        Fixtures.address("InternalIP", "192.168.200.10"),
-        Fixtures.address("InternalIP", "192.168.200.11")));
+    var node = ClusterObjects.node("n", java.util.Map.of(), List.of(), List.of(
+        new Node.Address("Hostname", "n"),
+        new Node.Address("ExternalIP", "fd00::9"),
+        new Node.Address("InternalIP", "192.168.200.10"),
+        new Node.Address("InternalIP", "192.168.200.11")));
     assertEquals(List.of("192.168.200.10", "fd00::9"), NodeAddresses.nodeHostIPs(node));
-    var none = Fixtures.node("n", List.of(), List.of(Fixtures.address("Hostname", "n")));
+    var none = ClusterObjects.node("n", java.util.Map.of(), List.of(), List.of(new Node.Address("Hostname", "n")));
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> NodeAddresses.nodeHostIPs(none));
     assertEquals("host IP unknown; known addresses: [{Hostname n}]", e.getMessage());
   }

@@ -53,9 +53,9 @@ public final class WatchBenchmark {
     vertx.eventBus().<ClusterEvent<?>>consumer(EventBusAddresses.ENDPOINT_SLICES, m -> delivered.incrementAndGet());
     vertx.eventBus().<ClusterEvent<?>>consumer(EventBusAddresses.SERVICES, m -> {
       delivered.incrementAndGet();
-      io.kubernetes.client.openapi.models.V1Service s = (io.kubernetes.client.openapi.models.V1Service) m.body().object();
-      Map<String, String> labels = s.getMetadata().getLabels();
-      if (labels != null && labels.containsKey("bench-change")) {
+      dev.kubeproxy.cluster.objects.Service s = (dev.kubeproxy.cluster.objects.Service) m.body().latest();
+      Map<String, String> labels = s.metadata().labels();
+      if (labels.containsKey("bench-change")) {
         arrivals.put(labels.get("bench-change"), System.nanoTime());
       }
     });

@@ -76,9 +76,9 @@ class DebugServicesResponderTest {
         new ProxierVerticleTest.RecordingMetrics()), ProxierVerticle.DEPLOYMENT).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
 
     vertx.eventBus().publish(EventBusAddresses.SERVICES, new ClusterEvent<>(ClusterEvent.Kind.SERVICE,
-        ClusterEvent.Type.UPSERT, "demo/web", service("demo", "web", "10.96.0.10", port("http", 80, "TCP"))));
+        ClusterEvent.Type.UPSERT, "demo/web", null, service("demo", "web", "10.96.0.10", port("http", 80, "TCP"))));
     vertx.eventBus().publish(EventBusAddresses.ENDPOINT_SLICES, new ClusterEvent<>(ClusterEvent.Kind.ENDPOINT_SLICE,
-        ClusterEvent.Type.UPSERT, "demo/web-1", slice("demo", "web-1", "web", "IPv4",
+        ClusterEvent.Type.UPSERT, "demo/web-1", null, slice("demo", "web-1", "web", "IPv4",
             List.of(slicePort("http", 8080, "TCP")), ep("10.244.0.5", "node-a"))));
     vertx.eventBus().publish(EventBusAddresses.EVENTS, EventRequest.invalidObject("Service", "demo", "broken",
         "Service \"demo/broken\" is invalid and not programmed: spec.ports[0].port: Invalid value: 70000"));
@@ -107,7 +107,7 @@ class DebugServicesResponderTest {
     assertTrue(ask(vertx, null).families().get(0).programmed().isEmpty(), "the kernel is read only for one Service");
 
     vertx.eventBus().publish(EventBusAddresses.SERVICES, new ClusterEvent<>(ClusterEvent.Kind.SERVICE,
-        ClusterEvent.Type.UPSERT, "demo/broken", service("demo", "broken", "10.96.0.11", port("http", 80, "TCP"))));
+        ClusterEvent.Type.UPSERT, "demo/broken", null, service("demo", "broken", "10.96.0.11", port("http", 80, "TCP"))));
     await("a valid version clears it", () -> ask(vertx, null).invalid().isEmpty());
   }
 

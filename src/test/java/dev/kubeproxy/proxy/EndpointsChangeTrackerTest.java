@@ -9,8 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.kubernetes.client.openapi.models.V1Endpoint;
-import io.kubernetes.client.openapi.models.V1EndpointSlice;
+import dev.kubeproxy.cluster.objects.ClusterObjects;
+import dev.kubeproxy.cluster.objects.EndpointSlice;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -33,7 +33,7 @@ class EndpointsChangeTrackerTest {
       Clock.fixed(START, ZoneOffset.UTC), (svc, ip) -> wrongFamily.add(svc + " " + ip));
   private final EndpointsMap map = new EndpointsMap();
 
-  private static V1EndpointSlice webSlice(String name, V1Endpoint... eps) {
+  private static EndpointSlice webSlice(String name, EndpointSlice.Endpoint... eps) {
     return slice("demo", name, "web", "IPv4", List.of(slicePort("http", 8080, "TCP")), eps);
   }
 
@@ -78,17 +78,17 @@ class EndpointsChangeTrackerTest {
 
   @Test
   void fqdnAndOtherFamilySlicesAreIgnored() {
-    V1EndpointSlice fqdn = slice("demo", "f", "web", "FQDN", List.of(slicePort("http", 80, "TCP")), ep("example.com", null));
+    EndpointSlice fqdn = slice("demo", "f", "web", "FQDN", List.of(slicePort("http", 80, "TCP")), ep("example.com", null));
     assertFalse(tracker.update(fqdn, false));
-    V1EndpointSlice v6 = slice("demo", "s6", "web", "IPv6", List.of(slicePort("http", 80, "TCP")), ep("fd00::1", null));
+    EndpointSlice v6 = slice("demo", "s6", "web", "IPv6", List.of(slicePort("http", 80, "TCP")), ep("fd00::1", null));
     assertFalse(tracker.update(v6, false));
     assertEquals(0, metrics.endpointChanges, "slices of other families do not count");
   }
 
   @Test
   void slicesWithoutServiceLabelAreIgnored() {
-    V1EndpointSlice s = webSlice("x", ep("10.244.0.5", null));
-    s.getMetadata().setLabels(new HashMap<>());
+    EndpointSlice s = webSlice("x", ep("10.244.0.5", null));
+    s = ClusterObjects.withMetadata(s, s.metadata().withLabels(Map.of()));
     assertFalse(tracker.update(s, false));
     assertEquals(0, tracker.pendingCount());
   }
@@ -96,7 +96,7 @@ class EndpointsChangeTrackerTest {
   @Test
   void wrongFamilyEndpointsAndBadAddressesAreSkipped() {
     tracker.update(webSlice("a", ep("fd00::5", "node-a"), ep("10.244.0.5", null), ep("bogus", null),
-        new V1Endpoint().addresses(new ArrayList<>())), false);
+        ClusterObjects.endpoint(null, null, null, null, null)), false);
     map.update(tracker);
     assertEquals(List.of("10.244.0.5:8080"), ids(map.get(HTTP)));
     assertEquals(List.of("demo/web fd00::5"), wrongFamily);
@@ -104,7 +104,7 @@ class EndpointsChangeTrackerTest {
 
   @Test
   void portsWithoutNameOrNumberAreSkipped() {
-    V1EndpointSlice s = slice("demo", "a", "web", "IPv4",
+    EndpointSlice s = slice("demo", "a", "web", "IPv4",
         List.of(slicePort(null, 80, "TCP"), slicePort("zero", 0, "TCP"), slicePort("nil", null, "TCP"),
             slicePort("dns", 53, "UDP")), ep("10.244.0.5", null));
     tracker.update(s, false);
@@ -117,8 +117,10 @@ class EndpointsChangeTrackerTest {
   void unchangedSliceIsNoChangeAndOrderDoesNotMatter() {
     tracker.update(webSlice("a", ep("10.244.0.5", null), ep("10.244.0.6", null)), false);
     map.update(tracker);
-    V1EndpointSlice reordered = webSlice("a", ep("10.244.0.6", null), ep("10.244.0.5", null));
-    reordered.getEndpoints().get(0).hostname("pod-6");
+    EndpointSlice.Endpoint six = ep("10.244.0.6", null);
+    EndpointSlice.Endpoint namedSix = new EndpointSlice.Endpoint(six.addresses(), six.ready(), six.serving(),
+        six.terminating(), "pod-6", six.nodeName(), six.zone(), six.zoneHints(), six.nodeHints());
+    EndpointSlice reordered = webSlice("a", namedSix, ep("10.244.0.5", null));
     assertFalse(tracker.update(reordered, false));
     assertEquals(0, tracker.pendingCount());
     assertEquals(2, metrics.endpointChanges, "every event counts, changed or not");
@@ -146,7 +148,7 @@ class EndpointsChangeTrackerTest {
 
   @Test
   void conditionsDefaultToReadyAndServing() {
-    V1Endpoint noConditions = new V1Endpoint().addresses(new ArrayList<>(List.of("10.244.0.5")));
+    EndpointSlice.Endpoint noConditions = ClusterObjects.endpoint("10.244.0.5", null, null, null, null);
     tracker.update(webSlice("a", noConditions), false);
     map.update(tracker);
     Endpoint e = map.get(HTTP).get(0);
@@ -171,11 +173,10 @@ class EndpointsChangeTrackerTest {
     assertNull(other.get(HTTP).get(0).zoneHints());
   }
 
-  private static V1EndpointSlice withTrigger(V1EndpointSlice s, String time) {
+  private static EndpointSlice withTrigger(EndpointSlice s, String time) {
     HashMap<String, String> a = new HashMap<>();
     a.put("endpoints.kubernetes.io/last-change-trigger-time", time);
-    s.getMetadata().setAnnotations(a);
-    return s;
+    return ClusterObjects.withMetadata(s, s.metadata().withAnnotations(a));
   }
 
   @Test
@@ -202,7 +203,7 @@ class EndpointsChangeTrackerTest {
     assertEquals(Map.of(), map.update(tracker).triggerTimes());
   }
 
-  private static V1EndpointSlice dnsSlice(String name, V1Endpoint... eps) {
+  private static EndpointSlice dnsSlice(String name, EndpointSlice.Endpoint... eps) {
     return slice("demo", name, "web", "IPv4", List.of(slicePort("dns", 53, "UDP"), slicePort("http", 8080, "TCP")), eps);
   }
 

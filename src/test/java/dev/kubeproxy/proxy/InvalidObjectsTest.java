@@ -19,12 +19,12 @@ class InvalidObjectsTest {
     assertEquals(2, invalid.all().size());
 
     invalid.onClusterEvent("Service", new ClusterEvent<>(ClusterEvent.Kind.SERVICE, ClusterEvent.Type.UPSERT,
-        "ns/web", new Object()));
+        "ns/web", null, new Object()));
     List<InvalidObjects.Invalid> left = invalid.all();
     assertEquals(1, left.size());
     assertEquals("web-1", left.get(0).name());
     invalid.onClusterEvent("EndpointSlice", new ClusterEvent<>(ClusterEvent.Kind.ENDPOINT_SLICE,
-        ClusterEvent.Type.DELETE, "ns/web-1", null));
+        ClusterEvent.Type.DELETE, "ns/web-1", new Object(), null));
     assertEquals(0, invalid.all().size());
   }
 }

@@ -7,9 +7,8 @@ import dev.kubeproxy.cluster.NodeInfo;
 import dev.kubeproxy.config.KubeProxyConfiguration;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.platform.CommandRunner;
-import io.kubernetes.client.openapi.models.V1Endpoint;
-import io.kubernetes.client.openapi.models.V1EndpointSlice;
-import io.kubernetes.client.openapi.models.V1Service;
+import dev.kubeproxy.cluster.objects.EndpointSlice;
+import dev.kubeproxy.cluster.objects.Service;
 import io.vertx.core.Vertx;
 import java.time.Clock;
 import java.time.Duration;
@@ -41,8 +40,8 @@ public final class ModelBenchmark {
     int perService = args.length > 1 ? Integer.parseInt(args[1]) : 10;
     System.out.printf("model benchmark: %,d services x %,d endpoints = %,d endpoints%n", services, perService,
         (long) services * perService);
-    List<V1Service> svcs = new ArrayList<>(services);
-    List<V1EndpointSlice> slices = new ArrayList<>(services);
+    List<Service> svcs = new ArrayList<>(services);
+    List<EndpointSlice> slices = new ArrayList<>(services);
     for (int i = 0; i < services; i++) {
       svcs.add(service(i));
       slices.add(slice(i, perService, 0));
@@ -59,10 +58,10 @@ public final class ModelBenchmark {
       EndpointsMap em = new EndpointsMap();
       long t0 = System.nanoTime();
       long cpu0 = cpu();
-      for (V1Service s : svcs) {
+      for (Service s : svcs) {
         st.update(null, s);
       }
-      for (V1EndpointSlice s : slices) {
+      for (EndpointSlice s : slices) {
         et.update(s, false);
       }
       long t1 = System.nanoTime();
@@ -85,7 +84,7 @@ public final class ModelBenchmark {
       long[] snap = new long[21];
       long[] changeCpu = new long[21];
       for (int k = 0; k < change.length; k++) {
-        V1EndpointSlice next = slice(k % services, perService, k + 1);
+        EndpointSlice next = slice(k % services, perService, k + 1);
         long c0 = System.nanoTime();
         long cc0 = cpu();
         et.update(next, false);
@@ -144,14 +143,14 @@ public final class ModelBenchmark {
             List.of(), Map.of()), (o, n, r) -> List.of(backend), new CommandRunner(), new ProxyMetrics());
         String id = vertx.deployVerticle(verticle, ProxierVerticle.DEPLOYMENT).toCompletionStage().toCompletableFuture().get();
         start[0] = System.nanoTime();
-        for (V1Service s : svcs) {
+        for (Service s : svcs) {
           vertx.eventBus().publish(EventBusAddresses.SERVICES, new ClusterEvent<>(ClusterEvent.Kind.SERVICE,
-              ClusterEvent.Type.UPSERT, s.getMetadata().getNamespace() + "/" + s.getMetadata().getName(), s));
+              ClusterEvent.Type.UPSERT, s.metadata().key(), null, s));
         }
-        for (V1EndpointSlice s : slices) {
+        for (EndpointSlice s : slices) {
           vertx.eventBus().publish(EventBusAddresses.ENDPOINT_SLICES, new ClusterEvent<>(
               ClusterEvent.Kind.ENDPOINT_SLICE, ClusterEvent.Type.UPSERT,
-              s.getMetadata().getNamespace() + "/" + s.getMetadata().getName(), s));
+              s.metadata().key(), null, s));
         }
         vertx.eventBus().publish(EventBusAddresses.SYNCED, ClusterEvent.Kind.SERVICE);
         vertx.eventBus().publish(EventBusAddresses.SYNCED, ClusterEvent.Kind.ENDPOINT_SLICE);
@@ -165,13 +164,13 @@ public final class ModelBenchmark {
     }
   }
 
-  private static V1Service service(int i) {
+  private static Service service(int i) {
     String ip = "10.96." + (i / 250) + "." + (i % 250 + 1);
     return TestObjects.service("ns-" + (i % 100), "svc-" + i, ip, TestObjects.port("http", 80, "TCP"));
   }
 
-  private static V1EndpointSlice slice(int i, int endpoints, int generation) {
-    V1Endpoint[] eps = new V1Endpoint[endpoints];
+  private static EndpointSlice slice(int i, int endpoints, int generation) {
+    EndpointSlice.Endpoint[] eps = new EndpointSlice.Endpoint[endpoints];
     for (int e = 0; e < endpoints; e++) {
       int n = i * endpoints + e + generation;
       eps[e] = TestObjects.ep("10." + (128 + n / 65536 % 64) + "." + (n / 256 % 256) + "." + (n % 256),

@@ -1,6 +1,7 @@
 package dev.kubeproxy.proxy;
 
 import dev.kubeproxy.EventBusCodecs;
+import static dev.kubeproxy.proxy.TestObjects.edit;
 import static dev.kubeproxy.proxy.TestObjects.ep;
 import static dev.kubeproxy.proxy.TestObjects.nodePort;
 import static dev.kubeproxy.proxy.TestObjects.port;
@@ -22,10 +23,10 @@ import dev.kubeproxy.health.HealthUpdate;
 import dev.kubeproxy.health.ServiceHealthState;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.platform.CommandRunner;
-import io.kubernetes.client.openapi.models.V1EndpointSlice;
-import io.kubernetes.client.openapi.models.V1Node;
-import io.kubernetes.client.openapi.models.V1ObjectMeta;
-import io.kubernetes.client.openapi.models.V1Service;
+import dev.kubeproxy.cluster.objects.ClusterObjects;
+import dev.kubeproxy.cluster.objects.EndpointSlice;
+import dev.kubeproxy.cluster.objects.Node;
+import dev.kubeproxy.cluster.objects.Service;
 import io.vertx.core.Vertx;
 import io.vertx.junit5.VertxExtension;
 import java.time.Duration;
@@ -181,18 +182,23 @@ class ProxierVerticleTest {
     return verticle;
   }
 
+  /** The last version sent per address and key, as the cluster source's sink keeps it for the events' old state. */
+  private final Map<String, Object> sent = new HashMap<>();
+
   private void send(String address, ClusterEvent.Kind kind, ClusterEvent.Type type, String key, Object o) {
-    vertx.eventBus().send(address, new ClusterEvent<>(kind, type, key, o));
+    boolean upsert = type == ClusterEvent.Type.UPSERT;
+    Object old = upsert ? sent.put(address + " " + key, o) : sent.remove(address + " " + key);
+    vertx.eventBus().send(address, new ClusterEvent<>(kind, type, key, old == null && !upsert ? o : old, upsert ? o : null));
   }
 
-  private void upsertService(V1Service svc) {
+  private void upsertService(Service svc) {
     send(EventBusAddresses.SERVICES, ClusterEvent.Kind.SERVICE, ClusterEvent.Type.UPSERT,
-        svc.getMetadata().getNamespace() + "/" + svc.getMetadata().getName(), svc);
+        svc.metadata().key(), svc);
   }
 
-  private void upsertSlice(V1EndpointSlice s) {
+  private void upsertSlice(EndpointSlice s) {
     send(EventBusAddresses.ENDPOINT_SLICES, ClusterEvent.Kind.ENDPOINT_SLICE, ClusterEvent.Type.UPSERT,
-        s.getMetadata().getNamespace() + "/" + s.getMetadata().getName(), s);
+        s.metadata().key(), s);
   }
 
   private void synced(ClusterEvent.Kind kind) {
@@ -209,7 +215,7 @@ class ProxierVerticleTest {
     }
   }
 
-  private static V1EndpointSlice webSlice(String name, String family, String ip, String node) {
+  private static EndpointSlice webSlice(String name, String family, String ip, String node) {
     return slice("demo", name, "web", family, List.of(slicePort("http", 8080, "TCP")), ep(ip, node));
   }
 
@@ -228,7 +234,7 @@ class ProxierVerticleTest {
     HashMap<String, String> labels = new HashMap<>();
     labels.put("topology.kubernetes.io/zone", "z9");
     send(EventBusAddresses.NODE, ClusterEvent.Kind.NODE, ClusterEvent.Type.UPSERT, "node-a",
-        new V1Node().metadata(new V1ObjectMeta().name("node-a").labels(labels)));
+        ClusterObjects.node("node-a", labels, List.of(), List.of()));
     synced(ClusterEvent.Kind.NODE);
     Thread.sleep(200);
     assertEquals(0, v4.attempts.get(), "no sync before the ServiceCIDRs' list");
@@ -335,7 +341,7 @@ class ProxierVerticleTest {
     await("empty first sync", () -> v4.states.size() >= 1);
     assertTrue(v4.last().services().isEmpty());
 
-    V1Service web = service("demo", "web", "10.96.0.10", port("http", 80, "TCP"));
+    Service web = service("demo", "web", "10.96.0.10", port("http", 80, "TCP"));
     upsertService(web);
     upsertService(service("demo", "other", "10.96.0.11", port("http", 80, "TCP")));
     await("services synced", () -> v4.last().services().size() == 2);
@@ -405,9 +411,9 @@ class ProxierVerticleTest {
     FakeBackend v4 = new FakeBackend(IpFamily.IPv4);
     FakeBackend v6 = new FakeBackend(IpFamily.IPv6);
     deploy("nftables", false, v4, v6);
-    V1Service svc = service("demo", "web", "10.96.0.10", port("http", 80, "TCP"));
-    svc.getSpec().ipFamilies(new ArrayList<>(List.of("IPv4", "IPv6")))
-        .clusterIPs(new ArrayList<>(List.of("10.96.0.10", "fd00:10:96::a")));
+    Service svc = service("demo", "web", "10.96.0.10", port("http", 80, "TCP"));
+    svc = edit(svc).ipFamilies(new ArrayList<>(List.of("IPv4", "IPv6")))
+        .clusterIPs(new ArrayList<>(List.of("10.96.0.10", "fd00:10:96::a"))).build();
     upsertService(svc);
     upsertSlice(webSlice("web-v4", "IPv4", "10.244.0.5", "node-b"));
     upsertSlice(webSlice("web-v6", "IPv6", "fd00:10:244::5", "node-b"));
@@ -422,7 +428,7 @@ class ProxierVerticleTest {
     assertEquals(List.of("[fd00:10:244::5]:8080"), v6.last().endpointsOf(http).stream().map(Endpoint::endpoint).toList());
     assertTrue(health.stream().anyMatch(h -> h.family() == IpFamily.IPv6 && h.type() == HealthUpdate.Type.UPDATED));
 
-    // slice deleted by key (no object in the event): the last stored one is removed
+    // slice deleted: the event carries the last delivered version, which is removed
     int before = v6.states.size();
     send(EventBusAddresses.ENDPOINT_SLICES, ClusterEvent.Kind.ENDPOINT_SLICE, ClusterEvent.Type.DELETE,
         "demo/web-v6", null);
@@ -440,9 +446,9 @@ class ProxierVerticleTest {
     await("first sync", () -> v4.states.size() == 1);
     HashMap<String, String> labels = new HashMap<>();
     labels.put("topology.kubernetes.io/zone", "z2");
-    V1Node other = new V1Node().metadata(new V1ObjectMeta().name("node-b").labels(labels));
+    Node other = ClusterObjects.node("node-b", labels, List.of(), List.of());
     send(EventBusAddresses.NODE, ClusterEvent.Kind.NODE, ClusterEvent.Type.UPSERT, "node-b", other);
-    V1Node self = new V1Node().metadata(new V1ObjectMeta().name("node-a").labels(labels));
+    Node self = ClusterObjects.node("node-a", labels, List.of(), List.of());
     send(EventBusAddresses.NODE, ClusterEvent.Kind.NODE, ClusterEvent.Type.UPSERT, "node-a", self);
     await("labels synced", () -> v4.states.size() == 2);
     assertEquals(Map.of("topology.kubernetes.io/zone", "z2"), v4.last().nodeLabels());
@@ -453,8 +459,8 @@ class ProxierVerticleTest {
   void serviceHealthAndStaleUdpConntrack() throws Exception {
     FakeBackend v4 = new FakeBackend(IpFamily.IPv4);
     deploy("iptables", false, v4);
-    V1Service lb = service("demo", "web", "10.96.0.10", nodePort("dns", 53, "UDP", 30053));
-    lb.getSpec().type("LoadBalancer").externalTrafficPolicy("Local").healthCheckNodePort(32000);
+    Service lb = service("demo", "web", "10.96.0.10", nodePort("dns", 53, "UDP", 30053));
+    lb = edit(lb).type("LoadBalancer").externalTrafficPolicy("Local").healthCheckNodePort(32000).build();
     upsertService(lb);
     synced(ClusterEvent.Kind.SERVICE);
     synced(ClusterEvent.Kind.ENDPOINT_SLICE);
@@ -478,7 +484,7 @@ class ProxierVerticleTest {
     FakeBackend v4 = new FakeBackend(IpFamily.IPv4);
     conntrack.table.clear();
     deploy("nftables", false, v4);
-    V1Service dns = service("demo", "web", "10.96.0.10", port("dns", 53, "UDP"));
+    Service dns = service("demo", "web", "10.96.0.10", port("dns", 53, "UDP"));
     upsertService(dns);
     upsertSlice(slice("demo", "web-1", "web", "IPv4", List.of(slicePort("dns", 53, "UDP")), ep("10.244.0.5", null)));
     synced(ClusterEvent.Kind.SERVICE);
@@ -540,10 +546,10 @@ class ProxierVerticleTest {
     synced(ClusterEvent.Kind.SERVICE);
     synced(ClusterEvent.Kind.ENDPOINT_SLICE);
     await("first sync", () -> v4.states.size() == 1);
-    V1EndpointSlice s = webSlice("web-1", "IPv4", "10.244.0.5", null);
+    EndpointSlice s = webSlice("web-1", "IPv4", "10.244.0.5", null);
     HashMap<String, String> a = new HashMap<>();
     a.put("endpoints.kubernetes.io/last-change-trigger-time", Instant.now().plusMillis(5).toString());
-    s.getMetadata().setAnnotations(a);
+    s = ClusterObjects.withMetadata(s, s.metadata().withAnnotations(a));
     Thread.sleep(10);
     upsertSlice(s);
     await("latency observed", () -> metrics.programmingLatencies.size() == 1);
@@ -577,10 +583,7 @@ class ProxierVerticleTest {
     FakeBackend v4 = new FakeBackend(IpFamily.IPv4);
     FakeBackend v6 = new FakeBackend(IpFamily.IPv6);
     deploy("nftables", false, v4, v6);
-    io.kubernetes.client.openapi.models.V1beta1ServiceCIDR cidr = new io.kubernetes.client.openapi.models.V1beta1ServiceCIDR()
-        .metadata(new V1ObjectMeta().name("kubernetes"))
-        .spec(new io.kubernetes.client.openapi.models.V1beta1ServiceCIDRSpec()
-            .cidrs(new ArrayList<>(List.of("10.96.0.0/16", "fd00:10:96::/112"))));
+    Object cidr = ClusterObjects.serviceCidr("kubernetes", List.of("10.96.0.0/16", "fd00:10:96::/112"));
     send(EventBusAddresses.SERVICE_CIDRS, ClusterEvent.Kind.SERVICE_CIDR, ClusterEvent.Type.UPSERT, "kubernetes", cidr);
     synced(ClusterEvent.Kind.SERVICE);
     synced(ClusterEvent.Kind.ENDPOINT_SLICE);

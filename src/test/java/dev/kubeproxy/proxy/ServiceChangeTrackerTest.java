@@ -1,5 +1,6 @@
 package dev.kubeproxy.proxy;
 
+import static dev.kubeproxy.proxy.TestObjects.edit;
 import static dev.kubeproxy.proxy.TestObjects.port;
 import static dev.kubeproxy.proxy.TestObjects.service;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -9,7 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kubeproxy.metrics.ProxyMetrics;
-import io.kubernetes.client.openapi.models.V1Service;
+import dev.kubeproxy.cluster.objects.Service;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Set;
@@ -50,7 +51,7 @@ class ServiceChangeTrackerTest {
 
   @Test
   void addThenSyncMergesIntoTheMap() {
-    V1Service svc = service("demo", "web", "10.96.0.10", port("http", 80, "TCP"), port("dns", 53, "UDP"));
+    Service svc = service("demo", "web", "10.96.0.10", port("http", 80, "TCP"), port("dns", 53, "UDP"));
     assertTrue(tracker.update(null, svc));
     assertEquals(1, metrics.serviceChanges);
     assertEquals(1, metrics.servicePending);
@@ -70,7 +71,7 @@ class ServiceChangeTrackerTest {
 
   @Test
   void addThenDeleteBeforeSyncCancelsOut() {
-    V1Service svc = service("demo", "web", "10.96.0.10", port("http", 80, "TCP"));
+    Service svc = service("demo", "web", "10.96.0.10", port("http", 80, "TCP"));
     assertTrue(tracker.update(null, svc));
     assertFalse(tracker.update(svc, null));
     assertEquals(2, metrics.serviceChanges);
@@ -80,13 +81,13 @@ class ServiceChangeTrackerTest {
 
   @Test
   void irrelevantEditsAreNoChange() {
-    V1Service svc = service("demo", "web", "10.96.0.10", port("http", 80, "TCP"));
+    Service svc = service("demo", "web", "10.96.0.10", port("http", 80, "TCP"));
     tracker.update(null, svc);
     map.update(tracker);
-    V1Service relabelled = service("demo", "web", "10.96.0.10", port("http", 80, "TCP"));
+    Service relabelled = service("demo", "web", "10.96.0.10", port("http", 80, "TCP"));
     HashMap<String, String> labels = new HashMap<>();
     labels.put("app", "other");
-    relabelled.getMetadata().labels(labels).resourceVersion("42");
+    relabelled = edit(relabelled).labels(labels).resourceVersion("42").build();
     assertFalse(tracker.update(svc, relabelled), "a label edit is no change");
     assertEquals(0, tracker.pendingCount());
     // an unrelated pending change makes update return true even for a no-op call
@@ -97,21 +98,21 @@ class ServiceChangeTrackerTest {
 
   @Test
   void changeAndChangeBackIsNoChange() {
-    V1Service v1 = service("demo", "web", "10.96.0.10", port("http", 80, "TCP"));
+    Service v1 = service("demo", "web", "10.96.0.10", port("http", 80, "TCP"));
     tracker.update(null, v1);
     map.update(tracker);
-    V1Service v2 = service("demo", "web", "10.96.0.10", port("http", 8080, "TCP"));
+    Service v2 = service("demo", "web", "10.96.0.10", port("http", 8080, "TCP"));
     assertTrue(tracker.update(v1, v2));
     assertFalse(tracker.update(v2, v1));
   }
 
   @Test
   void removedPortsAreReportedWhole() {
-    V1Service v1 = service("demo", "web", "10.96.0.10", port("http", 80, "TCP"), port("dns", 53, "UDP"),
+    Service v1 = service("demo", "web", "10.96.0.10", port("http", 80, "TCP"), port("dns", 53, "UDP"),
         port("tcpdns", 53, "TCP"));
     tracker.update(null, v1);
     map.update(tracker);
-    V1Service v2 = service("demo", "web", "10.96.0.10", port("http", 8080, "TCP"));
+    Service v2 = service("demo", "web", "10.96.0.10", port("http", 8080, "TCP"));
     tracker.update(v1, v2);
     ServicePortMap.UpdateResult r = map.update(tracker);
     assertEquals(List.of("dns/UDP", "tcpdns/TCP"), r.deletedPorts().stream()
@@ -131,11 +132,11 @@ class ServiceChangeTrackerTest {
 
   @Test
   void oldObjectOfFirstUpdateIsTheBaseline() {
-    V1Service v1 = service("demo", "web", "10.96.0.10", port("dns", 53, "UDP"));
+    Service v1 = service("demo", "web", "10.96.0.10", port("dns", 53, "UDP"));
     tracker.update(null, v1);
     map.update(tracker);
-    V1Service v2 = service("demo", "web", "10.96.0.10", port("dns", 54, "UDP"));
-    V1Service v3 = service("demo", "web", "10.96.0.20", port("other", 55, "UDP"));
+    Service v2 = service("demo", "web", "10.96.0.10", port("dns", 54, "UDP"));
+    Service v3 = service("demo", "web", "10.96.0.20", port("other", 55, "UDP"));
     tracker.update(v1, v2);
     tracker.update(v2, v3);
     ServicePortMap.UpdateResult r = map.update(tracker);
@@ -164,16 +165,16 @@ class ServiceChangeTrackerTest {
     dev.kubeproxy.logging.Log.setOutputs(capture, capture);
     dev.kubeproxy.logging.Log.setVerbosity(2);
     try {
-      V1Service headless = service("demo", "headless", "None", port("http", 80, "TCP"));
+      Service headless = service("demo", "headless", "None", port("http", 80, "TCP"));
       tracker.update(null, headless);
       tracker.update(headless, headless);
-      V1Service v6only = service("demo", "v6", "fd00::10", port("http", 80, "TCP"));
+      Service v6only = service("demo", "v6", "fd00::10", port("http", 80, "TCP"));
       tracker.update(null, v6only);
-      V1Service dup = service("demo", "dup", "10.96.0.30", port("http", 80, "TCP"), port("http", 81, "TCP"));
+      Service dup = service("demo", "dup", "10.96.0.30", port("http", 80, "TCP"), port("http", 81, "TCP"));
       tracker.update(null, dup);
       tracker.update(dup, dup);
-      V1Service external = service("demo", "ext", "10.96.0.31", port("http", 80, "TCP"));
-      external.getSpec().type("ExternalName");
+      Service external = service("demo", "ext", "10.96.0.31", port("http", 80, "TCP"));
+      external = edit(external).type("ExternalName").build();
       tracker.update(null, external);
       tracker.update(null, service("demo", "fine", "10.96.0.32", port("http", 80, "TCP")));
       String out = captured.toString();

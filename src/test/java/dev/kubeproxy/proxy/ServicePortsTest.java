@@ -1,5 +1,6 @@
 package dev.kubeproxy.proxy;
 
+import static dev.kubeproxy.proxy.TestObjects.edit;
 import static dev.kubeproxy.proxy.TestObjects.ingress;
 import static dev.kubeproxy.proxy.TestObjects.nodePort;
 import static dev.kubeproxy.proxy.TestObjects.port;
@@ -9,9 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.kubernetes.client.openapi.models.V1ClientIPConfig;
-import io.kubernetes.client.openapi.models.V1Service;
-import io.kubernetes.client.openapi.models.V1SessionAffinityConfig;
+import dev.kubeproxy.cluster.objects.Service;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -28,7 +27,7 @@ class ServicePortsTest {
 
   @Test
   void clusterIPServiceBecomesOnePortPerSpecPort() {
-    V1Service svc = service("demo", "web", "10.96.0.10", port("http", 80, "TCP"), port("dns", 53, "UDP"));
+    Service svc = service("demo", "web", "10.96.0.10", port("http", 80, "TCP"), port("dns", 53, "UDP"));
     Map<ServicePortName, ServicePort> ports = ServicePorts.of(svc, IpFamily.IPv4);
     assertEquals(List.of(new ServicePortName(WEB, "http", "TCP"), new ServicePortName(WEB, "dns", "UDP")),
         new ArrayList<>(ports.keySet()));
@@ -50,7 +49,7 @@ class ServicePortsTest {
 
   @Test
   void unnamedPortDefaultsToTcp() {
-    V1Service svc = service("demo", "web", "10.96.0.10", new io.kubernetes.client.openapi.models.V1ServicePort().port(80));
+    Service svc = service("demo", "web", "10.96.0.10", new Service.Port(null, null, 80, null, null, null));
     ServicePort p = only(ServicePorts.of(svc, IpFamily.IPv4));
     assertEquals(new ServicePortName(WEB, "", "TCP"), p.name());
     assertEquals("demo/web", p.name().toString());
@@ -59,11 +58,11 @@ class ServicePortsTest {
   @Test
   void skippedServices() {
     assertTrue(ServicePorts.of(service("demo", "web", "None", port("http", 80, "TCP")), IpFamily.IPv4).isEmpty());
-    V1Service empty = service("demo", "web", "10.96.0.10", port("http", 80, "TCP"));
-    empty.getSpec().clusterIP("").clusterIPs(null).ipFamilies(null);
+    Service empty = service("demo", "web", "10.96.0.10", port("http", 80, "TCP"));
+    empty = edit(empty).clusterIP("").clusterIPs(null).ipFamilies(null).build();
     assertTrue(ServicePorts.of(empty, IpFamily.IPv4).isEmpty());
-    V1Service external = service("demo", "web", "10.96.0.10", port("http", 80, "TCP"));
-    external.getSpec().type("ExternalName");
+    Service external = service("demo", "web", "10.96.0.10", port("http", 80, "TCP"));
+    external = edit(external).type("ExternalName").build();
     assertTrue(ServicePorts.of(external, IpFamily.IPv4).isEmpty());
     // no cluster IP of the other family
     assertTrue(ServicePorts.of(service("demo", "web", "10.96.0.10", port("http", 80, "TCP")), IpFamily.IPv6).isEmpty());
@@ -72,13 +71,13 @@ class ServicePortsTest {
 
   @Test
   void invalidClusterIPSkipsTheServiceOnly() {
-    V1Service bad = service("demo", "web", "10.96.0.300", port("http", 80, "TCP"));
+    Service bad = service("demo", "web", "10.96.0.300", port("http", 80, "TCP"));
     assertTrue(ServicePorts.of(bad, IpFamily.IPv4).isEmpty());
   }
 
   @Test
   void outOfRangePortsAreSkippedOthersKept() {
-    V1Service svc = service("demo", "web", "10.96.0.10", port("bad", 70000, "TCP"), port("zero", 0, "TCP"),
+    Service svc = service("demo", "web", "10.96.0.10", port("bad", 70000, "TCP"), port("zero", 0, "TCP"),
         port("good", 80, "TCP"), nodePort("badnp", 81, "TCP", 99999), port("sctp", 82, "SCTP"), port("weird", 83, "ICMP"));
     Map<ServicePortName, ServicePort> ports = ServicePorts.of(svc, IpFamily.IPv4);
     assertEquals(List.of("good", "sctp"), ports.keySet().stream().map(ServicePortName::port).toList());
@@ -86,10 +85,10 @@ class ServicePortsTest {
 
   @Test
   void dualStackServiceGivesEachFamilyItsOwnClusterIP() {
-    V1Service svc = service("demo", "web", "10.96.0.10", port("http", 80, "TCP"));
-    svc.getSpec().ipFamilies(new ArrayList<>(List.of("IPv6", "IPv4")))
+    Service svc = service("demo", "web", "10.96.0.10", port("http", 80, "TCP"));
+    svc = edit(svc).ipFamilies(new ArrayList<>(List.of("IPv6", "IPv4")))
         .clusterIP("fd00:10:96::a").clusterIPs(new ArrayList<>(List.of("fd00:10:96:0::a", "10.96.0.10")))
-        .externalIPs(new ArrayList<>(List.of("192.168.200.10", "fd00::10", "", "not-an-ip")));
+        .externalIPs(new ArrayList<>(List.of("192.168.200.10", "fd00::10", "", "not-an-ip"))).build();
     ServicePort v4 = only(ServicePorts.of(svc, IpFamily.IPv4));
     ServicePort v6 = only(ServicePorts.of(svc, IpFamily.IPv6));
     assertEquals("10.96.0.10", v4.clusterIP());
@@ -100,18 +99,18 @@ class ServicePortsTest {
 
   @Test
   void withoutIpFamiliesTheClusterIPFamilyDecides() {
-    V1Service svc = service("demo", "web", "fd00:10:96::a", port("http", 80, "TCP"));
-    svc.getSpec().ipFamilies(null).clusterIPs(null);
+    Service svc = service("demo", "web", "fd00:10:96::a", port("http", 80, "TCP"));
+    svc = edit(svc).ipFamilies(null).clusterIPs(null).build();
     assertTrue(ServicePorts.of(svc, IpFamily.IPv4).isEmpty());
     assertEquals("fd00:10:96::a", only(ServicePorts.of(svc, IpFamily.IPv6)).clusterIP());
   }
 
   @Test
   void loadBalancerIngressSkipsHostnamesProxyModeAndOtherFamily() {
-    V1Service svc = withIngress(service("demo", "web", "10.96.0.10", nodePort("http", 80, "TCP", 30080)),
+    Service svc = withIngress(service("demo", "web", "10.96.0.10", nodePort("http", 80, "TCP", 30080)),
         ingress("192.168.200.50", null), ingress("192.168.200.51", "VIP"), ingress("192.168.200.52", "Proxy"),
-        ingress("fd00::50", null), new io.kubernetes.client.openapi.models.V1LoadBalancerIngress().hostname("lb.example"));
-    svc.getSpec().type("LoadBalancer");
+        ingress("fd00::50", null), new Service.Ingress(null, "lb.example", null));
+    svc = edit(svc).type("LoadBalancer").build();
     ServicePort p = only(ServicePorts.of(svc, IpFamily.IPv4));
     assertEquals(List.of("192.168.200.50", "192.168.200.51"), p.loadBalancerVIPs());
     assertEquals(30080, p.nodePort());
@@ -122,79 +121,78 @@ class ServicePortsTest {
 
   @Test
   void sourceRangesAreTrimmedNormalisedAndFiltered() {
-    V1Service svc = service("demo", "web", "10.96.0.10", port("http", 80, "TCP"));
-    svc.getSpec().type("LoadBalancer").loadBalancerSourceRanges(
-        new ArrayList<>(List.of(" 10.0.0.5/24 ", "192.168.0.0/16", "fd00::/8", "garbage", "10.1.0.0/40")));
+    Service svc = service("demo", "web", "10.96.0.10", port("http", 80, "TCP"));
+    svc = edit(svc).type("LoadBalancer").loadBalancerSourceRanges(
+        new ArrayList<>(List.of(" 10.0.0.5/24 ", "192.168.0.0/16", "fd00::/8", "garbage", "10.1.0.0/40"))).build();
     assertEquals(List.of("10.0.0.0/24", "192.168.0.0/16"), only(ServicePorts.of(svc, IpFamily.IPv4)).loadBalancerSourceRanges());
-    svc.getSpec().clusterIP("fd00:10:96::a").clusterIPs(new ArrayList<>(List.of("fd00:10:96::a")))
-        .ipFamilies(new ArrayList<>(List.of("IPv6")));
+    svc = edit(svc).clusterIP("fd00:10:96::a").clusterIPs(new ArrayList<>(List.of("fd00:10:96::a")))
+        .ipFamilies(new ArrayList<>(List.of("IPv6"))).build();
     assertEquals(List.of("fd00::/8"), only(ServicePorts.of(svc, IpFamily.IPv6)).loadBalancerSourceRanges());
   }
 
   @Test
   void externalTrafficPolicyLocalOnlyForExternallyAccessibleServices() {
-    V1Service clusterIP = service("demo", "web", "10.96.0.10", port("http", 80, "TCP"));
-    clusterIP.getSpec().externalTrafficPolicy("Local");
+    Service clusterIP = service("demo", "web", "10.96.0.10", port("http", 80, "TCP"));
+    clusterIP = edit(clusterIP).externalTrafficPolicy("Local").build();
     assertFalse(only(ServicePorts.of(clusterIP, IpFamily.IPv4)).externalPolicyLocal());
 
     // ClusterIP with an external IP (even of the other family) is externally accessible at the API level
-    clusterIP.getSpec().externalIPs(new ArrayList<>(List.of("fd00::10")));
+    clusterIP = edit(clusterIP).externalIPs(new ArrayList<>(List.of("fd00::10"))).build();
     ServicePort withExt = only(ServicePorts.of(clusterIP, IpFamily.IPv4));
     assertTrue(withExt.externalPolicyLocal());
     assertFalse(withExt.externallyAccessible()); // but not for this family
     assertFalse(withExt.usesLocalEndpoints());
 
-    V1Service nodePort = service("demo", "web", "10.96.0.10", nodePort("http", 80, "TCP", 30080));
-    nodePort.getSpec().type("NodePort").externalTrafficPolicy("Local").healthCheckNodePort(32000);
+    Service nodePort = service("demo", "web", "10.96.0.10", nodePort("http", 80, "TCP", 30080));
+    nodePort = edit(nodePort).type("NodePort").externalTrafficPolicy("Local").healthCheckNodePort(32000).build();
     ServicePort np = only(ServicePorts.of(nodePort, IpFamily.IPv4));
     assertTrue(np.externalPolicyLocal());
     assertEquals(0, np.healthCheckNodePort(), "only LoadBalancer services need a health check");
     assertTrue(np.usesClusterEndpoints());
     assertTrue(np.usesLocalEndpoints());
 
-    V1Service lb = service("demo", "web", "10.96.0.10", nodePort("http", 80, "TCP", 30080));
-    lb.getSpec().type("LoadBalancer").externalTrafficPolicy("Local").healthCheckNodePort(32000);
+    Service lb = service("demo", "web", "10.96.0.10", nodePort("http", 80, "TCP", 30080));
+    lb = edit(lb).type("LoadBalancer").externalTrafficPolicy("Local").healthCheckNodePort(32000).build();
     assertEquals(32000, only(ServicePorts.of(lb, IpFamily.IPv4)).healthCheckNodePort());
-    lb.getSpec().externalTrafficPolicy("Cluster");
+    lb = edit(lb).externalTrafficPolicy("Cluster").build();
     assertEquals(0, only(ServicePorts.of(lb, IpFamily.IPv4)).healthCheckNodePort());
-    lb.getSpec().externalTrafficPolicy("Local").healthCheckNodePort(null);
+    lb = edit(lb).externalTrafficPolicy("Local").healthCheckNodePort(null).build();
     assertEquals(0, only(ServicePorts.of(lb, IpFamily.IPv4)).healthCheckNodePort());
   }
 
   @Test
   void internalTrafficPolicyLocal() {
-    V1Service svc = service("demo", "web", "10.96.0.10", port("http", 80, "TCP"));
-    svc.getSpec().internalTrafficPolicy("Local");
+    Service svc = service("demo", "web", "10.96.0.10", port("http", 80, "TCP"));
+    svc = edit(svc).internalTrafficPolicy("Local").build();
     ServicePort p = only(ServicePorts.of(svc, IpFamily.IPv4));
     assertTrue(p.internalPolicyLocal());
     assertFalse(p.usesClusterEndpoints());
     assertTrue(p.usesLocalEndpoints());
-    svc.getSpec().internalTrafficPolicy("Cluster");
+    svc = edit(svc).internalTrafficPolicy("Cluster").build();
     assertFalse(only(ServicePorts.of(svc, IpFamily.IPv4)).internalPolicyLocal());
   }
 
   @Test
   void clientIPAffinity() {
-    V1Service svc = service("demo", "web", "10.96.0.10", port("http", 80, "TCP"));
-    svc.getSpec().sessionAffinity("ClientIP")
-        .sessionAffinityConfig(new V1SessionAffinityConfig().clientIP(new V1ClientIPConfig().timeoutSeconds(600)));
+    Service svc = service("demo", "web", "10.96.0.10", port("http", 80, "TCP"));
+    svc = edit(svc).sessionAffinity("ClientIP")
+        .clientIPTimeoutSeconds(600).build();
     ServicePort p = only(ServicePorts.of(svc, IpFamily.IPv4));
     assertTrue(p.sessionAffinityClientIP());
     assertEquals(600, p.stickyMaxAgeSeconds());
-    svc.getSpec().sessionAffinity("None");
+    svc = edit(svc).sessionAffinity("None").build();
     assertEquals(0, only(ServicePorts.of(svc, IpFamily.IPv4)).stickyMaxAgeSeconds());
   }
 
   @Test
   void hintsAnnotationPrefersTopologyAwareHintsEvenWhenEmpty() {
-    V1Service svc = service("demo", "web", "10.96.0.10", port("http", 80, "TCP"));
+    Service svc = service("demo", "web", "10.96.0.10", port("http", 80, "TCP"));
     HashMap<String, String> a = new HashMap<>();
     a.put("service.kubernetes.io/topology-mode", "Auto");
-    svc.getMetadata().annotations(a);
-    assertEquals("Auto", only(ServicePorts.of(svc, IpFamily.IPv4)).hintsAnnotation());
+    assertEquals("Auto", only(ServicePorts.of(edit(svc).annotations(a).build(), IpFamily.IPv4)).hintsAnnotation());
     a.put("service.kubernetes.io/topology-aware-hints", "");
-    assertEquals("", only(ServicePorts.of(svc, IpFamily.IPv4)).hintsAnnotation());
+    assertEquals("", only(ServicePorts.of(edit(svc).annotations(a).build(), IpFamily.IPv4)).hintsAnnotation());
     a.put("service.kubernetes.io/topology-aware-hints", "disabled");
-    assertEquals("disabled", only(ServicePorts.of(svc, IpFamily.IPv4)).hintsAnnotation());
+    assertEquals("disabled", only(ServicePorts.of(edit(svc).annotations(a).build(), IpFamily.IPv4)).hintsAnnotation());
   }
 }

@@ -9,9 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kubeproxy.metrics.ProxyMetrics;
-import io.kubernetes.client.openapi.models.V1Endpoint;
-import io.kubernetes.client.openapi.models.V1EndpointHints;
-import io.kubernetes.client.openapi.models.V1ForNode;
+import dev.kubeproxy.cluster.objects.ClusterObjects;
+import dev.kubeproxy.cluster.objects.EndpointSlice;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -79,9 +78,9 @@ class TrafficDistributionTest {
 
   @Test
   void theTrackerReadsForNodesRelativeToThisNodeUnderTheGate() {
-    V1Endpoint mine = withNodeHints(withZoneHints(ep("10.244.0.5", "node-a"), "zone-a"), "node-a");
-    V1Endpoint other = withNodeHints(ep("10.244.0.6", "node-b"), "node-b", "node-c");
-    V1Endpoint none = ep("10.244.0.7", "node-b");
+    EndpointSlice.Endpoint mine = withNodeHints(withZoneHints(ep("10.244.0.5", "node-a"), "zone-a"), "node-a");
+    EndpointSlice.Endpoint other = withNodeHints(ep("10.244.0.6", "node-b"), "node-b", "node-c");
+    EndpointSlice.Endpoint none = ep("10.244.0.7", "node-b");
     var slice = slice("demo", "web-1", "web", "IPv4", List.of(slicePort("http", 80, "TCP")), mine, other, none);
 
     EndpointsChangeTracker on = new EndpointsChangeTracker(IpFamily.IPv4, "node-a", true, true, new ProxyMetrics(),
@@ -108,13 +107,8 @@ class TrafficDistributionTest {
     assertFalse(ModelGates.from(dev.kubeproxy.config.FeatureGates.of(Map.of("PreferSameTrafficDistribution", false))).preferSameTrafficDistribution());
   }
 
-  static V1Endpoint withNodeHints(V1Endpoint ep, String... nodes) {
-    List<V1ForNode> forNodes = new ArrayList<>();
-    for (String n : nodes) {
-      forNodes.add(new V1ForNode().name(n));
-    }
-    V1EndpointHints hints = ep.getHints() == null ? new V1EndpointHints() : ep.getHints();
-    return ep.hints(hints.forNodes(forNodes));
+  static EndpointSlice.Endpoint withNodeHints(EndpointSlice.Endpoint ep, String... nodes) {
+    return ClusterObjects.withNodeHints(ep, nodes);
   }
 
 }

@@ -13,7 +13,16 @@ public final class MessageWriter {
   public static final int NLA_F_NESTED = 0x8000;
   private static final int HEADER = 16;
 
-  private ByteBuffer buf = ByteBuffer.allocate(4096).order(ByteOrder.nativeOrder());
+  private ByteBuffer buf;
+
+  public MessageWriter() {
+    this(4096);
+  }
+
+  /** A writer whose buffer starts at this size (it grows as needed). */
+  public MessageWriter(int initialCapacity) {
+    buf = ByteBuffer.allocate(initialCapacity).order(ByteOrder.nativeOrder());
+  }
 
   /** Starts a message with its nfgenmsg; returns its start for {@link #endMessage}. */
   public int beginMessage(int type, int flags, int seq, int family, int resId) {
@@ -26,6 +35,11 @@ public final class MessageWriter {
 
   public void endMessage(int start) {
     buf.putInt(start, buf.position() - start);
+  }
+
+  /** Adds flags to the header of the message started at start (e.g. NLM_F_ACK once it is known to be the last). */
+  public void orFlags(int start, int flags) {
+    buf.putShort(start + 6, (short) (buf.getShort(start + 6) | flags));
   }
 
   public void bytes(int type, byte[] value) {

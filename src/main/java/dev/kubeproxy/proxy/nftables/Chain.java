@@ -1,5 +1,7 @@
 package dev.kubeproxy.proxy.nftables;
 
+import dev.kubeproxy.proxy.IpFamily;
+
 /**
  * A chain. A base chain has a type, hook and numeric priority; a regular chain has none.
  *
@@ -29,7 +31,8 @@ public record Chain(String name, String type, String hook, Integer priority, Str
   }
 
   @Override
-  public String render(Transaction.Verb verb, String familyAndTable, boolean objectComments) {
+  public String render(Transaction.Verb verb, IpFamily family, boolean objectComments) {
+    String familyAndTable = NftObject.tableRef(family);
     StringBuilder sb = new StringBuilder("chain ").append(familyAndTable).append(' ').append(name);
     if (!verb.createsObject()) {
       return sb.toString();

@@ -50,9 +50,4 @@ final class DryRunNftables implements Nftables {
   public TableContents list() {
     return TableContents.absent();
   }
-
-  @Override
-  public KernelTable listTable() {
-    return KernelTable.absent();
-  }
 }

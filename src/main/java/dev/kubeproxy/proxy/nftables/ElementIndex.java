@@ -22,7 +22,7 @@ final class ElementIndex {
   record Delta(List<Element> deletions, List<Element> additions) {}
 
   /** container name to element key to slot. */
-  private final Map<String, Map<String, Slot>> containers = new HashMap<>();
+  private final Map<String, Map<List<String>, Slot>> containers = new HashMap<>();
 
   void clear() {
     containers.clear();
@@ -32,7 +32,7 @@ final class ElementIndex {
   List<Element> addFresh(List<Element> added) {
     List<Element> fresh = new ArrayList<>(added.size());
     for (Element e : added) {
-      Map<String, Slot> slots = containers.computeIfAbsent(e.container(), k -> new HashMap<>());
+      Map<List<String>, Slot> slots = containers.computeIfAbsent(e.container(), k -> new HashMap<>());
       Slot slot = slots.get(e.key());
       if (slot == null) {
         slot = new Slot();
@@ -50,7 +50,7 @@ final class ElementIndex {
     // Touched slots with the element each held before this update (null: none).
     Map<Element, Element> before = new LinkedHashMap<>();
     for (Element e : removed) {
-      Map<String, Slot> slots = containers.get(e.container());
+      Map<List<String>, Slot> slots = containers.get(e.container());
       Slot slot = slots == null ? null : slots.get(e.key());
       if (slot == null) {
         continue;
@@ -61,7 +61,7 @@ final class ElementIndex {
       }
     }
     for (Element e : added) {
-      Map<String, Slot> slots = containers.computeIfAbsent(e.container(), k -> new HashMap<>());
+      Map<List<String>, Slot> slots = containers.computeIfAbsent(e.container(), k -> new HashMap<>());
       Slot slot = slots.get(e.key());
       if (slot == null) {
         slot = new Slot();
@@ -77,7 +77,7 @@ final class ElementIndex {
     List<Element> additions = new ArrayList<>();
     for (Map.Entry<Element, Element> change : before.entrySet()) {
       Element old = change.getValue();
-      Map<String, Slot> slots = containers.get(change.getKey().container());
+      Map<List<String>, Slot> slots = containers.get(change.getKey().container());
       Slot slot = slots == null ? null : slots.get(change.getKey().key());
       Element now = slot == null ? null : slot.element;
       if (Objects.equals(old, now)) {

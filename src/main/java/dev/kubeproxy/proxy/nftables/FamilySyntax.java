@@ -24,28 +24,26 @@ public final class FamilySyntax {
     return family == IpFamily.IPv6 ? "ipv6_addr" : "ipv4_addr";
   }
 
-  /** Excludes loopback destinations (localhost NodePorts are not supported). */
-  public String notLoopbackDestination() {
-    return family == IpFamily.IPv6 ? "ip6 daddr != ::1" : "ip daddr != 127.0.0.0/8";
+  /** The typed form of {@link #notLoopbackDestinationText()}. */
+  public Match notLoopbackDestination() {
+    return new Match.Address(Match.Field.DESTINATION, true, family == IpFamily.IPv6 ? "::1" : "127.0.0.0/8");
   }
 
-  /** An endpoint as a dnat target: "10.0.0.1:80" or "[fd00::1]:80". */
-  public String hostPort(String ip, int port) {
-    return family == IpFamily.IPv6 ? "[" + ip + "]:" + port : ip + ":" + port;
+  /** Excludes loopback destinations (localhost NodePorts are not supported). */
+  public String notLoopbackDestinationText() {
+    StringBuilder sb = new StringBuilder();
+    notLoopbackDestination().render(sb, ip());
+    return sb.toString();
   }
 
   /**
    * The match for traffic from pods on this node (local == true) or from elsewhere, per detector
    * mode; interfaces are matched by name (iifname) so missing interfaces are no error.
    */
-  public String localTraffic(LocalTrafficDetector detector, boolean local) {
-    String op = local ? " " : " != ";
+  public static Match localTraffic(LocalTrafficDetector detector, boolean local) {
     if (detector.byCidr()) {
-      return ip() + " saddr" + op + detector.value();
+      return new Match.Address(Match.Field.SOURCE, !local, detector.value());
     }
-    if (detector.byInterfacePrefix()) {
-      return "iifname" + op + "\"" + detector.value() + "*\"";
-    }
-    return "iifname" + op + "\"" + detector.value() + "\"";
+    return new Match.InterfaceName(!local, detector.byInterfacePrefix() ? detector.value() + "*" : detector.value());
   }
 }

@@ -3,6 +3,7 @@ package dev.kubeproxy.proxy.nftables;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import dev.kubeproxy.proxy.nftables.Match.Field;
 
 /**
  * The part of the table that does not depend on individual services: base chains with their
@@ -39,20 +40,21 @@ public final class FixedRuleset {
    */
   static final List<String> RETIRED_BASE_CHAINS = List.of("filter-prerouting", "filter-output-post-dnat");
 
-  /** The jumps from base chains, in upstream's order (nftables.md §2.1; proxier.go, nftablesJumpChains). */
-  private static final String[][] JUMPS = {
-      {"filter-input", "ct state new jump nodeport-endpoints-check", "nodeport-endpoints-check"},
-      {"filter-input", "ct state new jump service-endpoints-check", "service-endpoints-check"},
-      {"filter-forward", "ct state new jump service-endpoints-check", "service-endpoints-check"},
-      {"filter-output", "ct state new jump service-endpoints-check", "service-endpoints-check"},
-      {"filter-prerouting-pre-dnat", "ct state new jump firewall-check", "firewall-check"},
-      {"filter-output-pre-dnat", "ct state new jump firewall-check", "firewall-check"},
-      {"nat-output", "jump services", "services"},
-      {"nat-prerouting", "jump services", "services"},
-      {"nat-postrouting", "jump masquerading", "masquerading"},
-      {"filter-forward", "ct state new jump cluster-ips-check", "cluster-ips-check"},
-      {"filter-output", "ct state new jump cluster-ips-check", "cluster-ips-check"},
-  };
+  /** A jump from a base chain (upstream's order: proxier.go, nftablesJumpChains); new connections only, or all. */
+  private record Jump(String from, boolean newOnly, String to) {}
+
+  private static final List<Jump> JUMPS = List.of(
+      new Jump("filter-input", true, "nodeport-endpoints-check"),
+      new Jump("filter-input", true, "service-endpoints-check"),
+      new Jump("filter-forward", true, "service-endpoints-check"),
+      new Jump("filter-output", true, "service-endpoints-check"),
+      new Jump("filter-prerouting-pre-dnat", true, "firewall-check"),
+      new Jump("filter-output-pre-dnat", true, "firewall-check"),
+      new Jump("nat-output", false, "services"),
+      new Jump("nat-prerouting", false, "services"),
+      new Jump("nat-postrouting", false, "masquerading"),
+      new Jump("filter-forward", true, "cluster-ips-check"),
+      new Jump("filter-output", true, "cluster-ips-check"));
 
   private final FamilySyntax syntax;
   private final String mark;
@@ -84,7 +86,6 @@ public final class FixedRuleset {
    *                           that changed hooks or priorities take effect
    */
   public void write(Transaction tx, boolean recreateBaseChains) {
-    String ip = syntax.ip();
     String addr = syntax.addrType();
     ruleCount = 0;
     tx.add(new Table("rules for kube-proxy"));
@@ -103,9 +104,10 @@ public final class FixedRuleset {
       tx.flush(base);
     }
     Set<String> ensured = new LinkedHashSet<>();
-    for (String[] jump : JUMPS) {
-      ensure(tx, ensured, Chain.regular(jump[2]));
-      rule(tx, jump[0], jump[1]);
+    for (Jump jump : JUMPS) {
+      ensure(tx, ensured, Chain.regular(jump.to()));
+      rule(tx, new Rule(jump.from(), jump.newOnly() ? List.of(new Match.NewConnection()) : List.of(),
+          Verdict.jump(jump.to())));
     }
     ensure(tx, ensured, Chain.regular("services"));
     ensure(tx, ensured, Chain.regular("cluster-ips-check"));
@@ -115,19 +117,20 @@ public final class FixedRuleset {
     NftSet hairpin = NftSet.of("hairpin-connections", addr + " . " + addr + " . inet_proto . inet_service",
         "endpoints that reach themselves through a service");
     tx.add(hairpin);
-    rule(tx, "mark-for-masquerade", "mark set mark or " + mark);
-    rule(tx, "masquerading", "ct status dnat " + ip + " saddr . " + ip + " daddr . meta l4proto . th dport"
-        + " @hairpin-connections jump mark-for-masquerade");
-    rule(tx, "masquerading", "mark and " + mark + " == 0 return");
-    rule(tx, "masquerading", "mark set mark xor " + mark);
-    rule(tx, "masquerading", "masquerade fully-random");
+    Verdict masquerade = Verdict.jump("mark-for-masquerade");
+    rule(tx, new Rule("mark-for-masquerade", new Statement.SetMark(false, mark)));
+    rule(tx, new Rule("masquerading", List.of(new Match.DestinationNatted(), new Match.TupleInSet("hairpin-connections")),
+        masquerade));
+    rule(tx, new Rule("masquerading", List.of(new Match.MarkUnset(mark)), Verdict.RETURN));
+    rule(tx, new Rule("masquerading", new Statement.SetMark(true, mark)));
+    rule(tx, new Rule("masquerading", new Statement.Masquerade()));
 
     tx.add(NftSet.of("cluster-ips", addr, "Active ClusterIPs"));
-    ruleWithComment(tx, "cluster-ips-check", ip + " daddr @cluster-ips reject",
-        "Reject traffic to invalid ports of ClusterIPs");
+    rule(tx, new Rule("cluster-ips-check", List.of(new Match.AddressInSet(Field.DESTINATION, "cluster-ips")),
+        new Statement.Reject(), "Reject traffic to invalid ports of ClusterIPs"));
     if (!serviceCIDRs.isEmpty()) {
-      ruleWithComment(tx, "cluster-ips-check", ip + " daddr { " + String.join(",", serviceCIDRs) + " } drop",
-          "Drop traffic to unallocated ClusterIPs");
+      rule(tx, new Rule("cluster-ips-check", List.of(new Match.AddressIn(Field.DESTINATION, false, serviceCIDRs)),
+          Verdict.DROP, "Drop traffic to unallocated ClusterIPs"));
     }
 
     NftSet nodePortSet = NftSet.of("nodeport-ips", addr, "IPs that accept NodePort traffic");
@@ -140,6 +143,10 @@ public final class FixedRuleset {
         tx.add(Element.ofSet("nodeport-ips", nodeIP));
       }
     }
+    // NodePorts on the listed addresses, or (no list) on every local address but loopback.
+    List<Match> nodePortDestination = nodePortIPs == null
+        ? List.of(syntax.notLoopbackDestination())
+        : List.of(new Match.AddressInSet(Field.DESTINATION, "nodeport-ips"));
 
     tx.add(new NftMap("no-endpoint-services", addr + " . inet_proto . inet_service : verdict",
         "vmap to drop or reject packets to services with no endpoints"));
@@ -148,30 +155,26 @@ public final class FixedRuleset {
     Chain reject = Chain.regular("reject-chain", "helper for @no-endpoint-services / @no-endpoint-nodeports");
     tx.add(reject);
     tx.flush(reject);
-    rule(tx, "reject-chain", "reject");
-    rule(tx, "service-endpoints-check", ip + " daddr . meta l4proto . th dport vmap @no-endpoint-services");
-    if (nodePortIPs == null) {
-      rule(tx, "nodeport-endpoints-check", syntax.notLoopbackDestination()
-          + " meta l4proto . th dport vmap @no-endpoint-nodeports");
-    } else {
-      rule(tx, "nodeport-endpoints-check", ip + " daddr @nodeport-ips meta l4proto . th dport vmap @no-endpoint-nodeports");
-    }
+    rule(tx, new Rule("reject-chain", new Statement.Reject()));
+    rule(tx, new Rule("service-endpoints-check", new Statement.DestinationVmap(true, "no-endpoint-services")));
+    rule(tx, new Rule("nodeport-endpoints-check", nodePortDestination,
+        new Statement.DestinationVmap(false, "no-endpoint-nodeports")));
 
     tx.add(new NftMap("firewall-ips", addr + " . inet_proto . inet_service : verdict",
         "destinations that are subject to LoadBalancerSourceRanges"));
     ensure(tx, ensured, Chain.regular("firewall-check"));
-    rule(tx, "firewall-check", ip + " daddr . meta l4proto . th dport vmap @firewall-ips");
+    rule(tx, new Rule("firewall-check", new Statement.DestinationVmap(true, "firewall-ips")));
 
     tx.add(new NftMap("service-ips", addr + " . inet_proto . inet_service : verdict",
         "ClusterIP, ExternalIP and LoadBalancer IP traffic"));
     tx.add(new NftMap("service-nodeports", "inet_proto . inet_service : verdict", "NodePort traffic"));
-    rule(tx, "services", ip + " daddr . meta l4proto . th dport vmap @service-ips");
+    rule(tx, new Rule("services", new Statement.DestinationVmap(true, "service-ips")));
+    List<Match> nodePortMatches = new java.util.ArrayList<>();
     if (nodePortIPs == null) {
-      rule(tx, "services", "fib daddr type local " + syntax.notLoopbackDestination()
-          + " meta l4proto . th dport vmap @service-nodeports");
-    } else {
-      rule(tx, "services", ip + " daddr @nodeport-ips meta l4proto . th dport vmap @service-nodeports");
+      nodePortMatches.add(new Match.LocalAddress(Field.DESTINATION));
     }
+    nodePortMatches.addAll(nodePortDestination);
+    rule(tx, new Rule("services", nodePortMatches, new Statement.DestinationVmap(false, "service-nodeports")));
 
     tx.flush(NftSet.of("cluster-ips", addr, null));
     tx.flush(hairpin);
@@ -188,13 +191,8 @@ public final class FixedRuleset {
     }
   }
 
-  private void rule(Transaction tx, String chain, String text) {
-    tx.add(new Rule(chain, text));
-    ruleCount++;
-  }
-
-  private void ruleWithComment(Transaction tx, String chain, String text, String comment) {
-    tx.add(new Rule(chain, text, comment));
+  private void rule(Transaction tx, Rule rule) {
+    tx.add(rule);
     ruleCount++;
   }
 }

@@ -1,38 +1,35 @@
 package dev.kubeproxy.proxy.nftables;
 
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
- * What the kernel holds in this family's kube-proxy table, as read for a reconciling full sync.
- * Rules are kept in the lister's own form (nft prints them differently from how they were
- * written), so they are compared only by count and with the form seen at an earlier sync.
+ * What the kernel holds in this family's kube-proxy table, as read by a {@link TableReader} for a
+ * reconciling full sync, in the reader's forms.
  *
  * @param exists     whether the table exists at all
- * @param chains     chain name to the rules of the chain, each in the lister's form
- * @param containers set or map name to its elements: key text to the element text
- *                   ({@link #elementText})
+ * @param chains     chain name to its rules, each in {@link TableReader#ruleForm} form
+ * @param containers set or map name to its elements, by {@link TableReader#keyForm}
  * @param maps       which of the containers are maps
  */
-record KernelTable(boolean exists, Map<String, java.util.List<String>> chains,
-    Map<String, Map<String, String>> containers, java.util.Set<String> maps) {
+public record KernelTable(boolean exists, Map<String, List<String>> chains,
+    Map<String, Map<String, Entry>> containers, Set<String> maps) {
 
-  static KernelTable absent() {
-    return new KernelTable(false, Map.of(), Map.of(), java.util.Set.of());
+  /**
+   * One element as read.
+   *
+   * @param form    the element in {@link TableReader#elementForm} form
+   * @param decoder the element decoded (only when it has to be deleted); null from it when it
+   *                cannot be (then its whole set or map is flushed and refilled)
+   */
+  public record Entry(String form, java.util.function.Supplier<Element> decoder) {
+    public Element element() {
+      return decoder.get();
+    }
   }
 
-  /** An element as compared between the model and the kernel: key, comment and value. */
-  static String elementText(String key, String comment, String value) {
-    StringBuilder sb = new StringBuilder(key);
-    if (comment != null) {
-      sb.append(" comment \"").append(comment).append('"');
-    }
-    if (value != null) {
-      sb.append(" : ").append(value);
-    }
-    return sb.toString();
-  }
-
-  static String elementText(Element e) {
-    return elementText(e.keyText(), e.comment(), e.value());
+  public static KernelTable absent() {
+    return new KernelTable(false, Map.of(), Map.of(), Set.of());
   }
 }

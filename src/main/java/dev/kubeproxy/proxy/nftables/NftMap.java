@@ -1,5 +1,7 @@
 package dev.kubeproxy.proxy.nftables;
 
+import dev.kubeproxy.proxy.IpFamily;
+
 /**
  * A named map.
  *
@@ -12,7 +14,8 @@ public record NftMap(String name, String type, String comment) implements NftObj
   }
 
   @Override
-  public String render(Transaction.Verb verb, String familyAndTable, boolean objectComments) {
+  public String render(Transaction.Verb verb, IpFamily family, boolean objectComments) {
+    String familyAndTable = NftObject.tableRef(family);
     StringBuilder sb = new StringBuilder("map ").append(familyAndTable).append(' ').append(name);
     if (!verb.createsObject()) {
       return sb.toString();

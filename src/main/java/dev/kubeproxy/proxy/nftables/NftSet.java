@@ -1,5 +1,7 @@
 package dev.kubeproxy.proxy.nftables;
 
+import dev.kubeproxy.proxy.IpFamily;
+
 import java.util.List;
 
 /**
@@ -22,7 +24,8 @@ public record NftSet(String name, String type, List<String> flags, int timeoutSe
   }
 
   @Override
-  public String render(Transaction.Verb verb, String familyAndTable, boolean objectComments) {
+  public String render(Transaction.Verb verb, IpFamily family, boolean objectComments) {
+    String familyAndTable = NftObject.tableRef(family);
     StringBuilder sb = new StringBuilder("set ").append(familyAndTable).append(' ').append(name);
     if (!verb.createsObject()) {
       return sb.toString();

@@ -24,9 +24,6 @@ public interface Nftables {
   /** The chains and the sets (maps not included) that exist now in this family's kube-proxy table. */
   TableContents list() throws NftablesException;
 
-  /** The whole table: chains with their rules, sets and maps with their elements (for reconciling). */
-  KernelTable listTable() throws NftablesException;
-
   /**
    * @param exists whether the table exists at all
    * @param chains chain names

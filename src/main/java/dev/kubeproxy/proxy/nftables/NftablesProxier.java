@@ -11,6 +11,7 @@ import dev.kubeproxy.proxy.ProxyState;
 import dev.kubeproxy.proxy.RefusedServicePorts;
 import dev.kubeproxy.proxy.ServicePort;
 import dev.kubeproxy.proxy.ServicePortName;
+import dev.kubeproxy.proxy.ServicePortPlan;
 import dev.kubeproxy.proxy.SyncResult;
 import dev.kubeproxy.proxy.nftables.netlink.NetlinkNftables;
 import dev.kubeproxy.proxy.nftables.netlink.NetlinkPath;
@@ -55,10 +56,20 @@ public class NftablesProxier implements ProxyBackend {
   private final NodePortAddresses nodePortAddresses;
   private final FailedTransactionLog failedTransactions;
 
-  private boolean firstSync = true;
-  private boolean needFullSync = true;
+  /** What the next sync has to be, whatever the model's changes ask for. */
+  enum SyncKind {
+    /** The first of this process (or after a cleanup): base chains recreated, everything written. */
+    LOAD,
+    /** After a failed full sync: everything written again, without reading the table back. */
+    REWRITE,
+    /** After a failed partial sync, or when asked: the table read back and the differences sent. */
+    RECONCILE,
+    /** Only the model's changes, until the sync period asks for a resync. */
+    PARTIAL
+  }
+
+  private SyncKind next = SyncKind.LOAD;
   private Instant lastFullSync;
-  private Map<String, String> appliedNodeLabels = Map.of();
   private List<String> appliedServiceCIDRs = List.of();
   private final Map<ServicePortName, Applied> applied = new HashMap<>();
   /** Service ports whose objects the kernel refused, left out until they change. */
@@ -77,11 +88,10 @@ public class NftablesProxier implements ProxyBackend {
   private long syncFailures;
   private long cleanupFailures;
   private Transaction lastTransaction;
-  private final TableReconciler reconciler = new TableReconciler();
+  /** Reads the table back for reconciling (null: every full sync rewrites the whole table). */
+  private TableReader reader;
   /** Whether the last full sync was a reconcile (kernel read and only differences sent). */
   private boolean reconciled;
-  /** The last full sync failed: the next one rewrites everything instead of reconciling. */
-  private boolean reconcileFailed;
   /** The NodePort addresses of the last full sync (the fixed part depends on them). */
   private List<String> appliedNodePortIPs;
   /** Where partial syncs go when they can (null: nft does everything). */
@@ -124,6 +134,7 @@ public class NftablesProxier implements ProxyBackend {
     this.failedTransactions = new FailedTransactionLog(clock);
     // (The endpoint-targets offsets live as long as this proxier; a full sync rewrites the shards.)
     this.nodePortAddresses = new NodePortAddresses(settings.nodePortAddresses(), interfaceAddresses);
+    this.reader = nft instanceof TableReader r ? r : null;
   }
 
   @Override
@@ -161,9 +172,10 @@ public class NftablesProxier implements ProxyBackend {
   synchronized void useNetlink(NetlinkPath netlink) {
     this.netlink = netlink;
     this.generations = netlink == null ? null : sharedGenerations;
+    this.reader = netlink != null ? netlink : nft instanceof TableReader r ? r : null;
     if (netlink != null) {
-      Log.info("nftables: partial syncs go to nf_tables over netlink, full syncs through nft", "family",
-          settings.family());
+      Log.info("nftables: transactions go to nf_tables over netlink (nft for what the encoder does not write)",
+          "family", settings.family());
     }
   }
 
@@ -240,7 +252,7 @@ public class NftablesProxier implements ProxyBackend {
     deleteStaleChains(start);
     Duration period = settings.syncPeriod() == null || settings.syncPeriod().isZero()
         ? DEFAULT_SYNC_PERIOD : settings.syncPeriod();
-    boolean forced = needFullSync || lastFullSync == null || !appliedServiceCIDRs.equals(state.serviceCIDRs());
+    boolean forced = next != SyncKind.PARTIAL || lastFullSync == null || !appliedServiceCIDRs.equals(state.serviceCIDRs());
     boolean full = forced || !start.isBefore(lastFullSync.plus(period));
     if (full && !forced && tableUnchangedByOthers()) {
       // The periodic resync: nobody else has committed since the table was last verified, so it
@@ -260,8 +272,8 @@ public class NftablesProxier implements ProxyBackend {
         viaNetlink = apply(tx);
       }
     } catch (NftablesException e) {
-      needFullSync = true;
-      reconcileFailed = full;
+      // A failed load stays a load; a failed full sync is followed by a rewrite, a failed partial one by a reconcile.
+      next = next == SyncKind.LOAD ? SyncKind.LOAD : full ? SyncKind.REWRITE : SyncKind.RECONCILE;
       syncFailures++;
       metrics.incNftablesSyncFailures(settings.family().name());
       if (built != null) {
@@ -281,11 +293,8 @@ public class NftablesProxier implements ProxyBackend {
       }
       throw new SyncException("nftables " + kind + " sync failed; will retry with a full sync: " + e.getMessage(), e);
     }
-    needFullSync = false;
+    next = SyncKind.PARTIAL;
     if (full) {
-      reconcileFailed = false;
-      reconciler.applied();
-      firstSync = false;
       lastFullSync = start;
       if (reconciled && generations != null && listedAt >= 0) {
         // Nothing sent: one reading now stands for both sides of the (absent) commit.
@@ -331,13 +340,11 @@ public class NftablesProxier implements ProxyBackend {
             + " kube-proxy: " + e.getMessage(), e);
       }
     }
-    needFullSync = true;
-    firstSync = true;
+    next = SyncKind.LOAD;
     applied.clear();
     elements.clear();
     staleChains.clear();
     declaredShards.clear();
-    reconciler.forget();
   }
 
   /**
@@ -381,7 +388,14 @@ public class NftablesProxier implements ProxyBackend {
 
   /** Forces the next sync to be a full one. */
   synchronized void requestFullSync() {
-    needFullSync = true;
+    fullSyncNeeded();
+  }
+
+  /** The next sync reads the table back (unless it has to write everything anyway). */
+  private void fullSyncNeeded() {
+    if (next == SyncKind.PARTIAL) {
+      next = SyncKind.RECONCILE;
+    }
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -389,17 +403,17 @@ public class NftablesProxier implements ProxyBackend {
   private Transaction fullTransaction(ProxyState state, Instant start) throws NftablesException {
     // After the first sync, read the whole table and send only the differences (reconcile); a
     // rewrite of everything only at start and after a reconcile failed (the safety net).
-    boolean rewriteAll = firstSync || reconcileFailed;
+    boolean load = next == SyncKind.LOAD;
+    boolean rewriteAll = load || next == SyncKind.REWRITE || reader == null;
     listedAt = rewriteAll ? -1 : generation();
-    KernelTable kernel = rewriteAll ? KernelTable.absent() : nft.listTable();
+    KernelTable kernel = rewriteAll ? KernelTable.absent() : reader.read();
     Nftables.TableContents existing = rewriteAll ? nft.list() : Nftables.TableContents.absent();
     appliedNodePortIPs = nodePortAddresses.resolve();
     FixedRuleset fixed = new FixedRuleset(syntax, settings.masqueradeMark(), state.serviceCIDRs(),
         appliedNodePortIPs);
     Transaction tx = new Transaction();
-    fixed.write(tx, firstSync);
+    fixed.write(tx, load);
     elements.clear();
-    boolean labelsSame = state.nodeLabels().equals(appliedNodeLabels);
     Map<ServicePortName, Applied> next = new HashMap<>();
     Set<String> desiredChains = new HashSet<>();
     Set<String> desiredSets = new HashSet<>();
@@ -412,8 +426,9 @@ public class NftablesProxier implements ProxyBackend {
       ServicePort svc = state.services().get(spn);
       List<Endpoint> eps = state.endpointsOf(spn);
       Applied prev = applied.get(spn);
-      ServicePortRules r = labelsSame && sameInputs(prev, svc, eps) ? prev.rules()
-          : ServicePortRules.compute(svc, eps, state.nodeLabels(), settings, syntax, slots);
+      ServicePortRules r = !state.changedServices().contains(spn.service()) && sameInputs(prev, svc, eps)
+          ? prev.rules()
+          : ServicePortRules.compute(ServicePortPlan.of(svc, eps, state.nodeLabels()), settings, syntax, slots);
       next.put(spn, new Applied(svc, eps, r));
       for (String chain : r.chains().keySet()) {
         Chain c = Chain.regular(chain);
@@ -452,7 +467,6 @@ public class NftablesProxier implements ProxyBackend {
     if (kernel.exists()) {
       tx = reconcile(tx, kernel, start);
     } else {
-      reconciler.loading(tx);
       // Leftovers: service chains nobody uses any more are emptied now and deleted after the grace.
       if (!existing.exists()) {
         staleChains.clear();
@@ -469,7 +483,7 @@ public class NftablesProxier implements ProxyBackend {
           tx.delete(NftSet.of(set, "", null));
         }
       }
-      if (firstSync && existing.exists()) {
+      if (load && existing.exists()) {
         // A table of an earlier version: its one endpoint map per protocol, unreferenced once the
         // chains above are rewritten, goes (added first so that deleting cannot fail).
         for (String proto : List.of("tcp", "udp", "sctp")) {
@@ -485,7 +499,6 @@ public class NftablesProxier implements ProxyBackend {
     declaredShards.addAll(shards);
     applied.clear();
     applied.putAll(next);
-    appliedNodeLabels = Map.copyOf(state.nodeLabels());
     appliedServiceCIDRs = List.copyOf(state.serviceCIDRs());
     fixedRuleCount = fixed.ruleCount();
     serviceRuleCount = rules;
@@ -494,7 +507,7 @@ public class NftablesProxier implements ProxyBackend {
 
   /** The reconciling form of a full sync: only what differs between the kernel and the model. */
   private Transaction reconcile(Transaction full, KernelTable kernel, Instant start) {
-    TableReconciler.Result r = reconciler.reconcile(full, kernel);
+    TableReconciler.Result r = TableReconciler.reconcile(full, kernel, reader);
     Set<String> unexpected = new HashSet<>(r.unexpectedChains());
     staleChains.keySet().removeIf(name -> !unexpected.contains(name));
     for (String chain : r.unexpectedChains()) {
@@ -511,7 +524,6 @@ public class NftablesProxier implements ProxyBackend {
   }
 
   private Transaction partialTransaction(ProxyState state, Instant start) {
-    boolean labelsChanged = !state.nodeLabels().equals(appliedNodeLabels);
     List<String> newChains = new ArrayList<>();
     List<NftSet> newSets = new ArrayList<>();
     Map<String, List<Rule>> rewrites = new LinkedHashMap<>();
@@ -521,16 +533,20 @@ public class NftablesProxier implements ProxyBackend {
     List<Element> removed = new ArrayList<>();
     List<Element> added = new ArrayList<>();
 
+    // The model's one change set (FamilyProxier: every service after a node-label change, and the
+    // services of a failed sync again): the ports of those services, now and as applied.
+    Set<dev.kubeproxy.proxy.NamespacedName> changedServices = state.changedServices();
     List<ServicePortName> changed = new ArrayList<>();
-    for (Map.Entry<ServicePortName, ServicePort> e : state.services().entrySet()) {
-      Applied prev = applied.get(e.getKey());
-      if (labelsChanged || !sameInputs(prev, e.getValue(), state.endpointsOf(e.getKey()))) {
-        changed.add(e.getKey());
+    if (!changedServices.isEmpty()) {
+      for (ServicePortName spn : state.services().keySet()) {
+        if (changedServices.contains(spn.service())) {
+          changed.add(spn);
+        }
       }
-    }
-    for (ServicePortName spn : applied.keySet()) {
-      if (!state.services().containsKey(spn)) {
-        changed.add(spn);
+      for (ServicePortName spn : applied.keySet()) {
+        if (changedServices.contains(spn.service()) && !state.services().containsKey(spn)) {
+          changed.add(spn);
+        }
       }
     }
     for (ServicePortName spn : sortedNames(changed)) {
@@ -540,7 +556,7 @@ public class NftablesProxier implements ProxyBackend {
       ServicePortRules after = null;
       if (svc != null) {
         List<Endpoint> eps = state.endpointsOf(spn);
-        after = ServicePortRules.compute(svc, eps, state.nodeLabels(), settings, syntax, slots);
+        after = ServicePortRules.compute(ServicePortPlan.of(svc, eps, state.nodeLabels()), settings, syntax, slots);
         applied.put(spn, new Applied(svc, eps, after));
       } else {
         applied.remove(spn);
@@ -589,7 +605,6 @@ public class NftablesProxier implements ProxyBackend {
         serviceRuleCount += after.ruleCount();
       }
     }
-    appliedNodeLabels = Map.copyOf(state.nodeLabels());
     ElementIndex.Delta delta = elements.update(removed, added);
 
     Transaction tx = new Transaction();
@@ -652,7 +667,7 @@ public class NftablesProxier implements ProxyBackend {
     } catch (NftablesException e) {
       cleanupFailures++;
       metrics.incNftablesCleanupFailures(settings.family().name());
-      needFullSync = true;
+      fullSyncNeeded();
       Log.error("Unable to delete stale chains; will retry later", "err", e.getMessage());
     }
   }

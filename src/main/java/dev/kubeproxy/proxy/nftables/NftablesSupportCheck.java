@@ -99,7 +99,7 @@ public final class NftablesSupportCheck {
         "add map " + t + " probe-map { type " + a + " . inet_proto . inet_service : verdict ; }",
         "add set " + t + " probe-affinity { type " + a + " ; flags dynamic,timeout ; timeout 10s ; }",
         "add rule " + t + " probe-nat " + ip + " daddr . meta l4proto . th dport vmap @probe-map",
-        "add rule " + t + " probe-nat fib daddr type local " + syntax.notLoopbackDestination() + " jump probe-dispatch",
+        "add rule " + t + " probe-nat fib daddr type local " + syntax.notLoopbackDestinationText() + " jump probe-dispatch",
         "add rule " + t + " probe-dispatch update @probe-affinity { " + ip + " saddr }",
         "add rule " + t + " probe-dispatch meta l4proto tcp dnat " + ip + " addr . port to numgen random mod 2 map { 0 : "
             + ep1 + " . 80 , 1 : " + ep2 + " . 80 }",

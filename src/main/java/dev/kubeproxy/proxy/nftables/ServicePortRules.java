@@ -1,15 +1,16 @@
 package dev.kubeproxy.proxy.nftables;
 
 import dev.kubeproxy.proxy.Endpoint;
-import dev.kubeproxy.proxy.EndpointCategorizer;
 import dev.kubeproxy.proxy.ProxierSettings;
 import dev.kubeproxy.proxy.ServicePort;
 import dev.kubeproxy.proxy.ServicePortName;
+import dev.kubeproxy.proxy.ServicePortPlan;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import dev.kubeproxy.proxy.nftables.Match.Field;
 
 /**
  * Everything one service port puts into the kube-proxy table: its chains with their rules, its
@@ -49,14 +50,14 @@ public record ServicePortRules(
   }
 
   /**
-   * Computes the objects of one service port for the given endpoints.
+   * Computes the objects of one service port from its plan (which endpoints serve which traffic,
+   * and which policy branches apply).
    *
    * @param slots where the policy chains' endpoints go in the endpoint-targets maps
    */
-  public static ServicePortRules compute(
-      ServicePort svc, List<Endpoint> endpoints, Map<String, String> nodeLabels,
-      ProxierSettings settings, FamilySyntax syntax, EndpointSlots slots) {
-    return new Builder(svc, settings, syntax, slots).build(EndpointCategorizer.categorize(svc, endpoints, nodeLabels));
+  public static ServicePortRules compute(ServicePortPlan plan, ProxierSettings settings, FamilySyntax syntax,
+      EndpointSlots slots) {
+    return new Builder(plan.service(), settings, syntax, slots).build(plan);
   }
 
   private static final class Builder {
@@ -64,7 +65,6 @@ public record ServicePortRules(
     private final ServicePortName spn;
     private final ProxierSettings settings;
     private final FamilySyntax syntax;
-    private final String ip;
     private final String proto;
     private final String spnText;
     private final Map<String, List<Rule>> chains = new LinkedHashMap<>();
@@ -79,19 +79,18 @@ public record ServicePortRules(
       this.spn = svc.name();
       this.settings = settings;
       this.syntax = syntax;
-      this.ip = syntax.ip();
       this.proto = svc.protocol().toLowerCase(Locale.ROOT);
       this.spnText = spn.toString();
     }
 
-    ServicePortRules build(EndpointCategorizer.Result cat) {
-      boolean hasEndpoints = cat.hasAnyEndpoints();
-      boolean usesClusterChain = !cat.cluster().isEmpty() && svc.usesClusterEndpoints();
-      boolean usesLocalChain = !cat.local().isEmpty() && svc.usesLocalEndpoints();
-      boolean hasInternal = hasEndpoints && !(svc.internalPolicyLocal() && cat.local().isEmpty());
-      boolean hasExternal = hasEndpoints && !(svc.externalPolicyLocal() && cat.local().isEmpty());
-      boolean usesExternalChain = hasEndpoints && svc.externallyAccessible();
-      boolean usesFirewall = !svc.loadBalancerVIPs().isEmpty() && !svc.loadBalancerSourceRanges().isEmpty();
+    ServicePortRules build(ServicePortPlan plan) {
+      boolean hasEndpoints = plan.hasEndpoints();
+      boolean usesClusterChain = plan.usesClusterPolicyChain();
+      boolean usesLocalChain = plan.usesLocalPolicyChain();
+      boolean hasInternal = plan.hasInternalEndpoints();
+      boolean hasExternal = plan.hasExternalEndpoints();
+      boolean usesExternalChain = plan.usesExternalChain();
+      boolean usesFirewall = plan.hasSourceRangeFirewall(); // with or without endpoints, as upstream's nftables
 
       ChainNames.ServiceChains names = ChainNames.ServiceChains.of(spn);
       String clusterChain = names.service();
@@ -100,10 +99,11 @@ public record ServicePortRules(
       String firewallChain = names.firewall();
       String internalPolicyChain = svc.internalPolicyLocal() ? localChain : clusterChain;
       String externalPolicyChain = svc.externalPolicyLocal() ? localChain : clusterChain;
+      List<Endpoint> reachable = plan.endpoints().allReachable();
 
       boolean affinity = svc.sessionAffinityClientIP();
       if (affinity) {
-        for (Endpoint ep : cat.allReachable()) {
+        for (Endpoint ep : reachable) {
           chains.put(ChainNames.endpointChain(spn, ep), new ArrayList<>());
         }
       }
@@ -123,26 +123,26 @@ public record ServicePortRules(
       hasInternal &= chains.containsKey(internalPolicyChain);
       boolean externalTarget = hasExternal && chains.containsKey(externalPolicyChain);
 
-      String noEndpointsVerdict = "goto reject-chain";
-      String internalVerdict = hasEndpoints ? "drop" : noEndpointsVerdict;
-      String externalVerdict = hasEndpoints ? "drop" : noEndpointsVerdict;
-      String dport = proto + " . " + svc.port();
+      Verdict noEndpointsVerdict = Verdict.goTo("reject-chain");
+      Verdict internalVerdict = hasEndpoints ? Verdict.DROP : noEndpointsVerdict;
+      Verdict externalVerdict = hasEndpoints ? Verdict.DROP : noEndpointsVerdict;
+      String port = Integer.toString(svc.port());
 
       // Cluster IP.
       if (svc.clusterIP() != null && !svc.clusterIP().isEmpty()) {
         elements.add(Element.ofSet("cluster-ips", svc.clusterIP()));
-        List<String> key = List.of(svc.clusterIP(), proto, Integer.toString(svc.port()));
+        List<String> key = List.of(svc.clusterIP(), proto, port);
         if (hasInternal) {
-          elements.add(Element.ofMap("service-ips", key, "goto " + internalPolicyChain, null));
+          elements.add(Element.ofMap("service-ips", key, Verdict.goTo(internalPolicyChain), null));
         } else {
           elements.add(Element.ofMap("no-endpoint-services", key, internalVerdict, spnText));
         }
       }
       // External IPs.
       for (String extIP : svc.externalIPs()) {
-        List<String> key = List.of(extIP, proto, Integer.toString(svc.port()));
+        List<String> key = List.of(extIP, proto, port);
         if (usesExternalChain) {
-          elements.add(Element.ofMap("service-ips", key, "goto " + externalChain, null));
+          elements.add(Element.ofMap("service-ips", key, Verdict.goTo(externalChain), null));
         }
         if (!hasExternal) {
           elements.add(Element.ofMap("no-endpoint-services", key, externalVerdict, spnText));
@@ -154,15 +154,15 @@ public record ServicePortRules(
         if (sourceRangesContainNode()) {
           allowed.addAll(svc.loadBalancerVIPs());
         }
-        rule(firewallChain, ip + " saddr != { " + String.join(" , ", allowed) + " } drop");
+        rule(firewallChain).match(new Match.AddressIn(Field.SOURCE, true, allowed)).then(Verdict.DROP);
       }
       for (String lbIP : svc.loadBalancerVIPs()) {
-        List<String> key = List.of(lbIP, proto, Integer.toString(svc.port()));
+        List<String> key = List.of(lbIP, proto, port);
         if (usesExternalChain) {
-          elements.add(Element.ofMap("service-ips", key, "goto " + externalChain, null));
+          elements.add(Element.ofMap("service-ips", key, Verdict.goTo(externalChain), null));
         }
         if (usesFirewall) {
-          elements.add(Element.ofMap("firewall-ips", key, "goto " + firewallChain, spnText));
+          elements.add(Element.ofMap("firewall-ips", key, Verdict.goTo(firewallChain), spnText));
         }
         if (!hasExternal) {
           elements.add(Element.ofMap("no-endpoint-services", key, externalVerdict, spnText));
@@ -172,7 +172,7 @@ public record ServicePortRules(
       if (svc.nodePort() != 0) {
         List<String> key = List.of(proto, Integer.toString(svc.nodePort()));
         if (usesExternalChain) {
-          elements.add(Element.ofMap("service-nodeports", key, "goto " + externalChain, null));
+          elements.add(Element.ofMap("service-nodeports", key, Verdict.goTo(externalChain), null));
         }
         if (!hasExternal) {
           elements.add(Element.ofMap("no-endpoint-nodeports", key, externalVerdict, spnText));
@@ -181,57 +181,58 @@ public record ServicePortRules(
 
       // Masquerade off-cluster traffic to the cluster IP (first rule of the internal chain).
       if (hasInternal && svc.clusterIP() != null && !svc.clusterIP().isEmpty()) {
-        String match = ip + " daddr " + svc.clusterIP() + " " + proto + " dport " + svc.port();
+        Verdict masquerade = Verdict.jump("mark-for-masquerade");
         if (settings.masqueradeAll()) {
-          rule(internalPolicyChain, match + " jump mark-for-masquerade");
+          clusterIpMatch(internalPolicyChain).then(masquerade);
         } else if (settings.localDetector().implemented()) {
-          rule(internalPolicyChain, match + " " + syntax.localTraffic(settings.localDetector(), false)
-              + " jump mark-for-masquerade");
+          clusterIpMatch(internalPolicyChain).match(FamilySyntax.localTraffic(settings.localDetector(), false))
+              .then(masquerade);
         }
       }
 
       if (usesExternalChain) {
         if (!svc.externalPolicyLocal()) {
-          rule(externalChain, "jump mark-for-masquerade");
+          rule(externalChain).then(Verdict.jump("mark-for-masquerade"));
         } else if (chains.containsKey(clusterChain)) {
           if (settings.localDetector().implemented()) {
-            rule(externalChain, syntax.localTraffic(settings.localDetector(), true) + " goto " + clusterChain,
-                "short-circuit pod traffic");
+            rule(externalChain).match(FamilySyntax.localTraffic(settings.localDetector(), true))
+                .then(Verdict.goTo(clusterChain), "short-circuit pod traffic");
           }
-          rule(externalChain, "fib saddr type local jump mark-for-masquerade", "masquerade local traffic");
-          rule(externalChain, "fib saddr type local goto " + clusterChain, "short-circuit local traffic");
+          Match local = new Match.LocalAddress(Field.SOURCE);
+          rule(externalChain).match(local).then(Verdict.jump("mark-for-masquerade"), "masquerade local traffic");
+          rule(externalChain).match(local).then(Verdict.goTo(clusterChain), "short-circuit local traffic");
         }
         if (externalTarget) {
-          rule(externalChain, "goto " + externalPolicyChain);
+          rule(externalChain).then(Verdict.goTo(externalPolicyChain));
         }
       }
 
       if (affinity) {
-        for (Endpoint ep : cat.allReachable()) {
+        for (Endpoint ep : reachable) {
           affinitySets.add(new NftSet(ChainNames.affinitySet(spn, ep), syntax.addrType(),
               List.of("dynamic", "timeout"), svc.stickyMaxAgeSeconds(), null));
         }
       }
       if (usesClusterChain) {
-        dispatch(clusterChain, cat.cluster());
+        dispatch(clusterChain, plan.clusterEndpoints());
       } else {
         slots.release(clusterChain);
       }
       if (usesLocalChain) {
-        dispatch(localChain, cat.local());
+        dispatch(localChain, plan.localEndpoints());
       } else {
         slots.release(localChain);
       }
       if (affinity) {
-        for (Endpoint ep : cat.allReachable()) {
+        for (Endpoint ep : reachable) {
           String chain = ChainNames.endpointChain(spn, ep);
-          rule(chain, ip + " saddr " + ep.ip() + " jump mark-for-masquerade");
-          rule(chain, "update @" + ChainNames.affinitySet(spn, ep) + " { " + ip + " saddr }");
-          rule(chain, "meta l4proto " + proto + " dnat to " + syntax.hostPort(ep.ip(), ep.port()));
+          rule(chain).match(new Match.Address(Field.SOURCE, false, ep.ip())).then(Verdict.jump("mark-for-masquerade"));
+          rule(chain).then(new Statement.RememberSource(ChainNames.affinitySet(spn, ep)));
+          rule(chain).match(new Match.Protocol(proto)).then(new Statement.Dnat(ep.ip(), ep.port()));
         }
       } else {
         // Hairpin: an endpoint reaching itself through the service is masqueraded in postrouting.
-        for (Endpoint ep : cat.allReachable()) {
+        for (Endpoint ep : reachable) {
           elements.add(Element.ofSet("hairpin-connections", ep.ip(), ep.ip(), proto, Integer.toString(ep.port())));
         }
       }
@@ -244,30 +245,34 @@ public record ServicePortRules(
       int n = eps.size();
       if (svc.sessionAffinityClientIP()) {
         slots.release(chain);
+        List<String> targets = new ArrayList<>(n);
         for (Endpoint ep : eps) {
-          rule(chain, ip + " saddr @" + ChainNames.affinitySet(spn, ep) + " goto " + ChainNames.endpointChain(spn, ep));
+          rule(chain).match(new Match.AddressInSet(Field.SOURCE, ChainNames.affinitySet(spn, ep)))
+              .then(Verdict.goTo(ChainNames.endpointChain(spn, ep)));
+          targets.add(ChainNames.endpointChain(spn, ep));
         }
-        StringBuilder vmap = new StringBuilder("numgen random mod ").append(n).append(" vmap { ");
-        for (int i = 0; i < n; i++) {
-          vmap.append(i == 0 ? "" : " , ").append(i).append(" : goto ").append(ChainNames.endpointChain(spn, eps.get(i)));
-        }
-        rule(chain, vmap.append(" }").toString());
+        rule(chain).then(new Statement.RandomGoto(targets));
         return;
       }
       if (n == 1) {
         slots.release(chain);
-        rule(chain, "meta l4proto " + proto + " dnat to " + syntax.hostPort(eps.get(0).ip(), eps.get(0).port()));
+        rule(chain).match(new Match.Protocol(proto)).then(new Statement.Dnat(eps.get(0).ip(), eps.get(0).port()));
         return;
       }
       // One rule picks key offset..offset+N-1 of an endpoint-targets shard (no endpoint chains).
       EndpointSlots.Slot slot = slots.slotFor(chain, proto, n);
-      rule(chain, "meta l4proto " + proto + " dnat " + ip + " addr . port to numgen random mod " + n + " offset "
-          + slot.offset() + " map @" + slot.map());
+      rule(chain).match(new Match.Protocol(proto)).then(new Statement.DnatFromMap(n, slot.offset(), slot.map()));
       for (int i = 0; i < n; i++) {
         Endpoint ep = eps.get(i);
-        elements.add(new Element(slot.map(), true, Integer.toString(slot.offset() + i),
-            ep.ip() + " . " + ep.port(), null));
+        elements.add(Element.ofMap(slot.map(), List.of(Integer.toString(slot.offset() + i)),
+            new ElementValue.Target(ep.ip(), ep.port()), null));
       }
+    }
+
+    /** "ip daddr CLUSTER-IP PROTO dport PORT" at the start of a rule of the chain. */
+    private RuleAppender clusterIpMatch(String chain) {
+      return rule(chain).match(new Match.Address(Field.DESTINATION, false, svc.clusterIP()))
+          .match(new Match.DestinationPort(proto, svc.port()));
     }
 
     private boolean sourceRangesContainNode() {
@@ -281,12 +286,33 @@ public record ServicePortRules(
       return false;
     }
 
-    private void rule(String chain, String text) {
-      rule(chain, text, null);
+    /** A rule appended to the chain once its statement is given. */
+    private RuleAppender rule(String chain) {
+      return new RuleAppender(chain, chains.get(chain));
+    }
+  }
+
+  /** Builds a rule and appends it to its chain's list. */
+  private static final class RuleAppender {
+    private final Rule.Builder rule;
+    private final List<Rule> into;
+
+    RuleAppender(String chain, List<Rule> into) {
+      this.rule = new Rule.Builder(chain);
+      this.into = into;
     }
 
-    private void rule(String chain, String text, String comment) {
-      chains.get(chain).add(new Rule(chain, text, comment));
+    RuleAppender match(Match m) {
+      rule.match(m);
+      return this;
+    }
+
+    void then(Statement statement) {
+      into.add(rule.then(statement));
+    }
+
+    void then(Statement statement, String comment) {
+      into.add(rule.then(statement, comment));
     }
   }
 }

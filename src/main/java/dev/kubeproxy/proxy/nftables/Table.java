@@ -1,10 +1,13 @@
 package dev.kubeproxy.proxy.nftables;
 
+import dev.kubeproxy.proxy.IpFamily;
+
 /** The kube-proxy table of one family; only the comment is configurable. */
 public record Table(String comment) implements NftObject {
 
   @Override
-  public String render(Transaction.Verb verb, String familyAndTable, boolean objectComments) {
+  public String render(Transaction.Verb verb, IpFamily family, boolean objectComments) {
+    String familyAndTable = NftObject.tableRef(family);
     StringBuilder sb = new StringBuilder("table ").append(familyAndTable);
     if (verb.createsObject() && comment != null && objectComments) {
       sb.append(" { comment ").append(NftObject.quote(comment)).append(" ; }");

@@ -13,59 +13,25 @@ import java.util.Objects;
  * differing elements deleted and added, chains whose rules differ (or that are missing) flushed and
  * rewritten, unexpected sets and maps deleted and unexpected chains flushed (the caller deletes
  * them after the grace period). Everything else is left alone, which is what makes the periodic
- * resync of a large table cheap.
- *
- * <p>Rules: the kernel prints rules in its own form, so a chain's rules are compared by count, and
- * with the kernel form seen at the previous reconcile while the desired rules of the chain have not
- * changed since ({@link #seen}); a chain whose desired rules differ from what the last full sync
- * wrote or checked there is rewritten. A rule edited in place (same count) between a chain being
- * written and the next reconcile is therefore not caught until the chain's rules change. Chains
- * created or changed by partial syncs are rewritten once more at the next reconcile.
+ * resync of a large table cheap. Rules and elements compare exactly, in the forms of the
+ * {@link TableReader} that read the table (a rule edited in place is found like any other change).
  */
 final class TableReconciler {
-  /**
-   * What this process knows of a chain in the kernel: the rules it last wrote or checked there, and
-   * the hash of the kernel's form of them (null: written but not read back yet).
-   */
-  private record Seen(List<Rule> desired, Integer kernelHash) {}
-
   /** The desired table, read from a full-sync transaction. */
   private static final class Desired {
     final Map<String, Chain> chains = new LinkedHashMap<>();
     final Map<String, List<Rule>> rules = new HashMap<>();
     final Map<String, NftObject> containers = new LinkedHashMap<>();
-    final Map<String, LinkedHashMap<String, Element>> elements = new HashMap<>();
+    final Map<String, LinkedHashMap<List<String>, Element>> elements = new HashMap<>();
   }
 
   /** The transaction to send and the chains it flushed because nothing wants them any more. */
   record Result(Transaction transaction, List<String> unexpectedChains, int rewrittenChains,
       int elementChanges) {}
 
-  private Map<String, Seen> seen = new HashMap<>();
-  /** What {@link #seen} becomes once the transaction being built is applied. */
-  private Map<String, Seen> pending;
+  private TableReconciler() {}
 
-  void forget() {
-    seen.clear();
-    pending = null;
-  }
-
-  /** A plain full load of this transaction is about to be sent. */
-  void loading(Transaction full) {
-    Desired want = read(full);
-    pending = new HashMap<>();
-    want.chains.keySet().forEach(c -> pending.put(c, new Seen(want.rules.getOrDefault(c, List.of()), null)));
-  }
-
-  /** The transaction of the last {@link #loading} or {@link #reconcile} is in the kernel now. */
-  void applied() {
-    if (pending != null) {
-      seen = pending;
-      pending = null;
-    }
-  }
-
-  Result reconcile(Transaction full, KernelTable kernel) {
+  static Result reconcile(Transaction full, KernelTable kernel, TableReader forms) {
     Desired want = read(full);
     Transaction tx = new Transaction();
     tx.add(new Table("rules for kube-proxy"));
@@ -86,40 +52,53 @@ final class TableReconciler {
       if (dynamic(c.getValue())) {
         continue; // affinity sets: the rules fill them
       }
-      Map<String, Element> desired = want.elements.getOrDefault(c.getKey(), new LinkedHashMap<>());
-      Map<String, String> actual = kernel.containers().getOrDefault(c.getKey(), Map.of());
-      boolean inMap = c.getValue() instanceof NftMap;
-      for (Map.Entry<String, String> e : actual.entrySet()) {
-        Element d = desired.get(e.getKey());
-        if (d == null || !KernelTable.elementText(d).equals(e.getValue())) {
-          tx.delete(new Element(c.getKey(), inMap, e.getKey(), null, null));
-          elementChanges++;
+      Map<List<String>, Element> desired = want.elements.getOrDefault(c.getKey(), new LinkedHashMap<>());
+      Map<String, KernelTable.Entry> actual = kernel.containers().getOrDefault(c.getKey(), Map.of());
+      Map<String, Element> desiredByKey = new HashMap<>();
+      Map<Element, String> desiredForms = new java.util.IdentityHashMap<>();
+      for (Element d : desired.values()) {
+        desiredByKey.put(forms.keyForm(d), d);
+      }
+      List<Element> deletions = new ArrayList<>();
+      boolean undecodable = false;
+      for (Map.Entry<String, KernelTable.Entry> e : actual.entrySet()) {
+        Element d = desiredByKey.get(e.getKey());
+        if (d == null || !desiredForms.computeIfAbsent(d, forms::elementForm).equals(e.getValue().form())) {
+          Element gone = e.getValue().element();
+          undecodable |= gone == null;
+          deletions.add(gone);
         }
       }
-      for (Element d : desired.values()) {
-        if (!KernelTable.elementText(d).equals(actual.get(d.keyText()))) {
-          additions.add(d);
+      if (undecodable) {
+        // Something this agent cannot name is in it: empty the set or map and fill it again.
+        tx.flush(c.getValue());
+        additions.addAll(desired.values());
+        elementChanges += actual.size() + desired.size();
+        continue;
+      }
+      deletions.forEach(tx::delete);
+      elementChanges += deletions.size();
+      for (Map.Entry<String, Element> d : desiredByKey.entrySet()) {
+        KernelTable.Entry now = actual.get(d.getKey());
+        if (now == null || !desiredForms.computeIfAbsent(d.getValue(), forms::elementForm).equals(now.form())) {
+          additions.add(d.getValue());
           elementChanges++;
         }
       }
     }
     int rewritten = 0;
-    Map<String, Seen> nextSeen = new HashMap<>();
     for (Chain chain : want.chains.values()) {
       List<Rule> rules = want.rules.getOrDefault(chain.name(), List.of());
       List<String> actual = kernel.chains().get(chain.name());
-      if (actual != null && !differs(chain.name(), rules, actual)) {
-        nextSeen.put(chain.name(), new Seen(rules, actual.hashCode()));
+      if (actual != null && sameRules(rules, actual, forms)) {
         continue;
       }
-      nextSeen.put(chain.name(), new Seen(rules, null));
-      if (actual != null) {
+      if (actual != null && !actual.isEmpty()) {
         tx.flush(chain);
       }
       rules.forEach(tx::add);
       rewritten++;
     }
-    pending = nextSeen;
     for (Element e : additions) {
       tx.add(e);
     }
@@ -140,19 +119,16 @@ final class TableReconciler {
     return new Result(tx, unexpected, rewritten, elementChanges);
   }
 
-  private boolean differs(String chain, List<Rule> desired, List<String> actual) {
+  private static boolean sameRules(List<Rule> desired, List<String> actual, TableReader forms) {
     if (desired.size() != actual.size()) {
-      return true;
+      return false;
     }
-    Seen before = seen.get(chain);
-    if (before == null) {
-      return true; // created by a partial sync since the last full one: write it once more to know it
+    for (int i = 0; i < desired.size(); i++) {
+      if (!forms.ruleForm(desired.get(i)).equals(actual.get(i))) {
+        return false;
+      }
     }
-    if (!before.desired().equals(desired)) {
-      return true;
-    }
-    // First read since it was written: the count matched, so this is the kernel's form of it.
-    return before.kernelHash() != null && before.kernelHash() != actual.hashCode();
+    return true;
   }
 
   private static boolean dynamic(NftObject container) {
@@ -171,7 +147,7 @@ final class TableReconciler {
           } else if (o instanceof Rule r) {
             d.rules.computeIfAbsent(r.chain(), k -> new ArrayList<>()).add(r);
           } else if (o instanceof Element e) {
-            d.elements.computeIfAbsent(e.container(), k -> new LinkedHashMap<>()).putIfAbsent(e.keyText(), e);
+            d.elements.computeIfAbsent(e.container(), k -> new LinkedHashMap<>()).putIfAbsent(e.key(), e);
           } else if (o instanceof NftSet || o instanceof NftMap) {
             d.containers.putIfAbsent(containerName(o), o);
           }
@@ -188,9 +164,9 @@ final class TableReconciler {
             d.chains.remove(c.name());
             d.rules.remove(c.name());
           } else if (o instanceof Element e) {
-            Map<String, Element> m = d.elements.get(e.container());
+            Map<List<String>, Element> m = d.elements.get(e.container());
             if (m != null) {
-              m.remove(e.keyText());
+              m.remove(e.key());
             }
           } else if (!(o instanceof Table)) {
             d.containers.remove(containerName(o));

@@ -107,7 +107,6 @@ public final class Transaction {
 
   /** The "nft -f -" input. */
   public String render(IpFamily family, boolean objectComments) {
-    String familyAndTable = familyKeyword(family) + " " + TABLE;
     StringBuilder sb = new StringBuilder(operations.size() * 96);
     int i = 0;
     while (i < operations.size()) {
@@ -115,22 +114,22 @@ public final class Transaction {
       while (end < operations.size() && sameElementBatch(operations.get(i), operations.get(end))) {
         end++;
       }
-      renderLine(sb, operations.subList(i, end), familyAndTable, objectComments);
+      renderLine(sb, operations.subList(i, end), family, objectComments);
       i = end;
     }
     return sb.toString();
   }
 
   /** One input line: a single command, or several elements of one container in one command. */
-  static void renderLine(StringBuilder sb, List<Operation> line, String familyAndTable, boolean objectComments) {
+  static void renderLine(StringBuilder sb, List<Operation> line, IpFamily family, boolean objectComments) {
     Operation first = line.get(0);
     sb.append(first.verb().word()).append(' ');
     if (line.size() == 1) {
-      sb.append(first.object().render(first.verb(), familyAndTable, objectComments)).append('\n');
+      sb.append(first.object().render(first.verb(), family, objectComments)).append('\n');
       return;
     }
     Element head = (Element) first.object();
-    sb.append("element ").append(familyAndTable).append(' ').append(head.container()).append(" { ");
+    sb.append("element ").append(NftObject.tableRef(family)).append(' ').append(head.container()).append(" { ");
     for (int i = 0; i < line.size(); i++) {
       if (i > 0) {
         sb.append(" , ");
@@ -146,10 +145,9 @@ public final class Transaction {
 
   /** The "nft -f -" input with each command on a line of its own (line N is operation N-1). */
   public String renderOnePerLine(IpFamily family, boolean objectComments) {
-    String familyAndTable = familyKeyword(family) + " " + TABLE;
     StringBuilder sb = new StringBuilder(operations.size() * 96);
     for (Operation op : operations) {
-      renderLine(sb, List.of(op), familyAndTable, objectComments);
+      renderLine(sb, List.of(op), family, objectComments);
     }
     return sb.toString();
   }

@@ -5,10 +5,14 @@
  * {@link dev.kubeproxy.proxy.nftables.Chain}, {@link dev.kubeproxy.proxy.nftables.Rule},
  * {@link dev.kubeproxy.proxy.nftables.NftSet}, {@link dev.kubeproxy.proxy.nftables.NftMap},
  * {@link dev.kubeproxy.proxy.nftables.Element}) collected in a
- * {@link dev.kubeproxy.proxy.nftables.Transaction} that renders to nft input. A transaction goes to
- * the kernel ({@link dev.kubeproxy.proxy.nftables.NftCommand}, or for partial syncs the netlink
- * batches of {@link dev.kubeproxy.proxy.nftables.netlink}), to stdout in --dry-run, or to the
- * in-memory fake of the tests (FakeNftables, in the test sources).
+ * {@link dev.kubeproxy.proxy.nftables.Transaction}. A rule is typed: matches
+ * ({@link dev.kubeproxy.proxy.nftables.Match}) and one statement
+ * ({@link dev.kubeproxy.proxy.nftables.Statement}, {@link dev.kubeproxy.proxy.nftables.Verdict}),
+ * rendered once to nft text and encoded once to netlink expressions. A transaction goes to the
+ * kernel as one nfnetlink batch ({@link dev.kubeproxy.proxy.nftables.netlink}), through "nft -f"
+ * ({@link dev.kubeproxy.proxy.nftables.NftCommand}) when the encoder does not know a command or
+ * no netlink socket can be opened, to stdout in --dry-run, or to the in-memory fake of the tests
+ * (FakeNftables, in the test sources).
  *
  * <p>Layout: upstream's table, sets, maps, base chains and per-service chains, with one difference
  * that keeps the behaviour and removes most kernel objects. A service port without ClientIP
@@ -27,8 +31,10 @@
  *
  * <p>Syncs: the first sync of the process loads the whole table in one transaction. Every
  * syncPeriod, after a failure and when the ServiceCIDRs change, a full sync reads the table back
- * ("nft --json list table") and sends only what differs from the model
- * ({@link dev.kubeproxy.proxy.nftables.TableReconciler}); the syncs in between send only the
- * changed chains and elements ({@link dev.kubeproxy.proxy.nftables.NftablesProxier}).
+ * over netlink ({@link dev.kubeproxy.proxy.nftables.TableReader}), compares every rule and element
+ * exactly and sends only what differs from the model
+ * ({@link dev.kubeproxy.proxy.nftables.TableReconciler}); without a netlink socket it rewrites
+ * the whole table. The syncs in between send only the changed chains and elements
+ * ({@link dev.kubeproxy.proxy.nftables.NftablesProxier}).
  */
 package dev.kubeproxy.proxy.nftables;

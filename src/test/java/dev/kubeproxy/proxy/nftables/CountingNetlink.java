@@ -5,11 +5,13 @@ import dev.kubeproxy.proxy.nftables.netlink.NetlinkNftables;
 import dev.kubeproxy.proxy.nftables.netlink.NetlinkPath;
 import java.io.IOException;
 
-/** The netlink path, counting the batches it applied and the time spent on them (tests and the benchmark). */
+/** The netlink path, counting the batches it applied, the table read-backs and the time spent on both (tests and the benchmark). */
 final class CountingNetlink implements NetlinkPath, AutoCloseable {
   final NetlinkNftables delegate;
   private long batches;
   private long nanos;
+  private long reads;
+  private long readNanos;
 
   private CountingNetlink(NetlinkNftables delegate) {
     this.delegate = delegate;
@@ -35,6 +37,45 @@ final class CountingNetlink implements NetlinkPath, AutoCloseable {
   @Override
   public long generation() throws IOException {
     return delegate.generation();
+  }
+
+  @Override
+  public KernelTable read() throws NftablesException {
+    long start = System.nanoTime();
+    KernelTable t = delegate.read();
+    reads++;
+    readNanos += System.nanoTime() - start;
+    return t;
+  }
+
+  @Override
+  public String ruleForm(Rule rule) {
+    return delegate.ruleForm(rule);
+  }
+
+  @Override
+  public String keyForm(Element element) {
+    return delegate.keyForm(element);
+  }
+
+  @Override
+  public String elementForm(Element element) {
+    return delegate.elementForm(element);
+  }
+
+  /** Table read-backs so far. */
+  long reads() {
+    return reads;
+  }
+
+  /** Time spent reading the table back. */
+  long readNanos() {
+    return readNanos;
+  }
+
+  void resetReads() {
+    reads = 0;
+    readNanos = 0;
   }
 
   /** Batches applied over netlink so far. */

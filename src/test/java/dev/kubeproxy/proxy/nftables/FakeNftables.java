@@ -7,17 +7,13 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * An in-memory kube-proxy table that applies transactions like the kernel does (atomically, with the
  * kernel's errors for missing or still-referenced objects), for tests. {@link #dump()} prints the
  * resulting state in a stable order so two states can be compared as text.
  */
-public final class FakeNftables implements Nftables {
-  private static final Pattern CHAIN_REF = Pattern.compile("\\b(?:goto|jump) ([^\\s,}]+)");
-  private static final Pattern SET_REF = Pattern.compile("@([^\\s,}]+)");
+public final class FakeNftables implements Nftables, TableReader {
 
   private final IpFamily family;
   private State state = new State();
@@ -46,7 +42,7 @@ public final class FakeNftables implements Nftables {
     for (List<Transaction.Operation> line : tx.lines()) {
       lineNo++;
       StringBuilder text = new StringBuilder();
-      Transaction.renderLine(text, line, "x", true);
+      Transaction.renderLine(text, line, family, true);
       try {
         if (failOnLineContaining != null && text.toString().contains(failOnLineContaining)) {
           throw new IllegalStateException("Could not process rule: Operation not supported (injected)");
@@ -77,25 +73,45 @@ public final class FakeNftables implements Nftables {
     return new TableContents(true, new LinkedHashSet<>(state.chains.keySet()), sets);
   }
 
-  /** Rules in the fake's own form (text and comment), like the kernel's form in {@link NftCommand}. */
+  /** The table in the fake's forms: rules and elements as nft text. */
   @Override
-  public synchronized KernelTable listTable() {
+  public synchronized KernelTable read() {
     if (!state.exists) {
       return KernelTable.absent();
     }
     Map<String, List<String>> chains = new LinkedHashMap<>();
-    state.chains.forEach((name, c) -> chains.put(name, rules(name)));
-    Map<String, Map<String, String>> containers = new LinkedHashMap<>();
+    state.chains.forEach((name, c) -> {
+      List<String> forms = new ArrayList<>();
+      c.rules.forEach(r -> forms.add(ruleForm(r)));
+      chains.put(name, forms);
+    });
+    Map<String, Map<String, KernelTable.Entry>> containers = new LinkedHashMap<>();
     java.util.Set<String> maps = new java.util.HashSet<>();
     state.containers.forEach((name, c) -> {
-      Map<String, String> elements = new LinkedHashMap<>();
-      c.elements.forEach((key, e) -> elements.put(key, KernelTable.elementText(e)));
+      Map<String, KernelTable.Entry> elements = new LinkedHashMap<>();
+      c.elements.forEach((key, e) -> elements.put(keyForm(e), new KernelTable.Entry(elementForm(e),
+          () -> new Element(e.container(), e.inMap(), e.key(), null, null))));
       containers.put(name, elements);
       if (c.definition instanceof NftMap) {
         maps.add(name);
       }
     });
     return new KernelTable(true, chains, containers, maps);
+  }
+
+  @Override
+  public String ruleForm(Rule rule) {
+    return rule.text(family) + (rule.comment() == null ? "" : " comment \"" + rule.comment() + "\"");
+  }
+
+  @Override
+  public String keyForm(Element element) {
+    return element.keyText();
+  }
+
+  @Override
+  public String elementForm(Element element) {
+    return elementText(element);
   }
 
   /** Test hook: changes the table behind the agent's back, like an admin running nft by hand. */
@@ -116,7 +132,7 @@ public final class FakeNftables implements Nftables {
     }
     List<String> out = new ArrayList<>();
     for (Rule r : c.rules) {
-      out.add(r.comment() == null ? r.text() : r.text() + " comment \"" + r.comment() + "\"");
+      out.add(r.comment() == null ? r.text(family) : r.text(family) + " comment \"" + r.comment() + "\"");
     }
     return out;
   }
@@ -147,16 +163,15 @@ public final class FakeNftables implements Nftables {
         .append(" kube-proxy\n");
     for (Map.Entry<String, FakeContainer> e : new TreeMap<>(state.containers).entrySet()) {
       FakeContainer c = e.getValue();
-      sb.append(c.definition.render(Transaction.Verb.ADD, "", true).replaceFirst("  ", " ")).append('\n');
+      sb.append(withoutTable(c.definition)).append('\n');
       for (String el : new TreeMap<>(c.elements).keySet()) {
         sb.append("  element ").append(elementText(c.elements.get(el))).append('\n');
       }
     }
     for (Map.Entry<String, FakeChain> e : new TreeMap<>(state.chains).entrySet()) {
-      sb.append(e.getValue().definition.render(Transaction.Verb.ADD, "", true).replaceFirst("  ", " "))
-          .append('\n');
+      sb.append(withoutTable(e.getValue().definition)).append('\n');
       for (Rule r : e.getValue().rules) {
-        sb.append("  rule ").append(r.text());
+        sb.append("  rule ").append(r.text(family));
         if (r.comment() != null) {
           sb.append(" comment \"").append(r.comment()).append('"');
         }
@@ -172,9 +187,14 @@ public final class FakeNftables implements Nftables {
       sb.append(" comment \"").append(e.comment()).append('"');
     }
     if (e.value() != null) {
-      sb.append(" : ").append(e.value());
+      sb.append(" : ").append(e.valueText());
     }
     return sb.toString();
+  }
+
+  /** A definition as "chain NAME { … }", without the family and table. */
+  private String withoutTable(NftObject definition) {
+    return definition.render(Transaction.Verb.ADD, family, true).replaceFirst(" " + NftObject.tableRef(family), "");
   }
 
   private static final class FakeChain {
@@ -256,7 +276,7 @@ public final class FakeNftables implements Nftables {
           throw new IllegalStateException("Could not process rule: No such file or directory (chain "
               + r.chain() + ")");
         }
-        checkReferences(r.text());
+        checkReferences(r.chainReferences(), r.setReferences());
         fc.rules.add(r);
       } else if (o instanceof Element e) {
         FakeContainer fc = containers.get(e.container());
@@ -268,7 +288,7 @@ public final class FakeNftables implements Nftables {
           throw new IllegalStateException("Could not process rule: element does not match " + e.container());
         }
         if (e.value() != null) {
-          checkReferences(e.value());
+          checkReferences(e.value().chains(), java.util.Set.of());
         }
         Element old = fc.elements.get(e.keyText());
         if (old != null) {
@@ -282,19 +302,15 @@ public final class FakeNftables implements Nftables {
       }
     }
 
-    private void checkReferences(String text) {
-      Matcher m = CHAIN_REF.matcher(text);
-      while (m.find()) {
-        if (!chains.containsKey(m.group(1))) {
-          throw new IllegalStateException("Could not process rule: No such file or directory (chain "
-              + m.group(1) + ")");
+    private void checkReferences(java.util.Collection<String> chainNames, java.util.Collection<String> setNames) {
+      for (String chain : chainNames) {
+        if (!chains.containsKey(chain)) {
+          throw new IllegalStateException("Could not process rule: No such file or directory (chain " + chain + ")");
         }
       }
-      m = SET_REF.matcher(text);
-      while (m.find()) {
-        if (!containers.containsKey(m.group(1))) {
-          throw new IllegalStateException("Could not process rule: No such file or directory (set "
-              + m.group(1) + ")");
+      for (String set : setNames) {
+        if (!containers.containsKey(set)) {
+          throw new IllegalStateException("Could not process rule: No such file or directory (set " + set + ")");
         }
       }
     }
@@ -333,7 +349,7 @@ public final class FakeNftables implements Nftables {
           throw new IllegalStateException("Could not process rule: No such file or directory (chain "
               + c.name() + ")");
         }
-        if (referenced(CHAIN_REF, c.name(), c.name())) {
+        if (chainReferenced(c.name())) {
           throw new IllegalStateException("Could not process rule: Device or resource busy (chain "
               + c.name() + " is still referenced)");
         }
@@ -350,7 +366,7 @@ public final class FakeNftables implements Nftables {
           throw new IllegalStateException("Could not process rule: No such file or directory (set "
               + name + ")");
         }
-        if (referenced(SET_REF, name, null)) {
+        if (setReferenced(name)) {
           throw new IllegalStateException("Could not process rule: Device or resource busy (set "
               + name + " is still referenced)");
         }
@@ -358,20 +374,21 @@ public final class FakeNftables implements Nftables {
       }
     }
 
-    private boolean referenced(Pattern pattern, String name, String exceptChain) {
+    /** Whether a rule of another chain, or a map element, jumps or goes to the chain. */
+    private boolean chainReferenced(String name) {
       for (Map.Entry<String, FakeChain> c : chains.entrySet()) {
-        if (c.getKey().equals(exceptChain)) {
+        if (c.getKey().equals(name)) {
           continue;
         }
         for (Rule r : c.getValue().rules) {
-          if (mentions(pattern, r.text(), name)) {
+          if (r.chainReferences().contains(name)) {
             return true;
           }
         }
       }
       for (FakeContainer fc : containers.values()) {
         for (Element e : fc.elements.values()) {
-          if (e.value() != null && mentions(pattern, e.value(), name)) {
+          if (e.value() != null && e.value().chains().contains(name)) {
             return true;
           }
         }
@@ -379,11 +396,12 @@ public final class FakeNftables implements Nftables {
       return false;
     }
 
-    private static boolean mentions(Pattern pattern, String text, String name) {
-      Matcher m = pattern.matcher(text);
-      while (m.find()) {
-        if (m.group(1).equals(name)) {
-          return true;
+    private boolean setReferenced(String name) {
+      for (FakeChain c : chains.values()) {
+        for (Rule r : c.rules) {
+          if (r.setReferences().contains(name)) {
+            return true;
+          }
         }
       }
       return false;

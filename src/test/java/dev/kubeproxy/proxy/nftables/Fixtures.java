@@ -125,15 +125,32 @@ final class Fixtures {
     return new Endpoint(ip, port, local, false, true, true, Set.of());
   }
 
-  /** A model snapshot; endpoints are sorted by identity like the model does. */
+  /**
+   * A model snapshot; endpoints are sorted by identity like the model does. Its states name the
+   * services changed since the states taken before the last change (every state taken between two
+   * changes names the same ones, as FamilyProxier does for the next sync after a failed one), and
+   * every service when the node labels changed.
+   */
   static final class Model {
     final Map<ServicePortName, ServicePort> services = new HashMap<>();
     final Map<ServicePortName, List<Endpoint>> endpoints = new HashMap<>();
     Map<String, String> nodeLabels = Map.of();
     List<String> serviceCIDRs = List.of();
+    private final Set<dev.kubeproxy.proxy.NamespacedName> changed = new java.util.HashSet<>();
+    private boolean stateTaken;
+    private Map<String, String> labelsOfLastState = Map.of();
+
+    private void touch(ServicePortName name) {
+      if (stateTaken) {
+        changed.clear();
+        stateTaken = false;
+      }
+      changed.add(name.service());
+    }
 
     Model put(Svc svc, Endpoint... eps) {
       ServicePort sp = svc.build();
+      touch(sp.name());
       services.put(sp.name(), sp);
       List<Endpoint> list = new ArrayList<>(List.of(eps));
       list.sort((a, b) -> a.endpoint().compareTo(b.endpoint()));
@@ -142,6 +159,7 @@ final class Fixtures {
     }
 
     Model endpoints(ServicePortName name, Endpoint... eps) {
+      touch(name);
       List<Endpoint> list = new ArrayList<>(List.of(eps));
       list.sort((a, b) -> a.endpoint().compareTo(b.endpoint()));
       endpoints.put(name, List.copyOf(list));
@@ -149,14 +167,23 @@ final class Fixtures {
     }
 
     Model remove(ServicePortName name) {
+      touch(name);
       services.remove(name);
       endpoints.remove(name);
       return this;
     }
 
     ProxyState state() {
-      return new ProxyState(Map.copyOf(services), Map.copyOf(endpoints), Set.of(), nodeLabels, serviceCIDRs,
-          Map.of());
+      if (!nodeLabels.equals(labelsOfLastState)) {
+        if (stateTaken) {
+          changed.clear();
+        }
+        services.keySet().forEach(spn -> changed.add(spn.service()));
+        labelsOfLastState = nodeLabels;
+      }
+      stateTaken = true;
+      return new ProxyState(Map.copyOf(services), Map.copyOf(endpoints), Set.copyOf(changed), nodeLabels,
+          serviceCIDRs, Map.of());
     }
   }
 

@@ -59,6 +59,23 @@ class NftablesKernelTest {
     return new NftablesProxier(s, inNs, new NftCommand(s.family(), inNs), metrics, clock, List::of);
   }
 
+  private final List<dev.kubeproxy.proxy.nftables.netlink.NetlinkNftables> sockets = new java.util.ArrayList<>();
+
+  /** A proxier as the agent runs it: transactions and the resync's read-back over netlink. */
+  private NftablesProxier proxierWithNetlink(ProxierSettings s) {
+    NftablesProxier p = proxier(s);
+    var netlink = dev.kubeproxy.proxy.nftables.netlink.NetlinkNftables.open(s.family(), inNs.netns());
+    org.junit.jupiter.api.Assertions.assertNotNull(netlink, "a netlink socket in the test namespace");
+    sockets.add(netlink);
+    p.useNetlink(netlink);
+    return p;
+  }
+
+  @org.junit.jupiter.api.AfterEach
+  void closeSockets() {
+    sockets.forEach(dev.kubeproxy.proxy.nftables.netlink.NetlinkNftables::close);
+  }
+
   private String list(String what) throws Exception {
     CommandRunner.Result r = inNs.run(List.of("sh", "-c", "nft list " + what));
     return r.ok() ? r.stdout() : "ERROR " + r.stderr();
@@ -223,7 +240,7 @@ class NftablesKernelTest {
   /** The periodic resync reads the table and repairs what was changed by hand, sending nothing else. */
   @Test
   void periodicResyncRestoresAChainFlushedByHand() throws Exception {
-    NftablesProxier p = proxier(settings(IpFamily.IPv4));
+    NftablesProxier p = proxierWithNetlink(settings(IpFamily.IPv4));
     Model m = example();
     for (String proto : List.of("UDP", "SCTP")) { // protocols are listed as numbers and named back
       ServicePortName dns = new ServicePortName(new dev.kubeproxy.proxy.NamespacedName("demo", "dns-" + proto), "dns",
@@ -259,7 +276,7 @@ class NftablesKernelTest {
 
   @Test
   void ipv6ResyncOfAnUnchangedTableSendsNothingElse() throws Exception {
-    NftablesProxier p = proxier(settings(IpFamily.IPv6));
+    NftablesProxier p = proxierWithNetlink(settings(IpFamily.IPv6));
     Model m = new Model().put(svc(web, "fd00:10:96::1", 80).nodePort(30080).loadBalancer("fd00:203::10")
         .sourceRanges("fd00:198::/64"), ready("fd00:10:244::5", 8080, true), ready("fd00:10:244::6", 8080, false));
     m.serviceCIDRs = List.of("fd00:10:96::/112");

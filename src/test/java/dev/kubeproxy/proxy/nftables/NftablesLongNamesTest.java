@@ -50,8 +50,8 @@ class NftablesLongNamesTest {
     assertEquals(repeat('a', 128), Comments.fit(repeat('a', 143)));
     String wide = repeat('a', 127) + "é" + "b"; // é is two bytes: it does not fit after 127
     assertEquals(repeat('a', 127), Comments.fit(wide));
-    assertEquals(128, new Element("m", true, "k", "drop", repeat('x', 200)).comment().length());
-    assertEquals(128, new Rule("c", "drop", repeat('x', 200)).comment().length());
+    assertEquals(128, new Element("m", true, List.of("k"), Verdict.DROP, repeat('x', 200)).comment().length());
+    assertEquals(128, new Rule("c", List.of(), Verdict.DROP, repeat('x', 200)).comment().length());
   }
 
   @ParameterizedTest

@@ -121,7 +121,7 @@ class NftablesResyncTest {
     List<String> rules = fake.rules(chain);
     Transaction edit = new Transaction().flush(Chain.regular(chain));
     for (int i = 0; i < rules.size(); i++) {
-      edit.add(new Rule(chain, "counter accept"));
+      edit.add(new Rule(chain, Verdict.ACCEPT));
     }
     fake.tamper(edit);
     periodicResync(m);
@@ -133,7 +133,7 @@ class NftablesResyncTest {
     Model m = populated(new Random(4));
     proxier.sync(m.state());
     fake.tamper(new Transaction().add(Element.ofSet("cluster-ips", "10.96.98.1")));
-    fake.failWhenLineContains("delete element x cluster-ips");
+    fake.failWhenLineContains("delete element ip kube-proxy cluster-ips");
     clock.advance(Duration.ofSeconds(31));
     org.junit.jupiter.api.Assertions.assertThrows(dev.kubeproxy.proxy.ProxyBackend.SyncException.class,
         () -> proxier.sync(m.state()));
@@ -169,12 +169,12 @@ class NftablesResyncTest {
   }
 
   private String serviceChain() {
-    return fake.listTable().chains().keySet().stream().filter(c -> c.startsWith("service-")).findFirst().orElseThrow();
+    return fake.read().chains().keySet().stream().filter(c -> c.startsWith("service-")).findFirst().orElseThrow();
   }
 
   /** One change an admin (or another program) might make to the table by hand. */
   private void drift(Random random) throws Exception {
-    KernelTable t = fake.listTable();
+    KernelTable t = fake.read();
     List<String> chains = new ArrayList<>(t.chains().keySet());
     switch (random.nextInt(6)) {
       case 0 -> { // delete an element
@@ -184,24 +184,24 @@ class NftablesResyncTest {
           String c = withElements.get(random.nextInt(withElements.size()));
           List<String> keys = new ArrayList<>(t.containers().get(c).keySet());
           fake.tamper(new Transaction().delete(new Element(c, t.maps().contains(c),
-              keys.get(random.nextInt(keys.size())), null, null)));
+              List.of(keys.get(random.nextInt(keys.size())).split(" \\. ")), null, null)));
         }
       }
       case 1 -> fake.tamper(new Transaction().add(Element.ofMap("service-ips",
-          List.of("10.96.99." + random.nextInt(250), "tcp", "99"), "drop", null)));
+          List.of("10.96.99." + random.nextInt(250), "tcp", "99"), Verdict.DROP, null)));
       case 2 -> fake.tamper(new Transaction().add(Element.ofSet("cluster-ips", "10.96.98." + random.nextInt(250))));
       case 3 -> fake.tamper(new Transaction().flush(Chain.regular(chains.get(random.nextInt(chains.size())))));
       case 4 -> fake.tamper(new Transaction().add(Chain.regular("extra-" + random.nextInt(1000)))
-          .add(Chain.regular("extra-chain")).add(new Rule("extra-chain", "counter accept"))
+          .add(Chain.regular("extra-chain")).add(new Rule("extra-chain", Verdict.ACCEPT))
           .add(NftSet.of("extra-set", "ipv4_addr", null)));
       default -> { // an element with another value: a service sent to another chain
         String extra = "extra-target";
         fake.tamper(new Transaction().add(Chain.regular(extra)));
         List<String> keys = new ArrayList<>(t.containers().getOrDefault("service-ips", java.util.Map.of()).keySet());
         if (!keys.isEmpty()) {
-          String key = keys.get(random.nextInt(keys.size()));
+          List<String> key = List.of(keys.get(random.nextInt(keys.size())).split(" \\. "));
           fake.tamper(new Transaction().delete(new Element("service-ips", true, key, null, null))
-              .add(new Element("service-ips", true, key, "goto " + extra, null)));
+              .add(new Element("service-ips", true, key, Verdict.goTo(extra), null)));
         }
       }
     }

@@ -331,7 +331,7 @@ class NftablesRulesetTest {
     p.sync(m.state());
     assertEquals(List.of(
         "ip daddr @cluster-ips reject comment \"Reject traffic to invalid ports of ClusterIPs\"",
-        "ip daddr { 10.96.0.0/16,10.97.0.0/16 } drop comment \"Drop traffic to unallocated ClusterIPs\""),
+        "ip daddr { 10.96.0.0/16 , 10.97.0.0/16 } drop comment \"Drop traffic to unallocated ClusterIPs\""),
         fake.rules("cluster-ips-check"));
     // A change of the ServiceCIDRs alone triggers a full sync that rewrites the chain.
     m.serviceCIDRs = List.of("10.96.0.0/16");

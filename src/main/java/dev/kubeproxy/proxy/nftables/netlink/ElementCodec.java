@@ -2,6 +2,8 @@ package dev.kubeproxy.proxy.nftables.netlink;
 
 import dev.kubeproxy.proxy.IpFamily;
 import dev.kubeproxy.proxy.nftables.Element;
+import dev.kubeproxy.proxy.nftables.ElementValue;
+import dev.kubeproxy.proxy.nftables.Verdict;
 import java.io.ByteArrayOutputStream;
 import java.util.List;
 
@@ -40,7 +42,7 @@ final class ElementCodec {
   }
 
   byte[] key(Element e) throws Unsupported {
-    return encode(layout(e.container()).key(), e.keyText());
+    return encode(layout(e.container()).key(), e.key());
   }
 
   /** True when the element's container maps to verdicts ("goto x", "drop"). */
@@ -49,29 +51,64 @@ final class ElementCodec {
     if (value == null || e.value() == null) {
       throw new Unsupported("element without the value its map needs: " + e);
     }
+    if (value.isEmpty() != (e.value() instanceof Verdict)) {
+      throw new Unsupported("element whose value does not fit its map: " + e);
+    }
     return value.isEmpty();
   }
 
+  /** The data of an endpoint-targets element: address . port. */
   byte[] value(Element e) throws Unsupported {
-    return encode(layout(e.container()).value(), e.value());
+    if (!(e.value() instanceof ElementValue.Target t)) {
+      throw new Unsupported("element without an endpoint value: " + e);
+    }
+    return encode(layout(e.container()).value(), List.of(t.address(), Integer.toString(t.port())));
   }
 
   boolean isMap(Element e) throws Unsupported {
     return layout(e.container()).value() != null;
   }
 
-  private byte[] encode(List<Field> fields, String text) throws Unsupported {
-    String[] parts = text.split(" \\. ", -1);
-    if (parts.length != fields.size()) {
-      throw new Unsupported("element " + text);
+  /** The key parts of a key read back (to delete an element this agent does not want). */
+  List<String> decodeKey(String container, byte[] key) throws Unsupported {
+    List<Field> fields = layout(container).key();
+    List<String> parts = new java.util.ArrayList<>(fields.size());
+    int at = 0;
+    int addressBytes = family == IpFamily.IPv6 ? 16 : 4;
+    for (Field f : fields) {
+      int size = switch (f) {
+        case ADDRESS -> addressBytes;
+        case PROTOCOL -> 1;
+        case PORT -> 2;
+        case NUMGEN -> 4;
+      };
+      if (at + size > key.length) {
+        throw new Unsupported("key of " + container);
+      }
+      byte[] v = java.util.Arrays.copyOfRange(key, at, at + size);
+      parts.add(switch (f) {
+        case ADDRESS -> dev.kubeproxy.platform.IpAddresses.format(v);
+        case PROTOCOL -> Values.protocolName(v[0] & 0xff);
+        case PORT -> Integer.toString((v[0] & 0xff) << 8 | (v[1] & 0xff));
+        case NUMGEN -> Integer.toString(java.nio.ByteBuffer.wrap(v).order(java.nio.ByteOrder.nativeOrder()).getInt());
+      });
+      at += fields.size() > 1 ? (size + 3) & ~3 : size;
+    }
+    return parts;
+  }
+
+  private byte[] encode(List<Field> fields, List<String> parts) throws Unsupported {
+    if (parts.size() != fields.size()) {
+      throw new Unsupported("element " + parts);
     }
     ByteArrayOutputStream out = new ByteArrayOutputStream();
-    for (int i = 0; i < parts.length; i++) {
+    for (int i = 0; i < parts.size(); i++) {
+      String part = parts.get(i);
       byte[] bytes = switch (fields.get(i)) {
-        case ADDRESS -> Values.address(parts[i], family);
-        case PROTOCOL -> Values.protocol(parts[i]);
-        case PORT -> Values.port(parts[i]);
-        case NUMGEN -> Values.hostInt(Values.number(parts[i], 0, Integer.MAX_VALUE));
+        case ADDRESS -> Values.address(part, family);
+        case PROTOCOL -> Values.protocol(part);
+        case PORT -> Values.port(part);
+        case NUMGEN -> Values.hostInt(Values.number(part, 0, Integer.MAX_VALUE));
       };
       out.writeBytes(bytes);
       if (fields.size() > 1) {

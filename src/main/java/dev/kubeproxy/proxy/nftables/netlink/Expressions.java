@@ -14,6 +14,7 @@ final class Expressions {
   static final int REG_VERDICT = 0;
   static final int REG_1 = 1;
   static final int REG_2 = 2;
+  static final int REG32_00 = 8;
   static final int REG32_01 = 9;
 
   static final int PAYLOAD_NETWORK = 1;
@@ -22,11 +23,15 @@ final class Expressions {
   static final int CMP_NEQ = 1;
   static final int META_IIFNAME = 6;
   static final int META_L4PROTO = 16;
+  static final int META_MARK = 3;
+  static final int CT_STATE = 0;
+  static final int CT_STATUS = 2;
 
   static final int VERDICT_DROP = 0;
   static final int VERDICT_ACCEPT = 1;
   static final int VERDICT_JUMP = -3;
   static final int VERDICT_GOTO = -4;
+  static final int VERDICT_RETURN = -5;
 
   private static final int LIST_ELEM = 1;
   private static final int EXPR_NAME = 1;
@@ -48,9 +53,21 @@ final class Expressions {
     };
   }
 
+  /**
+   * The register number for the 4-byte unit {@code unit} from the start of register 1, as the
+   * kernel dumps it: a 16-byte register where it starts one, else a 4-byte register.
+   */
+  static int register(int unit) {
+    return unit % 4 == 0 ? REG_1 + unit / 4 : REG32_00 + unit;
+  }
+
   static Consumer<MessageWriter> payload(int base, int offset, int length) {
+    return payload(REG_1, base, offset, length);
+  }
+
+  static Consumer<MessageWriter> payload(int register, int base, int offset, int length) {
     return expr("payload", w -> {
-      w.u32(1, REG_1); // NFTA_PAYLOAD_DREG
+      w.u32(1, register); // NFTA_PAYLOAD_DREG
       w.u32(2, base); // NFTA_PAYLOAD_BASE
       w.u32(3, offset); // NFTA_PAYLOAD_OFFSET
       w.u32(4, length); // NFTA_PAYLOAD_LEN
@@ -58,9 +75,90 @@ final class Expressions {
   }
 
   static Consumer<MessageWriter> meta(int key) {
+    return meta(REG_1, key);
+  }
+
+  static Consumer<MessageWriter> meta(int register, int key) {
     return expr("meta", w -> {
-      w.u32(1, REG_1); // NFTA_META_DREG
+      w.u32(1, register); // NFTA_META_DREG
       w.u32(2, key); // NFTA_META_KEY
+    });
+  }
+
+  /** Writes register 1 into the packet's meta key (e.g. the mark). */
+  static Consumer<MessageWriter> metaSet(int key) {
+    return expr("meta", w -> {
+      w.u32(2, key); // NFTA_META_KEY
+      w.u32(3, REG_1); // NFTA_META_SREG
+    });
+  }
+
+  /** Loads a conntrack key into register 1. */
+  static Consumer<MessageWriter> ct(int key) {
+    return expr("ct", w -> {
+      w.u32(1, REG_1); // NFTA_CT_DREG
+      w.u32(2, key); // NFTA_CT_KEY
+    });
+  }
+
+  /** "masquerade" with NF_NAT_RANGE_* flags. */
+  static Consumer<MessageWriter> masquerade(int flags) {
+    return expr("masq", w -> w.u32(1, flags)); // NFTA_MASQ_FLAGS
+  }
+
+  /** "reject": ICMP (type 0, NFT_REJECT_ICMP_UNREACH) with the given code. */
+  static Consumer<MessageWriter> reject(int code) {
+    return expr("reject", w -> {
+      w.u32(1, 0); // NFTA_REJECT_TYPE
+      w.bytes(2, new byte[] {(byte) code}); // NFTA_REJECT_ICMP_CODE (u8)
+    });
+  }
+
+  /** "update @set { key }" with the key in register 1 (NFT_DYNSET_OP_UPDATE). */
+  static Consumer<MessageWriter> dynsetUpdate(String set) {
+    return expr("dynset", w -> {
+      w.string(1, set); // NFTA_DYNSET_SET_NAME
+      w.u32(3, 1); // NFTA_DYNSET_OP: NFT_DYNSET_OP_UPDATE
+      w.u32(4, REG_1); // NFTA_DYNSET_SREG_KEY
+    });
+  }
+
+  /** A set lookup keyed by register 1 (a match: no value loaded). */
+  static Consumer<MessageWriter> lookupSet(String set) {
+    return expr("lookup", w -> {
+      w.string(1, set); // NFTA_LOOKUP_SET
+      w.u32(2, REG_1); // NFTA_LOOKUP_SREG
+    });
+  }
+
+  /** A lookup in an anonymous set of this batch; inverted: the key must not be in it. */
+  static Consumer<MessageWriter> lookupAnonymousSet(int id, boolean inverted) {
+    return expr("lookup", w -> {
+      w.string(1, "__set%d"); // NFTA_LOOKUP_SET
+      w.u32(4, id); // NFTA_LOOKUP_SET_ID
+      w.u32(2, REG_1); // NFTA_LOOKUP_SREG
+      if (inverted) {
+        w.u32(5, 1); // NFTA_LOOKUP_FLAGS: NFT_LOOKUP_F_INV
+      }
+    });
+  }
+
+  /** A verdict lookup in an anonymous map of this batch. */
+  static Consumer<MessageWriter> lookupAnonymousVerdictMap(int id) {
+    return expr("lookup", w -> {
+      w.string(1, "__map%d"); // NFTA_LOOKUP_SET
+      w.u32(4, id); // NFTA_LOOKUP_SET_ID
+      w.u32(2, REG_1); // NFTA_LOOKUP_SREG
+      w.u32(3, REG_VERDICT); // NFTA_LOOKUP_DREG
+    });
+  }
+
+  /** A verdict-map lookup keyed by register 1 ("vmap"). */
+  static Consumer<MessageWriter> lookupVerdictMap(String set) {
+    return expr("lookup", w -> {
+      w.string(1, set); // NFTA_LOOKUP_SET
+      w.u32(2, REG_1); // NFTA_LOOKUP_SREG
+      w.u32(3, REG_VERDICT); // NFTA_LOOKUP_DREG
     });
   }
 
@@ -73,21 +171,26 @@ final class Expressions {
   }
 
   static Consumer<MessageWriter> bitwise(byte[] mask) {
+    return bitwise(mask, new byte[mask.length]);
+  }
+
+  /** register 1 = (register 1 & mask) ^ xor. */
+  static Consumer<MessageWriter> bitwise(byte[] mask, byte[] xor) {
     return expr("bitwise", w -> {
       w.u32(1, REG_1); // NFTA_BITWISE_SREG
       w.u32(2, REG_1); // NFTA_BITWISE_DREG
       w.u32(3, mask.length); // NFTA_BITWISE_LEN
       value(w, 4, mask); // NFTA_BITWISE_MASK
-      value(w, 5, new byte[mask.length]); // NFTA_BITWISE_XOR
+      value(w, 5, xor); // NFTA_BITWISE_XOR
     });
   }
 
-  /** "fib saddr type" into register 1 (NFT_FIB_RESULT_ADDRTYPE, NFTA_FIB_F_SADDR). */
-  static Consumer<MessageWriter> fibSourceAddressType() {
+  /** "fib saddr type" (source) or "fib daddr type" into register 1 (NFT_FIB_RESULT_ADDRTYPE). */
+  static Consumer<MessageWriter> fibAddressType(boolean source) {
     return expr("fib", w -> {
       w.u32(1, REG_1); // NFTA_FIB_DREG
       w.u32(2, 3); // NFTA_FIB_RESULT: NFT_FIB_RESULT_ADDRTYPE
-      w.u32(3, 1); // NFTA_FIB_FLAGS: NFTA_FIB_F_SADDR
+      w.u32(3, source ? 1 : 2); // NFTA_FIB_FLAGS: NFTA_FIB_F_SADDR or NFTA_FIB_F_DADDR
     });
   }
 

@@ -3,6 +3,7 @@ package dev.kubeproxy.proxy.nftables.netlink;
 import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.platform.netlink.LibC;
 import dev.kubeproxy.platform.netlink.MessageWriter;
+import dev.kubeproxy.platform.netlink.NetlinkExchange;
 import dev.kubeproxy.platform.netlink.NetlinkMessage;
 import dev.kubeproxy.platform.netlink.NetlinkSocket;
 import dev.kubeproxy.proxy.IpFamily;
@@ -14,10 +15,11 @@ import java.nio.ByteOrder;
 import java.util.Set;
 
 /**
- * Sends small transactions to nf_tables over netlink directly, skipping the nft process, which
- * spends most of a small transaction's time reading every chain of the table back (about 40 ms
- * at 10,000 Services). Only what {@link BatchEncoder} writes goes this way; everything else, and
- * every transaction above {@link #MAX_BATCH_BYTES}, is left to nft. The batch is atomic, like nft's.
+ * Sends transactions to nf_tables over netlink directly, skipping the nft process, which spends
+ * most of a small transaction's time reading every chain of the table back (about 40 ms at 10,000
+ * Services) and a large one's parsing its text. Full and partial syncs go this way when
+ * {@link BatchEncoder} writes every command; anything else, and every transaction above
+ * {@link #MAX_BATCH_BYTES}, is left to nft. The batch is one datagram and atomic, like nft's.
  *
  * <p>Answers: the kernel handles a batch within the send call and always reports errors; only the
  * last command asks for an acknowledgement, so a batch of thousands of commands gets one answer
@@ -28,7 +30,7 @@ import java.util.Set;
  */
 public final class NetlinkNftables implements NetlinkPath, AutoCloseable {
   /** The largest batch sent in one datagram (the socket's send buffer is sized for it); larger ones go through nft. */
-  static final int MAX_BATCH_BYTES = 8 << 20;
+  static final int MAX_BATCH_BYTES = 64 << 20;
   private static final int RECEIVE_BUFFER_BYTES = 1 << 20;
   /** The kernel answers within the send call; waiting longer only guards against a lost answer. */
   private static final java.time.Duration ANSWER_TIMEOUT = java.time.Duration.ofSeconds(2);
@@ -40,9 +42,13 @@ public final class NetlinkNftables implements NetlinkPath, AutoCloseable {
   private static final int ENOENT = 2;
   private static final java.time.Duration PROTOCOL_ERROR_BACKOFF = java.time.Duration.ofMinutes(5);
 
+  /** Attempts at reading the table while nobody else commits (a commit between the dumps makes them disagree). */
+  private static final int READ_ATTEMPTS = 3;
+
   private final IpFamily family;
   private final NetlinkSocket socket;
   private final BatchEncoder encoder;
+  private final TableDump dump;
   private final byte[] receiveBuffer = new byte[64 * 1024];
   private int nextSequence = (int) (System.currentTimeMillis() / 1000);
   /** System.nanoTime() before which every transaction goes through nft (after a protocol error). */
@@ -52,6 +58,7 @@ public final class NetlinkNftables implements NetlinkPath, AutoCloseable {
     this.family = family;
     this.socket = socket;
     this.encoder = new BatchEncoder(family);
+    this.dump = new TableDump(new NetlinkExchange(socket), Values.nfproto(family), new ElementCodec(family));
     socket.bufferSizes(MAX_BATCH_BYTES + (64 << 10), RECEIVE_BUFFER_BYTES);
     socket.receiveTimeout(ANSWER_TIMEOUT);
   }
@@ -98,7 +105,7 @@ public final class NetlinkNftables implements NetlinkPath, AutoCloseable {
     if (batch.bytes().length > MAX_BATCH_BYTES) {
       return false;
     }
-    nextSequence += tx.size() + 2;
+    nextSequence += batch.commands().size() + 2;
     try {
       socket.send(batch.bytes());
       awaitAnswers(batch);
@@ -146,8 +153,7 @@ public final class NetlinkNftables implements NetlinkPath, AutoCloseable {
     String command = null;
     if (index >= 0 && index < batch.commands().size()) {
       Transaction.Operation op = batch.commands().get(index);
-      command = op.verb().word() + " " + op.object().render(op.verb(), Transaction.familyKeyword(family) + " "
-          + Transaction.TABLE, true);
+      command = op.verb().word() + " " + op.object().render(op.verb(), family, true);
     }
     String text = "netlink: Error: Could not process rule: " + socket.errorText(errno)
         + (command == null ? " (the batch as a whole)" : "\nfailing command: " + command);
@@ -189,6 +195,57 @@ public final class NetlinkNftables implements NetlinkPath, AutoCloseable {
         }
         throw new IOException("GETGEN answer without a generation id");
       }
+    }
+  }
+
+  /**
+   * Reads the table with nf_tables dumps; the dumps are several requests, so they are repeated when
+   * the generation number moved while they ran (someone committed in between).
+   */
+  @Override
+  public dev.kubeproxy.proxy.nftables.KernelTable read() throws NftablesException {
+    try {
+      for (int attempt = 1; ; attempt++) {
+        long before = generation();
+        dev.kubeproxy.proxy.nftables.KernelTable table = dump.read();
+        if (generation() == before) {
+          return table;
+        }
+        if (attempt == READ_ATTEMPTS) {
+          throw new NftablesException("netlink: the table kept changing while it was read (" + READ_ATTEMPTS
+              + " attempts)", null, false);
+        }
+      }
+    } catch (IOException e) {
+      throw new NftablesException("netlink: cannot read table " + Transaction.familyKeyword(family) + " "
+          + Transaction.TABLE + ": " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public String ruleForm(dev.kubeproxy.proxy.nftables.Rule rule) {
+    try {
+      return encoder.ruleForm(rule);
+    } catch (Unsupported e) {
+      return "unwritable: " + e.getMessage(); // equal to nothing read: the chain is rewritten (through nft)
+    }
+  }
+
+  @Override
+  public String keyForm(dev.kubeproxy.proxy.nftables.Element element) {
+    try {
+      return encoder.keyForm(element);
+    } catch (Unsupported e) {
+      return "unwritable: " + element.container() + " " + element.keyText();
+    }
+  }
+
+  @Override
+  public String elementForm(dev.kubeproxy.proxy.nftables.Element element) {
+    try {
+      return encoder.elementForm(element);
+    } catch (Unsupported e) {
+      return "unwritable: " + e.getMessage();
     }
   }
 

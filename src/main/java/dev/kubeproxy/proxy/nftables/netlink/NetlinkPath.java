@@ -4,8 +4,11 @@ import dev.kubeproxy.proxy.nftables.NftablesException;
 import dev.kubeproxy.proxy.nftables.Transaction;
 import java.io.IOException;
 
-/** The proxier's way to nf_tables over netlink ({@link NetlinkNftables}); tests wrap it to count and time. */
-public interface NetlinkPath {
+/**
+ * The proxier's way to nf_tables over netlink ({@link NetlinkNftables}): transactions, the
+ * generation number, and the table read back; tests wrap it to count and time.
+ */
+public interface NetlinkPath extends dev.kubeproxy.proxy.nftables.TableReader {
 
   /**
    * Applies the transaction over netlink when every command of it can be written that way.

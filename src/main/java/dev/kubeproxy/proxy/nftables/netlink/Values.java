@@ -47,8 +47,27 @@ final class Values {
   }
 
   static byte[] port(String text) throws Unsupported {
-    int port = number(text, 0, 65535);
+    return port(number(text, 0, 65535));
+  }
+
+  static byte[] port(int port) throws Unsupported {
+    if (port < 0 || port > 65535) {
+      throw new Unsupported("port out of range: " + port);
+    }
     return new byte[] {(byte) (port >> 8), (byte) port};
+  }
+
+  /** A packet mark as written in rules ("0x00004000" or decimal). */
+  static int mark(String text) throws Unsupported {
+    try {
+      long v = text.startsWith("0x") ? Long.parseLong(text.substring(2), 16) : Long.parseLong(text);
+      if (v < 0 || v > 0xffffffffL) {
+        throw new Unsupported("mark out of range: " + text);
+      }
+      return (int) v;
+    } catch (NumberFormatException e) {
+      throw new Unsupported("not a mark: " + text);
+    }
   }
 
   static byte[] protocol(String name) throws Unsupported {
@@ -61,6 +80,15 @@ final class Values {
       case "udp" -> 17;
       case "sctp" -> 132;
       default -> throw new Unsupported("protocol " + name);
+    };
+  }
+
+  static String protocolName(int number) throws Unsupported {
+    return switch (number) {
+      case 6 -> "tcp";
+      case 17 -> "udp";
+      case 132 -> "sctp";
+      default -> throw new Unsupported("protocol " + number);
     };
   }
 

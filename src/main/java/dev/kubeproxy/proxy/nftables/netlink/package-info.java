@@ -1,10 +1,13 @@
 /**
- * nf_tables over netlink, for the small transactions of partial syncs: nft would first read every
- * chain of the table back, which at 10,000 Services costs more than the change itself.
- * {@link dev.kubeproxy.proxy.nftables.netlink.NetlinkNftables} opens the socket (libc through JNA),
- * {@link dev.kubeproxy.proxy.nftables.netlink.BatchEncoder} turns a transaction into one atomic
- * nfnetlink batch, {@link dev.kubeproxy.proxy.nftables.netlink.RuleCompiler} and
- * {@link dev.kubeproxy.proxy.nftables.netlink.ElementCodec} write rules and set elements exactly as
- * nft 1.0 does. What they do not know is left to nft.
+ * nf_tables over netlink: transactions as one atomic nfnetlink batch, the generation number, and
+ * the table read back for reconciling. {@link dev.kubeproxy.proxy.nftables.netlink.NetlinkNftables}
+ * opens the socket (libc through JNA); {@link dev.kubeproxy.proxy.nftables.netlink.BatchEncoder}
+ * turns a transaction into a batch, with {@link dev.kubeproxy.proxy.nftables.netlink.RuleEncoder}
+ * (typed rules to expressions), {@link dev.kubeproxy.proxy.nftables.netlink.ElementCodec} (set
+ * elements) and {@link dev.kubeproxy.proxy.nftables.netlink.SetDeclarations} (sets and maps),
+ * written as nft 1.0 writes them; {@link dev.kubeproxy.proxy.nftables.netlink.TableDump} reads the
+ * table with nf_tables dumps, and {@link dev.kubeproxy.proxy.nftables.netlink.ExpressionForms}
+ * gives the normalized form in which written and read rules compare. What the encoder does not know
+ * is left to nft.
  */
 package dev.kubeproxy.proxy.nftables.netlink;

@@ -1,0 +1,221 @@
+package dev.kubeproxy.proxy.nftables.netlink;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Function;
+
+/**
+ * The normalized form in which a rule's expressions compare between what the encoder writes and
+ * what the kernel dumps: each expression's name and attributes (sorted by type, nested ones
+ * recursively), with the values the kernel fills in when they are not sent made explicit on both
+ * sides (a lookup's flags 0, a nat's maximum registers equal to its minimum ones and its implied
+ * range flags, a bitwise's boolean operation, a dynset's zero timeout and flags), and anonymous
+ * sets replaced by their elements. Two rules with the same form do the same.
+ */
+final class ExpressionForms {
+  private static final int NLA_F_NESTED = 0x8000;
+  private static final int TYPE_MASK = 0x3fff;
+  private static final HexFormat HEX = HexFormat.of();
+  private static final String ZERO32 = "00000000";
+
+  private ExpressionForms() {}
+
+  /**
+   * The form of an NFTA_RULE_EXPRESSIONS payload and the rule's user data.
+   *
+   * @param anonymous an anonymous set's form by the name (or "#id" for one created in the same
+   *                  batch) a lookup gives
+   */
+  static String rule(byte[] buf, int from, int to, byte[] userData, Function<String, String> anonymous) {
+    StringBuilder sb = new StringBuilder();
+    for (int[] elem : attributes(buf, from, to)) { // NFTA_LIST_ELEM
+      String name = null;
+      int dataFrom = 0;
+      int dataTo = 0;
+      for (int[] a : attributes(buf, elem[1], elem[2])) {
+        if (a[0] == 1) {
+          name = string(buf, a[1], a[2]);
+        } else if (a[0] == 2) {
+          dataFrom = a[1];
+          dataTo = a[2];
+        }
+      }
+      Map<Integer, String> attrs = new TreeMap<>();
+      for (int[] a : attributes(buf, dataFrom, dataTo)) {
+        attrs.put(a[0], holdsData(name, a[0]) ? data(buf, a) : HEX.formatHex(buf, a[1], a[2]));
+      }
+      normalize(name, attrs, anonymous);
+      sb.append(name).append(attrs).append(';');
+    }
+    if (userData != null) {
+      sb.append("userdata=").append(HEX.formatHex(userData));
+    }
+    return sb.toString();
+  }
+
+  /**
+   * The form of one set element: key, data (a value, or a verdict's code and chain), non-zero
+   * flags and user data; timeouts and expirations (the packet path's) are left out.
+   */
+  static String element(byte[] buf, int from, int to) {
+    String key = "";
+    String data = "";
+    String flags = "";
+    String userData = "";
+    for (int[] a : attributes(buf, from, to)) {
+      switch (a[0]) {
+        case 1 -> key = valueOf(buf, a); // NFTA_SET_ELEM_KEY
+        case 2 -> data = dataOf(buf, a); // NFTA_SET_ELEM_DATA
+        case 3 -> flags = ZERO32.equals(HEX.formatHex(buf, a[1], a[2])) ? "" : HEX.formatHex(buf, a[1], a[2]);
+        case 6 -> userData = HEX.formatHex(buf, a[1], a[2]); // NFTA_SET_ELEM_USERDATA
+        default -> { }
+      }
+    }
+    return key + '/' + data + '/' + flags + '/' + userData;
+  }
+
+  /** The form of an element's key alone. */
+  static String key(byte[] buf, int from, int to) {
+    for (int[] a : attributes(buf, from, to)) {
+      if (a[0] == 1) { // NFTA_SET_ELEM_KEY
+        return valueOf(buf, a);
+      }
+    }
+    return "";
+  }
+
+  /** An nft_data holding a value: its bytes in hex. */
+  private static String valueOf(byte[] buf, int[] a) {
+    for (int[] b : attributes(buf, a[1], a[2])) {
+      if (b[0] == 1) { // NFTA_DATA_VALUE
+        return HEX.formatHex(buf, b[1], b[2]);
+      }
+    }
+    return "";
+  }
+
+  /** An nft_data: a value's bytes in hex, or "verdict CODE CHAIN". */
+  private static String dataOf(byte[] buf, int[] a) {
+    for (int[] b : attributes(buf, a[1], a[2])) {
+      if (b[0] == 1) {
+        return HEX.formatHex(buf, b[1], b[2]);
+      }
+      if (b[0] == 2) { // NFTA_DATA_VERDICT
+        StringBuilder sb = new StringBuilder("verdict");
+        for (int[] c : attributes(buf, b[1], b[2])) {
+          sb.append(' ').append(c[0] == 2 ? string(buf, c[1], c[2]) : HEX.formatHex(buf, c[1], c[2]));
+        }
+        return sb.toString();
+      }
+    }
+    return "";
+  }
+
+  private static void normalize(String name, Map<Integer, String> attrs, Function<String, String> anonymous) {
+    switch (name == null ? "" : name) {
+      case "lookup" -> {
+        if (ZERO32.equals(attrs.get(5))) {
+          attrs.remove(5); // NFTA_LOOKUP_FLAGS
+        }
+        String set = attrs.get(1);
+        String id = attrs.remove(4); // NFTA_LOOKUP_SET_ID
+        String setName = set == null ? "" : stringOf(set);
+        if (setName.startsWith("__set") || setName.startsWith("__map")) {
+          String key = id != null && setName.contains("%d") ? "#" + Long.parseLong(id, 16) : setName;
+          attrs.put(1, "anonymous" + anonymous.apply(key));
+        } else {
+          attrs.put(1, setName);
+        }
+      }
+      case "nat" -> {
+        if (attrs.containsKey(3) && attrs.get(3).equals(attrs.get(4))) {
+          attrs.remove(4); // NFTA_NAT_REG_ADDR_MAX
+        }
+        if (attrs.containsKey(5) && attrs.get(5).equals(attrs.get(6))) {
+          attrs.remove(6); // NFTA_NAT_REG_PROTO_MAX
+        }
+        long flags = attrs.containsKey(7) ? Long.parseLong(attrs.get(7), 16) : 0;
+        flags |= (attrs.containsKey(3) ? 1 : 0) | (attrs.containsKey(5) ? 2 : 0); // MAP_IPS, PROTO_SPECIFIED
+        attrs.put(7, String.format("%08x", flags));
+      }
+      case "bitwise" -> {
+        if (ZERO32.equals(attrs.get(6))) {
+          attrs.remove(6); // NFTA_BITWISE_OP: boolean
+        }
+      }
+      case "dynset" -> {
+        attrs.remove(2); // NFTA_DYNSET_SET_ID
+        attrs.computeIfPresent(1, (k, v) -> stringOf(v)); // NFTA_DYNSET_SET_NAME
+        if ("0000000000000000".equals(attrs.get(6))) {
+          attrs.remove(6); // NFTA_DYNSET_TIMEOUT
+        }
+        if (ZERO32.equals(attrs.get(9))) {
+          attrs.remove(9); // NFTA_DYNSET_FLAGS
+        }
+      }
+      default -> { }
+    }
+  }
+
+  /** Whether an expression's attribute is an nft_data (nested; the kernel dumps it without NLA_F_NESTED). */
+  private static boolean holdsData(String expression, int type) {
+    return switch (expression == null ? "" : expression) {
+      case "cmp" -> type == 3; // NFTA_CMP_DATA
+      case "immediate" -> type == 2; // NFTA_IMMEDIATE_DATA
+      case "bitwise" -> type == 4 || type == 5; // NFTA_BITWISE_MASK, NFTA_BITWISE_XOR
+      default -> false;
+    };
+  }
+
+  /** An nft_data: a value (hex) or a verdict (code and chain). */
+  private static String data(byte[] buf, int[] a) {
+    Map<Integer, String> inner = new TreeMap<>();
+    for (int[] b : attributes(buf, a[1], a[2])) {
+      if (b[0] == 2) { // NFTA_DATA_VERDICT
+        Map<Integer, String> verdict = new TreeMap<>();
+        for (int[] c : attributes(buf, b[1], b[2])) {
+          verdict.put(c[0], c[0] == 2 ? string(buf, c[1], c[2]) : HEX.formatHex(buf, c[1], c[2]));
+        }
+        inner.put(2, verdict.toString());
+      } else {
+        inner.put(b[0], HEX.formatHex(buf, b[1], b[2]));
+      }
+    }
+    return inner.toString();
+  }
+
+  /** The attributes in buf[from, to): {type, start of value, end of value, nested (1/0)}. */
+  private static List<int[]> attributes(byte[] buf, int from, int to) {
+    ByteBuffer in = ByteBuffer.wrap(buf).order(ByteOrder.nativeOrder());
+    List<int[]> out = new ArrayList<>();
+    int at = from;
+    while (at + 4 <= to) {
+      int len = in.getShort(at) & 0xffff;
+      int type = in.getShort(at + 2) & 0xffff;
+      if (len < 4 || at + len > to) {
+        break;
+      }
+      out.add(new int[] {type & TYPE_MASK, at + 4, at + len, (type & NLA_F_NESTED) != 0 ? 1 : 0});
+      at += (len + 3) & ~3;
+    }
+    return out;
+  }
+
+  private static String string(byte[] buf, int from, int to) {
+    int end = from;
+    while (end < to && buf[end] != 0) {
+      end++;
+    }
+    return new String(buf, from, end - from, java.nio.charset.StandardCharsets.UTF_8);
+  }
+
+  private static String stringOf(String hex) {
+    byte[] raw = HEX.parseHex(hex);
+    return string(raw, 0, raw.length);
+  }
+}

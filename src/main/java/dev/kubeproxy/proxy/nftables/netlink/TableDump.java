@@ -1,0 +1,190 @@
+package dev.kubeproxy.proxy.nftables.netlink;
+
+import dev.kubeproxy.platform.netlink.Attributes;
+import dev.kubeproxy.platform.netlink.MessageWriter;
+import dev.kubeproxy.platform.netlink.NetlinkExchange;
+import dev.kubeproxy.platform.netlink.NetlinkMessage;
+import dev.kubeproxy.proxy.nftables.Element;
+import dev.kubeproxy.proxy.nftables.KernelTable;
+import dev.kubeproxy.proxy.nftables.Transaction;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Reads the kube-proxy table of one family with nf_tables dumps (NFT_MSG_GETCHAIN, GETSET, GETRULE,
+ * then GETSETELEM per set): chains with their rules in the forms of {@link ExpressionForms}, sets
+ * and maps with their elements (keyed by key form, each decoded to an {@link Element} to delete
+ * it). Anonymous sets are not containers of their own: their elements are part of the form of the
+ * rule that looks them up.
+ */
+final class TableDump {
+  private static final int NFNL_SUBSYS_NFTABLES = 10;
+  private static final int GETCHAIN = 4;
+  private static final int GETRULE = 7;
+  private static final int GETSET = 10;
+  private static final int GETSETELEM = 13;
+  private static final int NLM_F_REQUEST = 0x1;
+  private static final int NLM_F_DUMP = 0x300;
+  private static final int NFT_SET_ANONYMOUS = 0x1;
+  private static final int NFT_SET_MAP = 0x8;
+  private static final int NFT_SET_TIMEOUT = 0x10;
+  private static final int NFT_SET_EVAL = 0x20;
+
+  private final NetlinkExchange exchange;
+  private final int nfproto;
+  private final ElementCodec elements;
+
+  TableDump(NetlinkExchange exchange, int nfproto, ElementCodec elements) {
+    this.exchange = exchange;
+    this.nfproto = nfproto;
+    this.elements = elements;
+  }
+
+  KernelTable read() throws IOException {
+    Map<String, List<String>> chains = new LinkedHashMap<>();
+    dump(GETCHAIN, (buf, m) -> {
+      Attributes a = Attributes.ofNetfilterMessage(buf, m, 12);
+      chains.put(a.string(3), new ArrayList<>()); // NFTA_CHAIN_NAME
+    });
+    if (chains.isEmpty()) {
+      return KernelTable.absent(); // a table of ours always has its base chains
+    }
+    Map<String, Integer> setFlags = new LinkedHashMap<>();
+    dump(GETSET, (buf, m) -> {
+      Attributes a = Attributes.ofNetfilterMessage(buf, m, 13);
+      setFlags.put(a.string(2), (int) a.be32(3, 0)); // NFTA_SET_NAME, NFTA_SET_FLAGS
+    });
+    Map<String, Map<String, KernelTable.Entry>> containers = new LinkedHashMap<>();
+    Map<String, String> anonymous = new HashMap<>();
+    Set<String> maps = new HashSet<>();
+    for (Map.Entry<String, Integer> s : setFlags.entrySet()) {
+      String name = s.getKey();
+      int flags = s.getValue();
+      boolean isAnonymous = (flags & NFT_SET_ANONYMOUS) != 0;
+      if ((flags & (NFT_SET_EVAL | NFT_SET_TIMEOUT)) != 0 && !isAnonymous) {
+        containers.put(name, Map.of()); // affinity sets: filled by the packet path, not compared
+        continue;
+      }
+      Map<String, KernelTable.Entry> entries = new LinkedHashMap<>();
+      TreeSet<String> forms = new TreeSet<>();
+      boolean isMap = (flags & NFT_SET_MAP) != 0;
+      dumpElements(name, (buf, from, to) -> {
+        String form = ExpressionForms.element(buf, from, to);
+        if (isAnonymous) {
+          forms.add(form);
+          return;
+        }
+        String key = ExpressionForms.key(buf, from, to);
+        byte[] raw = rawKey(buf, from, to);
+        entries.put(key, new KernelTable.Entry(form, () -> decode(name, isMap, raw)));
+      });
+      if (isAnonymous) {
+        anonymous.put(name, forms.toString());
+      } else {
+        containers.put(name, entries);
+        if (isMap) {
+          maps.add(name);
+        }
+      }
+    }
+    dump(GETRULE, (buf, m) -> {
+      Attributes a = Attributes.ofNetfilterMessage(buf, m, 7);
+      String chain = a.string(2); // NFTA_RULE_CHAIN
+      int[] expressions = range(buf, m, 4); // NFTA_RULE_EXPRESSIONS
+      String form = ExpressionForms.rule(buf, expressions[0], expressions[1], a.bytes(7),
+          set -> anonymous.getOrDefault(set, "?" + set));
+      chains.computeIfAbsent(chain, k -> new ArrayList<>()).add(form);
+    });
+    return new KernelTable(true, chains, containers, maps);
+  }
+
+  /** The key's bytes of an element (NFTA_SET_ELEM_KEY: NFTA_DATA_VALUE), or null. */
+  private static byte[] rawKey(byte[] buf, int from, int to) {
+    return Attributes.parse(buf, from, to, 10).nested(1, 2).bytes(1);
+  }
+
+  /** The element decoded, or null when it is not one this agent writes. */
+  private Element decode(String set, boolean isMap, byte[] key) {
+    if (key == null) {
+      return null;
+    }
+    try {
+      return new Element(set, isMap, elements.decodeKey(set, key), null, null);
+    } catch (Unsupported e) {
+      return null;
+    }
+  }
+
+  @FunctionalInterface
+  private interface MessageHandler {
+    void accept(byte[] buf, NetlinkMessage m) throws IOException;
+  }
+
+  @FunctionalInterface
+  private interface ElementHandler {
+    void accept(byte[] buf, int from, int to);
+  }
+
+  private void dump(int type, MessageHandler handler) throws IOException {
+    MessageWriter w = new MessageWriter();
+    int seq = exchange.nextSequence();
+    int m = w.beginMessage(NFNL_SUBSYS_NFTABLES << 8 | type, NLM_F_REQUEST | NLM_F_DUMP, seq, nfproto, 0);
+    w.string(1, Transaction.TABLE); // NFTA_*_TABLE: only this table
+    w.endMessage(m);
+    exchange.dump(w.toBytes(), seq, msg -> handler.accept(exchange.buffer(), msg));
+  }
+
+  private void dumpElements(String set, ElementHandler handler) throws IOException {
+    MessageWriter w = new MessageWriter();
+    int seq = exchange.nextSequence();
+    int m = w.beginMessage(NFNL_SUBSYS_NFTABLES << 8 | GETSETELEM, NLM_F_REQUEST | NLM_F_DUMP, seq, nfproto, 0);
+    w.string(1, Transaction.TABLE); // NFTA_SET_ELEM_LIST_TABLE
+    w.string(2, set); // NFTA_SET_ELEM_LIST_SET
+    w.endMessage(m);
+    exchange.dump(w.toBytes(), seq, msg -> {
+      byte[] buf = exchange.buffer();
+      int[] list = range(buf, msg, 3); // NFTA_SET_ELEM_LIST_ELEMENTS
+      for (int[] elem : children(buf, list[0], list[1])) {
+        handler.accept(buf, elem[0], elem[1]);
+      }
+    });
+  }
+
+  /** Where the value of a top-level attribute of a netfilter message lies ({0, 0} when absent). */
+  private static int[] range(byte[] buf, NetlinkMessage m, int type) {
+    for (int[] a : children(buf, m.start() + 20, m.start() + m.length(), type)) {
+      return a;
+    }
+    return new int[] {0, 0};
+  }
+
+  private static List<int[]> children(byte[] buf, int from, int to) {
+    return children(buf, from, to, -1);
+  }
+
+  /** The values of the attributes in buf[from, to) (of one type, or all when type is -1). */
+  private static List<int[]> children(byte[] buf, int from, int to, int type) {
+    java.nio.ByteBuffer in = java.nio.ByteBuffer.wrap(buf).order(java.nio.ByteOrder.nativeOrder());
+    List<int[]> out = new ArrayList<>();
+    int at = from;
+    while (at + 4 <= to) {
+      int len = in.getShort(at) & 0xffff;
+      int t = in.getShort(at + 2) & 0x3fff;
+      if (len < 4 || at + len > to) {
+        break;
+      }
+      if (type < 0 || t == type) {
+        out.add(new int[] {at + 4, at + len});
+      }
+      at += (len + 3) & ~3;
+    }
+    return out;
+  }
+}
