@@ -3,7 +3,6 @@ package dev.kubeproxy.cli;
 import dev.kubeproxy.AgentOptions;
 import dev.kubeproxy.config.ConfigCodec;
 import dev.kubeproxy.config.ConfigValidation;
-import dev.kubeproxy.config.FeatureGates;
 import dev.kubeproxy.config.KubeProxyConfiguration;
 import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.logging.LogFormat;
@@ -69,7 +68,6 @@ public final class Startup {
       return failed("failed complete: " + e.getMessage());
     }
     KubeProxyConfiguration config = options.config();
-    FeatureGates.setCurrent(options.gates());
 
     // initialize logging: the configured format, verbosity and vmodule from here on
     List<String> loggingErrors = ConfigValidation.validateLogging(config.logging, options.gates());

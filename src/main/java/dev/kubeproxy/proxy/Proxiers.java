@@ -5,10 +5,12 @@ import dev.kubeproxy.platform.IpAddresses;
 import dev.kubeproxy.AgentOptions;
 import dev.kubeproxy.cluster.NodeInfo;
 import dev.kubeproxy.config.KubeProxyConfiguration;
+import dev.kubeproxy.config.ProxyMode;
 import dev.kubeproxy.platform.CommandRunner;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.proxy.iptables.IptablesProxier;
 import dev.kubeproxy.proxy.iptables.NfacctCounters;
+import dev.kubeproxy.proxy.nftables.CommitGenerations;
 import dev.kubeproxy.proxy.nftables.NftablesProxier;
 import dev.kubeproxy.AgentContext;
 import dev.kubeproxy.config.FeatureGates;
@@ -26,11 +28,21 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Builds the backends of the configured mode, one per active family (server.md §9 steps 12 and 14),
- * and removes the leftovers of the modes not in use (server.md §6 step 2).
+ * Builds the backends of the configured mode, one per active family (cmd/kube-proxy/app/server_linux.go createProxier),
+ * and removes the leftovers of the modes not in use (cmd/kube-proxy/app/server_linux.go cleanupLeftovers).
  */
 public final class Proxiers {
   private Proxiers() {}
+
+  /** The v1alpha1 defaults (pkg/proxy/apis/config/v1alpha1/defaults.go SetDefaults_KubeProxyConfiguration). */
+  static final Duration DEFAULT_SYNC_PERIOD = Duration.ofSeconds(30);
+  static final Duration DEFAULT_MIN_SYNC_PERIOD = Duration.ofSeconds(1);
+
+  /** The configured mode; validation has refused any other spelling before the proxier is built. */
+  public static ProxyMode mode(KubeProxyConfiguration config) {
+    return ProxyMode.parse(config.effectiveMode()).orElseThrow(() -> new ProxierCreationException(
+        "unknown proxy mode \"" + config.effectiveMode() + "\"; use iptables, ipvs or nftables"));
+  }
 
   /** A proxier that cannot be built: the agent must stop with this message. */
   public static final class ProxierCreationException extends RuntimeException {
@@ -46,22 +58,20 @@ public final class Proxiers {
    * @throws ProxierCreationException ipvs mode where the kernel or ipset cannot run it, an unknown mode, or no
    *     support for the primary family
    */
-  public static List<ProxyBackend> create(AgentOptions options, NodeInfo node, CommandRunner runner) {
+  public static List<ProxyBackend> create(
+      AgentOptions options, NodeInfo node, CommandRunner runner, ProxyMetrics metrics) {
     KubeProxyConfiguration config = options.config();
-    String mode = config.effectiveMode();
-    if (!mode.equals("iptables") && !mode.equals("nftables") && !mode.equals("ipvs")) {
-      throw new ProxierCreationException("unknown proxy mode \"" + mode + "\"; use iptables, ipvs or nftables");
-    }
+    ProxyMode mode = mode(config);
     IpFamily primary = primaryFamily(node);
     Map<IpFamily, Boolean> supported = new EnumMap<>(IpFamily.class);
-    if (!mode.equals("nftables") && options.dryRun()) {
+    if (mode != ProxyMode.NFTABLES && options.dryRun()) {
       // A dry run writes nothing, so it needs no iptables and no root: it decides the families
       // as upstream's platformCheckSupported (cmd/kube-proxy/app/server_linux.go) does on a host
       // where both iptables and ip6tables are present.
       Log.info("Dry run: not probing iptables; assuming iptables and ip6tables are present");
       supported.put(IpFamily.IPv4, true);
       supported.put(IpFamily.IPv6, true);
-    } else if (!mode.equals("nftables")) {
+    } else if (mode != ProxyMode.NFTABLES) {
       supported.put(IpFamily.IPv4, iptablesWorks(runner, "iptables"));
       supported.put(IpFamily.IPv6, iptablesWorks(runner, "ip6tables"));
       if (!supported.get(IpFamily.IPv4) && !supported.get(IpFamily.IPv6)) {
@@ -91,19 +101,20 @@ public final class Proxiers {
     if (dualStack) {
       families.add(primary == IpFamily.IPv4 ? IpFamily.IPv6 : IpFamily.IPv4);
     }
-    if (mode.equals("ipvs")) {
-      return ipvsBackends(options, node, runner, families, detectors);
+    if (mode == ProxyMode.IPVS) {
+      return ipvsBackends(options, node, runner, metrics, families, detectors);
     }
-    Log.info(mode.equals("iptables") ? "Using iptables Proxier" : "Using nftables Proxier");
-    if (mode.equals("iptables") && !options.dryRun()) {
-      registerNfacctMetrics(ProxyMetrics.global());
+    Log.info(mode == ProxyMode.IPTABLES ? "Using iptables Proxier" : "Using nftables Proxier");
+    if (mode == ProxyMode.IPTABLES && !options.dryRun()) {
+      registerNfacctMetrics(metrics);
     }
     List<ProxyBackend> backends = new ArrayList<>();
+    CommitGenerations generations = new CommitGenerations(); // this namespace's, for both families
     for (IpFamily family : families) {
       ProxierSettings settings = settings(options, node, family, detectors.get(family));
-      backends.add(mode.equals("iptables")
-          ? new IptablesProxier(settings, runner)
-          : new NftablesProxier(settings, runner));
+      backends.add(mode == ProxyMode.IPTABLES
+          ? new IptablesProxier(settings, runner, metrics)
+          : new NftablesProxier(settings, runner, metrics, generations));
     }
     return List.copyOf(backends);
   }
@@ -113,10 +124,9 @@ public final class Proxiers {
    * dry run, which touches nothing), then the deprecation notice of v1.35 (kubernetes#134539).
    */
   private static List<ProxyBackend> ipvsBackends(AgentOptions options, NodeInfo node, CommandRunner runner,
-      List<IpFamily> families, Map<IpFamily, LocalTrafficDetector> detectors) {
+      ProxyMetrics metrics, List<IpFamily> families, Map<IpFamily, LocalTrafficDetector> detectors) {
     KubeProxyConfiguration config = options.config();
-    // Until the agent passes its AgentContext down to here, the ipvs backends get one built from the same parts.
-    AgentContext context = new AgentContext(ProxyMetrics.global(), FeatureGates.of(config.featureGates),
+    AgentContext context = new AgentContext(metrics, FeatureGates.of(config.featureGates),
         Clock.systemUTC(), runner);
     if (!options.dryRun()) {
       try (NetlinkIpvs ipvs = openIpvs()) {
@@ -184,7 +194,7 @@ public final class Proxiers {
     }
   }
 
-  /** getLocalDetectors: one detector per family from detectLocalMode (server.md §9 step 14). */
+  /** getLocalDetectors: one detector per family from detectLocalMode (cmd/kube-proxy/app/server_linux.go getLocalDetectors). */
   static Map<IpFamily, LocalTrafficDetector> localDetectors(
       KubeProxyConfiguration config, NodeInfo node, IpFamily primary) {
     Map<IpFamily, LocalTrafficDetector> out = new EnumMap<>(IpFamily.class);
@@ -270,39 +280,47 @@ public final class Proxiers {
         config.masqueradeBit(),
         localhostNodePorts,
         detector == null ? LocalTrafficDetector.noop() : detector,
-        positiveOr(config.syncPeriod(), Duration.ofSeconds(30)),
-        config.minSyncPeriod() == null ? Duration.ofSeconds(1) : config.minSyncPeriod(),
+        syncPeriod(config),
+        minSyncPeriod(config),
         options.dryRun() ? System.out : null);
   }
 
-  private static Duration positiveOr(Duration d, Duration fallback) {
-    return d == null || d.isZero() || d.isNegative() ? fallback : d;
+  /** The mode's syncPeriod; unset (or not positive, which validation refuses) reads as the 30 s default. */
+  static Duration syncPeriod(KubeProxyConfiguration config) {
+    Duration d = config.syncPeriod();
+    return d == null || d.isZero() || d.isNegative() ? DEFAULT_SYNC_PERIOD : d;
+  }
+
+  /** The mode's minSyncPeriod; unset (or negative, which validation refuses) reads as the 1 s default. */
+  static Duration minSyncPeriod(KubeProxyConfiguration config) {
+    Duration d = config.minSyncPeriod();
+    return d == null || d.isNegative() ? DEFAULT_MIN_SYNC_PERIOD : d;
   }
 
   /**
-   * Removes leftovers (server.md §6 step 2): with all, or in nftables mode, the iptables rules and
-   * ipvs mode's state (virtual servers, kube-ipvs0, ipsets, chains) of both families; with all, or in
-   * iptables or ipvs mode, the nftables tables. Blocking.
+   * Removes leftovers (cmd/kube-proxy/app/server_linux.go cleanupLeftovers): with all, or in
+   * nftables mode, the iptables rules and ipvs mode's state (virtual servers, kube-ipvs0, ipsets,
+   * chains) of both families; with all, or in iptables or ipvs mode, the nftables tables. Blocking.
    *
    * @return true when every cleanup succeeded
    */
-  public static boolean cleanupLeftovers(String activeMode, boolean all, CommandRunner runner) {
-    boolean iptablesBased = activeMode == null || activeMode.isEmpty()
-        || activeMode.equals("iptables") || activeMode.equals("ipvs");
+  public static boolean cleanupLeftovers(
+      ProxyMode activeMode, boolean all, CommandRunner runner, ProxyMetrics metrics) {
+    boolean iptablesBased = activeMode != ProxyMode.NFTABLES;
     List<ProxyBackend> targets = new ArrayList<>();
     if (all || !iptablesBased) {
       for (IpFamily family : IpFamily.values()) {
-        targets.add(new IptablesProxier(minimalSettings(family), runner));
+        targets.add(new IptablesProxier(minimalSettings(family), runner, metrics));
       }
     }
     if (all || iptablesBased) {
       for (IpFamily family : IpFamily.values()) {
-        targets.add(new NftablesProxier(minimalSettings(family), runner));
+        targets.add(new NftablesProxier(minimalSettings(family), runner, metrics, new CommitGenerations()));
       }
     }
     if (all || !iptablesBased) {
       // upstream cleans ipvs mode's leftovers with iptables mode's (when switching to nftables, and with --cleanup)
-      AgentContext context = new AgentContext(ProxyMetrics.global(), FeatureGates.of(Map.of()), Clock.systemUTC(),
+      AgentContext context = new AgentContext(metrics, FeatureGates.of(Map.of()), Clock.systemUTC(),
           runner);
       for (IpFamily family : IpFamily.values()) {
         targets.add(new IpvsProxier(minimalSettings(family), IpvsSettings.of(new KubeProxyConfiguration.IPVS(), family),
@@ -326,6 +344,6 @@ public final class Proxiers {
 
   private static ProxierSettings minimalSettings(IpFamily family) {
     return new ProxierSettings(family, "", List.of(), List.of(), false, 14, false, LocalTrafficDetector.noop(),
-        Duration.ofSeconds(30), Duration.ofSeconds(1), null);
+        DEFAULT_SYNC_PERIOD, DEFAULT_MIN_SYNC_PERIOD, null);
   }
 }
