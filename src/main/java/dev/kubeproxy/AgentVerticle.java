@@ -9,12 +9,14 @@ import dev.kubeproxy.cluster.EventRequest;
 import dev.kubeproxy.cluster.NodeInfo;
 import dev.kubeproxy.cluster.NodeInfoResolver;
 import dev.kubeproxy.config.ConfigVerticle;
+import dev.kubeproxy.config.FeatureGates;
 import dev.kubeproxy.config.ProxyMode;
 import dev.kubeproxy.health.HealthzServerVerticle;
 import dev.kubeproxy.health.ServiceHealthServerVerticle;
 import dev.kubeproxy.logging.JulBridge;
 import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.metrics.MetricsServerVerticle;
+import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.platform.CommandRunner;
 import dev.kubeproxy.platform.PlatformSetup;
 import dev.kubeproxy.proxy.ProxierVerticle;
@@ -22,10 +24,12 @@ import dev.kubeproxy.proxy.Proxiers;
 import dev.kubeproxy.proxy.ProxyBackend;
 import io.vertx.core.Future;
 import io.vertx.core.Deployable;
+import io.vertx.core.DeploymentOptions;
 import io.vertx.core.VerticleBase;
+import java.time.Clock;
 
 /**
- * The agent: deploys the verticles in upstream's start order (server.md §6, §9, §10) and turns any
+ * The agent: deploys the verticles in upstream's start order (cmd/kube-proxy/app/server.go Run, newProxyServer, ProxyServer.Run) and turns any
  * agent.fatal message into "close Vert.x, exit 1".
  *
  * <p>{@code java -jar} builds it with the prepared options ({@link Main}); {@code vertx run
@@ -88,8 +92,15 @@ public class AgentVerticle extends VerticleBase {
   }
 
   private Future<?> startAgent(AgentOptions options) {
-    ProxyMode mode = options.config().proxyMode();
-    CommandRunner runner = new CommandRunner();
+    ProxyMode mode;
+    try {
+      mode = Proxiers.mode(options.config());
+    } catch (Proxiers.ProxierCreationException e) {
+      return Future.failedFuture(e);
+    }
+    // what every part shares, built once here and passed down
+    AgentContext context = new AgentContext(new ProxyMetrics(), FeatureGates.of(options.config().featureGates),
+        Clock.systemUTC(), new CommandRunner());
     Log.info("Version info", "version", Version.gitVersion());
     Log.info("Java settings", "javaVersion", System.getProperty("java.version"),
         "availableProcessors", Runtime.getRuntime().availableProcessors(),
@@ -100,28 +111,28 @@ public class AgentVerticle extends VerticleBase {
         // 2. /livez from the start: the node lookup alone can take ~36 s with the API unreachable,
         //    longer than a liveness probe waits (issue 15.8). Until the node is known, /healthz
         //    answers 503 with nodeEligible false (upstream v1.33: no Node, not eligible).
-        .compose(v -> startHealthz(options))
+        .compose(v -> startHealthz(options, context))
         // 3. --cleanup; else the agent, with the leftovers of the modes not in use removed meanwhile
-        .compose(v -> options.cleanup() ? cleanup(options, mode, runner).mapEmpty()
-            : runAgent(options, mode, runner, removeLeftovers(options, mode, runner)).mapEmpty());
+        .compose(v -> options.cleanup() ? cleanup(options, mode, context).mapEmpty()
+            : runAgent(options, mode, context, removeLeftovers(options, mode, context)).mapEmpty());
   }
 
   /** The proxier health server, unless the process only cleans up or initializes and exits. */
-  private Future<?> startHealthz(AgentOptions options) {
+  private Future<?> startHealthz(AgentOptions options, AgentContext context) {
     if (options.cleanup() || options.initOnly()) {
       return Future.succeededFuture();
     }
-    return deployChild(HealthzServerVerticle.beforeTheNodeIsKnown(options));
+    return deployChild(HealthzServerVerticle.beforeTheNodeIsKnown(options, context.clock(), context.metrics()));
   }
 
   /** --cleanup: removes every rule kube-proxy creates and exits. */
-  private Future<?> cleanup(AgentOptions options, ProxyMode mode, CommandRunner runner) {
+  private Future<?> cleanup(AgentOptions options, ProxyMode mode, AgentContext context) {
     if (options.dryRun()) {
       Log.info("Dry run: not removing any rules", "cleanup", true);
       exit(0);
       return Future.succeededFuture();
     }
-    return vertx.executeBlocking(() -> Proxiers.cleanupLeftovers(mode, true, runner))
+    return vertx.executeBlocking(() -> Proxiers.cleanupLeftovers(mode, true, context.commands(), context.metrics()))
         .onSuccess(ok -> {
           if (!ok) {
             Log.error("command failed", "err", CLEANUP_FAILED);
@@ -135,34 +146,35 @@ public class AgentVerticle extends VerticleBase {
    * on a worker while the node is looked up: the proxier waits for it only before it is created.
    * A failure is logged where it happens and does not stop the agent.
    */
-  private Future<?> removeLeftovers(AgentOptions options, ProxyMode mode, CommandRunner runner) {
+  private Future<?> removeLeftovers(AgentOptions options, ProxyMode mode, AgentContext context) {
     if (options.dryRun()) {
       return Future.succeededFuture();
     }
-    return vertx.executeBlocking(() -> Proxiers.cleanupLeftovers(mode, false, runner), false).otherwise(false);
+    return vertx.executeBlocking(
+        () -> Proxiers.cleanupLeftovers(mode, false, context.commands(), context.metrics()), false).otherwise(false);
   }
 
-  private Future<?> runAgent(AgentOptions options, ProxyMode mode, CommandRunner runner, Future<?> leftoversRemoved) {
+  private Future<?> runAgent(AgentOptions options, ProxyMode mode, AgentContext context, Future<?> leftoversRemoved) {
     // The node lookup (seconds when the API is slow), the platform set-up (OOM score, conntrack
     // sysctls) and the leftovers' removal need nothing of each other: they run at the same time.
     Future<PlatformSetup.Result> platform = platformSetup(options);
     return ClusterSource.open(vertx, options)
-        .compose(source -> runAgent(options, mode, runner, source, platform, leftoversRemoved));
+        .compose(source -> runAgent(options, mode, context, source, platform, leftoversRemoved));
   }
 
   /** The cluster source is opened once: node discovery and the cluster watch both read from it. */
-  private Future<?> runAgent(AgentOptions options, ProxyMode mode, CommandRunner runner, ClusterSource source,
+  private Future<?> runAgent(AgentOptions options, ProxyMode mode, AgentContext context, ClusterSource source,
                              Future<PlatformSetup.Result> platform, Future<?> leftoversRemoved) {
     return NodeInfoResolver.resolve(vertx, options, source).compose(node -> Future.all(platform, leftoversRemoved)
         .compose(both -> {
           PlatformSetup.Result setup = platform.result();
           if (options.initOnly()) {
-            return initOnly(options, node, runner);
+            return initOnly(options, node, context);
           }
           vertx.eventBus().publish(EventBusAddresses.NODE_ELIGIBLE, true); // known now; Node events refine it
-          return deployChild(new MetricsServerVerticle(options))
+          return deployChild(new MetricsServerVerticle(options, context))
               .compose(v2 -> deployChild(new ServiceHealthServerVerticle(options, node)))
-              .compose(v2 -> deployChild(new ProxierVerticle(options, node)))
+              .compose(v2 -> deployChild(new ProxierVerticle(options, node, context), ProxierVerticle.DEPLOYMENT))
               // last: no cluster event is sent before the proxier listens
               .compose(v2 -> deployChild(new ClusterWatchVerticle(options, node, source)))
               .map(v2 -> {
@@ -183,9 +195,9 @@ public class AgentVerticle extends VerticleBase {
     return vertx.executeBlocking(() -> PlatformSetup.apply(options), false);
   }
 
-  private Future<Void> initOnly(AgentOptions options, NodeInfo node, CommandRunner runner) {
+  private Future<Void> initOnly(AgentOptions options, NodeInfo node, AgentContext context) {
     return vertx.<Void>executeBlocking(() -> {
-      for (ProxyBackend backend : Proxiers.create(options, node, runner)) {
+      for (ProxyBackend backend : Proxiers.create(options, node, context.commands(), context.metrics())) {
         backend.privilegedInit();
       }
       return null;
@@ -193,7 +205,11 @@ public class AgentVerticle extends VerticleBase {
   }
 
   private Future<String> deployChild(Deployable verticle) {
-    return vertx.deployVerticle(verticle)
+    return deployChild(verticle, new DeploymentOptions());
+  }
+
+  private Future<String> deployChild(Deployable verticle, DeploymentOptions deployment) {
+    return vertx.deployVerticle(verticle, deployment)
         .recover(err -> Future.failedFuture(new IllegalStateException(
             verticle.getClass().getSimpleName() + " failed to start: " + message(err), err)));
   }

@@ -1,7 +1,7 @@
 package dev.kubeproxy;
 
 /**
- * The event-bus addresses the verticles talk over (DESIGN.md). Messages are sent with local
+ * The event-bus addresses the verticles talk over. Messages are sent with local
  * codecs: bodies are plain Java objects, never serialized.
  */
 public final class EventBusAddresses {

@@ -3,7 +3,6 @@ package dev.kubeproxy.cli;
 import dev.kubeproxy.AgentOptions;
 import dev.kubeproxy.config.ConfigCodec;
 import dev.kubeproxy.config.ConfigValidation;
-import dev.kubeproxy.config.FeatureGates;
 import dev.kubeproxy.config.KubeProxyConfiguration;
 import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.logging.LogFormat;
@@ -93,7 +92,6 @@ public final class Startup {
    */
   private static Outcome afterComplete(ParsedFlags flags, KubeProxyOptions options) {
     KubeProxyConfiguration config = options.config();
-    FeatureGates.setCurrent(options.gates());
 
     // initialize logging: the configured format, verbosity and vmodule from here on
     List<String> loggingErrors = ConfigValidation.validateLogging(config.logging, options.gates());

@@ -29,36 +29,53 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 public final class NodeInfoResolver {
 
-  /** wait.Backoff{Steps: 6, Duration: 1s, Factor: 2, Jitter: 0.2}. */
-  static int backoffSteps = 6;
-  static Duration backoffInitial = Duration.ofSeconds(1);
-  /** How long NodeCIDR mode waits for the Node's podCIDRs. */
-  static Duration podCidrTimeout = Duration.ofMinutes(5);
-  static Duration podCidrPoll = Duration.ofSeconds(1);
+  /**
+   * How long the lookups wait.
+   *
+   * @param backoffSteps   tries of the Node GET
+   * @param backoffInitial the first wait between two tries, doubled each time (jitter 0.2)
+   * @param podCidrTimeout how long NodeCIDR mode waits for the Node's podCIDRs
+   * @param podCidrPoll    the wait between two looks for the podCIDRs
+   */
+  public record Timing(int backoffSteps, Duration backoffInitial, Duration podCidrTimeout, Duration podCidrPoll) {
+    /** Upstream's: wait.Backoff{Steps: 6, Duration: 1s, Factor: 2, Jitter: 0.2}; podCIDRs within 5 minutes. */
+    public static final Timing UPSTREAM = new Timing(6, Duration.ofSeconds(1), Duration.ofMinutes(5), Duration.ofSeconds(1));
+  }
 
   private NodeInfoResolver() {}
 
   /** Opens the cluster source itself (tests); the agent passes the one its cluster watch uses. */
   public static Future<NodeInfo> resolve(Vertx vertx, AgentOptions options) {
-    return ClusterSource.open(vertx, options).compose(source -> resolve(vertx, options, source));
+    return resolve(vertx, options, Timing.UPSTREAM);
+  }
+
+  /** As {@link #resolve(Vertx, AgentOptions)}, with other waits (tests). */
+  public static Future<NodeInfo> resolve(Vertx vertx, AgentOptions options, Timing timing) {
+    return ClusterSource.open(vertx, options).compose(source -> resolve(vertx, options, source, timing));
   }
 
   public static Future<NodeInfo> resolve(Vertx vertx, AgentOptions options, ClusterSource source) {
+    return resolve(vertx, options, source, Timing.UPSTREAM);
+  }
+
+  public static Future<NodeInfo> resolve(Vertx vertx, AgentOptions options, ClusterSource source, Timing timing) {
     String name = options.hostname() == null ? "" : options.hostname().trim().toLowerCase();
     if (name.isEmpty()) {
       return Future.failedFuture("empty hostname is invalid");
     }
     Callable<Node> fetch = () -> source.node(name);
-    return nodeIPsWithBackoff(vertx, fetch, name, source.retryNodeLookup() ? backoffSteps : 1)
-        .compose(found -> finish(vertx, options, name, fetch, found));
+    return nodeIPsWithBackoff(vertx, fetch, name, source.retryNodeLookup() ? timing.backoffSteps() : 1,
+            timing.backoffInitial())
+        .compose(found -> finish(vertx, options, name, fetch, found, timing));
   }
 
   /** What the node lookup found: its IPs (empty when unknown) and the Node object (or null). */
   private record Found(List<String> ips, Node node) {}
 
-  private static Future<Found> nodeIPsWithBackoff(Vertx vertx, Callable<Node> fetch, String name, int steps) {
+  private static Future<Found> nodeIPsWithBackoff(
+      Vertx vertx, Callable<Node> fetch, String name, int steps, Duration initial) {
     Promise<Found> result = Promise.promise();
-    attempt(vertx, fetch, name, 1, steps, backoffInitial.toMillis(), null, result);
+    attempt(vertx, fetch, name, 1, steps, initial.toMillis(), null, result);
     return result.future();
   }
 
@@ -89,7 +106,8 @@ public final class NodeInfoResolver {
     });
   }
 
-  private static Future<NodeInfo> finish(Vertx vertx, AgentOptions options, String name, Callable<Node> fetch, Found found) {
+  private static Future<NodeInfo> finish(
+      Vertx vertx, AgentOptions options, String name, Callable<Node> fetch, Found found, Timing timing) {
     KubeProxyConfiguration cfg = options.config();
     NodeAddresses.DetectedIPs detected = NodeAddresses.detectNodeIPs(found.ips, cfg.bindAddress);
     if (detected.primaryIsLoopback()) {
@@ -100,7 +118,7 @@ public final class NodeInfoResolver {
       cfg.nodePortAddresses = new ArrayList<>(expanded);
     }
     boolean nodeCidr = "NodeCIDR".equals(cfg.detectLocalMode);
-    Future<Node> nodeForCidrs = nodeCidr ? waitForPodCIDRs(vertx, fetch, name) : Future.succeededFuture(found.node);
+    Future<Node> nodeForCidrs = nodeCidr ? waitForPodCIDRs(vertx, fetch, name, timing) : Future.succeededFuture(found.node);
     return nodeForCidrs.compose(node -> {
       List<String> podCIDRs = node == null ? List.of() : NodeHandlers.podCIDRsOf(node);
       if (nodeCidr) {
@@ -146,15 +164,16 @@ public final class NodeInfoResolver {
   }
 
   /** NodeCIDR mode: wait until the Node exists, is not being deleted and has podCIDRs (5 minutes at most). */
-  private static Future<Node> waitForPodCIDRs(Vertx vertx, Callable<Node> fetch, String name) {
+  private static Future<Node> waitForPodCIDRs(Vertx vertx, Callable<Node> fetch, String name, Timing timing) {
     Log.info("Watching for node, awaiting podCIDR allocation", "hostname", name);
     Promise<Node> result = Promise.promise();
-    long deadline = System.nanoTime() + podCidrTimeout.toNanos();
-    pollPodCIDRs(vertx, fetch, deadline, result);
+    long deadline = System.nanoTime() + timing.podCidrTimeout().toNanos();
+    pollPodCIDRs(vertx, fetch, deadline, timing.podCidrPoll(), result);
     return result.future();
   }
 
-  private static void pollPodCIDRs(Vertx vertx, Callable<Node> fetch, long deadline, Promise<Node> result) {
+  private static void pollPodCIDRs(
+      Vertx vertx, Callable<Node> fetch, long deadline, Duration poll, Promise<Node> result) {
     vertx.executeBlocking(fetch::call, false).onComplete(ar -> {
       Node n = ar.succeeded() ? ar.result() : null;
       if (n != null && n.metadata().deletionTimestamp() == null && n.podCIDR() != null && !n.podCIDR().isEmpty()
@@ -163,7 +182,7 @@ public final class NodeInfoResolver {
       } else if (System.nanoTime() > deadline) {
         result.fail("timeout waiting for PodCIDR allocation to configure detect-local-mode NodeCIDR: timed out waiting for the condition");
       } else {
-        vertx.setTimer(podCidrPoll.toMillis(), t -> pollPodCIDRs(vertx, fetch, deadline, result));
+        vertx.setTimer(poll.toMillis(), t -> pollPodCIDRs(vertx, fetch, deadline, poll, result));
       }
     });
   }

@@ -23,9 +23,9 @@ public final class ConfigValidation {
   /** The previous minor release: the only value --show-hidden-metrics-for-version accepts. */
   public static final String PREVIOUS_MINOR = "1.30";
 
-  /** The errors of a completed configuration, in upstream's order; empty when valid. */
+  /** The errors of a completed configuration under the default feature gates, in upstream's order. */
   public static List<String> validate(KubeProxyConfiguration c) {
-    return validate(c, FeatureGates.current());
+    return validate(c, FeatureGates.of(Map.of()));
   }
 
   public static List<String> validate(KubeProxyConfiguration c, FeatureGates gates) {

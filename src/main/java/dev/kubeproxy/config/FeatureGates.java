@@ -8,10 +8,10 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The feature gates kube-proxy knows (pkg/features/kube_features.go defaultKubernetesFeatureGates) and their
- * state after --feature-gates / featureGates were applied. The agent sets the process-wide state once in
- * Complete; other code asks {@code
- * FeatureGates.of(config.featureGates).isEnabled("MultiCIDRServiceAllocator")}.
+ * The feature gates kube-proxy knows (k8s.io/kubernetes pkg/features/kube_features.go, the
+ * gates kube-proxy reads) and their state after --feature-gates / featureGates were applied. The
+ * agent builds its state once ({@link #of}) into its {@code AgentContext}; there is no process-wide
+ * state.
  */
 public final class FeatureGates {
   /** Release stage of a gate, as --help and kubernetes_feature_enabled{stage} print it. */
@@ -58,17 +58,6 @@ public final class FeatureGates {
     for (Gate g : KNOWN) {
       BY_NAME.put(g.name(), g);
     }
-  }
-
-  private static volatile FeatureGates current = new FeatureGates(Map.of());
-
-  /** The process-wide state (defaults until the agent applied the configuration). */
-  public static FeatureGates current() {
-    return current;
-  }
-
-  public static void setCurrent(FeatureGates gates) {
-    current = gates;
   }
 
   private final Map<String, Boolean> explicit;

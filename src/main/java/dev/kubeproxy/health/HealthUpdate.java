@@ -4,7 +4,7 @@ import dev.kubeproxy.proxy.IpFamily;
 import java.time.Instant;
 
 /**
- * The proxier's health signal for one family (observability.md §2): a sync was queued, or a
+ * The proxier's health signal for one family (pkg/proxy/healthcheck/proxier_health.go QueuedUpdate, Updated): a sync was queued, or a
  * sync completed.
  */
 public record HealthUpdate(IpFamily family, Type type, Instant time) {

@@ -15,7 +15,7 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * The proxier health server: /healthz and /livez on healthzBindAddress (observability.md §2),
+ * The proxier health server: /healthz and /livez on healthzBindAddress (pkg/proxy/healthcheck/proxier_health.go),
  * driven by {@link HealthUpdate} messages on {@link EventBusAddresses#HEALTH} and the node's
  * eligibility on {@link EventBusAddresses#NODE_ELIGIBLE}. An empty healthzBindAddress disables it.
  *
@@ -32,17 +32,14 @@ public class HealthzServerVerticle extends VerticleBase {
   private ServerLoop loop;
   private boolean nodeKnown = true;
 
-  public HealthzServerVerticle(AgentOptions options) {
-    this(options, Clock.systemUTC(), ProxyMetrics.global());
-  }
 
   /**
    * For a start before the Node is known: the node counts as not eligible until a
    * {@link EventBusAddresses#NODE_ELIGIBLE} message says otherwise (upstream v1.33: no Node, not
    * eligible), so /healthz is 503 and /livez answers from the start.
    */
-  public static HealthzServerVerticle beforeTheNodeIsKnown(AgentOptions options) {
-    HealthzServerVerticle v = new HealthzServerVerticle(options);
+  public static HealthzServerVerticle beforeTheNodeIsKnown(AgentOptions options, Clock clock, ProxyMetrics metrics) {
+    HealthzServerVerticle v = new HealthzServerVerticle(options, clock, metrics);
     v.nodeKnown = false;
     return v;
   }

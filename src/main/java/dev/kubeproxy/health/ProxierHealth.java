@@ -8,7 +8,7 @@ import java.util.EnumMap;
 import java.util.Map;
 
 /**
- * The proxier's health state (observability.md §2.1–2.3): per IP family the time of the last
+ * The proxier's health state (pkg/proxy/healthcheck/proxier_health.go ProxierHealthServer): per IP family the time of the last
  * successful sync and of the oldest queued-but-unapplied change, plus the node's eligibility.
  * Unhealthy means: some family that has synced at least once has a change queued for at least
  * the health timeout (2 × syncPeriod) without a successful sync since.

@@ -15,7 +15,7 @@ import java.util.function.UnaryOperator;
 
 /**
  * Keeps one HTTP server listening the way upstream's serveHealthz/serveMetrics loops do
- * (server.md §13): if listening fails, either report it on {@link EventBusAddresses#FATAL}
+ * (cmd/kube-proxy/app/server.go serveHealthz, serveMetrics): if listening fails, either report it on {@link EventBusAddresses#FATAL}
  * (bindAddressHardFail: the agent exits 1) or log it and try again 5 seconds later, forever.
  * Its connections are bounded by a {@link ConnectionGuard} (HTTP/1.1 only, idle timeout, limit).
  */

@@ -23,7 +23,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The per-Service health-check servers (observability.md §3): one HTTP server per
+ * The per-Service health-check servers (pkg/proxy/healthcheck/service_health.go ServiceHealthServer): one HTTP server per
  * healthCheckNodePort on each nodePortAddresses IP (all addresses when nodePortAddresses is
  * empty), reconciled from {@link ServiceHealthState} messages on
  * {@link EventBusAddresses#SERVICE_HEALTH}. Any path and method is answered with the service's
@@ -132,7 +132,7 @@ public class ServiceHealthServerVerticle extends VerticleBase {
     }
   }
 
-  /** nodePortAddresses with "primary" expanded to the node IPs that are not loopback (server.md §9 step 7). */
+  /** nodePortAddresses with "primary" expanded to the node IPs that are not loopback (cmd/kube-proxy/app/server.go newProxyServer). */
   private List<String> nodePortCidrs() {
     List<String> configured = options.config().nodePortAddresses;
     if (configured == null || configured.isEmpty()) {

@@ -6,7 +6,7 @@ import java.util.Map;
 
 /**
  * After each successful sync: which services need a health-check server on which port, and
- * how many local ready endpoints (distinct IPs) each has (observability.md §3).
+ * how many local ready endpoints (distinct IPs) each has (pkg/proxy/healthcheck/service_health.go SyncEndpoints).
  *
  * @param family the proxier's IP family that sent it; with dual-stack each family's proxier sends
  *               its own view and the health-check servers combine them. Null means "the only

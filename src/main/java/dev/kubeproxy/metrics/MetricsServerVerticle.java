@@ -1,5 +1,7 @@
 package dev.kubeproxy.metrics;
 
+import dev.kubeproxy.AgentContext;
+
 import dev.kubeproxy.AgentOptions;
 import dev.kubeproxy.cluster.EventRequest;
 import dev.kubeproxy.config.ConfigzJson;
@@ -21,7 +23,7 @@ import java.util.function.IntConsumer;
 import java.util.regex.Pattern;
 
 /**
- * The metrics server on metricsBindAddress (server.md §13.2): /metrics, /metrics/slis, /healthz
+ * The metrics server on metricsBindAddress (cmd/kube-proxy/app/server.go serveMetrics): /metrics, /metrics/slis, /healthz
  * (+ /healthz/ping), /proxyMode, /configz, /debug/services, /flagz and /statusz under their feature gates, and with
  * enableProfiling the /debug/pprof equivalents and /debug/flags/v. Paths match exactly as Go's mux does; anything else is a Go-style 404.
  */
@@ -30,21 +32,29 @@ public class MetricsServerVerticle extends VerticleBase {
 
   private final AgentOptions options;
   private final ProxyMetrics metrics;
+  private final FeatureGates gates;
   private final IntConsumer verbositySetter;
   private final SliMetrics slis = new SliMetrics();
   private ServerLoop loop;
 
-  public MetricsServerVerticle(AgentOptions options) {
-    this(options, ProxyMetrics.global(), Log::setVerbosity);
+  public MetricsServerVerticle(AgentOptions options, AgentContext context) {
+    this(options, context.metrics(), context.gates(), Log::setVerbosity);
+  }
+
+  /** With the feature gates of the options' configuration. */
+  public MetricsServerVerticle(AgentOptions options, ProxyMetrics metrics, IntConsumer verbositySetter) {
+    this(options, metrics, FeatureGates.of(options.config().featureGates), verbositySetter);
   }
 
   /**
    * @param verbositySetter what PUT /debug/flags/v calls with the new level (the logging backend's
    *                        run-time verbosity switch)
    */
-  public MetricsServerVerticle(AgentOptions options, ProxyMetrics metrics, IntConsumer verbositySetter) {
+  public MetricsServerVerticle(
+      AgentOptions options, ProxyMetrics metrics, FeatureGates gates, IntConsumer verbositySetter) {
     this.options = options;
     this.metrics = metrics;
+    this.gates = gates;
     this.verbositySetter = verbositySetter;
   }
 
@@ -64,7 +74,6 @@ public class MetricsServerVerticle extends VerticleBase {
     // What /metrics shows is registered once at start, as upstream's ProxyServer.Run does: the
     // metric sets of the running mode, and kubernetes_feature_enabled for every known gate.
     metrics.registerFor(options.config().proxyMode());
-    FeatureGates gates = FeatureGates.current();
     for (FeatureGates.Gate gate : FeatureGates.KNOWN) {
       metrics.setFeatureEnabled(gate.name(), gate.stage().metricLabel(), gates.isEnabled(gate.name()));
     }
@@ -92,12 +101,11 @@ public class MetricsServerVerticle extends VerticleBase {
     exact(router, "/metrics/slis").handler(this::slis);
     exact(router, "/healthz").handler(this::healthz);
     exact(router, "/healthz/ping").handler(ctx -> plain(ctx, 200, "ok"));
-    exact(router, "/proxyMode").handler(ctx -> plain(ctx, 200, options.config().proxyMode().text()));
+    exact(router, "/proxyMode").handler(ctx -> plain(ctx, 200, options.config().effectiveMode()));
     exact(router, "/configz").handler(this::configz);
     // what the proxier programs per Service: no more than /configz shows, so not behind enableProfiling
     exact(router, "/debug/services").handler(new DebugServicesHandler(vertx));
     // the z-pages, under upstream's gates (off by default: alpha until v1.35)
-    FeatureGates gates = FeatureGates.of(options.config().featureGates);
     ZPages zpages = new ZPages(options.flags());
     if (gates.isEnabled("ComponentFlagz")) {
       exact(router, "/flagz").handler(zpages::flagz);

@@ -10,7 +10,7 @@ import java.util.OptionalDouble;
 import java.util.function.Supplier;
 
 /**
- * The kubeproxy_* meters (observability.md §5). The verticle that owns a value updates it through
+ * The kubeproxy_* meters (pkg/proxy/metrics/metrics.go). The verticle that owns a value updates it through
  * these methods; names, types, help texts, labels and buckets are upstream's. The per-family
  * meters carry the ip_family label ("IPv4", "IPv6") as upstream's since 1.33 (#129173, #129271):
  * sync durations and timestamps, network programming latency, no-local-endpoints, the rule counts
@@ -27,8 +27,6 @@ public class ProxyMetrics {
   static final double[] NPL = networkProgrammingBuckets();
 
   private static final String NFACCT_INVALID_DROPPED = "kubeproxy_iptables_ct_state_invalid_dropped_packets_total";
-
-  private static final ProxyMetrics GLOBAL = new ProxyMetrics(); // after the bucket arrays it uses
 
   private final KubeRegistry registry = new KubeRegistry();
 
@@ -79,13 +77,8 @@ public class ProxyMetrics {
   final KubeGauge featureEnabled = new KubeGauge("kubernetes_feature_enabled",
       "This metric records the data about the stage and enablement of a k8s feature.", Stability.BETA, "name", "stage");
 
-  /** The process-wide instance that /metrics exposes. */
-  public static ProxyMetrics global() {
-    return GLOBAL;
-  }
-
   /**
-   * Registers the metric sets of this proxy mode (observability.md §5.2); call once at start, as
+   * Registers the metric sets of this proxy mode (pkg/proxy/metrics/metrics.go RegisterMetrics); call once at start, as
    * upstream's ProxyServer.Run does. iptables and ipvs add their backend sets, nftables its own.
    */
   public ProxyMetrics registerFor(ProxyMode mode) {

@@ -5,9 +5,9 @@ import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.proxy.conntrack.ConntrackSysctls;
 
 /**
- * The privileged host setup at start (server_linux.go): the conntrack sysctls (server.md §9
- * step 10, fatal on failure) and this process's OOM score adjustment (server.md §10 step 4, only
- * logged on failure). Blocking: run on a worker.
+ * The privileged host setup at start (server_linux.go): the conntrack sysctls (setupConntrack,
+ * fatal on failure) and this process's OOM score adjustment (cmd/kube-proxy/app/server.go
+ * ProxyServer.Run, oom_score_adj; only logged on failure). Blocking: run on a worker.
  */
 public final class PlatformSetup {
   /**

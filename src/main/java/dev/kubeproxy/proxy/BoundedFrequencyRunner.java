@@ -5,8 +5,8 @@ import java.time.Duration;
 import java.util.function.Supplier;
 
 /**
- * Runs a function often enough and not too often (upstream's async.BoundedFrequencyRunner,
- * service-model.md §8.3): at least every maxInterval, at most burstRuns runs back to back and
+ * Runs a function often enough and not too often (upstream's
+ * pkg/util/async/bounded_frequency_runner.go BoundedFrequencyRunner): at least every maxInterval, at most burstRuns runs back to back and
  * then one per minInterval (a token bucket), requests in between coalesced and deferred, never
  * dropped. Runs never overlap: the function returns a Future and the next run waits for it.
  *

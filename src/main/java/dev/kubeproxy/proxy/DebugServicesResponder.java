@@ -26,13 +26,16 @@ final class DebugServicesResponder {
   private final NodeInfo node;
   private final Supplier<List<FamilyProxier>> families;
   private final BooleanSupplier initialized;
-  private final InvalidObjects invalid = new InvalidObjects(Clock.systemUTC());
+  private final ModelGates gates;
+  private final InvalidObjects invalid;
   /** Per family, the settings its backend was built with (computed as Proxiers.create does, at the first request). */
   private Map<IpFamily, ProxierSettings> settings;
 
   DebugServicesResponder(Vertx vertx, AgentOptions options, NodeInfo node, Supplier<List<FamilyProxier>> families,
-      BooleanSupplier initialized) {
+      BooleanSupplier initialized, ModelGates gates, Clock clock) {
     this.vertx = vertx;
+    this.gates = gates;
+    this.invalid = new InvalidObjects(clock);
     this.options = options;
     this.node = node;
     this.families = families;
@@ -82,8 +85,8 @@ final class DebugServicesResponder {
         msg.fail(500, String.valueOf(ar.cause().getMessage()));
         return;
       }
-      msg.reply(new ProxierSnapshot(options.config().proxyMode().text(), options.dryRun(), initialized.getAsBoolean(),
-          ModelGates.from(options.config().featureGates).topologyGates(), ar.result(), invalid.all()));
+      msg.reply(new ProxierSnapshot(options.config().effectiveMode(), options.dryRun(), initialized.getAsBoolean(),
+          gates.topologyGates(), ar.result(), invalid.all()));
     });
   }
 

@@ -3,7 +3,7 @@ package dev.kubeproxy.proxy;
 import java.util.Set;
 
 /**
- * One endpoint of a Service port (service-model.md §4.6).
+ * One endpoint of a Service port (pkg/proxy/endpoint.go BaseEndpointInfo).
  *
  * @param ip          the endpoint's address (addresses[0] of the slice endpoint), normalised text
  * @param port        the slice port number

@@ -8,7 +8,7 @@ import java.util.Map;
 
 /**
  * Picks which endpoints of a service port serve cluster traffic and which serve local traffic
- * (upstream CategorizeEndpoints, service-model.md §6 and §7), with the topology modes of upstream
+ * (pkg/proxy/topology.go CategorizeEndpoints), with the topology modes of upstream
  * 1.33+ pkg/proxy/topology.go: PreferSameNode from hints.forNodes (KEP-3015), else PreferSameZone
  * from hints.forZones. The EndpointSlice controller writes the hints for trafficDistribution
  * PreferSameNode, PreferSameZone and its alias PreferClose; kube-proxy reads only the hints.

@@ -21,9 +21,10 @@ import java.util.TreeSet;
 import java.util.function.BiConsumer;
 
 /**
- * The EndpointSlice cache of one family (service-model.md §4): the slices applied at the last
- * sync and the pending ones, per Service. Only what the model uses is kept from a slice, so a
- * change elsewhere in the object (targetRef, labels, endpoint order) is no change.
+ * The EndpointSlice cache of one family (pkg/proxy/endpointschangetracker.go
+ * EndpointsChangeTracker): the slices applied at the last sync and the pending ones, per Service.
+ * Only what the model uses is kept from a slice, so a change elsewhere in the object (targetRef,
+ * labels, endpoint order) is no change. Not thread-safe: owned by its {@link FamilyProxier}.
  */
 public final class EndpointsChangeTracker {
   static final String SERVICE_NAME_LABEL = "kubernetes.io/service-name";
@@ -190,22 +191,22 @@ public final class EndpointsChangeTracker {
     return pendingCount;
   }
 
-  /**
-   * The pending slices applied, as taken out at a sync: each changed service's slices (an immutable
-   * copy, in name order) and the trigger times recorded since the previous sync.
-   */
-  record Taken(Map<NamespacedName, Map<String, SliceData>> slices, Map<NamespacedName, List<Instant>> triggerTimes) {}
+  /** The pending slices applied: each changed service's slices, in name order. */
+  private record Taken(Map<NamespacedName, Map<String, SliceData>> slices) {}
 
-  /** Applies the pending slices and hands over each changed Service's old and new endpoints. */
+  /**
+   * Applies the pending slices and hands over each changed Service's old and new endpoints, with
+   * the trigger times recorded since the previous checkout.
+   */
   Checkout checkout() {
-    return compute(take());
+    Map<NamespacedName, List<Instant>> times = new HashMap<>();
+    triggerTimes.forEach((k, v) -> times.put(k, List.copyOf(v)));
+    triggerTimes.clear();
+    return compute(take(), times);
   }
 
-  /**
-   * The cheap half of a checkout, done where the updates happen (the event loop): applies the
-   * pending slices and clears them.
-   */
-  Taken take() {
+  /** Applies the pending slices and clears them. */
+  private Taken take() {
     Map<NamespacedName, Map<String, SliceData>> taken = new HashMap<>();
     for (Map.Entry<NamespacedName, Map<String, SliceData>> e : pending.entrySet()) {
       NamespacedName service = e.getKey();
@@ -226,17 +227,11 @@ public final class EndpointsChangeTracker {
     pending.clear();
     pendingCount = 0;
     metrics.setEndpointChangesPending(0);
-    Map<NamespacedName, List<Instant>> times = new HashMap<>();
-    triggerTimes.forEach((k, v) -> times.put(k, List.copyOf(v)));
-    triggerTimes.clear();
-    return new Taken(taken, times);
+    return new Taken(taken);
   }
 
-  /**
-   * The expensive half: the endpoints of each changed service before and after. May run on a
-   * worker, one call at a time, in the order of {@link #take()}.
-   */
-  Checkout compute(Taken taken) {
+  /** The endpoints of each changed service before and after. */
+  private Checkout compute(Taken taken, Map<NamespacedName, List<Instant>> triggerTimes) {
     Map<NamespacedName, ServiceChange> changes = new HashMap<>();
     taken.slices().forEach((service, slices) -> {
       Map<ServicePortName, List<Endpoint>> previous = computed.getOrDefault(service, Map.of());
@@ -248,10 +243,10 @@ public final class EndpointsChangeTracker {
       }
       changes.put(service, new ServiceChange(previous, current));
     });
-    return new Checkout(changes, taken.triggerTimes());
+    return new Checkout(changes, triggerTimes);
   }
 
-  /** §4.5: the endpoints of every port of one Service from all its slices, deduplicated and sorted. */
+  /** pkg/proxy/endpointslicecache.go addEndpoints: the endpoints of every port of one Service from all its slices, deduplicated and sorted. */
   private Map<ServicePortName, List<Endpoint>> endpointsOf(NamespacedName service, Map<String, SliceData> slices) {
     Map<ServicePortName, Map<String, Endpoint>> byPort = new HashMap<>();
     for (SliceData slice : slices.values()) {

@@ -10,7 +10,8 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The live endpoints of one family per service port, updated from the tracker at each sync (§4.4).
+ * The live endpoints of one family per service port, updated from the tracker at each sync
+ * (pkg/proxy/endpointschangetracker.go EndpointsMap.Update). Not thread-safe: owned by its {@link FamilyProxier}.
  * Stale conntrack entries are no longer derived from these changes: the conntrack reconciler
  * compares the table with the whole map after each sync (upstream 1.32, #127318).
  */
@@ -29,8 +30,7 @@ public final class EndpointsMap {
     return update(tracker.checkout());
   }
 
-  /** Applies a checkout (possibly computed on a worker; see {@link EndpointsChangeTracker#take()}). */
-  UpdateResult update(EndpointsChangeTracker.Checkout checkout) {
+  private UpdateResult update(EndpointsChangeTracker.Checkout checkout) {
     Set<NamespacedName> updated = new HashSet<>();
     for (Map.Entry<NamespacedName, EndpointsChangeTracker.ServiceChange> e : checkout.changes().entrySet()) {
       EndpointsChangeTracker.ServiceChange change = e.getValue();
@@ -46,7 +46,7 @@ public final class EndpointsMap {
     return endpoints.getOrDefault(name, List.of());
   }
 
-  /** Per service, the number of distinct IPs of its ready local endpoints (§4.6). */
+  /** Per service, the number of distinct IPs of its ready local endpoints (EndpointsMap.LocalReadyEndpoints). */
   public Map<NamespacedName, Integer> localReadyEndpoints() {
     Map<NamespacedName, Set<String>> ips = new HashMap<>();
     endpoints.forEach((spn, list) -> {

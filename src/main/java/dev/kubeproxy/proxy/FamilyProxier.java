@@ -1,8 +1,8 @@
 package dev.kubeproxy.proxy;
 
-import dev.kubeproxy.config.SyncSettings;
 import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.EventBusAddresses;
+import dev.kubeproxy.config.ProxyMode;
 import dev.kubeproxy.cluster.EventRequest;
 import dev.kubeproxy.health.HealthUpdate;
 import dev.kubeproxy.health.ServiceHealthState;
@@ -21,26 +21,61 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.BooleanSupplier;
 
 /**
- * The single-family half of the proxier (upstream's per-family Proxier minus the rule writing):
- * its change trackers and live maps, its sync runner, and the sync itself, which checks the
- * trackers out into a {@link ProxyState} and hands it to the backend on a worker.
+ * The single-family half of the proxier (upstream's per-family Proxier minus the rule writing,
+ * pkg/proxy/iptables/proxier.go and pkg/proxy/nftables/proxier.go): its change trackers and live
+ * maps, its sync runner, and the sync itself, which checks the trackers out into a
+ * {@link ProxyState}, hands it to the backend and reports the outcome.
  *
- * <p>Lives on the proxier verticle's event loop; only {@link ProxyBackend#sync} and the conntrack
- * cleanup run on a worker (ordered, so never two at once).
+ * <p>Thread ownership: everything here, the model (trackers, {@link ServicePortMap},
+ * {@link EndpointsMap}) and the calls into the backend, runs on the one thread of the proxier
+ * verticle's worker context, which {@link ProxierVerticle} requires. Events are applied in the
+ * order they arrive and a sync runs to its end before the next event is applied, as upstream's
+ * proxier mutex orders OnServiceUpdate and syncProxyRules. Nothing here is shared with another
+ * thread, so nothing is locked.
  */
 public final class FamilyProxier {
   /** Both backends of 1.31 allow two syncs back to back, then one per minSyncPeriod. */
   static final int BURST_SYNCS = 2;
+  static final Duration IPTABLES_MAX_INTERVAL = Duration.ofHours(1);
+
+  /**
+   * What one family's proxier is built with, resolved once from the configuration.
+   *
+   * @param nodeName    this node's name (its endpoints are local)
+   * @param nodeLabels  the Node's labels when the agent started (topology)
+   * @param syncPeriod  the period of full syncs and of the rules check
+   * @param minInterval the least time between two syncs after the burst (minSyncPeriod, at most maxInterval)
+   * @param maxInterval the longest the runner waits without a change: an hour in iptables mode,
+   *                    syncPeriod in nftables mode (pkg/proxy/iptables/proxier.go and
+   *                    pkg/proxy/nftables/proxier.go NewProxier)
+   * @param gates       the feature gates the model reads
+   */
+  public record Settings(
+      String nodeName, Map<String, String> nodeLabels, Duration syncPeriod, Duration minInterval,
+      Duration maxInterval, ModelGates gates) {
+    public Settings {
+      nodeLabels = nodeLabels == null ? Map.of() : Map.copyOf(nodeLabels);
+    }
+
+    /** The settings of a mode: its runner's maxInterval, minSyncPeriod bounded by it. */
+    public static Settings of(
+        ProxyMode mode, String nodeName, Map<String, String> nodeLabels, Duration syncPeriod,
+        Duration minSyncPeriod, ModelGates gates) {
+      Duration maxInterval = mode == ProxyMode.IPTABLES ? IPTABLES_MAX_INTERVAL : syncPeriod;
+      Duration minInterval = minSyncPeriod.compareTo(maxInterval) > 0 ? maxInterval : minSyncPeriod;
+      return new Settings(nodeName, nodeLabels, syncPeriod, minInterval, maxInterval, gates);
+    }
+  }
 
   private final Vertx vertx;
   private final ProxyBackend backend;
   private final IpFamily family;
   private final ProxyMetrics metrics;
   private final ConntrackReconciler conntrack;
-  private final BooleanSupplier initialized;
+  /** The initial lists (Services, EndpointSlices, the Node, ServiceCIDRs when watched) have been delivered. */
+  private boolean initialized;
   private final Duration syncPeriod;
   private final Clock clock;
   private final ServiceChangeTracker serviceChanges;
@@ -65,30 +100,27 @@ public final class FamilyProxier {
   private volatile ProxyState lastState;
 
   /**
-   * @param sync          the mode's sync periods and the runner's intervals, resolved from the configuration
    * @param conntrack     reconciles the conntrack table after each successful sync; null in --dry-run
-   * @param initialized   whether both initial lists (Services, EndpointSlices) have been delivered
    */
   public FamilyProxier(
-      Vertx vertx, ProxyBackend backend, String nodeName, Map<String, String> nodeLabels, SyncSettings sync,
-      ModelGates gates, ProxyMetrics metrics, ConntrackReconciler conntrack, BooleanSupplier initialized,
-      RunnerTimer timer, Clock clock) {
+      Vertx vertx, ProxyBackend backend, Settings settings, ProxyMetrics metrics, Clock clock,
+      ConntrackReconciler conntrack, RunnerTimer timer) {
     this.vertx = vertx;
     this.backend = backend;
     this.family = backend.family();
     this.metrics = metrics;
     metrics.initFamily(family.name());
     this.conntrack = conntrack;
-    this.initialized = initialized;
-    this.syncPeriod = sync.syncPeriod();
+    this.syncPeriod = settings.syncPeriod();
     this.clock = clock;
-    this.nodeLabels = Map.copyOf(nodeLabels);
+    this.nodeLabels = settings.nodeLabels();
+    ModelGates gates = settings.gates();
     this.serviceChanges = new ServiceChangeTracker(family, gates.loadBalancerIPMode(), metrics);
-    this.endpointChanges = new EndpointsChangeTracker(family, nodeName, gates.topologyAwareHints(),
+    this.endpointChanges = new EndpointsChangeTracker(family, settings.nodeName(), gates.topologyAwareHints(),
         gates.preferSameTrafficDistribution(), metrics, clock,
         this::recordIncorrectIpVersion);
-    this.runner = new BoundedFrequencyRunner("sync-runner-" + family, this::syncOnce, sync.minInterval(),
-        sync.maxInterval(), BURST_SYNCS, timer);
+    this.runner = new BoundedFrequencyRunner("sync-runner-" + family, this::syncOnce, settings.minInterval(),
+        settings.maxInterval(), BURST_SYNCS, timer);
   }
 
   public IpFamily family() {
@@ -117,13 +149,13 @@ public final class FamilyProxier {
   }
 
   public void onServiceUpdate(Service old, Service current) {
-    if (serviceChanges.update(old, current) && initialized.getAsBoolean()) {
+    if (serviceChanges.update(old, current) && initialized) {
       requestSync();
     }
   }
 
   public void onEndpointSliceUpdate(EndpointSlice slice, boolean remove) {
-    if (endpointChanges.update(slice, remove) && initialized.getAsBoolean()) {
+    if (endpointChanges.update(slice, remove) && initialized) {
       requestSync();
     }
   }
@@ -136,7 +168,7 @@ public final class FamilyProxier {
     }
     nodeLabels = copy;
     topologyChanged = true;
-    if (initialized.getAsBoolean()) {
+    if (initialized) {
       requestSync();
     }
   }
@@ -158,13 +190,15 @@ public final class FamilyProxier {
     metrics.setLastQueuedTimestamp(family.name(), clock.instant());
     runner.start();
     // Repairs rules flushed by something else within one syncPeriod, also when nothing changes.
-    monitorTimer = vertx.setPeriodic(syncPeriod.toMillis(), id -> vertx.executeBlocking(backend::rulesDisturbed, false)
-        .onSuccess(disturbed -> {
-          if (disturbed) {
-            requestSync();
-          }
-        })
-        .onFailure(e -> Log.warn("Checking the rules failed", "ipFamily", family, "err", e.toString())));
+    monitorTimer = vertx.setPeriodic(syncPeriod.toMillis(), id -> {
+      try {
+        if (backend.rulesDisturbed()) {
+          requestSync();
+        }
+      } catch (RuntimeException e) {
+        Log.warn("Checking the rules failed", "ipFamily", family, "err", e.toString());
+      }
+    });
   }
 
   public void stop() {
@@ -175,6 +209,12 @@ public final class FamilyProxier {
     }
   }
 
+  /** The initial lists are in: rules are programmed from now on, starting with a sync now. */
+  public void initialListsDelivered() {
+    initialized = true;
+    requestSync();
+  }
+
   /** Sync(): mark the update queued and ask the runner for a run (coalesced, rate-limited). */
   public void requestSync() {
     publishHealth(HealthUpdate.Type.QUEUED);
@@ -182,97 +222,80 @@ public final class FamilyProxier {
     runner.run();
   }
 
-  /** What the worker part of a sync hands back to the event loop. */
-  private record Outcome(
-      Set<NamespacedName> changed, ProxyState state, EndpointsMap.UpdateResult endpointsUpdate,
-      Map<NamespacedName, Integer> localReady, SyncResult result, Throwable failure) {}
-
   /**
-   * One run of the runner: nothing before initialization; else take the pending changes out of
-   * the trackers here (cheap), and on a worker compute the endpoints, snapshot the state, sync the
-   * backend and clean up conntrack; then report here.
+   * One run of the runner: nothing before initialization; else check the trackers out into the
+   * maps, snapshot the state, sync the backend, and report: health, metrics, events, the conntrack
+   * cleanup. A failed sync keeps its changed services for the next one and asks for a retry.
    */
   Future<Void> syncOnce() {
-    if (!initialized.getAsBoolean()) {
+    if (!initialized) {
       Log.v(2).info("Not syncing rules until Services and EndpointSlices have been received", "ipFamily", family);
       return Future.succeededFuture();
     }
     long start = System.nanoTime();
-    ServicePortMap.UpdateResult serviceUpdate = services.update(serviceChanges);
-    deletedPorts.addAll(serviceUpdate.deletedPorts());
-    EndpointsChangeTracker.Taken taken = endpointChanges.take();
-    Set<NamespacedName> changed = new HashSet<>(unsyncedServices);
-    changed.addAll(serviceUpdate.updatedServices());
-    changed.addAll(taken.slices().keySet());
-    boolean allChanged = topologyChanged;
-    topologyChanged = false;
-    Map<String, String> labels = nodeLabels;
-    List<String> cidrs = serviceCIDRs;
-    return vertx.executeBlocking(() -> {
-      EndpointsMap.UpdateResult endpointsUpdate = endpoints.update(endpointChanges.compute(taken));
-      Map<ServicePortName, ServicePort> snapshot = services.snapshot();
-      if (allChanged) {
-        // Zone hints may select other endpoints for any service: every service counts as changed.
-        snapshot.keySet().forEach(spn -> changed.add(spn.service()));
-      }
-      Map<ServicePortName, List<Endpoint>> endpointSnapshot = endpoints.snapshot();
-      logOrphansOnce(snapshot, endpointSnapshot, changed);
-      ProxyState state = new ProxyState(snapshot, endpointSnapshot, Set.copyOf(changed), labels, cidrs,
-          endpointsUpdate.triggerTimes());
-      SyncResult result;
-      try {
-        result = backend.sync(state);
-      } catch (ProxyBackend.SyncException | RuntimeException e) {
-        return new Outcome(changed, state, endpointsUpdate, null, null, e);
-      } finally {
-        backend.takeRefusedServicePorts().forEach(port -> {
-          syncLog.refused(state, port, clock.instant());
-          recordRefused(port);
-        });
-      }
-      Map<NamespacedName, Integer> localReady = endpoints.localReadyEndpoints();
-      return new Outcome(changed, state, endpointsUpdate, localReady, result, null);
-    }, true).compose(outcome -> {
-      Duration took = Duration.ofNanos(System.nanoTime() - start);
-      metrics.observeSyncDuration(family.name(), took);
-      lastState = outcome.state();
-      syncLog.synced(outcome.changed(), clock.instant(), outcome.result() != null && outcome.result().full(),
-          outcome.failure() == null ? null : String.valueOf(outcome.failure().getMessage()));
-      if (outcome.failure() != null) {
-        failedSyncs++;
-        unsyncedServices.addAll(outcome.changed());
-        // the one place a failed sync is logged: the backends only throw
-        Log.error("Failed to sync proxy rules; will retry", outcome.failure(), "ipFamily", family,
-            "retryIn", syncPeriod);
-        runner.retryAfter(syncPeriod);
-        return Future.<Void>succeededFuture();
-      }
-      successfulSyncs++;
-      unsyncedServices.clear();
-      afterSuccess(outcome.result(), outcome.state(), outcome.localReady(), took);
-      List<ServicePort> deleted = List.copyOf(deletedPorts);
-      deletedPorts.clear();
-      if (conntrack == null) {
-        return Future.<Void>succeededFuture();
-      }
-      // Upstream runs CleanStaleEntries at the end of every successful syncProxyRules.
-      ProxyState state = outcome.state();
-      return vertx.<Void>executeBlocking(() -> {
-        conntrack.reconcile(family, state.services(), state.endpoints(), deleted);
-        return null;
-      }, true);
-    }).recover(e -> {
-      // Only a bug gets here (the backend's failures are handled above); keep the loop alive.
-      Log.error("Unexpected error in the sync", e, "ipFamily", family, "exception", e.toString());
+    ProxyState state = checkout();
+    SyncResult result;
+    try {
+      result = backend.sync(state);
+    } catch (ProxyBackend.SyncException | RuntimeException e) {
+      metrics.observeSyncDuration(family.name(), Duration.ofNanos(System.nanoTime() - start));
+      lastState = state;
+      syncLog.synced(state.changedServices(), clock.instant(), false, String.valueOf(e.getMessage()));
+      failedSyncs++;
+      unsyncedServices.addAll(state.changedServices());
+      // the one place a failed sync is logged: the backends only throw
+      Log.error("Failed to sync proxy rules; will retry", e, "ipFamily", family, "retryIn", syncPeriod);
       runner.retryAfter(syncPeriod);
       return Future.succeededFuture();
-    });
+    } finally {
+      backend.takeRefusedServicePorts().forEach(port -> recordRefused(state, port));
+    }
+    Duration took = Duration.ofNanos(System.nanoTime() - start);
+    metrics.observeSyncDuration(family.name(), took);
+    lastState = state;
+    syncLog.synced(state.changedServices(), clock.instant(), result.full(), null);
+    successfulSyncs++;
+    unsyncedServices.clear();
+    result.refusedPorts().forEach(port -> recordRefused(state, port));
+    afterSuccess(result, state, endpoints.localReadyEndpoints(), took);
+    List<ServicePort> deleted = List.copyOf(deletedPorts);
+    deletedPorts.clear();
+    if (conntrack != null) {
+      // Upstream runs CleanStaleEntries at the end of every successful syncProxyRules.
+      try {
+        conntrack.reconcile(family, state.services(), state.endpoints(), deleted);
+      } catch (RuntimeException e) {
+        Log.error("Unexpected error in the conntrack cleanup", e, "ipFamily", family);
+      }
+    }
+    return Future.succeededFuture();
+  }
+
+  /** The pending changes applied to the maps, and the state the backend programs next. */
+  private ProxyState checkout() {
+    ServicePortMap.UpdateResult serviceUpdate = services.update(serviceChanges);
+    deletedPorts.addAll(serviceUpdate.deletedPorts());
+    EndpointsMap.UpdateResult endpointsUpdate = endpoints.update(endpointChanges);
+    Set<NamespacedName> changed = new HashSet<>(unsyncedServices);
+    changed.addAll(serviceUpdate.updatedServices());
+    changed.addAll(endpointsUpdate.updatedServices());
+    Map<ServicePortName, ServicePort> snapshot = services.snapshot();
+    FullSyncReason reason = successfulSyncs == 0 ? FullSyncReason.FIRST_SYNC
+        : topologyChanged ? FullSyncReason.NODE_LABELS_CHANGED : FullSyncReason.NONE;
+    if (topologyChanged) {
+      // Zone hints may select other endpoints for any service: every service counts as changed.
+      snapshot.keySet().forEach(spn -> changed.add(spn.service()));
+      topologyChanged = false;
+    }
+    Map<ServicePortName, List<Endpoint>> endpointSnapshot = endpoints.snapshot();
+    logOrphansOnce(snapshot, endpointSnapshot, changed);
+    return new ProxyState(snapshot, endpointSnapshot, Set.copyOf(changed), nodeLabels, serviceCIDRs,
+        endpointsUpdate.triggerTimes(), reason);
   }
 
   /**
    * Endpoints of a service port that no Service (of this family) has: an EndpointSlice without its
    * Service, or with a port name the Service lacks. Not proxied; logged at -v=2 once per port.
-   * Runs on the sync worker, one sync at a time.
    */
   private void logOrphansOnce(Map<ServicePortName, ServicePort> services, Map<ServicePortName, List<Endpoint>> eps,
       Set<NamespacedName> changed) {
@@ -316,8 +339,12 @@ public final class FamilyProxier {
         new ServiceHealthState(Map.copyOf(healthCheckPorts), Map.copyOf(localReady), family));
   }
 
-  /** A Warning event on a Service whose rules the kernel refused (the backend logged why and left it out). */
-  private void recordRefused(ServicePortName port) {
+  /**
+   * A Warning event on a Service whose rules the kernel refused (the backend logged why and left it
+   * out), and its entry in the sync log.
+   */
+  private void recordRefused(ProxyState state, ServicePortName port) {
+    syncLog.refused(state, port, clock.instant());
     try {
       vertx.eventBus().publish(EventBusAddresses.EVENTS, EventRequest.onService(port.service().namespace(),
           port.service().name(), EventRequest.WARNING, "FailedToProgramService", "SyncProxyRules",

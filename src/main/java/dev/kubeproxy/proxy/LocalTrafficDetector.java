@@ -1,7 +1,7 @@
 package dev.kubeproxy.proxy;
 
 /**
- * How one family's proxier tells pod-originated traffic apart (detectLocalMode, service-model.md §10).
+ * How one family's proxier tells pod-originated traffic apart (pkg/proxy/util/localdetector.go LocalTrafficDetector).
  * Backends render it: iptables "-s CIDR" / "-i IF" / "-i PFX+", nftables "ip saddr CIDR" / "iifname IF" /
  * "iifname PFX*". {@link #noop()} means no detection: rules that need it are omitted.
  *

@@ -1,18 +1,14 @@
 package dev.kubeproxy.proxy;
 
 import dev.kubeproxy.config.FeatureGates;
-import java.util.Map;
 
 /**
- * The feature gates the model depends on, with their defaults (service-model.md §3.1, §4.2, §7;
+ * The feature gates the model depends on, with their defaults (pkg/features/kube_features.go, as pkg/proxy/serviceport.go, endpointslicecache.go and topology.go read them;
  * PreferSameTrafficDistribution as upstream 1.34: beta, on).
  */
 public record ModelGates(boolean loadBalancerIPMode, boolean topologyAwareHints, boolean serviceTrafficDistribution,
     boolean preferSameTrafficDistribution) {
-  public static final ModelGates DEFAULTS = new ModelGates(true, true, true, true);
-
-  public static ModelGates from(Map<String, Boolean> featureGates) {
-    FeatureGates gates = FeatureGates.of(featureGates);
+  public static ModelGates from(FeatureGates gates) {
     return new ModelGates(
         gates.isEnabled("LoadBalancerIPMode"),
         gates.isEnabled("TopologyAwareHints"),

@@ -6,7 +6,7 @@ import java.util.List;
 
 /**
  * What one single-family backend is built with: the configuration and node facts it needs,
- * already resolved (config.md §1.4, service-model.md §10).
+ * already resolved (cmd/kube-proxy/app/server_linux.go createProxier).
  *
  * @param nodeName            this node's name (endpoints whose nodeName equals it are local)
  * @param nodeIPs             this family's node IPs (bind address, else the Node's addresses, else loopback)

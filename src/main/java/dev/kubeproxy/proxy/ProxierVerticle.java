@@ -1,12 +1,12 @@
 package dev.kubeproxy.proxy;
 
+import dev.kubeproxy.AgentContext;
 import dev.kubeproxy.AgentOptions;
 import dev.kubeproxy.EventBusAddresses;
 import dev.kubeproxy.cluster.ClusterEvent;
 import dev.kubeproxy.cluster.NodeInfo;
 import dev.kubeproxy.config.FeatureGates;
 import dev.kubeproxy.config.KubeProxyConfiguration;
-import dev.kubeproxy.config.SyncSettings;
 import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.platform.CommandRunner;
@@ -18,7 +18,9 @@ import dev.kubeproxy.cluster.objects.EndpointSlice;
 import dev.kubeproxy.cluster.objects.Node;
 import dev.kubeproxy.cluster.objects.Service;
 import dev.kubeproxy.cluster.objects.ServiceCidr;
+import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
+import io.vertx.core.ThreadingModel;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
@@ -31,13 +33,22 @@ import java.util.Objects;
 import java.util.concurrent.Callable;
 
 /**
- * The meta-proxier (service-model.md §1.1): consumes the cluster.* events (each carries the version
- * it replaces, so no copy of the objects is kept here), feeds every family's trackers (EndpointSlices only to the family of their address
- * type), holds off programming until the initial lists of Services, EndpointSlices, the Node and
- * (when watched) ServiceCIDRs have been delivered (§8.1, upstream 1.32 #126561), then lets each family's bounded-frequency runner sync its backend.
+ * The meta-proxier (pkg/proxy/metaproxier/meta_proxier.go): consumes the cluster.* events (each
+ * carries the version it replaces, so no copy of the objects is kept here), feeds every family's
+ * trackers (EndpointSlices only to the family of their address type), holds off programming until
+ * the initial lists of Services, EndpointSlices, the Node and (when watched) ServiceCIDRs have been
+ * delivered (upstream 1.32 #126561), then lets each family's bounded-frequency runner sync its backend.
+ *
+ * <p>Thread ownership: a worker verticle ({@link #DEPLOYMENT}). Its one worker context owns every
+ * family's model and backend: event handlers, the runners' timers and the syncs all run there, one
+ * at a time, so the model needs no lock. A sync holds the context while it runs; events that
+ * arrive meanwhile wait in the event bus and are applied before the next sync.
  */
 public class ProxierVerticle extends VerticleBase {
-  /** Builds the backends; blocking (it may probe the system). */
+  /** How the proxier verticle must be deployed: on a worker context of its own. */
+  public static final DeploymentOptions DEPLOYMENT = new DeploymentOptions().setThreadingModel(ThreadingModel.WORKER);
+
+  /** Builds the backends; blocking (it may probe the system): called on the verticle's worker. */
   @FunctionalInterface
   public interface BackendFactory {
     List<ProxyBackend> create(AgentOptions options, NodeInfo node, CommandRunner runner) throws Exception;
@@ -48,6 +59,8 @@ public class ProxierVerticle extends VerticleBase {
   private final BackendFactory backendFactory;
   private final CommandRunner commandRunner;
   private final ProxyMetrics metrics;
+  private final FeatureGates gates;
+  private final Clock clock;
   /** Opens the conntrack table the reconciler cleans; null: no reconciler. */
   private final Callable<ConntrackTable> conntrackOpener;
   private ConntrackReconciler reconciler;
@@ -66,8 +79,9 @@ public class ProxierVerticle extends VerticleBase {
   private boolean serviceCIDRsSynced;
   private boolean initialized;
 
-  public ProxierVerticle(AgentOptions options, NodeInfo nodeInfo) {
-    this(options, nodeInfo, Proxiers::create, new CommandRunner(), ProxyMetrics.global(),
+  /** The agent's proxier: the configured mode's backends, the node's conntrack table. */
+  public ProxierVerticle(AgentOptions options, NodeInfo nodeInfo, AgentContext context) {
+    this(options, nodeInfo, (o, n, r) -> Proxiers.create(o, n, r, context.metrics()), context,
         () -> NetlinkConntrackTable.open(null));
   }
 
@@ -78,51 +92,70 @@ public class ProxierVerticle extends VerticleBase {
     this(options, nodeInfo, backendFactory, commandRunner, metrics, null);
   }
 
+  /** As above, with a conntrack table; the gates are the options' configuration's, the clock the system's. */
+  public ProxierVerticle(
+      AgentOptions options, NodeInfo nodeInfo, BackendFactory backendFactory, CommandRunner commandRunner,
+      ProxyMetrics metrics, Callable<ConntrackTable> conntrack) {
+    this(options, nodeInfo, backendFactory, new AgentContext(metrics,
+        FeatureGates.of(options.config().featureGates), Clock.systemUTC(), commandRunner), conntrack);
+  }
+
   /**
    * @param conntrack opens the conntrack table of the node (or of a test's namespace) for the
    *                  reconciler; null, or --dry-run: no conntrack reconciling
    */
   public ProxierVerticle(
-      AgentOptions options, NodeInfo nodeInfo, BackendFactory backendFactory, CommandRunner commandRunner,
-      ProxyMetrics metrics, Callable<ConntrackTable> conntrack) {
+      AgentOptions options, NodeInfo nodeInfo, BackendFactory backendFactory, AgentContext context,
+      Callable<ConntrackTable> conntrack) {
     this.conntrackOpener = conntrack;
     this.options = options;
     this.nodeInfo = nodeInfo;
     this.backendFactory = backendFactory;
-    this.commandRunner = commandRunner;
-    this.metrics = metrics;
+    this.commandRunner = context.commands();
+    this.metrics = context.metrics();
+    this.gates = context.gates();
+    this.clock = context.clock();
   }
 
   @Override
   public Future<?> start() {
+    if (!context.isWorkerContext()) {
+      return Future.failedFuture(new IllegalStateException("ProxierVerticle runs the syncs on its own context:"
+          + " deploy it with ProxierVerticle.DEPLOYMENT (a worker context)"));
+    }
     consume(EventBusAddresses.SERVICES, this::onService);
     consume(EventBusAddresses.ENDPOINT_SLICES, this::onEndpointSlice);
     consume(EventBusAddresses.NODE, this::onNode);
     consume(EventBusAddresses.SERVICE_CIDRS, this::onServiceCIDR);
     consume(EventBusAddresses.SYNCED, this::onSynced);
-    debug = new DebugServicesResponder(vertx, options, nodeInfo, this::families, this::initialized);
+    debug = new DebugServicesResponder(vertx, options, nodeInfo, this::families, this::initialized,
+        ModelGates.from(gates), clock);
     consumers.addAll(debug.register());
     List<Future<?>> registered = new ArrayList<>();
     consumers.forEach(c -> registered.add(c.completion()));
     return Future.all(registered)
-        .compose(v -> vertx.executeBlocking(() -> {
-          List<ProxyBackend> backends = backendFactory.create(options, nodeInfo, commandRunner);
-          for (ProxyBackend backend : backends) {
-            backend.privilegedInit();
+        .compose(v -> {
+          try {
+            List<ProxyBackend> backends = backendFactory.create(options, nodeInfo, commandRunner);
+            for (ProxyBackend backend : backends) {
+              backend.privilegedInit();
+            }
+            reconciler = openReconciler();
+            startFamilies(backends);
+            return Future.succeededFuture();
+          } catch (Exception e) {
+            return Future.failedFuture(e);
           }
-          reconciler = openReconciler();
-          return backends;
-        }))
-        .onSuccess(this::startFamilies);
+        });
   }
 
   private void startFamilies(List<ProxyBackend> backends) {
     KubeProxyConfiguration config = options.config();
-    ModelGates gates = ModelGates.from(config.featureGates);
-    SyncSettings sync = config.syncSettings();
+    FamilyProxier.Settings settings = FamilyProxier.Settings.of(Proxiers.mode(config), nodeInfo.name(),
+        nodeInfo.labels(), Proxiers.syncPeriod(config), Proxiers.minSyncPeriod(config), ModelGates.from(gates));
     for (ProxyBackend backend : backends) {
-      FamilyProxier family = new FamilyProxier(vertx, backend, nodeInfo.name(), nodeInfo.labels(), sync, gates,
-          metrics, reconciler, () -> initialized, RunnerTimer.of(vertx), Clock.systemUTC());
+      FamilyProxier family = new FamilyProxier(vertx, backend, settings, metrics, clock, reconciler,
+          RunnerTimer.of(vertx));
       families.add(family);
       family.startLoop();
     }
@@ -282,13 +315,13 @@ public class ProxierVerticle extends VerticleBase {
         return;
       }
     }
-    boolean cidrsWatched = FeatureGates.of(options.config().featureGates).isEnabled("MultiCIDRServiceAllocator");
+    boolean cidrsWatched = gates.isEnabled("MultiCIDRServiceAllocator");
     if (!initialized && servicesSynced && endpointSlicesSynced && nodeSynced && (serviceCIDRsSynced || !cidrsWatched)) {
       initialized = true;
       Log.info("Services, EndpointSlices, the Node" + (cidrsWatched ? " and ServiceCIDRs" : "")
           + " received; programming rules");
       for (FamilyProxier f : families) {
-        f.requestSync();
+        f.initialListsDelivered();
       }
     }
   }

@@ -6,11 +6,11 @@ import dev.kubeproxy.AgentOptions;
 import dev.kubeproxy.cluster.NodeInfo;
 import dev.kubeproxy.config.KubeProxyConfiguration;
 import dev.kubeproxy.config.ProxyMode;
-import dev.kubeproxy.config.SyncSettings;
 import dev.kubeproxy.platform.CommandRunner;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.proxy.iptables.IptablesProxier;
 import dev.kubeproxy.proxy.iptables.NfacctCounters;
+import dev.kubeproxy.proxy.nftables.CommitGenerations;
 import dev.kubeproxy.proxy.nftables.NftablesProxier;
 import dev.kubeproxy.AgentContext;
 import dev.kubeproxy.config.FeatureGates;
@@ -21,17 +21,28 @@ import dev.kubeproxy.proxy.ipvs.IpvsSupport;
 import dev.kubeproxy.proxy.ipvs.NetlinkIpvs;
 import java.time.Clock;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * Builds the backends of the configured mode, one per active family (server.md §9 steps 12 and 14),
- * and removes the leftovers of the modes not in use (server.md §6 step 2).
+ * Builds the backends of the configured mode, one per active family (cmd/kube-proxy/app/server_linux.go createProxier),
+ * and removes the leftovers of the modes not in use (cmd/kube-proxy/app/server_linux.go cleanupLeftovers).
  */
 public final class Proxiers {
   private Proxiers() {}
+
+  /** The v1alpha1 defaults (pkg/proxy/apis/config/v1alpha1/defaults.go SetDefaults_KubeProxyConfiguration). */
+  static final Duration DEFAULT_SYNC_PERIOD = Duration.ofSeconds(30);
+  static final Duration DEFAULT_MIN_SYNC_PERIOD = Duration.ofSeconds(1);
+
+  /** The configured mode; validation has refused any other spelling before the proxier is built. */
+  public static ProxyMode mode(KubeProxyConfiguration config) {
+    return ProxyMode.parse(config.effectiveMode()).orElseThrow(() -> new ProxierCreationException(
+        "unknown proxy mode \"" + config.effectiveMode() + "\"; use iptables, ipvs or nftables"));
+  }
 
   /** A proxier that cannot be built: the agent must stop with this message. */
   public static final class ProxierCreationException extends RuntimeException {
@@ -47,10 +58,10 @@ public final class Proxiers {
    * @throws ProxierCreationException ipvs mode where the kernel or ipset cannot run it, an unknown mode, or no
    *     support for the primary family
    */
-  public static List<ProxyBackend> create(AgentOptions options, NodeInfo node, CommandRunner runner) {
+  public static List<ProxyBackend> create(
+      AgentOptions options, NodeInfo node, CommandRunner runner, ProxyMetrics metrics) {
     KubeProxyConfiguration config = options.config();
-    ProxyMode mode = ProxyMode.parse(config.mode).orElseThrow(() -> new ProxierCreationException(
-        "unknown proxy mode \"" + config.mode + "\"; use iptables, ipvs or nftables"));
+    ProxyMode mode = mode(config);
     IpFamily primary = primaryFamily(node);
     Map<IpFamily, Boolean> supported = new EnumMap<>(IpFamily.class);
     if (mode != ProxyMode.NFTABLES && options.dryRun()) {
@@ -91,18 +102,19 @@ public final class Proxiers {
       families.add(primary == IpFamily.IPv4 ? IpFamily.IPv6 : IpFamily.IPv4);
     }
     if (mode == ProxyMode.IPVS) {
-      return ipvsBackends(options, node, runner, families, detectors);
+      return ipvsBackends(options, node, runner, metrics, families, detectors);
     }
     Log.info(mode == ProxyMode.IPTABLES ? "Using iptables Proxier" : "Using nftables Proxier");
     if (mode == ProxyMode.IPTABLES && !options.dryRun()) {
-      registerNfacctMetrics(ProxyMetrics.global());
+      registerNfacctMetrics(metrics);
     }
     List<ProxyBackend> backends = new ArrayList<>();
+    CommitGenerations generations = new CommitGenerations(); // this namespace's, for both families
     for (IpFamily family : families) {
       ProxierSettings settings = settings(options, node, family, detectors.get(family));
       backends.add(mode == ProxyMode.IPTABLES
-          ? new IptablesProxier(settings, runner)
-          : new NftablesProxier(settings, runner));
+          ? new IptablesProxier(settings, runner, metrics)
+          : new NftablesProxier(settings, runner, metrics, generations));
     }
     return List.copyOf(backends);
   }
@@ -112,10 +124,9 @@ public final class Proxiers {
    * dry run, which touches nothing), then the deprecation notice of v1.35 (kubernetes#134539).
    */
   private static List<ProxyBackend> ipvsBackends(AgentOptions options, NodeInfo node, CommandRunner runner,
-      List<IpFamily> families, Map<IpFamily, LocalTrafficDetector> detectors) {
+      ProxyMetrics metrics, List<IpFamily> families, Map<IpFamily, LocalTrafficDetector> detectors) {
     KubeProxyConfiguration config = options.config();
-    // Until the agent passes its AgentContext down to here, the ipvs backends get one built from the same parts.
-    AgentContext context = new AgentContext(ProxyMetrics.global(), FeatureGates.of(config.featureGates),
+    AgentContext context = new AgentContext(metrics, FeatureGates.of(config.featureGates),
         Clock.systemUTC(), runner);
     if (!options.dryRun()) {
       try (NetlinkIpvs ipvs = openIpvs()) {
@@ -183,7 +194,7 @@ public final class Proxiers {
     }
   }
 
-  /** getLocalDetectors: one detector per family from detectLocalMode (server.md §9 step 14). */
+  /** getLocalDetectors: one detector per family from detectLocalMode (cmd/kube-proxy/app/server_linux.go getLocalDetectors). */
   static Map<IpFamily, LocalTrafficDetector> localDetectors(
       KubeProxyConfiguration config, NodeInfo node, IpFamily primary) {
     Map<IpFamily, LocalTrafficDetector> out = new EnumMap<>(IpFamily.class);
@@ -238,7 +249,6 @@ public final class Proxiers {
   static ProxierSettings settings(
       AgentOptions options, NodeInfo node, IpFamily family, LocalTrafficDetector detector) {
     KubeProxyConfiguration config = options.config();
-    SyncSettings sync = config.syncSettings();
     List<String> nodeIPs = new ArrayList<>();
     if (node != null) {
       for (String ip : node.nodeIPs()) {
@@ -270,34 +280,47 @@ public final class Proxiers {
         config.masqueradeBit(),
         localhostNodePorts,
         detector == null ? LocalTrafficDetector.noop() : detector,
-        sync.syncPeriod(),
-        sync.minSyncPeriod(),
+        syncPeriod(config),
+        minSyncPeriod(config),
         options.dryRun() ? System.out : null);
   }
 
+  /** The mode's syncPeriod; unset (or not positive, which validation refuses) reads as the 30 s default. */
+  static Duration syncPeriod(KubeProxyConfiguration config) {
+    Duration d = config.syncPeriod();
+    return d == null || d.isZero() || d.isNegative() ? DEFAULT_SYNC_PERIOD : d;
+  }
+
+  /** The mode's minSyncPeriod; unset (or negative, which validation refuses) reads as the 1 s default. */
+  static Duration minSyncPeriod(KubeProxyConfiguration config) {
+    Duration d = config.minSyncPeriod();
+    return d == null || d.isNegative() ? DEFAULT_MIN_SYNC_PERIOD : d;
+  }
+
   /**
-   * Removes leftovers (server.md §6 step 2): with all, or in nftables mode, the iptables rules and
-   * ipvs mode's state (virtual servers, kube-ipvs0, ipsets, chains) of both families; with all, or in
-   * iptables or ipvs mode, the nftables tables. Blocking.
+   * Removes leftovers (cmd/kube-proxy/app/server_linux.go cleanupLeftovers): with all, or in
+   * nftables mode, the iptables rules and ipvs mode's state (virtual servers, kube-ipvs0, ipsets,
+   * chains) of both families; with all, or in iptables or ipvs mode, the nftables tables. Blocking.
    *
    * @return true when every cleanup succeeded
    */
-  public static boolean cleanupLeftovers(ProxyMode activeMode, boolean all, CommandRunner runner) {
+  public static boolean cleanupLeftovers(
+      ProxyMode activeMode, boolean all, CommandRunner runner, ProxyMetrics metrics) {
     boolean iptablesBased = activeMode != ProxyMode.NFTABLES;
     List<ProxyBackend> targets = new ArrayList<>();
     if (all || !iptablesBased) {
       for (IpFamily family : IpFamily.values()) {
-        targets.add(new IptablesProxier(minimalSettings(family), runner));
+        targets.add(new IptablesProxier(minimalSettings(family), runner, metrics));
       }
     }
     if (all || iptablesBased) {
       for (IpFamily family : IpFamily.values()) {
-        targets.add(new NftablesProxier(minimalSettings(family), runner));
+        targets.add(new NftablesProxier(minimalSettings(family), runner, metrics, new CommitGenerations()));
       }
     }
     if (all || !iptablesBased) {
       // upstream cleans ipvs mode's leftovers with iptables mode's (when switching to nftables, and with --cleanup)
-      AgentContext context = new AgentContext(ProxyMetrics.global(), FeatureGates.of(Map.of()), Clock.systemUTC(),
+      AgentContext context = new AgentContext(metrics, FeatureGates.of(Map.of()), Clock.systemUTC(),
           runner);
       for (IpFamily family : IpFamily.values()) {
         targets.add(new IpvsProxier(minimalSettings(family), IpvsSettings.of(new KubeProxyConfiguration.IPVS(), family),
@@ -321,6 +344,6 @@ public final class Proxiers {
 
   private static ProxierSettings minimalSettings(IpFamily family) {
     return new ProxierSettings(family, "", List.of(), List.of(), false, 14, false, LocalTrafficDetector.noop(),
-        SyncSettings.DEFAULTS.syncPeriod(), SyncSettings.DEFAULTS.minSyncPeriod(), null);
+        DEFAULT_SYNC_PERIOD, DEFAULT_MIN_SYNC_PERIOD, null);
   }
 }

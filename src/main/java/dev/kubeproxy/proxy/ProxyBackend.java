@@ -1,8 +1,9 @@
 package dev.kubeproxy.proxy;
 
 /**
- * A rule backend for one IP family (iptables or nftables). The proxier verticle owns the model and
- * the sync loop and calls these methods on a worker thread, never concurrently.
+ * A rule backend for one IP family (iptables or nftables). Its family proxier calls these methods
+ * on the proxier verticle's worker context, one call at a time; a backend answers through return
+ * values and exceptions only, never by calling back into the proxier.
  */
 public interface ProxyBackend {
 
@@ -26,6 +27,8 @@ public interface ProxyBackend {
   /**
    * Service ports whose rules the kernel refused in the syncs since the last call, left out while
    * everything else was programmed; each is returned once (the proxier records an event on it).
+   * The nftables backend still hands them over this way; iptables reports them in
+   * {@link SyncResult#refusedPorts()}, as every backend should.
    */
   default java.util.List<ServicePortName> takeRefusedServicePorts() {
     return java.util.List.of();
@@ -34,8 +37,8 @@ public interface ProxyBackend {
   /**
    * A cheap look at the kernel, made every syncPeriod even while nothing changes (upstream's canary
    * monitor): whether something else removed or flushed this backend's rules since its last sync.
-   * When it answers true, the backend's next sync is a full one that repairs them. May run while a
-   * sync runs on another worker; a backend that checks nothing answers false.
+   * When it answers true, the backend's next sync is a full one that repairs them. A backend that
+   * checks nothing answers false.
    */
   default boolean rulesDisturbed() {
     return false;

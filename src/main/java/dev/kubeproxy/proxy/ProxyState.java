@@ -15,6 +15,7 @@ import java.util.Set;
  * @param nodeLabels      this node's labels (topology zone), empty when unknown
  * @param serviceCIDRs    this family's ServiceCIDRs (MultiCIDRServiceAllocator), empty when not watched
  * @param triggerTimes    per service, the last-change-trigger-times since the previous sync
+ * @param fullSyncReason  why the model asks for a full sync, {@link FullSyncReason#NONE} when it does not
  */
 public record ProxyState(
     Map<ServicePortName, ServicePort> services,
@@ -22,9 +23,40 @@ public record ProxyState(
     Set<NamespacedName> changedServices,
     Map<String, String> nodeLabels,
     List<String> serviceCIDRs,
-    Map<NamespacedName, List<Instant>> triggerTimes) {
+    Map<NamespacedName, List<Instant>> triggerTimes,
+    FullSyncReason fullSyncReason) {
+
+  public ProxyState {
+    nodeLabels = nodeLabels == null ? Map.of() : nodeLabels;
+    fullSyncReason = fullSyncReason == null ? FullSyncReason.NONE : fullSyncReason;
+  }
+
+  /** A state whose changes are only the changed services (no full sync asked for by the model). */
+  public ProxyState(
+      Map<ServicePortName, ServicePort> services,
+      Map<ServicePortName, List<Endpoint>> endpoints,
+      Set<NamespacedName> changedServices,
+      Map<String, String> nodeLabels,
+      List<String> serviceCIDRs,
+      Map<NamespacedName, List<Instant>> triggerTimes) {
+    this(services, endpoints, changedServices, nodeLabels, serviceCIDRs, triggerTimes, FullSyncReason.NONE);
+  }
 
   public List<Endpoint> endpointsOf(ServicePortName name) {
     return endpoints.getOrDefault(name, List.of());
+  }
+
+  /** The policy of one of this state's service ports, decided from its endpoints and this node's labels. */
+  public ServicePortPlan plan(ServicePortName name) {
+    ServicePort port = services.get(name);
+    if (port == null) {
+      throw new IllegalArgumentException("no service port " + name + " in this state");
+    }
+    return ServicePortPlan.of(port, endpointsOf(name), nodeLabels);
+  }
+
+  /** Whether the model asks for every service to be rewritten. */
+  public boolean fullSyncRequested() {
+    return fullSyncReason != FullSyncReason.NONE;
   }
 }

@@ -50,7 +50,7 @@ public final class RefusedServicePorts {
     services.keySet().removeAll(refused.keySet());
     endpoints.keySet().removeAll(refused.keySet());
     return new ProxyState(Map.copyOf(services), Map.copyOf(endpoints), state.changedServices(), state.nodeLabels(),
-        state.serviceCIDRs(), state.triggerTimes());
+        state.serviceCIDRs(), state.triggerTimes(), state.fullSyncReason());
   }
 
   /** The ports refused since the last call, each once. */

@@ -8,7 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * Pending Service changes of one family between two syncs (service-model.md §3.2): per Service,
+ * Pending Service changes of one family between two syncs (pkg/proxy/servicechangetracker.go ServiceChangeTracker.Update): per Service,
  * the ports as of the last sync and as of now. A change that returns to the synced state
  * cancels out.
  */

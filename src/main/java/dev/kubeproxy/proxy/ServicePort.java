@@ -4,7 +4,7 @@ import java.util.List;
 
 /**
  * One Service port for one IP family, with every attribute the backends read
- * (service-model.md §3.1). Immutable; equality is what the change tracker compares.
+ * (pkg/proxy/serviceport.go BaseServicePortInfo). Immutable; equality is what the change tracker compares.
  *
  * @param clusterIP               the family's cluster IP, normalised text
  * @param protocol                TCP, UDP or SCTP

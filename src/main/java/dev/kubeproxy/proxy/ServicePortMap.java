@@ -8,7 +8,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-/** The live ServicePorts of one family, updated from the tracker at the start of each sync (§3.2). */
+/** The live ServicePorts of one family, updated from the tracker at the start of each sync
+ * (pkg/proxy/servicechangetracker.go ServicePortMap.Update). Not thread-safe: owned by its {@link FamilyProxier}. */
 public final class ServicePortMap {
   /**
    * @param updatedServices services whose ports changed

@@ -1,7 +1,7 @@
 package dev.kubeproxy.proxy;
 
 /**
- * Key of one Service port (service-model.md §3). The string form is "ns/name" or "ns/name:port"
+ * Key of one Service port (pkg/proxy/types.go ServicePortName). The string form is "ns/name" or "ns/name:port"
  * and leaves the protocol out; the protocol is still part of equality.
  *
  * @param protocol upper case as in the API: TCP, UDP or SCTP

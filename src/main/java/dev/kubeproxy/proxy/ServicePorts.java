@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Turns a v1 Service into the ServicePorts of one IP family (service-model.md §2, §3.1).
+ * Turns a v1 Service into the ServicePorts of one IP family (pkg/proxy/servicechangetracker.go serviceToServiceMap, pkg/proxy/serviceport.go newBaseServiceInfo).
  * Bad values are logged with the Service's name and left out; a Service with no usable
  * cluster IP of the family yields no ports at all.
  */

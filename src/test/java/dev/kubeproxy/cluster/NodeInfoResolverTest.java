@@ -29,16 +29,21 @@ class NodeInfoResolverTest {
     vertx = Vertx.vertx();
     api = new TestApiServer(vertx);
     get(api.start(0));
-    NodeInfoResolver.backoffInitial = Duration.ofMillis(100);
-    NodeInfoResolver.podCidrPoll = Duration.ofMillis(100);
   }
 
   @AfterEach
   void tearDown() throws Exception {
-    NodeInfoResolver.backoffInitial = Duration.ofSeconds(1);
-    NodeInfoResolver.podCidrPoll = Duration.ofSeconds(1);
-    NodeInfoResolver.podCidrTimeout = Duration.ofMinutes(5);
     get(vertx.close());
+  }
+
+  /** Upstream's backoff steps, with short waits. */
+  private static final NodeInfoResolver.Timing FAST =
+      new NodeInfoResolver.Timing(6, Duration.ofMillis(100), Duration.ofMinutes(5), Duration.ofMillis(100));
+
+  private NodeInfoResolver.Timing timing = FAST;
+
+  private Future<NodeInfo> resolve(AgentOptions o) {
+    return NodeInfoResolver.resolve(vertx, o, timing);
   }
 
   static <T> T get(Future<T> f) throws Exception {
@@ -55,7 +60,7 @@ class NodeInfoResolverTest {
         Fixtures.address("InternalIP", "192.168.200.10"), Fixtures.address("InternalIP", "fd00:200::10"))));
     AgentOptions o = options();
     o.config().nodePortAddresses = List.of("primary");
-    NodeInfo info = get(NodeInfoResolver.resolve(vertx, o));
+    NodeInfo info = get(resolve(o));
     assertEquals("node-1", info.name());
     assertEquals(List.of("192.168.200.10", "fd00:200::10"), info.nodeIPs());
     assertEquals("zone-a", info.labels().get("topology.kubernetes.io/zone"));
@@ -69,7 +74,7 @@ class NodeInfoResolverTest {
         .replace(api.url(), "http://127.0.0.1:1"));
     AgentOptions base = Fixtures.options(wrong.toString(), "node-1");
     AgentOptions o = new AgentOptions(base.config(), null, api.url(), "node-1", null, false, false, false);
-    assertEquals(List.of("192.168.200.10", "::1"), get(NodeInfoResolver.resolve(vertx, o)).nodeIPs());
+    assertEquals(List.of("192.168.200.10", "::1"), get(resolve(o)).nodeIPs());
   }
 
   @Test
@@ -77,16 +82,16 @@ class NodeInfoResolverTest {
     AgentOptions o = options();
     vertx.setTimer(250, t -> api.upsert(Fixtures.node("node-1", List.of(),
         List.of(Fixtures.address("InternalIP", "192.168.200.12")))));
-    assertEquals(List.of("192.168.200.12", "::1"), get(NodeInfoResolver.resolve(vertx, o)).nodeIPs());
+    assertEquals(List.of("192.168.200.12", "::1"), get(resolve(o)).nodeIPs());
   }
 
   @Test
   void exhaustedBackoffIsNotFatalAndFallsBackToLoopbackOrBindAddress() throws Exception {
-    NodeInfoResolver.backoffInitial = Duration.ofMillis(10);
+    timing = new NodeInfoResolver.Timing(6, Duration.ofMillis(10), FAST.podCidrTimeout(), FAST.podCidrPoll());
     AgentOptions o = options();
-    assertEquals(List.of("127.0.0.1", "::1"), get(NodeInfoResolver.resolve(vertx, o)).nodeIPs());
+    assertEquals(List.of("127.0.0.1", "::1"), get(resolve(o)).nodeIPs());
     o.config().bindAddress = "fd00:200::7";
-    assertEquals(List.of("fd00:200::7", "127.0.0.1"), get(NodeInfoResolver.resolve(vertx, o)).nodeIPs());
+    assertEquals(List.of("fd00:200::7", "127.0.0.1"), get(resolve(o)).nodeIPs());
   }
 
   @Test
@@ -97,12 +102,12 @@ class NodeInfoResolverTest {
     api.upsert(Fixtures.node("node-1", List.of(), List.of(Fixtures.address("InternalIP", "192.168.200.10"))));
     vertx.setTimer(400, t -> api.upsert(Fixtures.node("node-1", List.of("10.244.1.0/24"),
         List.of(Fixtures.address("InternalIP", "192.168.200.10")))));
-    assertEquals(List.of("10.244.1.0/24"), get(NodeInfoResolver.resolve(vertx, o)).podCIDRs());
+    assertEquals(List.of("10.244.1.0/24"), get(resolve(o)).podCIDRs());
 
     api.upsert(Fixtures.node("node-1", List.of(), List.of(Fixtures.address("InternalIP", "192.168.200.10"))));
-    NodeInfoResolver.podCidrTimeout = Duration.ofMillis(300);
+    timing = new NodeInfoResolver.Timing(6, FAST.backoffInitial(), Duration.ofMillis(300), FAST.podCidrPoll());
     ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
-        () -> get(NodeInfoResolver.resolve(vertx, o)));
+        () -> get(resolve(o)));
     assertEquals("timeout waiting for PodCIDR allocation to configure detect-local-mode NodeCIDR: timed out waiting for the condition",
         e.getCause().getMessage());
   }
@@ -113,7 +118,7 @@ class NodeInfoResolverTest {
     AgentOptions o = options();
     o.config().detectLocalMode = "NodeCIDR";
     ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
-        () -> get(NodeInfoResolver.resolve(vertx, o)));
+        () -> get(resolve(o)));
     assertTrue(e.getCause().getMessage().startsWith("kube-proxy configuration is incorrect: cluster is IPv4-"), e.getCause().getMessage());
   }
 
@@ -129,10 +134,10 @@ class NodeInfoResolverTest {
           addresses: [{type: InternalIP, address: 192.168.200.10}]
         """);
     AgentOptions o = Fixtures.withManifests(Fixtures.options(null, "node-1"), dir.toString());
-    NodeInfo info = get(NodeInfoResolver.resolve(vertx, o));
+    NodeInfo info = get(resolve(o));
     assertEquals(List.of("192.168.200.10", "::1"), info.nodeIPs());
     assertEquals(Map.of("topology.kubernetes.io/zone", "z1"), info.labels());
     AgentOptions other = Fixtures.withManifests(Fixtures.options(null, "node-2"), dir.toString());
-    assertEquals(List.of("127.0.0.1", "::1"), get(NodeInfoResolver.resolve(vertx, other)).nodeIPs());
+    assertEquals(List.of("127.0.0.1", "::1"), get(resolve(other)).nodeIPs());
   }
 }

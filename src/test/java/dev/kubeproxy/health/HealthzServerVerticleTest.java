@@ -144,7 +144,8 @@ class HealthzServerVerticleTest {
 
   @Test
   void beforeTheNodeIsKnownHealthzIs503AndLivezIs200(Vertx vertx) {
-    HealthzServerVerticle early = HealthzServerVerticle.beforeTheNodeIsKnown(TestConfigs.options(c -> c.healthzBindAddress = "127.0.0.1:0"));
+    HealthzServerVerticle early = HealthzServerVerticle.beforeTheNodeIsKnown(TestConfigs.options(c -> c.healthzBindAddress = "127.0.0.1:0"),
+        clock, metrics);
     Await.result(vertx.deployVerticle(early));
     int p = early.actualPort();
     HttpResponse<Buffer> h = Await.result(client.get(p, "127.0.0.1", "/healthz").send());

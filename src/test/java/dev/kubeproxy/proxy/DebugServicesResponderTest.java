@@ -73,7 +73,7 @@ class DebugServicesResponderTest {
     NodeInfo node = new NodeInfo("node-a", List.of("192.168.200.1"), List.of(), Map.of());
     ReadableBackend backend = new ReadableBackend();
     vertx.deployVerticle(new ProxierVerticle(options, node, (o, n, r) -> List.of(backend), new CommandRunner(),
-        new ProxierVerticleTest.RecordingMetrics())).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        new ProxierVerticleTest.RecordingMetrics()), ProxierVerticle.DEPLOYMENT).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
 
     vertx.eventBus().publish(EventBusAddresses.SERVICES, new ClusterEvent<>(ClusterEvent.Kind.SERVICE,
         ClusterEvent.Type.UPSERT, "demo/web", null, service("demo", "web", "10.96.0.10", port("http", 80, "TCP"))));

@@ -141,7 +141,7 @@ public final class ModelBenchmark {
         AgentOptions options = new AgentOptions(config, null, null, "node-0", null, true, false, false);
         ProxierVerticle verticle = new ProxierVerticle(options, new NodeInfo("node-0", List.of("192.168.200.1"),
             List.of(), Map.of()), (o, n, r) -> List.of(backend), new CommandRunner(), new ProxyMetrics());
-        String id = vertx.deployVerticle(verticle).toCompletionStage().toCompletableFuture().get();
+        String id = vertx.deployVerticle(verticle, ProxierVerticle.DEPLOYMENT).toCompletionStage().toCompletableFuture().get();
         start[0] = System.nanoTime();
         for (Service s : svcs) {
           vertx.eventBus().publish(EventBusAddresses.SERVICES, new ClusterEvent<>(ClusterEvent.Kind.SERVICE,

@@ -175,7 +175,7 @@ class ProxierVerticleTest {
     NodeInfo node = new NodeInfo("node-a", List.of("192.168.200.1"), List.of(), Map.of("topology.kubernetes.io/zone", "z1"));
     ProxierVerticle verticle = new ProxierVerticle(options, node, (o, n, r) -> List.of(backends), commands, metrics,
         () -> conntrack);
-    vertx.deployVerticle(verticle).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    vertx.deployVerticle(verticle, ProxierVerticle.DEPLOYMENT).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
     if (nodeListDelivered) {
       synced(ClusterEvent.Kind.NODE);
     }

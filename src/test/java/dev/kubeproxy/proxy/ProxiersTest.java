@@ -1,6 +1,5 @@
 package dev.kubeproxy.proxy;
 
-import dev.kubeproxy.config.ProxyMode;
 import java.nio.file.Path;
 import java.nio.file.Files;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -71,7 +70,7 @@ class ProxiersTest {
   @Test
   void unknownModesAreRefused() {
     assertThrows(Proxiers.ProxierCreationException.class,
-        () -> Proxiers.create(options("userspace"), node("192.168.200.1"), new ProbeRunner(b -> true)));
+        () -> create(options("userspace"), node("192.168.200.1"), new ProbeRunner(b -> true)));
   }
 
   /** upstream CanUseIPVSProxier: this machine's kernel has no IP_VS, so ipvs mode stops with its message. */
@@ -79,7 +78,7 @@ class ProxiersTest {
   void ipvsModeNeedsIpvsInTheKernel() {
     assumeFalse(Files.exists(Path.of("/proc/net/ip_vs")), "this kernel has IPVS");
     var e = assertThrows(Proxiers.ProxierCreationException.class,
-        () -> Proxiers.create(options("ipvs"), node("192.168.200.1"), new ProbeRunner(b -> true)));
+        () -> create(options("ipvs"), node("192.168.200.1"), new ProbeRunner(b -> true)));
     assertEquals("can't use the IPVS proxier: Ipvs not supported by the kernel", e.getMessage());
   }
 
@@ -89,7 +88,7 @@ class ProxiersTest {
     ProbeRunner runner = new ProbeRunner(b -> true);
     KubeProxyConfiguration c = options("ipvs").config();
     AgentOptions dry = new AgentOptions(c, null, null, "node-a", null, true, false, false);
-    List<ProxyBackend> backends = Proxiers.create(dry, node("fd00:200::1", "192.168.200.1"), runner);
+    List<ProxyBackend> backends = create(dry, node("fd00:200::1", "192.168.200.1"), runner);
     assertEquals(List.of(IpFamily.IPv6, IpFamily.IPv4), backends.stream().map(ProxyBackend::family).toList());
     assertTrue(backends.get(0) instanceof dev.kubeproxy.proxy.ipvs.IpvsProxier);
     assertEquals(List.of(), runner.commands);
@@ -98,7 +97,7 @@ class ProxiersTest {
   @Test
   void nftablesIsAlwaysDualStackPrimaryFirst() {
     ProbeRunner runner = new ProbeRunner(b -> true);
-    List<ProxyBackend> backends = Proxiers.create(options("nftables"), node("fd00:200::1", "192.168.200.1"), runner);
+    List<ProxyBackend> backends = create(options("nftables"), node("fd00:200::1", "192.168.200.1"), runner);
     assertEquals(List.of(IpFamily.IPv6, IpFamily.IPv4), backends.stream().map(ProxyBackend::family).toList());
     assertTrue(backends.get(0) instanceof NftablesProxier);
     assertEquals(List.of(), runner.commands, "no probe in nftables mode");
@@ -107,7 +106,7 @@ class ProxiersTest {
   @Test
   void iptablesDualStackWhenBothFamiliesWork() {
     ProbeRunner runner = new ProbeRunner(b -> true);
-    List<ProxyBackend> backends = Proxiers.create(options("iptables"), node("192.168.200.1"), runner);
+    List<ProxyBackend> backends = create(options("iptables"), node("192.168.200.1"), runner);
     assertEquals(List.of(IpFamily.IPv4, IpFamily.IPv6), backends.stream().map(ProxyBackend::family).toList());
     assertTrue(backends.get(1) instanceof IptablesProxier);
     assertEquals(List.of("iptables", "ip6tables"), runner.commands.stream().map(c -> c.get(0)).toList());
@@ -116,7 +115,7 @@ class ProxiersTest {
 
   @Test
   void iptablesSingleStackWhenOneFamilyIsMissing() {
-    List<ProxyBackend> backends = Proxiers.create(options(""), node("192.168.200.1"),
+    List<ProxyBackend> backends = create(options(""), node("192.168.200.1"),
         new ProbeRunner(b -> b.equals("iptables")));
     assertEquals(List.of(IpFamily.IPv4), backends.stream().map(ProxyBackend::family).toList());
   }
@@ -124,10 +123,10 @@ class ProxiersTest {
   @Test
   void iptablesMissingOrPrimaryUnsupportedIsFatal() {
     var none = assertThrows(Proxiers.ProxierCreationException.class,
-        () -> Proxiers.create(options("iptables"), node("192.168.200.1"), new ProbeRunner(b -> false)));
+        () -> create(options("iptables"), node("192.168.200.1"), new ProbeRunner(b -> false)));
     assertEquals("iptables is not available on this host", none.getMessage());
     var primary = assertThrows(Proxiers.ProxierCreationException.class,
-        () -> Proxiers.create(options("iptables"), node("fd00:200::1"), new ProbeRunner(b -> b.equals("iptables"))));
+        () -> create(options("iptables"), node("fd00:200::1"), new ProbeRunner(b -> b.equals("iptables"))));
     assertEquals("no support for primary IP family \"IPv6\"", primary.getMessage());
   }
 
@@ -136,9 +135,9 @@ class ProxiersTest {
     AgentOptions o = options("iptables");
     AgentOptions dry = new AgentOptions(o.config(), null, null, "node-a", null, true, false, false);
     ProbeRunner noTools = new ProbeRunner(b -> false);
-    List<ProxyBackend> v4First = Proxiers.create(dry, node("192.168.200.1"), noTools);
+    List<ProxyBackend> v4First = create(dry, node("192.168.200.1"), noTools);
     assertEquals(List.of(IpFamily.IPv4, IpFamily.IPv6), v4First.stream().map(ProxyBackend::family).toList());
-    List<ProxyBackend> v6First = Proxiers.create(dry, node("fd00:200::1", "192.168.200.1"), noTools);
+    List<ProxyBackend> v6First = create(dry, node("fd00:200::1", "192.168.200.1"), noTools);
     assertEquals(List.of(IpFamily.IPv6, IpFamily.IPv4), v6First.stream().map(ProxyBackend::family).toList());
     assertEquals(List.of(), noTools.commands, "a dry run runs no iptables binary");
     for (ProxyBackend backend : v4First) {
@@ -230,12 +229,22 @@ class ProxiersTest {
       sh(List.of("ip", "netns", "exec", ns, "nft", "add", "table", "ip", "kube-proxy"));
       sh(List.of("ip", "netns", "exec", ns, "nft", "add", "table", "ip6", "kube-proxy"));
       CommandRunner runner = CommandRunner.inNetns(ns);
-      assertTrue(Proxiers.cleanupLeftovers(ProxyMode.IPTABLES, false, runner));
+      assertTrue(cleanupLeftovers("iptables", false, runner));
       String tables = sh(List.of("ip", "netns", "exec", ns, "nft", "list", "tables"));
       assertFalse(tables.contains("kube-proxy"), "iptables mode removes nftables leftovers: " + tables);
-      assertTrue(Proxiers.cleanupLeftovers(ProxyMode.NFTABLES, true, runner), "cleanup of nothing is fine");
+      assertTrue(cleanupLeftovers("nftables", true, runner), "cleanup of nothing is fine");
     } finally {
       sh(List.of("ip", "netns", "delete", ns));
     }
+  }
+
+  private static List<ProxyBackend> create(
+      dev.kubeproxy.AgentOptions options, dev.kubeproxy.cluster.NodeInfo node, CommandRunner runner) {
+    return Proxiers.create(options, node, runner, new dev.kubeproxy.metrics.ProxyMetrics());
+  }
+
+  private static boolean cleanupLeftovers(String mode, boolean all, CommandRunner runner) {
+    return Proxiers.cleanupLeftovers(dev.kubeproxy.config.ProxyMode.parse(mode).orElseThrow(), all, runner,
+        new dev.kubeproxy.metrics.ProxyMetrics());
   }
 }

@@ -103,8 +103,8 @@ class TrafficDistributionTest {
 
   @Test
   void theGateIsBetaAndOnByDefault() {
-    assertTrue(ModelGates.from(Map.of()).preferSameTrafficDistribution());
-    assertFalse(ModelGates.from(Map.of("PreferSameTrafficDistribution", false)).preferSameTrafficDistribution());
+    assertTrue(ModelGates.from(dev.kubeproxy.config.FeatureGates.of(Map.of())).preferSameTrafficDistribution());
+    assertFalse(ModelGates.from(dev.kubeproxy.config.FeatureGates.of(Map.of("PreferSameTrafficDistribution", false))).preferSameTrafficDistribution());
   }
 
   static EndpointSlice.Endpoint withNodeHints(EndpointSlice.Endpoint ep, String... nodes) {

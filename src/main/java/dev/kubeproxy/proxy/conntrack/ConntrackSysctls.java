@@ -11,7 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 
 /**
- * The conntrack limits and timeouts kube-proxy sets at start (server.md §9 step 10): each value is
+ * The conntrack limits and timeouts kube-proxy sets at start (cmd/kube-proxy/app/server_linux.go setupConntrack): each value is
  * written only when the kernel's differs, every write logs "Set sysctl", and any failure is fatal
  * except a read-only /sys that stops the hashsize increase (then upstream only records an event).
  * Blocking: run on a worker.

@@ -6,7 +6,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 
 /**
- * Upstream's chain names (iptables.md §2, §3): fixed top-level chains and the hashed per-service-port
+ * Upstream's chain names (pkg/proxy/iptables/proxier.go servicePortPolicyClusterChain and its siblings, portProtoHash): fixed top-level chains and the hashed per-service-port
  * and per-endpoint chains. The hash is the first 16 characters of base32(sha256(...)).
  */
 public final class ChainNames {

@@ -23,7 +23,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Removes what kube-proxy's iptables mode wrote (iptables.md §13), for one family on one backend:
+ * Removes what kube-proxy's iptables mode wrote (pkg/proxy/iptables/proxier.go CleanupLeftovers), for one family on one backend:
  * the jump rules from the built-in chains, then every KUBE-* chain of ours in nat, filter and mangle.
  * Beyond upstream, it also removes KUBE-MARK-MASQ, KUBE-PROXY-FIREWALL, the canaries and (when no
  * kubelet manages this node's iptables, i.e. there is no KUBE-KUBELET-CANARY) KUBE-FIREWALL, each only
@@ -40,18 +40,18 @@ public final class IptablesCleanup {
   private IptablesCleanup() {}
 
   /** Both families on both backends; true when everything went well. For --cleanup. */
-  public static boolean cleanupAll(CommandRunner runner) {
+  public static boolean cleanupAll(CommandRunner runner, ProxyMetrics metrics) {
     boolean ok = true;
     for (IpFamily family : IpFamily.values()) {
       for (IptablesBackend backend : IptablesBackend.values()) {
-        ok &= cleanup(new IptablesTool(runner, family, backend));
+        ok &= cleanup(new IptablesTool(runner, family, backend), metrics);
       }
     }
     return ok;
   }
 
   /** One family on one backend; true when everything went well (or there was nothing to do). */
-  public static boolean cleanup(IptablesTool tool) {
+  public static boolean cleanup(IptablesTool tool, ProxyMetrics metrics) {
     if (!tool.available()) {
       return true;
     }
@@ -134,7 +134,7 @@ public final class IptablesCleanup {
         tool.restore(input.toString(), table);
       } catch (IptablesTool.RestoreException e) {
         Log.error("Failed to execute iptables-restore", e, "table", table);
-        ProxyMetrics.global().incIptablesRestoreFailures(tool.family().name());
+        metrics.incIptablesRestoreFailures(tool.family().name());
         ok = false;
       }
     }

@@ -2,7 +2,6 @@ package dev.kubeproxy.proxy.iptables;
 
 import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.platform.Cidr;
-import static dev.kubeproxy.proxy.iptables.ChainNames.KUBE_PROXY_CANARY;
 
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.platform.CommandRunner;
@@ -16,7 +15,6 @@ import dev.kubeproxy.proxy.SyncResult;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -26,68 +24,85 @@ import java.util.concurrent.Callable;
 import java.util.function.Supplier;
 
 /**
- * The iptables backend for one family (iptables.md): full and partial syncs through
- * iptables-restore --noflush --counters, jump rules at full syncs, stale-chain deletion, the canary
- * check (done at the start of every partial sync: a missing mangle canary forces a full sync), cleanup,
- * and --dry-run (print the restore input, touch nothing). A sync is full at start, after a failure,
- * after a node-label change, when the canary is gone, and once per syncPeriod (not in large clusters).
+ * The iptables backend for one family (pkg/proxy/iptables/proxier.go Proxier): full and partial
+ * syncs through iptables-restore --noflush --counters, jump rules and canaries at full syncs,
+ * stale-chain deletion, cleanup, and --dry-run (print the restore input, touch nothing).
+ *
+ * <p>A sync goes plan ({@link #plan}: full or partial, and why), prepare the kernel side
+ * ({@link #prepare}: iptables-save, jump rules, nfacct counters at a full sync), build
+ * ({@link RulesetGenerator}), restore, and record (metrics, the rules monitor). A sync is full at
+ * the first sync, after a failure, when the model asks (node labels changed), when the canary is
+ * gone or the rules monitor saw a change, and once per syncPeriod (not in large clusters).
+ * A restore the kernel refuses in a full sync is pinned on the Service owning the refused line,
+ * which is left out while the others are synced again at once ({@link #sync}).
+ *
+ * <p>Called by the family's proxier on its sync worker, one call at a time.
  */
 public class IptablesProxier implements ProxyBackend {
-  private static final List<String> CANARY_TABLES = List.of("mangle", "nat", "filter");
+  /** A bound on the restores one sync may try while it leaves refused Services out. */
+  static final int MAX_REFUSED_PER_SYNC = 8;
+  private static final long NEVER = Long.MIN_VALUE;
+
+  /** Whether a sync rewrites every service's chains or only the changed ones'. */
+  enum SyncKind { FULL, PARTIAL }
+
+  /** What the next sync does, and why (for the log). */
+  record SyncPlan(SyncKind kind, String reason) {
+    static final SyncPlan PARTIAL = new SyncPlan(SyncKind.PARTIAL, "changed services");
+
+    static SyncPlan full(String reason) {
+      return new SyncPlan(SyncKind.FULL, reason);
+    }
+
+    boolean full() {
+      return kind == SyncKind.FULL;
+    }
+  }
+
+  /** The kernel refused the generated ruleset; {@code culprit} owns the refused line (null: nobody known). */
+  private static final class RulesetRefused extends SyncException {
+    final SyncKind kind;
+    final ServicePortName culprit;
+
+    RulesetRefused(String message, IptablesTool.RestoreException cause, SyncKind kind, ServicePortName culprit) {
+      super(message, cause);
+      this.kind = kind;
+      this.culprit = culprit;
+    }
+  }
 
   private final ProxierSettings settings;
   private final CommandRunner runner;
   private final Sysctls sysctls;
   private final Supplier<List<String>> interfaceAddresses;
+  private final ProxyMetrics metrics;
   private final RulesetGenerator generator = new RulesetGenerator();
   private final RulesMonitor monitor = new RulesMonitor();
+  private final BaseChains baseChains = new BaseChains();
   private final RefusedServicePorts refused = new RefusedServicePorts("iptables-restore");
-  /** A bound on the restores one sync may try while it leaves refused Services out. */
-  static final int MAX_REFUSED_PER_SYNC = 8;
-  private final ProxyMetrics metrics = ProxyMetrics.global();
   private final boolean localhostNodePorts;
 
   private final Callable<NfacctCounters> nfacctOpener;
+  /** The nfacct client, opened at the first full sync; null when there is none. */
   private NfacctCounters nfacct;
-  private boolean nfacctTried;
+  private boolean nfacctOpened;
   /** The nfacct counters that exist, as found at the last full sync; their rules count packets. */
   private Set<String> nfacctCounters = Set.of();
 
   private IptablesTool tool;
   private Boolean conntrackTcpLiberal;
-  private boolean needFullSync = true;
-  /** Whether the last restore tried was a full one (only a full one's refusal is blamed on a Service). */
-  private boolean lastAttemptFull;
-  /** Whether the last restore tried was the generated ruleset (not the jump rules' or canaries' input). */
-  private boolean restoreOfRuleset;
-  private boolean canariesCreated;
-  private Map<String, String> lastNodeLabels;
+  /** Set while the next sync must be full, whatever the model says: the first one, after a failure, ... */
+  private SyncPlan pendingFull = SyncPlan.full("first sync");
   /** Service chains of the last applied ruleset: any of them not active any more is deleted. */
   private Set<String> appliedChains = Set.of();
-  private long lastStaleScanNanos;
-  private long lastFullSyncNanos;
-  private boolean staleScanDone;
-  /**
-   * Which Service wrote each line of the last generated input, to name the one a refused restore
-   * points at. Only this is kept of it: the input itself is tens of megabytes in a large cluster.
-   */
-  private LineOwners lastLineOwners;
-  /** The last ruleset a dry run printed, which /debug/services reads (applied rules are read back from the kernel). */
-  private Ruleset lastDryRun;
-  private SyncTimings lastTimings;
+  private long lastStaleScanNanos = NEVER;
+  private long lastFullSyncNanos = NEVER;
+  /** --dry-run only: the last input printed (what /debug/services shows); an applied ruleset is not kept. */
+  private volatile Ruleset lastPrinted;
 
-  /**
-   * Where the time of the last successful sync went: the agent's own work (generating the input)
-   * versus the tools (iptables-restore; jump-rule, canary and save commands).
-   */
-  public record SyncTimings(
-      long generateNanos, long generateCpuNanos, long restoreNanos, long otherCommandsNanos, long totalNanos) {}
-
-  private static final java.lang.management.ThreadMXBean THREADS =
-      java.lang.management.ManagementFactory.getThreadMXBean();
-
-  public IptablesProxier(ProxierSettings settings, CommandRunner runner) {
-    this(settings, runner, new Sysctls(), NodeAddresses.ofInterfaces(), null, () -> NfacctCounters.open(null));
+  public IptablesProxier(ProxierSettings settings, CommandRunner runner, ProxyMetrics metrics) {
+    this(settings, runner, metrics, new Sysctls(), NodeAddresses.ofInterfaces(), null,
+        () -> NfacctCounters.open(null));
   }
 
   /**
@@ -96,9 +111,9 @@ public class IptablesProxier implements ProxyBackend {
    * No nfacct counters (they would be created in the test process's own namespace).
    */
   public IptablesProxier(
-      ProxierSettings settings, CommandRunner runner, Sysctls sysctls,
+      ProxierSettings settings, CommandRunner runner, ProxyMetrics metrics, Sysctls sysctls,
       Supplier<List<String>> interfaceAddresses, IptablesBackend backend) {
-    this(settings, runner, sysctls, interfaceAddresses, backend, null);
+    this(settings, runner, metrics, sysctls, interfaceAddresses, backend, null);
   }
 
   /**
@@ -106,11 +121,12 @@ public class IptablesProxier implements ProxyBackend {
    *               null: no nfacct, the rules are written without their counters
    */
   public IptablesProxier(
-      ProxierSettings settings, CommandRunner runner, Sysctls sysctls,
+      ProxierSettings settings, CommandRunner runner, ProxyMetrics metrics, Sysctls sysctls,
       Supplier<List<String>> interfaceAddresses, IptablesBackend backend, Callable<NfacctCounters> nfacct) {
     this.nfacctOpener = nfacct;
     this.settings = settings;
     this.runner = runner;
+    this.metrics = metrics;
     this.sysctls = sysctls;
     this.interfaceAddresses = interfaceAddresses;
     this.localhostNodePorts = settings.family() == IpFamily.IPv4 && settings.localhostNodePorts()
@@ -133,21 +149,15 @@ public class IptablesProxier implements ProxyBackend {
     return tool;
   }
 
+  /**
+   * The port's rules for /debug/services: in a dry run from the last printed input, else read from
+   * the kernel. May be called from another thread than the syncs.
+   */
   @Override
   public java.util.Optional<dev.kubeproxy.proxy.ProgrammedRules> programmedRules(
       dev.kubeproxy.proxy.ServicePort port, List<dev.kubeproxy.proxy.Endpoint> endpoints) {
-    return java.util.Optional.of(settings.dryRun() ? IptablesRulesReader.fromDryRun(lastDryRun, port.name())
+    return java.util.Optional.of(settings.dryRun() ? IptablesRulesReader.fromDryRun(lastPrinted, port.name())
         : IptablesRulesReader.fromKernel(tool(), port.name()));
-  }
-
-  /** Timings of the last successful sync (null before the first). */
-  public SyncTimings lastTimings() {
-    return lastTimings;
-  }
-
-  /** Whether the next sync will be a full one. */
-  public boolean needsFullSync() {
-    return needFullSync;
   }
 
   @Override
@@ -185,152 +195,186 @@ public class IptablesProxier implements ProxyBackend {
 
   /**
    * Syncs; a failed partial sync is retried at once as a full one. When iptables-restore refuses,
-   * in a full sync, a line that one Service's rules hold, that Service is left
-   * out (logged with the line) and the others are synced again at once, up to
-   * {@link #MAX_REFUSED_PER_SYNC} Services per sync. A left-out Service is tried again once its
-   * ports or endpoints change.
+   * in a full sync, a line that one Service's rules hold, that Service is left out (logged with the
+   * line) and the others are synced again at once, up to {@link #MAX_REFUSED_PER_SYNC} Services per
+   * sync. A left-out Service is tried again once its ports or endpoints change; the result names the
+   * ports left out in this sync.
    */
   @Override
   public synchronized SyncResult sync(ProxyState state) throws SyncException {
     ProxyState effective = refused.filter(state);
     for (int attempt = 0; ; attempt++) {
       try {
-        return syncOnce(effective);
-      } catch (SyncException e) {
-        if (!(e.getCause() instanceof IptablesTool.RestoreException) || attempt >= MAX_REFUSED_PER_SYNC) {
+        return syncOnce(effective).withRefused(refused.takeUnreported());
+      } catch (RulesetRefused e) {
+        if (attempt >= MAX_REFUSED_PER_SYNC) {
           throw e;
         }
-        if (!lastAttemptFull) {
+        if (e.kind == SyncKind.PARTIAL) {
           // A partial restore can fail for reasons outside its own lines (a chain deleted behind our back):
           // blame nobody, retry at once as a full sync.
           continue;
         }
-        ServicePortName culprit = !restoreOfRuleset || lastLineOwners == null ? null
-            : lastLineOwners.at(((IptablesTool.RestoreException) e.getCause()).lineNumber());
-        if (culprit == null) {
+        if (e.culprit == null) {
           throw e;
         }
-        IptablesTool.RestoreException re = (IptablesTool.RestoreException) e.getCause();
-        Log.error("iptables-restore refused the rules of this Service; leaving it out and programming every other one;"
-            + " it is tried again when it changes", "service", culprit.service(), "servicePort", culprit,
-            "refusedLine", re.failingLine());
-        for (ServicePortName port : state.services().keySet()) {
-          if (port.service().equals(culprit.service())) {
-            refused.add(state, port); // the whole Service: a bad field (a name, an IP) is usually all its ports'
-          }
-        }
+        isolate(state, e.culprit, (IptablesTool.RestoreException) e.getCause());
         effective = refused.filter(state);
       }
     }
   }
 
-  @Override
-  public synchronized List<ServicePortName> takeRefusedServicePorts() {
-    return refused.takeUnreported();
+  /** Leaves the whole Service out: a bad field (a name, an IP) is usually all its ports'. */
+  private void isolate(ProxyState state, ServicePortName culprit, IptablesTool.RestoreException refusal) {
+    Log.error("iptables-restore refused the rules of this Service; leaving it out and programming every other one;"
+        + " it is tried again when it changes", "service", culprit.service(), "servicePort", culprit,
+        "refusedLine", refusal.failingLine());
+    for (ServicePortName port : state.services().keySet()) {
+      if (port.service().equals(culprit.service())) {
+        refused.add(state, port);
+      }
+    }
   }
 
+  /** One attempt: plan, prepare, build, restore, record. */
   private SyncResult syncOnce(ProxyState state) throws SyncException {
-    long start = System.nanoTime();
-    restoreOfRuleset = false;
     if (settings.dryRun()) {
       return dryRun(state);
     }
+    long start = System.nanoTime();
     IptablesTool t = tool();
-    boolean full = needFullSync;
-    Map<String, String> labels = state.nodeLabels() == null ? Map.of() : state.nodeLabels();
-    if (!full && lastNodeLabels != null && !lastNodeLabels.equals(labels)) {
-      full = true;
-    }
-    boolean large = RulesetGenerator.largeClusterMode(state);
-    if (!full && !large && System.nanoTime() - lastFullSyncNanos >= settings.syncPeriod().toNanos()) {
-      // A full sync every syncPeriod repairs anything a partial sync cannot see. Large clusters skip it,
-      // as upstream does since it became too costly there (#138571): a full restore takes seconds.
-      full = true;
-    }
-    boolean tryPartial = !full;
-    lastAttemptFull = full;
+    SyncPlan plan = plan(state);
     try {
-      if (!full && canariesCreated && canaryMissing(t)) {
+      if (!plan.full() && baseChains.canaryMissing(t)) {
         Log.warn("iptables canary was deleted (tables flushed by something else); forcing a full resync",
-            "chain", KUBE_PROXY_CANARY);
-        full = true;
-        lastAttemptFull = true;
+            "chain", ChainNames.KUBE_PROXY_CANARY);
+        plan = SyncPlan.full("canary deleted");
       }
-      Set<String> known = new HashSet<>(appliedChains);
-      if (full) {
-        // One iptables-save of every existing table tells which chains and jump rules are there already,
-        // so only the missing ones cost a command; its nat part also finds stale chains.
-        Map<String, String> tables = null;
-        try {
-          tables = IptablesTool.tablesOf(t.save(null));
-        } catch (IOException e) {
-          Log.error("Failed to execute iptables-save: stale chains will not be deleted", e);
-        }
-        ensureJumpRulesAndCanaries(t, tables);
-        ensureNfacctCounters();
-        if (tables != null) {
-          known.addAll(IptablesTool.chainsOf(tables.getOrDefault("nat", "")));
-          staleScanDone = true;
-          lastStaleScanNanos = System.nanoTime();
-        }
-      } else if (!large || !staleScanDone
-          || System.nanoTime() - lastStaleScanNanos > settings.syncPeriod().toNanos()) {
-        try {
-          known.addAll(IptablesTool.chainsOf(t.save("nat")));
-          staleScanDone = true;
-          lastStaleScanNanos = System.nanoTime();
-        } catch (IOException e) {
-          Log.error("Failed to execute iptables-save: stale chains will not be deleted", e);
-        }
-      }
+      Set<String> known = prepare(plan, t, RulesetGenerator.largeClusterMode(state));
       long generateStart = System.nanoTime();
-      long generateCpuStart = THREADS.getCurrentThreadCpuTime();
-      Ruleset ruleset = generator.generate(options(t), state, full, known);
-      lastLineOwners = ruleset.lineOwners();
-      long generateCpu = THREADS.getCurrentThreadCpuTime() - generateCpuStart;
+      Ruleset ruleset = generator.generate(options(t), state, plan.full(), known);
       long restoreStart = System.nanoTime();
-      restoreOfRuleset = true;
-      t.restore(ruleset.payload(), null);
-      long end = System.nanoTime();
-      lastTimings = new SyncTimings(restoreStart - generateStart, generateCpu, end - restoreStart,
-          generateStart - start, end - start);
-      Log.v(2).info("iptables sync", "kind", tryPartial ? "partial" : "full", "bytes", ruleset.payload().length(),
-          "generate", Duration.ofNanos(lastTimings.generateNanos()), "restore",
-          Duration.ofNanos(lastTimings.restoreNanos()));
-
-      needFullSync = false;
-      if (full) {
-        lastFullSyncNanos = start;
-      }
-      lastNodeLabels = Map.copyOf(labels);
-      appliedChains = ruleset.activeNatChains();
-      monitor.applied(ruleset.payload());
-      metrics.setIptablesRulesTotal(settings.family().name(), "filter", ruleset.filterRules());
-      metrics.setIptablesRulesLast(settings.family().name(), "filter", ruleset.filterRules());
-      metrics.setIptablesRulesTotal(settings.family().name(), "nat", ruleset.natRulesTotal());
-      metrics.setIptablesRulesLast(settings.family().name(), "nat", ruleset.natRulesLast());
-      return new SyncResult(full, Map.of("filter", ruleset.filterRules(), "nat", ruleset.natRulesTotal()),
-          ruleset.noLocalEndpointsInternal(), ruleset.noLocalEndpointsExternal());
+      restore(t, plan, ruleset);
+      Log.v(2).info("iptables sync", "kind", plan.full() ? "full" : "partial", "reason", plan.reason(),
+          "bytes", ruleset.payload().length(), "generate", Duration.ofNanos(restoreStart - generateStart),
+          "restore", Duration.ofNanos(System.nanoTime() - restoreStart));
+      return applied(plan, ruleset, start);
+    } catch (RulesetRefused e) {
+      restoreFailed(plan);
+      throw e;
     } catch (IptablesTool.RestoreException e) {
-      needFullSync = true;
-      metrics.incIptablesRestoreFailures(settings.family().name());
-      if (tryPartial) {
-        metrics.incIptablesPartialRestoreFailures(settings.family().name());
-      }
-      // logged once, by the caller that handles it (FamilyProxier)
-      throw new SyncException("Failed to execute iptables-restore (" + (full ? "full" : "partial")
-          + " sync); the previous rules stay in place and a full sync follows: " + e.getMessage(), e);
+      restoreFailed(plan);
+      throw new SyncException(restoreFailure(plan, e), e);
     } catch (IOException | RuntimeException e) {
-      needFullSync = true;
+      pendingFull = SyncPlan.full("previous sync failed");
       throw new SyncException("iptables sync failed: " + e.getMessage(), e);
     } finally {
       Duration took = Duration.ofNanos(System.nanoTime() - start);
-      if (tryPartial) {
-        metrics.observePartialSyncDuration(settings.family().name(), took);
-      } else {
+      if (plan.full()) {
         metrics.observeFullSyncDuration(settings.family().name(), took);
+      } else {
+        metrics.observePartialSyncDuration(settings.family().name(), took);
       }
     }
+  }
+
+  /** Full or partial, and why; no kernel access (the canary is checked by the caller). */
+  private SyncPlan plan(ProxyState state) {
+    if (pendingFull != null) {
+      return pendingFull;
+    }
+    if (state.fullSyncRequested()) {
+      return SyncPlan.full(state.fullSyncReason().toString());
+    }
+    if (!RulesetGenerator.largeClusterMode(state) && due(lastFullSyncNanos, settings.syncPeriod())) {
+      // A full sync every syncPeriod repairs anything a partial sync cannot see. Large clusters skip it,
+      // as upstream does since it became too costly there (#138571): a full restore takes seconds.
+      return SyncPlan.full("sync period");
+    }
+    return SyncPlan.PARTIAL;
+  }
+
+  /**
+   * The kernel side a sync needs before its ruleset is built: at a full sync, one iptables-save of
+   * every table tells which chains and jump rules are there already (only the missing ones cost a
+   * command) and which nat chains are stale; at a partial one, a nat save now and then (in large
+   * clusters once per syncPeriod) finds the stale chains.
+   *
+   * @return the nat chains that may exist in the kernel
+   */
+  private Set<String> prepare(SyncPlan plan, IptablesTool t, boolean large)
+      throws IOException, IptablesTool.RestoreException {
+    Set<String> known = new HashSet<>(appliedChains);
+    if (plan.full()) {
+      Map<String, String> tables = null;
+      try {
+        tables = IptablesTool.tablesOf(t.save(null));
+      } catch (IOException e) {
+        Log.error("Failed to execute iptables-save: stale chains will not be deleted", e);
+      }
+      baseChains.ensure(t, tables);
+      ensureNfacctCounters();
+      if (tables != null) {
+        known.addAll(IptablesTool.chainsOf(tables.getOrDefault("nat", "")));
+        lastStaleScanNanos = System.nanoTime();
+      }
+    } else if (!large || due(lastStaleScanNanos, settings.syncPeriod())) {
+      try {
+        known.addAll(IptablesTool.chainsOf(t.save("nat")));
+        lastStaleScanNanos = System.nanoTime();
+      } catch (IOException e) {
+        Log.error("Failed to execute iptables-save: stale chains will not be deleted", e);
+      }
+    }
+    return known;
+  }
+
+  /** Applies the ruleset; a refusal names the service port owning the refused line, if any. */
+  private void restore(IptablesTool t, SyncPlan plan, Ruleset ruleset) throws RulesetRefused {
+    try {
+      t.restore(ruleset.payload(), null);
+    } catch (IptablesTool.RestoreException e) {
+      throw new RulesetRefused(restoreFailure(plan, e), e, plan.kind(), ruleset.serviceAtLine(e.lineNumber()));
+    }
+  }
+
+  private static String restoreFailure(SyncPlan plan, IptablesTool.RestoreException e) {
+    // logged once, by the caller that handles it (FamilyProxier)
+    return "Failed to execute iptables-restore (" + (plan.full() ? "full" : "partial")
+        + " sync); the previous rules stay in place and a full sync follows: " + e.getMessage();
+  }
+
+  private void restoreFailed(SyncPlan plan) {
+    pendingFull = SyncPlan.full("previous sync failed");
+    metrics.incIptablesRestoreFailures(settings.family().name());
+    if (!plan.full()) {
+      metrics.incIptablesPartialRestoreFailures(settings.family().name());
+    }
+  }
+
+  /** What a restored ruleset leaves behind: the next sync's state, the monitor's baseline, the metrics. */
+  private SyncResult applied(SyncPlan plan, Ruleset ruleset, long start) {
+    pendingFull = null;
+    if (plan.full()) {
+      lastFullSyncNanos = start;
+    }
+    appliedChains = ruleset.activeNatChains();
+    monitor.applied(ruleset.payload());
+    String family = settings.family().name();
+    metrics.setIptablesRulesTotal(family, "filter", ruleset.filterRules());
+    metrics.setIptablesRulesLast(family, "filter", ruleset.filterRules());
+    metrics.setIptablesRulesTotal(family, "nat", ruleset.natRulesTotal());
+    metrics.setIptablesRulesLast(family, "nat", ruleset.natRulesLast());
+    return result(plan.full(), ruleset);
+  }
+
+  private static SyncResult result(boolean full, Ruleset ruleset) {
+    return new SyncResult(full, Map.of("filter", ruleset.filterRules(), "nat", ruleset.natRulesTotal()),
+        ruleset.noLocalEndpointsInternal(), ruleset.noLocalEndpointsExternal());
+  }
+
+  private static boolean due(long lastNanos, Duration period) {
+    return lastNanos == NEVER || System.nanoTime() - lastNanos >= period.toNanos();
   }
 
   private SyncResult dryRun(ProxyState state) {
@@ -338,14 +382,12 @@ public class IptablesProxier implements ProxyBackend {
     int[] version = probe.version();
     boolean randomFully = version == null || probe.supportsRandomFully();
     Ruleset ruleset = generator.generate(options(randomFully), state, true, null);
-    lastLineOwners = ruleset.lineOwners();
-    lastDryRun = ruleset;
+    lastPrinted = ruleset;
     settings.dryRunOutput().print("# " + (settings.family() == IpFamily.IPv6 ? "ip6tables" : "iptables")
         + "-restore --noflush --counters input (dry run, nothing applied)\n");
     settings.dryRunOutput().print(ruleset.payload());
     settings.dryRunOutput().flush();
-    return new SyncResult(true, Map.of("filter", ruleset.filterRules(), "nat", ruleset.natRulesTotal()),
-        ruleset.noLocalEndpointsInternal(), ruleset.noLocalEndpointsExternal());
+    return result(true, ruleset);
   }
 
   RulesetOptions options(IptablesTool t) {
@@ -357,8 +399,8 @@ public class IptablesProxier implements ProxyBackend {
    * cannot be created just loses its metric, and its rule is written without "-m nfacct".
    */
   private void ensureNfacctCounters() {
-    if (!nfacctTried) {
-      nfacctTried = true;
+    if (!nfacctOpened) {
+      nfacctOpened = true;
       if (nfacctOpener != null) {
         try {
           nfacct = nfacctOpener.call();
@@ -463,75 +505,6 @@ public class IptablesProxier implements ProxyBackend {
     return !anyIPv4;
   }
 
-  /**
-   * Jump rules of §5 and the canary chains. With the current iptables-save (tables), everything missing
-   * is added in one small iptables-restore (-I inserts at the top, in upstream's order, so the result is
-   * the same as upstream's one command per rule); without it (save failed), one command per item.
-   */
-  private void ensureJumpRulesAndCanaries(IptablesTool t, Map<String, String> tables)
-      throws IOException, IptablesTool.RestoreException {
-    List<JumpRule> all = new ArrayList<>(JumpRule.KUBE_PROXY);
-    all.addAll(JumpRule.KUBELET);
-    if (tables == null) {
-      Set<String> ensured = new HashSet<>();
-      for (JumpRule jump : all) {
-        if (ensured.add(jump.table() + "/" + jump.target())) {
-          t.ensureChain(jump.table(), jump.target());
-        }
-        t.ensureRuleAtTop(jump.table(), jump.builtin(), jump.ruleArgs());
-      }
-      ensureCanaries(t);
-      return;
-    }
-    Map<String, StringBuilder> chainLines = new java.util.LinkedHashMap<>();
-    Map<String, StringBuilder> ruleLines = new HashMap<>();
-    Map<String, Set<String>> declared = new HashMap<>();
-    for (JumpRule jump : all) {
-      String dump = "\n" + tables.getOrDefault(jump.table(), "");
-      Set<String> existing = IptablesTool.chainsOf(dump.substring(1));
-      if (!existing.contains(jump.target())
-          && declared.computeIfAbsent(jump.table(), k -> new HashSet<>()).add(jump.target())) {
-        chainLines.computeIfAbsent(jump.table(), k -> new StringBuilder())
-            .append(':').append(jump.target()).append(" - [0:0]\n");
-      }
-      if (!dump.contains("\n" + jump.saveLine() + "\n")) {
-        chainLines.computeIfAbsent(jump.table(), k -> new StringBuilder());
-        ruleLines.computeIfAbsent(jump.table(), k -> new StringBuilder())
-            .append(jump.saveLine().replaceFirst("^-A ", "-I ")).append('\n');
-      }
-    }
-    for (String table : CANARY_TABLES) {
-      if (!IptablesTool.chainsOf(tables.getOrDefault(table, "")).contains(KUBE_PROXY_CANARY)) {
-        chainLines.computeIfAbsent(table, k -> new StringBuilder())
-            .append(':').append(KUBE_PROXY_CANARY).append(" - [0:0]\n");
-      }
-    }
-    if (!chainLines.isEmpty()) {
-      StringBuilder input = new StringBuilder();
-      for (Map.Entry<String, StringBuilder> table : chainLines.entrySet()) {
-        input.append('*').append(table.getKey()).append('\n').append(table.getValue());
-        input.append(ruleLines.getOrDefault(table.getKey(), new StringBuilder())).append("COMMIT\n");
-      }
-      t.restore(input.toString(), null);
-    }
-    canariesCreated = true;
-  }
-
-  private void ensureCanaries(IptablesTool t) {
-    try {
-      for (String table : CANARY_TABLES) {
-        t.ensureChain(table, KUBE_PROXY_CANARY);
-      }
-      canariesCreated = true;
-    } catch (IOException e) {
-      Log.warn("Could not create the iptables canary chains (will retry)", "err", e);
-    }
-  }
-
-  private boolean canaryMissing(IptablesTool t) throws IOException {
-    return !t.chainExists("mangle", KUBE_PROXY_CANARY);
-  }
-
   @Override
   public synchronized boolean rulesDisturbed() {
     if (settings.dryRun() || !monitor.armed()) {
@@ -544,7 +517,7 @@ public class IptablesProxier implements ProxyBackend {
       }
       Log.warn("iptables rules were changed by something else; forcing a full resync", "ipFamily", settings.family(),
           "change", problem);
-      needFullSync = true;
+      pendingFull = SyncPlan.full("rules changed by something else");
       monitor.reset();
       return true;
     } catch (IOException e) {
@@ -558,11 +531,11 @@ public class IptablesProxier implements ProxyBackend {
   public synchronized void cleanup() throws SyncException {
     boolean ok = true;
     for (IptablesBackend backend : IptablesBackend.values()) {
-      ok &= IptablesCleanup.cleanup(new IptablesTool(runner, settings.family(), backend));
+      ok &= IptablesCleanup.cleanup(new IptablesTool(runner, settings.family(), backend), metrics);
     }
-    needFullSync = true;
+    pendingFull = SyncPlan.full("after cleanup");
     appliedChains = Set.of();
-    canariesCreated = false;
+    baseChains.forget();
     monitor.reset();
     if (!ok) {
       throw new SyncException("iptables cleanup for " + settings.family() + " did not remove everything; see the"

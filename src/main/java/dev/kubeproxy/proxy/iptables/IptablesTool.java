@@ -96,7 +96,7 @@ public final class IptablesTool {
     return atLeast(version(), 1, 6, 2);
   }
 
-  /** Wait flags for iptables itself (iptables.md §4.5). */
+  /** Wait flags for iptables itself (pkg/util/iptables/iptables.go getIPTablesWaitFlag). */
   public synchronized List<String> waitFlags() {
     if (waitFlags == null) {
       int[] v = version();

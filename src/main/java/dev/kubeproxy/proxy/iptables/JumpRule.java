@@ -12,7 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A rule in a built-in chain that jumps to one of kube-proxy's chains (iptables.md §5). These are
+ * A rule in a built-in chain that jumps to one of kube-proxy's chains (pkg/proxy/iptables/proxier.go iptablesJumpChains, iptablesKubeletJumpChains). These are
  * the only rules kube-proxy writes outside its own chains, one command each, at full syncs.
  *
  * @param comment "" for the kubelet-duplicate KUBE-FIREWALL jumps, which have none

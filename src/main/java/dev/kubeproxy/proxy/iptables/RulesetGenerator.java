@@ -11,12 +11,12 @@ import static dev.kubeproxy.proxy.iptables.ChainNames.KUBE_PROXY_FIREWALL;
 import static dev.kubeproxy.proxy.iptables.ChainNames.KUBE_SERVICES;
 
 import dev.kubeproxy.proxy.Endpoint;
-import dev.kubeproxy.proxy.EndpointCategorizer;
 import dev.kubeproxy.proxy.IpFamily;
 import dev.kubeproxy.proxy.LocalTrafficDetector;
 import dev.kubeproxy.proxy.ProxyState;
 import dev.kubeproxy.proxy.ServicePort;
 import dev.kubeproxy.proxy.ServicePortName;
+import dev.kubeproxy.proxy.ServicePortPlan;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.ArrayList;
@@ -29,7 +29,7 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * Turns the service model into upstream's iptables-restore input (iptables.md §6–§9): top-level
+ * Turns the service model into upstream's iptables-restore input (pkg/proxy/iptables/proxier.go syncProxyRules): top-level
  * chains, static rules, per-service-port rules and chains, stale-chain deletion and the final
  * NodePort rule. Keeps chain-name and probability caches between syncs, so it is not thread safe:
  * one generator per proxier, called from one thread at a time.
@@ -123,7 +123,6 @@ public final class RulesetGenerator {
     order.sort(SERVICE_ORDER);
     int noLocalInternal = 0;
     int noLocalExternal = 0;
-    Map<String, String> labels = state.nodeLabels() == null ? Map.of() : state.nodeLabels();
     int n = order.size();
     ServicePortName[] owners = new ServicePortName[n];
     int[][] starts = {new int[n + 1], new int[n + 1], new int[n + 1]};
@@ -135,9 +134,8 @@ public final class RulesetGenerator {
       starts[1][index] = natChains.lines();
       starts[2][index] = natRules.lines();
       index++;
-      ServicePort svc = state.services().get(name);
       boolean write = fullSync || state.changedServices().contains(name.service());
-      int flags = writeService(options, svc, state.endpointsOf(name), labels, large, active,
+      int flags = writeService(options, state.plan(name), large, active,
           filterRules, natRules, write ? natChains : skippedChains, write ? natRules : skippedRules);
       noLocalInternal += flags & 1;
       noLocalExternal += (flags >> 1) & 1;
@@ -214,34 +212,22 @@ public final class RulesetGenerator {
 
   /** Writes one service port; returns bit 0 = no local endpoints internal, bit 1 = external. */
   private int writeService(
-      RulesetOptions options, ServicePort svc, List<Endpoint> endpoints, Map<String, String> labels,
-      boolean large, Set<String> active, LineBuffer filterRules, LineBuffer natServiceRules,
+      RulesetOptions options, ServicePortPlan plan, boolean large, Set<String> active, LineBuffer filterRules, LineBuffer natServiceRules,
       LineBuffer natChains, LineBuffer natRules) {
+    ServicePort svc = plan.service();
     ServiceChains chains = chainsOf(svc.name());
     String spn = chains.spn();
     String proto = chains.protocol();
-    EndpointCategorizer.Result selection = EndpointCategorizer.categorize(svc, endpoints, labels);
-    List<Endpoint> clusterEndpoints = selection.cluster();
-    List<Endpoint> localEndpoints = selection.local();
-    boolean hasEndpoints = selection.hasAnyEndpoints();
-
-    boolean usesClusterPolicyChain = !clusterEndpoints.isEmpty() && svc.usesClusterEndpoints();
-    boolean usesLocalPolicyChain = !localEndpoints.isEmpty() && svc.usesLocalEndpoints();
-    String internalChain = chains.svc();
-    boolean hasInternalEndpoints = hasEndpoints;
-    if (svc.internalPolicyLocal()) {
-      internalChain = chains.svl();
-      hasInternalEndpoints = hasInternalEndpoints && !localEndpoints.isEmpty();
-    }
-    String externalPolicyChain = chains.svc();
-    boolean hasExternalEndpoints = hasEndpoints;
-    if (svc.externalPolicyLocal()) {
-      externalPolicyChain = chains.svl();
-      hasExternalEndpoints = hasExternalEndpoints && !localEndpoints.isEmpty();
-    }
-    boolean usesExternalChain = hasEndpoints && svc.externallyAccessible();
-    boolean usesFwChain = hasEndpoints && !svc.loadBalancerVIPs().isEmpty()
-        && !svc.loadBalancerSourceRanges().isEmpty();
+    List<Endpoint> clusterEndpoints = plan.clusterEndpoints();
+    List<Endpoint> localEndpoints = plan.localEndpoints();
+    boolean hasEndpoints = plan.hasEndpoints();
+    boolean hasInternalEndpoints = plan.hasInternalEndpoints();
+    boolean hasExternalEndpoints = plan.hasExternalEndpoints();
+    boolean usesExternalChain = plan.usesExternalChain();
+    String internalChain = svc.internalPolicyLocal() ? chains.svl() : chains.svc();
+    String externalPolicyChain = svc.externalPolicyLocal() ? chains.svl() : chains.svc();
+    // pkg/proxy/iptables/proxier.go syncProxyRules: usesFWChain also needs endpoints (the chain jumps to EXT)
+    boolean usesFwChain = hasEndpoints && plan.hasSourceRangeFirewall();
     String lbTarget = usesFwChain ? chains.fw() : chains.ext();
 
     String internalFilterTarget = null;
@@ -387,17 +373,17 @@ public final class RulesetGenerator {
 
     Map<Endpoint, EndpointChain> previous = endpointChains.getOrDefault(svc.name(), Map.of());
     EndpointChains sepNames = new EndpointChains(chains, previous);
-    if (usesClusterPolicyChain) {
+    if (plan.usesClusterPolicyChain()) {
       natChains.chainLine(chains.svc());
       active.add(chains.svc());
       writeDispatch(natRules, svc, chains, chains.svc(), clusterEndpoints, large, sepNames);
     }
-    if (usesLocalPolicyChain) {
+    if (plan.usesLocalPolicyChain()) {
       natChains.chainLine(chains.svl());
       active.add(chains.svl());
       writeDispatch(natRules, svc, chains, chains.svl(), localEndpoints, large, sepNames);
     }
-    List<Endpoint> reachable = selection.allReachable();
+    List<Endpoint> reachable = plan.endpoints().allReachable();
     for (Endpoint ep : reachable) {
       EndpointChain sep = sepNames.of(ep);
       String chain = sep.chain();

@@ -1,5 +1,5 @@
 /**
- * The iptables backend (upstream v1.31's iptables mode, reference/iptables.md).
+ * The iptables backend (upstream v1.31's iptables mode, pkg/proxy/iptables/proxier.go).
  *
  * <ul>
  *   <li>{@link dev.kubeproxy.proxy.iptables.IptablesProxier}: one family's backend — full and partial syncs,
@@ -12,8 +12,15 @@
  *   <li>{@link dev.kubeproxy.proxy.iptables.IptablesCleanup}: --cleanup for both families and backends.</li>
  *   <li>{@link dev.kubeproxy.proxy.iptables.RulesMonitor}: the check every syncPeriod that notices rules
  *       flushed or deleted by other programs (canaries, jump rules, top-level rule counts).</li>
- *   <li>{@link dev.kubeproxy.proxy.iptables.RefusedServices} and {@link dev.kubeproxy.proxy.iptables.LineOwners}:
- *       a Service whose rules iptables-restore refuses is found by the refused line and left out.</li>
+ *   <li>{@link dev.kubeproxy.proxy.iptables.BaseChains}: the jump rules from the built-in chains and the
+ *       canary chains, made sure of at full syncs.</li>
+ *   <li>{@link dev.kubeproxy.proxy.iptables.LineOwners}: a Service whose rules iptables-restore refuses is
+ *       found by the refused line and left out (kept in the model's RefusedServicePorts).</li>
  * </ul>
+ *
+ * <p>Owns: one family's iptables state (the tool in use, the chains applied, the next sync's kind);
+ * called only through {@link dev.kubeproxy.proxy.ProxyBackend} on the family proxier's worker. May call:
+ * the proxy model's value types (ProxyState, ServicePortPlan, SyncResult), platform (commands, sysctls,
+ * addresses), metrics, logging; nothing in nftables, cluster or health.
  */
 package dev.kubeproxy.proxy.iptables;

@@ -2,8 +2,6 @@ package dev.kubeproxy.proxy.nftables;
 
 import dev.kubeproxy.proxy.IpFamily;
 import java.util.EnumSet;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -14,19 +12,18 @@ import java.util.Set;
  * agent has verified against a listing still holds exactly what the agent put there. Any other
  * change makes every family unverified again. (The agent sends no transaction that changes
  * nothing; one that did could let a foreign commit within the same milliseconds pass as its own.)
+ *
+ * <p>One instance per network namespace, created by whoever creates that namespace's proxiers
+ * ({@code Proxiers}) and given to both families.
  */
-final class CommitGenerations {
-  private static final Map<String, CommitGenerations> BY_NETNS = new HashMap<>();
+public final class CommitGenerations {
 
   /** The last generation number whose history is accounted for (-1: none yet). */
   private long known = -1;
   /** Families whose table matched the model at {@link #known}, changed since only by the agent. */
   private final Set<IpFamily> verified = EnumSet.noneOf(IpFamily.class);
 
-  /** The instance for a namespace (null: the process's own), shared by that namespace's proxiers. */
-  static synchronized CommitGenerations of(String netns) {
-    return BY_NETNS.computeIfAbsent(netns == null ? "" : netns, k -> new CommitGenerations());
-  }
+  public CommitGenerations() {}
 
   /** A reading outside the agent's commits: a move means someone else committed. */
   synchronized void observed(long generation) {

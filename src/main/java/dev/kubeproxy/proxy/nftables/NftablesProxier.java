@@ -96,22 +96,35 @@ public class NftablesProxier implements ProxyBackend {
   private List<String> appliedNodePortIPs;
   /** Where partial syncs go when they can (null: nft does everything). */
   private NetlinkPath netlink;
-  /** Who else commits to nf_tables here (null without a netlink socket to read generations). */
+  /** Who else commits to nf_tables in this namespace; shared by both families' proxiers. */
+  private final CommitGenerations sharedGenerations;
+  /** {@link #sharedGenerations} while there is a netlink socket to read generations, else null. */
   private CommitGenerations generations;
   /** The generation readings around the last commit: before, after (-1: not read). */
   private long[] lastCommit = {-1, -1};
   /** The generation at which the current full sync listed the table (-1: not listed or not read). */
   private long listedAt = -1;
 
-  public NftablesProxier(ProxierSettings settings, CommandRunner runner) {
+  /**
+   * @param generations the nf_tables commit tracking of the namespace the runner writes to, the same
+   *                    instance for both families
+   */
+  public NftablesProxier(
+      ProxierSettings settings, CommandRunner runner, ProxyMetrics metrics, CommitGenerations generations) {
     this(settings, runner, settings.dryRun() ? new DryRunNftables(settings.family(), settings.dryRunOutput())
-        : new NftCommand(settings.family(), runner), ProxyMetrics.global(), Clock.systemUTC(),
-        NodePortAddresses.fromIpCommand(runner));
+        : new NftCommand(settings.family(), runner), metrics, Clock.systemUTC(),
+        NodePortAddresses.fromIpCommand(runner), generations);
   }
 
   /** For tests and the benchmark: any {@link Nftables}, metrics, clock and interface addresses. */
   NftablesProxier(ProxierSettings settings, CommandRunner runner, Nftables nft, ProxyMetrics metrics,
       Clock clock, Supplier<List<String>> interfaceAddresses) {
+    this(settings, runner, nft, metrics, clock, interfaceAddresses, new CommitGenerations());
+  }
+
+  NftablesProxier(ProxierSettings settings, CommandRunner runner, Nftables nft, ProxyMetrics metrics,
+      Clock clock, Supplier<List<String>> interfaceAddresses, CommitGenerations generations) {
+    this.sharedGenerations = generations;
     this.settings = settings;
     this.runner = runner;
     this.nft = nft;
@@ -158,7 +171,7 @@ public class NftablesProxier implements ProxyBackend {
   /** Sends partial syncs over this netlink socket when they can go that way (null: never). */
   synchronized void useNetlink(NetlinkPath netlink) {
     this.netlink = netlink;
-    this.generations = netlink == null ? null : CommitGenerations.of(runner.netns());
+    this.generations = netlink == null ? null : sharedGenerations;
     this.reader = netlink != null ? netlink : nft instanceof TableReader r ? r : null;
     if (netlink != null) {
       Log.info("nftables: transactions go to nf_tables over netlink (nft for what the encoder does not write)",

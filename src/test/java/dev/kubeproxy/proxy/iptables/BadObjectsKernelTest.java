@@ -128,11 +128,11 @@ class BadObjectsKernelTest {
     AgentOptions options = new AgentOptions(config, null, null, "node-1", manifestsDir, false, false, false);
     ProxierSettings settings = Fixtures.settings(IpFamily.IPv4, List.of(), clusterCidr("10.244.0.0/16"), false, true, null);
     ProxierVerticle.BackendFactory backends = (o, n, r) -> List.<ProxyBackend>of(mode.equals("iptables")
-        ? new IptablesProxier(settings, r, new Sysctls(tmp.resolve("sys")), List::of, IptablesBackend.LEGACY)
-        : new NftablesProxier(settings, r));
+        ? new IptablesProxier(settings, r, new ProxyMetrics(), new Sysctls(tmp.resolve("sys")), List::of, IptablesBackend.LEGACY)
+        : new NftablesProxier(settings, r, new ProxyMetrics(), new dev.kubeproxy.proxy.nftables.CommitGenerations()));
     NodeInfo node = new NodeInfo("node-1", List.of("192.168.200.10"), List.of(), Map.of());
-    ProxierVerticle proxier = new ProxierVerticle(options, node, backends, ns.runner, ProxyMetrics.global());
-    get(vertx.deployVerticle(proxier));
+    ProxierVerticle proxier = new ProxierVerticle(options, node, backends, ns.runner, new ProxyMetrics());
+    get(vertx.deployVerticle(proxier, ProxierVerticle.DEPLOYMENT));
     get(vertx.deployVerticle(new ClusterWatchVerticle(options)));
 
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);

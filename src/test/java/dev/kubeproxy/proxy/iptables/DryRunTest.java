@@ -1,5 +1,7 @@
 package dev.kubeproxy.proxy.iptables;
 
+import dev.kubeproxy.metrics.ProxyMetrics;
+
 import static dev.kubeproxy.proxy.iptables.Fixtures.clusterCidr;
 import static dev.kubeproxy.proxy.iptables.Fixtures.ready;
 import static dev.kubeproxy.proxy.iptables.Fixtures.spn;
@@ -32,7 +34,7 @@ class DryRunTest {
         out);
     // Every command this runner starts fails (no such namespace): as on a machine without iptables.
     CommandRunner nothingRuns = CommandRunner.inNetns("kp-ipt-no-such-namespace");
-    IptablesProxier proxier = new IptablesProxier(settings, nothingRuns, new Sysctls(sysctlRoot), List::of, null);
+    IptablesProxier proxier = new IptablesProxier(settings, nothingRuns, new ProxyMetrics(), new Sysctls(sysctlRoot), List::of, null);
     proxier.privilegedInit();
     var st = state().add(svc(spn("demo", "web", "http", "TCP"), "10.96.12.34", 80).nodePort(30080),
         ready("10.244.1.5", 8080, true), ready("10.244.2.7", 8080, false)).build();

@@ -96,9 +96,9 @@ class FlushRepairKernelTest {
     AgentOptions options = new AgentOptions(config, null, null, "node-1", dir.toString(), false, false, false);
     ProxierSettings settings = Fixtures.settings(IpFamily.IPv4, List.of(), clusterCidr("10.244.0.0/16"), false, true, null);
     ProxierVerticle.BackendFactory backends = (o, n, r) -> List.<ProxyBackend>of(
-        new IptablesProxier(settings, r, new Sysctls(tmp.resolve("sys")), List::of, IptablesBackend.LEGACY));
+        new IptablesProxier(settings, r, new ProxyMetrics(), new Sysctls(tmp.resolve("sys")), List::of, IptablesBackend.LEGACY));
     NodeInfo node = new NodeInfo("node-1", List.of("192.168.200.10"), List.of(), Map.of());
-    get(vertx.deployVerticle(new ProxierVerticle(options, node, backends, ns.runner, ProxyMetrics.global())));
+    get(vertx.deployVerticle(new ProxierVerticle(options, node, backends, ns.runner, new ProxyMetrics()), ProxierVerticle.DEPLOYMENT));
     get(vertx.deployVerticle(new ClusterWatchVerticle(options)));
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);
     while (!rules().contains("10.244.1.20:8080") && System.nanoTime() < deadline) {

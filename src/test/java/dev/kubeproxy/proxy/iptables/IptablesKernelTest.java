@@ -41,6 +41,7 @@ class IptablesKernelTest {
 
   @TempDir Path sysctlRoot;
   private ScratchNamespace ns;
+  private final ProxyMetrics metrics = new ProxyMetrics();
 
   @BeforeEach
   void setUp() throws Exception {
@@ -60,7 +61,7 @@ class IptablesKernelTest {
   private IptablesProxier proxier(IpFamily family, IptablesBackend backend) {
     ProxierSettings settings = Fixtures.settings(family, List.of(),
         clusterCidr(family == IpFamily.IPv4 ? "10.244.0.0/16" : "fd00:10:244::/64"), false, true, null);
-    return new IptablesProxier(settings, ns.runner, new Sysctls(sysctlRoot), List::of, backend);
+    return new IptablesProxier(settings, ns.runner, metrics, new Sysctls(sysctlRoot), List::of, backend);
   }
 
   private String save(IptablesBackend backend, IpFamily family, String table) throws Exception {
@@ -95,6 +96,7 @@ class IptablesKernelTest {
     assertTrue(filter.contains("-A INPUT -m conntrack --ctstate NEW -m comment --comment \"kubernetes load balancer"
         + " firewall\" -j KUBE-PROXY-FIREWALL"), filter);
     assertTrue(save(backend, IpFamily.IPv4, "mangle").contains(":KUBE-PROXY-CANARY "));
+    assertEquals(first.ruleCounts().get("nat"), natRules(ns.runner.lastRestoreInput()));
 
     // Partial sync: one endpoint of demo/web replaced; its old endpoint chain is deleted.
     SyncResult second = proxier.sync(twoServices("10.244.3.8").changed(WEB).build());
@@ -271,7 +273,7 @@ class IptablesKernelTest {
     proxier.sync(twoServices("10.244.2.7").build());
     ns.out("iptables-legacy", "-t", "filter", "-N", "KUBE-KUBELET-CANARY");
     ns.out("iptables-legacy", "-t", "nat", "-N", "KUBE-MARK-DROP");
-    assertTrue(IptablesCleanup.cleanupAll(ns.runner));
+    assertTrue(IptablesCleanup.cleanupAll(ns.runner, metrics));
     String filter = save(IptablesBackend.LEGACY, IpFamily.IPv4, "filter");
     assertTrue(filter.contains(":KUBE-FIREWALL "), "kubelet runs here: its KUBE-FIREWALL stays");
     assertTrue(filter.contains(":KUBE-KUBELET-CANARY "));
@@ -283,8 +285,7 @@ class IptablesKernelTest {
   }
 
   /** An IPv4 counter's value from the agent's /metrics text (0 before its first increment). */
-  private static double metric(String name) {
-    ProxyMetrics metrics = ProxyMetrics.global();
+  private double metric(String name) {
     if (!metrics.registry().isRegistered(name)) {
       metrics.registerFor(ProxyMode.IPTABLES);
     }
@@ -295,6 +296,18 @@ class IptablesKernelTest {
       }
     }
     return 0;
+  }
+
+  /** The rules a full sync's restore input writes into the nat table's chains (all of them kube-proxy's). */
+  private static int natRules(String restoreInput) {
+    String nat = restoreInput.substring(restoreInput.indexOf("*nat\n"));
+    int rules = 0;
+    for (String line : nat.split("\n")) {
+      if (line.startsWith("-A ")) {
+        rules++;
+      }
+    }
+    return rules;
   }
 
   private static String withoutCounters(String save) {

@@ -32,7 +32,7 @@ class IptablesProxierSettingsTest {
         clusterCidr(family == IpFamily.IPv4 ? "10.244.0.0/16" : "fd00:10:244::/64"), false, localhostNodePorts,
         new PrintStream(bytes, true, StandardCharsets.UTF_8));
     var proxier = new IptablesProxier(settings, CommandRunner.inNetns("kp-ipt-no-such-namespace"),
-        new Sysctls(sysctlRoot), () -> interfaceAddresses, null);
+        new dev.kubeproxy.metrics.ProxyMetrics(), new Sysctls(sysctlRoot), () -> interfaceAddresses, null);
     String ip = family == IpFamily.IPv4 ? "10.96.12.34" : "fd00:10:96::1234";
     proxier.sync(state().add(svc(spn("demo", "web", "http", "TCP"), ip, 80).nodePort(30080),
         ready(family == IpFamily.IPv4 ? "10.244.1.5" : "fd00:10:244::5", 8080, true)).build());

@@ -67,7 +67,7 @@ class NfacctKernelTest {
   void rulesCountLocalhostNodePortPacketsAndMetricsReadThem(IptablesBackend backend) throws Exception {
     ProxierSettings settings = Fixtures.settings(IpFamily.IPv4, List.of(), clusterCidr("10.244.0.0/16"), false, true,
         null);
-    IptablesProxier proxier = new IptablesProxier(settings, ns.runner, new Sysctls(sysctlRoot), List::of, backend,
+    IptablesProxier proxier = new IptablesProxier(settings, ns.runner, new ProxyMetrics(), new Sysctls(sysctlRoot), List::of, backend,
         () -> NfacctCounters.open(ns.name));
     proxier.privilegedInit();
     proxier.sync(state().add(svc(WEB, "10.96.12.34", 80).nodePort(30080), ready("10.244.1.5", 8080, true)).build());
@@ -113,7 +113,7 @@ class NfacctKernelTest {
   void withoutNfacctTheRulesHaveNoCounters() throws Exception {
     ProxierSettings settings = Fixtures.settings(IpFamily.IPv4, List.of(), clusterCidr("10.244.0.0/16"), false, true,
         null);
-    IptablesProxier proxier = new IptablesProxier(settings, ns.runner, new Sysctls(sysctlRoot), List::of,
+    IptablesProxier proxier = new IptablesProxier(settings, ns.runner, new ProxyMetrics(), new Sysctls(sysctlRoot), List::of,
         IptablesBackend.LEGACY, () -> {
           throw new java.io.IOException("no nfacct here");
         });

@@ -17,32 +17,8 @@ final class ScratchNamespace implements AutoCloseable {
 
   private ScratchNamespace(String name) {
     this.name = name;
-    this.runner = new RecordingRunner(name);
-  }
-
-  /**
-   * Runs commands inside the namespace and keeps the last iptables-restore input: the proxier
-   * itself keeps none of it (tens of megabytes in a large cluster).
-   */
-  static final class RecordingRunner extends CommandRunner {
-    private volatile String lastRestoreInput;
-
-    RecordingRunner(String namespace) {
-      super(List.of("ip", "netns", "exec", namespace), namespace, DEFAULT_TIMEOUT);
-    }
-
-    @Override
-    public Result run(List<String> argv, String stdin) throws IOException {
-      if (!argv.isEmpty() && argv.get(0).endsWith("-restore")) {
-        lastRestoreInput = stdin;
-      }
-      return super.run(argv, stdin);
-    }
-
-    /** The input of the last iptables-restore or ip6tables-restore run, or null. */
-    String lastRestoreInput() {
-      return lastRestoreInput;
-    }
+    // keeps the last iptables-restore input: the proxier itself keeps none of it
+    this.runner = new RecordingRunner(CommandRunner.inNetns(name));
   }
 
   static ScratchNamespace create() throws IOException {

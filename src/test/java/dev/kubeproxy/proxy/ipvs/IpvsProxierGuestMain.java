@@ -40,7 +40,7 @@ public final class IpvsProxierGuestMain {
 
   public static void main(String[] args) throws Exception {
     network();
-    AgentContext context = new AgentContext(ProxyMetrics.global(), FeatureGates.of(Map.of()), Clock.systemUTC(), RUN);
+    AgentContext context = new AgentContext(new ProxyMetrics(), FeatureGates.of(Map.of()), Clock.systemUTC(), RUN);
     IpvsProxier v4 = new IpvsProxier(settings(IpFamily.IPv4, "192.168.0.2"), IpvsSettings.of(ipvsConfig(), IpFamily.IPv4),
         context);
     IpvsProxier v6 = new IpvsProxier(settings(IpFamily.IPv6, "fd00:1::2"), IpvsSettings.of(ipvsConfig(), IpFamily.IPv6),

@@ -223,7 +223,8 @@ class NftablesIncrementalSyncTest {
     ProxierSettings dry = new ProxierSettings(IpFamily.IPv4, "node-a", V4.nodeIPs(), V4.nodePortAddresses(), false,
         14, false, V4.localDetector(), V4.syncPeriod(), V4.minSyncPeriod(), new PrintStream(out, true, StandardCharsets.UTF_8));
     // A runner whose commands cannot run: nothing may be executed in dry-run.
-    NftablesProxier p = new NftablesProxier(dry, CommandRunner.inNetns("kp-nft-does-not-exist"));
+    NftablesProxier p = new NftablesProxier(dry, CommandRunner.inNetns("kp-nft-does-not-exist"),
+        new dev.kubeproxy.metrics.ProxyMetrics(), new CommitGenerations());
     p.privilegedInit();
     p.sync(twoEndpoints().state());
     String text = out.toString(StandardCharsets.UTF_8);

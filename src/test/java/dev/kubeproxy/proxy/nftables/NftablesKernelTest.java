@@ -90,9 +90,9 @@ class NftablesKernelTest {
 
   @Test
   void startupCheckPassesOnThisKernel() throws Exception {
-    NftablesProxier p = new NftablesProxier(settings(IpFamily.IPv4), inNs);
+    NftablesProxier p = new NftablesProxier(settings(IpFamily.IPv4), inNs, metrics, new CommitGenerations());
     p.privilegedInit();
-    new NftablesProxier(settings(IpFamily.IPv6), inNs).privilegedInit();
+    new NftablesProxier(settings(IpFamily.IPv6), inNs, metrics, new CommitGenerations()).privilegedInit();
     assertEquals("ERROR", list("table ip kube-proxy").substring(0, 5), "the check commits nothing");
   }
 

@@ -220,10 +220,11 @@ class NftablesNetlinkTest {
     CommandRunner in = namespace();
     Duration period = Duration.ofSeconds(30);
     ServicePortName web = spn("demo", "web", "http");
+    CommitGenerations generations = new CommitGenerations(); // one per namespace, both families
     NftablesProxier p4 = new NftablesProxier(settings(IpFamily.IPv4, Detector.CLUSTER_CIDR.of(IpFamily.IPv4), period),
-        in, new NftCommand(IpFamily.IPv4, in), metrics, clock, List::of);
+        in, new NftCommand(IpFamily.IPv4, in), metrics, clock, List::of, generations);
     NftablesProxier p6 = new NftablesProxier(settings(IpFamily.IPv6, Detector.CLUSTER_CIDR.of(IpFamily.IPv6), period),
-        in, new NftCommand(IpFamily.IPv6, in), metrics, clock, List::of);
+        in, new NftCommand(IpFamily.IPv6, in), metrics, clock, List::of, generations);
     CountingNetlink nft4 = CountingNetlink.open(IpFamily.IPv4, in.netns());
     CountingNetlink nft6 = CountingNetlink.open(IpFamily.IPv6, in.netns());
     p4.useNetlink(nft4);

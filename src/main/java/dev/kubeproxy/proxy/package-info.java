@@ -1,0 +1,23 @@
+/**
+ * The service proxy's model and sync loop, independent of the rule backend (upstream's
+ * pkg/proxy: servicechangetracker.go, endpointschangetracker.go, endpointslicecache.go,
+ * topology.go, metaproxier).
+ *
+ * <p>Owns: the per-family change trackers and live maps ({@link dev.kubeproxy.proxy.ServiceChangeTracker},
+ * {@link dev.kubeproxy.proxy.EndpointsChangeTracker}, {@link dev.kubeproxy.proxy.ServicePortMap},
+ * {@link dev.kubeproxy.proxy.EndpointsMap}), the per-port policy ({@link dev.kubeproxy.proxy.ServicePortPlan}),
+ * the state a backend programs ({@link dev.kubeproxy.proxy.ProxyState}: the whole model, the changed
+ * services and why a full sync is due) and what it reports back ({@link dev.kubeproxy.proxy.SyncResult}),
+ * the sync runner ({@link dev.kubeproxy.proxy.BoundedFrequencyRunner}), and the choice of backends
+ * ({@link dev.kubeproxy.proxy.Proxiers}).
+ *
+ * <p>Threads: {@link dev.kubeproxy.proxy.ProxierVerticle} is a worker verticle; its one context owns
+ * every family's model and backend ({@link dev.kubeproxy.proxy.FamilyProxier}), so nothing here locks.
+ *
+ * <p>May call: the backends through {@link dev.kubeproxy.proxy.ProxyBackend} (subpackages iptables,
+ * nftables; conntrack for the stale-entry cleanup), platform (commands, addresses), metrics
+ * (ProxyMetrics), config (the configuration and gates), logging. It hears the cluster through the
+ * event bus (cluster.* addresses) and tells health and the cluster watch through it (health
+ * updates, Service health, events); it never calls those packages' objects directly.
+ */
+package dev.kubeproxy.proxy;
