@@ -56,16 +56,25 @@ public class AgentVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     EventBusCodecs.register(vertx);
-    AgentOptions options = prepared;
-    if (options == null) {
-      JulBridge.install();
-      Startup.Outcome outcome = Startup.prepare(JsonArgs.toArgs(config()), System.out, System.err);
+    if (prepared != null) {
+      return run(prepared);
+    }
+    JulBridge.install();
+    Startup.Parsed parsed = Startup.parse(JsonArgs.toArgs(config()), System.out, System.err);
+    if (parsed instanceof Startup.Exit exit) {
+      exit(exit.status());
+      return Future.succeededFuture();
+    }
+    return Startup.prepare(vertx, (Startup.Flags) parsed).compose(outcome -> {
       if (outcome instanceof Startup.Exit exit) {
         exit(exit.status());
         return Future.succeededFuture();
       }
-      options = ((Startup.Run) outcome).options();
-    }
+      return run(((Startup.Run) outcome).options());
+    });
+  }
+
+  private Future<?> run(AgentOptions options) {
     vertx.eventBus().<Object>consumer(EventBusAddresses.FATAL, msg -> {
       Log.error("Error running ProxyServer", "err", String.valueOf(msg.body()));
       Log.error("command failed", "err", String.valueOf(msg.body()));

@@ -31,18 +31,30 @@ public final class Main {
       return;
     }
     JulBridge.install();
-    Startup.Outcome outcome = Startup.prepare(List.of(args), System.out, System.err);
-    if (outcome instanceof Startup.Exit exit) {
+    Startup.Parsed parsed = Startup.parse(List.of(args), System.out, System.err);
+    if (parsed instanceof Startup.Exit exit) {
       System.out.flush();
       System.exit(exit.status());
       return;
     }
-    AgentOptions options = ((Startup.Run) outcome).options();
+    // built before Complete: the --config file is read through vertx-config
     Vertx vertx = Metrics.vertxBuilder().build();
-    vertx.deployVerticle(new AgentVerticle(options, Main::exitProcess)).onFailure(err -> {
-      // AgentVerticle has logged why; a failed deployment never exits 0
-      Log.v(2).info("Deployment failed", "err", err);
-      exitProcess(vertx, 1);
+    Startup.prepare(vertx, (Startup.Flags) parsed).onComplete(prepared -> {
+      if (prepared.failed()) {
+        Log.error("command failed", "err", prepared.cause().toString());
+        exitProcess(vertx, 1);
+        return;
+      }
+      if (prepared.result() instanceof Startup.Exit exit) {
+        exitProcess(vertx, exit.status());
+        return;
+      }
+      AgentOptions options = ((Startup.Run) prepared.result()).options();
+      vertx.deployVerticle(new AgentVerticle(options, Main::exitProcess)).onFailure(err -> {
+        // AgentVerticle has logged why; a failed deployment never exits 0
+        Log.v(2).info("Deployment failed", "err", err);
+        exitProcess(vertx, 1);
+      });
     });
   }
 

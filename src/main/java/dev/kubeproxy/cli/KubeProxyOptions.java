@@ -3,26 +3,28 @@ package dev.kubeproxy.cli;
 import dev.kubeproxy.config.ConfigCodec;
 import dev.kubeproxy.config.ConfigDecodeException;
 import dev.kubeproxy.config.ConfigDefaults;
-import dev.kubeproxy.config.ConfigFileReader;
+import dev.kubeproxy.config.ConfigFileLoader;
 import dev.kubeproxy.config.FeatureGates;
 import dev.kubeproxy.config.IpUtil;
 import dev.kubeproxy.config.KubeProxyConfiguration;
+import dev.kubeproxy.config.ProxyMode;
 import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.logging.VModule;
-import java.io.IOException;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.NoSuchFileException;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
 
 /**
- * upstream's Options.Complete (server.md §4): builds the effective configuration from the flag
- * defaults, the flags or the --config file, the platform defaults, --hostname-override and the
+ * upstream's Options.Complete (cmd/kube-proxy/app/options.go): builds the effective configuration
+ * from the flag defaults, the flags or the --config file, the platform defaults, --hostname-override and the
  * feature gates, with upstream's precedence.
  *
  * @param config        the completed configuration (the mode's sync periods and masqueradeAll are in
@@ -42,12 +44,55 @@ public record KubeProxyOptions(
     boolean dryRun,
     FeatureGates gates) {
 
-  public static KubeProxyOptions complete(ParsedFlags f) throws CompleteException {
+  /**
+   * Complete with the --config file, if any, read through vertx-config ({@link ConfigFileLoader}).
+   * Fails with a {@link CompleteException}.
+   */
+  public static Future<KubeProxyOptions> complete(Vertx vertx, ParsedFlags f) {
+    String configFile = emptyToNull(f.getString("config"));
+    Future<KubeProxyConfiguration> file = configFile == null ? Future.succeededFuture() : load(vertx, configFile);
+    return file.compose(loaded -> {
+      try {
+        return Future.succeededFuture(complete(f, loaded));
+      } catch (CompleteException e) {
+        return Future.failedFuture(e);
+      }
+    });
+  }
+
+  /**
+   * Complete for a command that runs outside the agent ({@code kube-proxy explain}): blocks while the
+   * --config file is read through a Vert.x instance of its own, closed afterwards.
+   */
+  public static KubeProxyOptions completeBlocking(ParsedFlags f) throws CompleteException {
+    if (emptyToNull(f.getString("config")) == null) {
+      return complete(f, null);
+    }
+    Vertx vertx = Vertx.vertx();
+    try {
+      return complete(vertx, f).toCompletionStage().toCompletableFuture().get();
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof CompleteException c ? c : new CompleteException(String.valueOf(e.getCause()));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new CompleteException("interrupted while reading " + f.getString("config"));
+    } finally {
+      vertx.close();
+    }
+  }
+
+  /**
+   * Complete over the flags and, with --config, the file's decoded configuration.
+   *
+   * @param loaded the --config file's configuration (defaults applied), null without --config
+   */
+  static KubeProxyOptions complete(ParsedFlags f, KubeProxyConfiguration loaded) throws CompleteException {
     String configFile = emptyToNull(f.getString("config"));
     String writeConfigTo = emptyToNull(f.getString("write-config-to"));
 
     // The flags start from the defaulted v1alpha1 object, converted to the internal view: the sync
-    // periods come from the iptables section whatever mode is chosen later (server.md §3).
+    // periods come from the iptables section whatever mode is chosen later
+    // (cmd/kube-proxy/app/options.go processV1Alpha1Flags).
     KubeProxyConfiguration config = ConfigDefaults.defaulted();
     Duration syncPeriod = config.iptables.syncPeriod;
     Duration minSyncPeriod = config.iptables.minSyncPeriod;
@@ -63,13 +108,11 @@ public record KubeProxyOptions(
 
     if (configFile != null) {
       // 2. the file replaces every configuration flag; explicitly set logging flags win
-      KubeProxyConfiguration loaded = load(configFile);
       applyLoggingFlags(loaded, f, true);
       config = loaded;
     } else {
       // 3. processV1Alpha1Flags: the sync-period flags by (raw) mode, the cluster CIDRs
-      String rawMode = f.getString("proxy-mode");
-      boolean ipvs = "ipvs".equals(rawMode);
+      boolean ipvs = ProxyMode.IPVS.text().equals(f.getString("proxy-mode"));
       if (f.isSet("iptables-sync-period") && !ipvs) {
         syncPeriod = f.get("iptables-sync-period");
       }
@@ -87,9 +130,9 @@ public record KubeProxyOptions(
     // 4. platform defaults (Linux)
     if (config.mode == null || config.mode.isEmpty()) {
       Log.info("Using iptables proxy");
-      config.mode = "iptables";
+      config.mode = ProxyMode.IPTABLES.text();
     }
-    if (config.mode.equals("nftables") && (config.nodePortAddresses == null || config.nodePortAddresses.isEmpty())) {
+    if (config.mode.equals(ProxyMode.NFTABLES.text()) && (config.nodePortAddresses == null || config.nodePortAddresses.isEmpty())) {
       config.nodePortAddresses = new ArrayList<>(List.of("primary"));
     }
     if (config.detectLocalMode == null || config.detectLocalMode.isEmpty()) {
@@ -125,30 +168,35 @@ public record KubeProxyOptions(
         applied.gates());
   }
 
-  /** Reads and decodes --config, falling back to lenient decoding with upstream's log line. */
-  static KubeProxyConfiguration load(String configFile) throws CompleteException {
-    byte[] data;
-    try {
-      data = ConfigFileReader.read(Path.of(configFile));
-    } catch (ConfigFileReader.TooLargeException e) {
-      throw new CompleteException("read " + configFile + ": " + e.getMessage());
-    } catch (NoSuchFileException e) {
-      throw new CompleteException("open " + configFile + ": no such file or directory");
-    } catch (AccessDeniedException e) {
-      throw new CompleteException("open " + configFile + ": permission denied");
-    } catch (IOException e) {
-      throw new CompleteException("read " + configFile + ": " + e.getMessage());
+  /**
+   * Reads and decodes --config, falling back to lenient decoding with upstream's log line
+   * (cmd/kube-proxy/app/options.go Options.loadConfig). Fails with a {@link CompleteException} in
+   * upstream's words.
+   */
+  static Future<KubeProxyConfiguration> load(Vertx vertx, String configFile) {
+    return ConfigFileLoader.load(vertx, configFile).transform(ar -> {
+      if (ar.failed()) {
+        return Future.failedFuture(loadError(configFile, ar.cause()));
+      }
+      ConfigCodec.Decoded decoded = ar.result();
+      if (!decoded.strict()) {
+        Log.info("Using lenient decoding as strict decoding failed", "err", decoded.strictError());
+      }
+      return Future.succeededFuture(decoded.config());
+    });
+  }
+
+  private static CompleteException loadError(String configFile, Throwable err) {
+    if (err instanceof ConfigDecodeException) {
+      return new CompleteException("failed to decode: " + err.getMessage());
     }
-    ConfigCodec.Decoded decoded;
-    try {
-      decoded = ConfigCodec.decode(configFile, data);
-    } catch (ConfigDecodeException e) {
-      throw new CompleteException("failed to decode: " + e.getMessage());
+    if (err instanceof NoSuchFileException) {
+      return new CompleteException("open " + configFile + ": no such file or directory");
     }
-    if (!decoded.strict()) {
-      Log.info("Using lenient decoding as strict decoding failed", "err", decoded.strictError());
+    if (err instanceof AccessDeniedException) {
+      return new CompleteException("open " + configFile + ": permission denied");
     }
-    return decoded.config();
+    return new CompleteException("read " + configFile + ": " + err.getMessage());
   }
 
   /**
@@ -188,23 +236,27 @@ public record KubeProxyOptions(
     return values;
   }
 
-  /** Puts upstream's single internal values into the section the final mode reads them from. */
+  /**
+   * Puts upstream's single internal values into the section the final mode reads them from (a mode
+   * that validation will reject reads iptables').
+   */
   private static void storeInternalValues(KubeProxyConfiguration c, Duration sync, Duration minSync, boolean masqAll) {
-    switch (c.effectiveMode()) {
-      case "ipvs" -> {
+    ProxyMode mode = ProxyMode.parse(c.mode).orElse(ProxyMode.IPTABLES);
+    switch (mode) {
+      case IPVS -> {
         c.ipvs.syncPeriod = sync;
         c.ipvs.minSyncPeriod = minSync;
       }
-      case "nftables" -> {
+      case NFTABLES -> {
         c.nftables.syncPeriod = sync;
         c.nftables.minSyncPeriod = minSync;
       }
-      default -> {
+      case IPTABLES -> {
         c.iptables.syncPeriod = sync;
         c.iptables.minSyncPeriod = minSync;
       }
     }
-    if (c.effectiveMode().equals("nftables")) {
+    if (mode == ProxyMode.NFTABLES) {
       c.nftables.masqueradeAll = masqAll;
     } else {
       c.iptables.masqueradeAll = masqAll;

@@ -7,6 +7,8 @@ import dev.kubeproxy.config.KubeProxyConfiguration;
 import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.logging.LogFormat;
 import dev.kubeproxy.logging.VModule;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -17,21 +19,31 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Everything before the verticles (server.md §2): parse the flags, --version/--help, Complete,
- * initialise logging, dump the flags at -v=1, Validate, --write-config-to, the node name. Shared by
- * {@code java -jar} (Main) and {@code vertx run} (AgentVerticle); it never exits the process itself.
+ * Everything before the verticles (cmd/kube-proxy/app/server.go NewProxyCommand's RunE): parse the flags,
+ * --version/--help, Complete, initialise logging, dump the flags at -v=1, Validate, --write-config-to, the
+ * node name. Shared by {@code java -jar} (Main) and {@code vertx run} (AgentVerticle); it never exits the
+ * process itself.
  */
 public final class Startup {
   private Startup() {}
 
+  /** What the command line asks before anything is built: an exit, or a run with these flags. */
+  public sealed interface Parsed permits Exit, Flags {}
+
   /** What to do next: exit with a status, or run the agent with these options. */
   public sealed interface Outcome permits Exit, Run {}
 
-  public record Exit(int status) implements Outcome {}
+  public record Exit(int status) implements Outcome, Parsed {}
+
+  public record Flags(ParsedFlags flags) implements Parsed {}
 
   public record Run(AgentOptions options, KubeProxyOptions completed) implements Outcome {}
 
-  public static Outcome prepare(List<String> args, PrintStream stdout, PrintStream stderr) {
+  /**
+   * Parses the flags and answers --version and --help, before any Vert.x instance exists: an {@link
+   * Exit} (a bad flag is printed here), or the {@link Flags} to {@link #prepare} a run with.
+   */
+  public static Parsed parse(List<String> args, PrintStream stdout, PrintStream stderr) {
     ParsedFlags flags;
     try {
       flags = FlagParser.parse(args);
@@ -60,13 +72,25 @@ public final class Startup {
       stdout.print(HelpPrinter.render());
       return new Exit(0);
     }
+    return new Flags(flags);
+  }
 
-    KubeProxyOptions options;
-    try {
-      options = KubeProxyOptions.complete(flags);
-    } catch (CompleteException e) {
-      return failed("failed complete: " + e.getMessage());
-    }
+  /**
+   * Prepares the run; the --config file is read through {@code vertx} (vertx-config). The future
+   * never fails: every error is an {@link Exit} with status 1, logged here.
+   */
+  public static Future<Outcome> prepare(Vertx vertx, Flags parsed) {
+    ParsedFlags flags = parsed.flags();
+    return KubeProxyOptions.complete(vertx, flags).transform(ar -> Future.succeededFuture(ar.failed()
+        ? failed("failed complete: " + message(ar.cause()))
+        : afterComplete(flags, ar.result())));
+  }
+
+  /**
+   * Logging, the flag dump, Validate, --write-config-to and the node name (cmd/kube-proxy/app/server.go
+   * NewProxyCommand).
+   */
+  private static Outcome afterComplete(ParsedFlags flags, KubeProxyOptions options) {
     KubeProxyConfiguration config = options.config();
 
     // initialize logging: the configured format, verbosity and vmodule from here on
@@ -110,6 +134,10 @@ public final class Startup {
     return new Run(agent, options);
   }
 
+  private static String message(Throwable t) {
+    return t.getMessage() != null ? t.getMessage() : t.toString();
+  }
+
   private static Outcome failed(String err) {
     Log.error("command failed", "err", err);
     return new Exit(1);
@@ -132,7 +160,7 @@ public final class Startup {
   }
 
   /**
-   * The node name (server.md §9 step 3): the override, or the OS hostname; trimmed, lower-cased.
+   * The node name (pkg/util/node/node.go GetHostname): the override, or the OS hostname; trimmed, lower-cased.
    *
    * @throws IllegalStateException "empty hostname is invalid" or "couldn't determine hostname: ..."
    */

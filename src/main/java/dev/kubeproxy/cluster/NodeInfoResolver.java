@@ -3,6 +3,7 @@ package dev.kubeproxy.cluster;
 import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.AgentOptions;
 import dev.kubeproxy.config.KubeProxyConfiguration;
+import dev.kubeproxy.config.ProxyMode;
 import dev.kubeproxy.proxy.IpFamily;
 import dev.kubeproxy.cluster.objects.Node;
 import io.vertx.core.Future;
@@ -146,7 +147,7 @@ public final class NodeInfoResolver {
    * families; iptables (and ipvs) need both iptables and ip6tables.
    */
   static boolean dualStackSupported(KubeProxyConfiguration cfg) {
-    if ("nftables".equals(cfg.effectiveMode())) {
+    if (cfg.proxyMode() == ProxyMode.NFTABLES) {
       return true;
     }
     return onPath("iptables") && onPath("ip6tables");

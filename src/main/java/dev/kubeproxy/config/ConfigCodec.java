@@ -7,7 +7,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Reads and writes KubeProxyConfiguration files (config.md §1): YAML or JSON, strict decoding
+ * Reads and writes KubeProxyConfiguration files (cmd/kube-proxy/app/options.go Options.loadConfig and
+ * Options.writeConfigFile): YAML or JSON, strict decoding
  * (unknown and duplicate fields are reported) with the caller falling back to the leniently decoded
  * object, v1alpha1 defaulting, and the v1alpha1 YAML output of --write-config-to. The fields and
  * their Go types are declared once, on {@link KubeProxyConfiguration}; {@link ConfigSchema} binds them.
@@ -88,7 +89,7 @@ public final class ConfigCodec {
 
   /**
    * The completed configuration as v1alpha1 YAML, keys sorted, with upstream's reverse conversion
-   * (config.md §1.5).
+   * (pkg/proxy/apis/config/v1alpha1 conversion.go).
    */
   public static String encodeYaml(KubeProxyConfiguration c) {
     return ConfigSchema.yaml(toV1Alpha1(c));
@@ -102,19 +103,16 @@ public final class ConfigCodec {
   public static ObjectNode toV1Alpha1(KubeProxyConfiguration c) {
     ObjectNode doc = ConfigSchema.tree(c);
     String mode = c.mode == null ? "" : c.mode;
-    String active = switch (mode) {
-      case "ipvs", "nftables" -> mode;
-      default -> "iptables";
-    };
+    ProxyMode active = ProxyMode.parse(mode).orElse(ProxyMode.IPTABLES);
     String sync = GoDuration.format(c.syncPeriod());
     String minSync = GoDuration.format(c.minSyncPeriod());
     String zero = GoDuration.format(Duration.ZERO);
-    for (String section : List.of("iptables", "ipvs", "nftables")) {
-      ObjectNode s = (ObjectNode) doc.get(section);
-      s.put("syncPeriod", section.equals(active) ? sync : zero);
-      s.put("minSyncPeriod", section.equals(active) ? minSync : zero);
+    for (ProxyMode section : ProxyMode.values()) {
+      ObjectNode s = (ObjectNode) doc.get(section.text());
+      s.put("syncPeriod", section == active ? sync : zero);
+      s.put("minSyncPeriod", section == active ? minSync : zero);
     }
-    boolean nft = mode.equals("nftables");
+    boolean nft = active == ProxyMode.NFTABLES;
     ((ObjectNode) doc.get("iptables")).put("masqueradeAll", !nft && c.masqueradeAll());
     ((ObjectNode) doc.get("nftables")).put("masqueradeAll", nft && c.masqueradeAll());
     doc.put("mode", mode);

@@ -1,21 +1,58 @@
 package dev.kubeproxy.config;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.net.Inet4Address;
 import java.time.Duration;
 import java.util.TreeMap;
 
-/** The v1alpha1 defaulting function (config.md §1.2, §2): zero or absent means "take the default". */
+/**
+ * The v1alpha1 defaulting function (pkg/proxy/apis/config/v1alpha1/defaults.go
+ * SetDefaults_KubeProxyConfiguration): zero or absent means "take the default".
+ */
 public final class ConfigDefaults {
   private ConfigDefaults() {}
 
   public static final int HEALTHZ_PORT = 10256;
   public static final int METRICS_PORT = 10249;
+  public static final int MASQUERADE_BIT = 14;
 
   /** A fully defaulted configuration, as the flags start from. */
   public static KubeProxyConfiguration defaulted() {
     KubeProxyConfiguration c = new KubeProxyConfiguration();
     apply(c);
     return c;
+  }
+
+  /**
+   * The default of the field at a dotted v1alpha1 path as text, the way pflag prints a default:
+   * durations in Go's form, numbers as Go prints them, an unset list as "[]", an unset map or string
+   * as "", false. What --help, the -v=1 flag dump and an unset flag take.
+   *
+   * @throws IllegalArgumentException when the path names no field of the schema
+   */
+  public static String text(String path) {
+    JsonNode n = DefaultsTree.TREE;
+    for (String name : path.split("\\.")) {
+      n = n.path(name);
+    }
+    if (n.isMissingNode() || n.isNull()) { // left out of the document at its zero value
+      Class<?> type = ConfigSchema.fieldClass(path);
+      if (type == null) {
+        throw new IllegalArgumentException("no field " + path + " in the configuration schema");
+      }
+      return type == boolean.class ? "false" : java.util.List.class.isAssignableFrom(type) ? "[]" : "";
+    }
+    if (n.isArray()) {
+      java.util.List<String> items = new java.util.ArrayList<>();
+      n.forEach(item -> items.add(item.asText()));
+      return "[" + String.join(",", items) + "]";
+    }
+    return n.isObject() ? "" : n.asText();
+  }
+
+  /** The defaulted configuration as a v1alpha1 tree, built on first use (it needs the schema's mapper). */
+  private static final class DefaultsTree {
+    static final JsonNode TREE = ConfigSchema.tree(defaulted());
   }
 
   public static void apply(KubeProxyConfiguration c) {
@@ -39,22 +76,22 @@ public final class ConfigDefaults {
       c.oomScoreAdj = -999;
     }
     if (isZero(c.iptables.syncPeriod)) {
-      c.iptables.syncPeriod = Duration.ofSeconds(30);
+      c.iptables.syncPeriod = SyncSettings.DEFAULT_SYNC_PERIOD;
     }
     if (isZero(c.iptables.minSyncPeriod)) {
-      c.iptables.minSyncPeriod = Duration.ofSeconds(1);
+      c.iptables.minSyncPeriod = SyncSettings.DEFAULT_MIN_SYNC_PERIOD;
     }
     if (c.iptables.localhostNodePorts == null) {
       c.iptables.localhostNodePorts = true;
     }
     if (isZero(c.ipvs.syncPeriod)) {
-      c.ipvs.syncPeriod = Duration.ofSeconds(30);
+      c.ipvs.syncPeriod = SyncSettings.DEFAULT_SYNC_PERIOD;
     }
     if (isZero(c.nftables.syncPeriod)) {
-      c.nftables.syncPeriod = Duration.ofSeconds(30);
+      c.nftables.syncPeriod = SyncSettings.DEFAULT_SYNC_PERIOD;
     }
     if (isZero(c.nftables.minSyncPeriod)) {
-      c.nftables.minSyncPeriod = Duration.ofSeconds(1);
+      c.nftables.minSyncPeriod = SyncSettings.DEFAULT_MIN_SYNC_PERIOD;
     }
     if (c.conntrack.maxPerCore == null) {
       c.conntrack.maxPerCore = 32 * 1024;
@@ -63,10 +100,10 @@ public final class ConfigDefaults {
       c.conntrack.min = 128 * 1024;
     }
     if (c.iptables.masqueradeBit == null) {
-      c.iptables.masqueradeBit = 14;
+      c.iptables.masqueradeBit = MASQUERADE_BIT;
     }
     if (c.nftables.masqueradeBit == null) {
-      c.nftables.masqueradeBit = 14;
+      c.nftables.masqueradeBit = MASQUERADE_BIT;
     }
     if (c.conntrack.tcpEstablishedTimeout == null) {
       c.conntrack.tcpEstablishedTimeout = Duration.ofHours(24);

@@ -64,6 +64,10 @@ final class ConfigSchema {
       .withCoercionConfig(LogicalType.Float, c -> c.setCoercion(CoercionInputShape.Integer, CoercionAction.TryConvert))
       .build();
 
+  /** The same schema, fields in declaration order. */
+  private static final ObjectMapper STRUCT_ORDER = MAPPER.rebuild()
+      .disable(MapperFeature.SORT_PROPERTIES_ALPHABETICALLY).build();
+
   /** The same schema for updates: nested objects and maps are merged into, not replaced. */
   private static final ObjectMapper UPDATER = MAPPER.rebuild().defaultMergeable(true).build();
 
@@ -125,6 +129,39 @@ final class ConfigSchema {
   /** The configuration as a v1alpha1 JSON tree, keys sorted. */
   static ObjectNode tree(KubeProxyConfiguration c) {
     return MAPPER.valueToTree(c);
+  }
+
+  /**
+   * A part of the schema as a JSON tree with its fields in declaration order, which is the Go
+   * struct's order: how encoding/json prints it (for /configz), where the v1alpha1 file's keys are
+   * sorted.
+   */
+  static JsonNode structOrderTree(Object part) {
+    return STRUCT_ORDER.valueToTree(part);
+  }
+
+  /** The configuration as v1alpha1 JSON text. */
+  static String json(KubeProxyConfiguration c) {
+    try {
+      return MAPPER.writeValueAsString(c);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot encode the configuration", e);
+    }
+  }
+
+  /** A configuration back from the JSON text of {@link #json}, which the schema wrote and so accepts. */
+  static KubeProxyConfiguration fromJson(String json) {
+    List<String> unknown = new ArrayList<>();
+    try {
+      KubeProxyConfiguration c = MAPPER.readerFor(KubeProxyConfiguration.class).withAttribute(UNKNOWN, unknown)
+          .readValue(json);
+      if (!unknown.isEmpty()) {
+        throw new IllegalStateException("not in the configuration schema: " + String.join(", ", unknown));
+      }
+      return c;
+    } catch (IOException e) {
+      throw new IllegalStateException("the configuration's own JSON does not decode: " + e.getMessage(), e);
+    }
   }
 
   /** A v1alpha1 tree as sigs.k8s.io/yaml writes it. */
@@ -191,6 +228,29 @@ final class ConfigSchema {
       return "bool";
     }
     return n.isArray() ? "array" : "object";
+  }
+
+  /** The Java class of the field at a dotted v1alpha1 path, null when the schema has no such field. */
+  static Class<?> fieldClass(String path) {
+    JavaType t = typeAt(path);
+    return t == null ? null : t.getRawClass();
+  }
+
+  private static JavaType typeAt(String path) {
+    JavaType type = MAPPER.constructType(KubeProxyConfiguration.class);
+    for (String name : path.split("\\.")) {
+      JavaType next = null;
+      for (BeanPropertyDefinition p : MAPPER.getDeserializationConfig().introspect(type).findProperties()) {
+        if (p.getName().equals(name)) {
+          next = p.getPrimaryType();
+        }
+      }
+      if (next == null) {
+        return null;
+      }
+      type = next;
+    }
+    return type;
   }
 
   /** The Go type of the field at this path, read from the schema. */

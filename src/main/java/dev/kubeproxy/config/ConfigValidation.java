@@ -10,8 +10,9 @@ import java.util.Map;
 import java.util.TreeSet;
 
 /**
- * upstream's Validate (config.md §4.2): every rule, in upstream's order, with its field paths and
- * messages. All errors are collected; {@link #aggregate} joins them as upstream prints them.
+ * upstream's Validate (pkg/proxy/apis/config/validation/validation.go): every rule, in upstream's order, with
+ * its field paths and messages. All errors are collected; {@link #aggregate} joins them as upstream prints
+ * them.
  */
 public final class ConfigValidation {
   private ConfigValidation() {}
@@ -43,7 +44,7 @@ public final class ConfigValidation {
       errs.add(invalid(ROOT + ".KubeProxyIPTablesConfiguration.MasqueradeBit", c.iptables.masqueradeBit,
           "must be within the range [0, 31]"));
     }
-    if (mode.equals("ipvs")) {
+    if (mode.equals(ProxyMode.IPVS.text())) {
       String ipvs = ROOT + ".KubeProxyIPVSConfiguration";
       nonNegative(errs, ipvs + ".TCPTimeout", c.ipvs.tcpTimeout);
       nonNegative(errs, ipvs + ".TCPFinTimeout", c.ipvs.tcpFinTimeout);
@@ -57,7 +58,7 @@ public final class ConfigValidation {
         }
       }
     }
-    if (mode.equals("nftables") && c.nftables.masqueradeBit != null
+    if (mode.equals(ProxyMode.NFTABLES.text()) && c.nftables.masqueradeBit != null
         && (c.nftables.masqueradeBit < 0 || c.nftables.masqueradeBit > 31)) {
       errs.add(invalid(ROOT + ".KubeProxyNFTablesConfiguration.MasqueradeBit", c.nftables.masqueradeBit,
           "must be within the range [0, 31]"));
@@ -78,9 +79,11 @@ public final class ConfigValidation {
 
     // 5: mode
     if (!mode.isEmpty()) {
-      TreeSet<String> valid = new TreeSet<>(List.of("iptables", "ipvs"));
-      if (gates.isEnabled("NFTablesProxyMode")) {
-        valid.add("nftables");
+      TreeSet<String> valid = new TreeSet<>();
+      for (ProxyMode m : ProxyMode.values()) {
+        if (m != ProxyMode.NFTABLES || gates.isEnabled("NFTablesProxyMode")) {
+          valid.add(m.text());
+        }
       }
       if (!valid.contains(mode)) {
         errs.add(invalid(ROOT + ".Mode.ProxyMode", mode, "must be " + String.join(", ", valid)

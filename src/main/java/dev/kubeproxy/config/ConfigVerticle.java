@@ -11,7 +11,8 @@ import java.nio.file.Path;
  * While running with --config: a write, rename or removal of the file, or a ConfigMap ..data swap,
  * logs "content of the proxy server's configuration file was updated" and sends that reason on
  * agent.fatal, so that the process exits 1 and its supervisor restarts it with the new file
- * (server.md §7). Without --config it does nothing.
+ * (cmd/kube-proxy/app/options.go Options.initWatcher and eventHandler). Without --config it does
+ * nothing. The file itself is read before the agent starts ({@link ConfigFileLoader}).
  */
 public class ConfigVerticle extends VerticleBase {
   /** upstream's error text. */

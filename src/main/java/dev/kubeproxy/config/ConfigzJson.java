@@ -8,7 +8,8 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The body of /configz (observability.md §6): one section, "kubeproxy.config.k8s.io", holding
+ * The body of /configz (cmd/kube-proxy/app/server.go newProxyServer registers the internal
+ * configuration with component-base/configz): one section, "kubeproxy.config.k8s.io", holding
  * upstream's internal configuration the way Go's encoding/json prints it: PascalCase field names in
  * struct order, durations as strings, nil slices as null, the logging section in camelCase.
  */
@@ -90,32 +91,12 @@ public final class ConfigzJson {
     return o;
   }
 
+  /**
+   * component-base's LoggingConfiguration: the same Go type in v1alpha1 and the internal
+   * configuration, so its JSON is the schema's own, in struct order.
+   */
   private static JsonObject logging(KubeProxyConfiguration.Logging l) {
-    JsonObject o = new JsonObject();
-    if (l.format != null && !l.format.isEmpty()) {
-      o.put("format", l.format);
-    }
-    o.put("flushFrequency", duration(l.flushFrequency));
-    o.put("verbosity", l.verbosity);
-    if (l.vmodule != null && !l.vmodule.isEmpty()) {
-      JsonArray items = new JsonArray();
-      for (KubeProxyConfiguration.VModuleItem item : l.vmodule) {
-        items.add(new JsonObject().put("filePattern", item.filePattern).put("verbosity", item.verbosity));
-      }
-      o.put("vmodule", items);
-    }
-    o.put("options", new JsonObject()
-        .put("text", stream(l.options.text))
-        .put("json", stream(l.options.json)));
-    return o;
-  }
-
-  private static JsonObject stream(KubeProxyConfiguration.StreamOptions s) {
-    JsonObject o = new JsonObject();
-    if (s.splitStream) {
-      o.put("splitStream", true);
-    }
-    return o.put("infoBufferSize", s.infoBufferSize);
+    return new JsonObject(ConfigSchema.structOrderTree(l).toString());
   }
 
   private static String duration(Duration d) {

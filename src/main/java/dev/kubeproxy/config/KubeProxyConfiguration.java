@@ -10,12 +10,14 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The kubeproxy.config.k8s.io/v1alpha1 KubeProxyConfiguration, field for field (config.md §2).
+ * The kubeproxy.config.k8s.io/v1alpha1 KubeProxyConfiguration, field for field
+ * (staging/src/k8s.io/kube-proxy/config/v1alpha1/types.go).
  *
- * <p>Boxed fields are upstream's pointer fields: null means "unset, take the default", and an
- * explicit zero or false is kept. Durations are Go durations on the wire; the codec converts.
- * Mode-dependent values (sync periods, masqueradeAll, masquerade bit) are read through the
- * accessors at the bottom, which apply upstream's v1alpha1-to-internal conversion (config.md §1.4).
+ * <p>Boxed fields are upstream's pointer fields: null means "unset, take the default", and an explicit zero
+ * or false is kept. Durations are Go durations on the wire; the codec converts. Mode-dependent values (sync
+ * periods, masqueradeAll, masquerade bit) are read through the accessors at the bottom, which apply
+ * upstream's v1alpha1-to-internal conversion (pkg/proxy/apis/config/v1alpha1/conversion.go
+ * Convert_v1alpha1_KubeProxyConfiguration_To_config_KubeProxyConfiguration).
  *
  * <p>This class is the schema: {@link ConfigSchema} binds the file to it and writes it back with
  * Jackson, field name = JSON key. The annotations say what Go's types and {@code omitempty} tags say
@@ -65,6 +67,7 @@ public class KubeProxyConfiguration {
   }
 
   public static class Logging {
+    @JsonInclude(JsonInclude.Include.NON_EMPTY)
     public String format = "";
     @JsonDeserialize(using = GoValues.DurationOrNanosDeserializer.class)
     public Duration flushFrequency = Duration.ZERO;
@@ -149,37 +152,57 @@ public class KubeProxyConfiguration {
     public Duration udpStreamTimeout = Duration.ZERO;
   }
 
-  // ---- upstream's internal view (config.md §1.4) ----
+  // ---- upstream's internal view (pkg/proxy/apis/config/v1alpha1 conversion.go) ----
 
-  /** The proxy mode after platform defaults: "" reads as iptables. */
+  /**
+   * The proxy mode; "" reads as iptables (cmd/kube-proxy/app/server_linux.go platformApplyDefaults).
+   *
+   * @throws IllegalStateException for a spelling that validation rejects
+   */
+  public ProxyMode proxyMode() {
+    return ProxyMode.parse(mode).orElseThrow(() -> new IllegalStateException("unknown proxy mode \"" + mode
+        + "\" (validation rejects it)"));
+  }
+
+  /** The mode as text, "" read as iptables (what the proxy layer still reads; {@link #proxyMode()} is the type). */
   public String effectiveMode() {
-    return mode == null || mode.isEmpty() ? "iptables" : mode;
+    return mode == null || mode.isEmpty() ? ProxyMode.IPTABLES.text() : mode;
+  }
+
+  /** The mode whose section the internal values come from: an unknown spelling reads iptables' section. */
+  private ProxyMode section() {
+    return ProxyMode.parse(mode).orElse(ProxyMode.IPTABLES);
   }
 
   public Duration syncPeriod() {
-    return switch (effectiveMode()) {
-      case "ipvs" -> ipvs.syncPeriod;
-      case "nftables" -> nftables.syncPeriod;
-      default -> iptables.syncPeriod;
+    return switch (section()) {
+      case IPVS -> ipvs.syncPeriod;
+      case NFTABLES -> nftables.syncPeriod;
+      case IPTABLES -> iptables.syncPeriod;
     };
   }
 
   public Duration minSyncPeriod() {
-    return switch (effectiveMode()) {
-      case "ipvs" -> ipvs.minSyncPeriod;
-      case "nftables" -> nftables.minSyncPeriod;
-      default -> iptables.minSyncPeriod;
+    return switch (section()) {
+      case IPVS -> ipvs.minSyncPeriod;
+      case NFTABLES -> nftables.minSyncPeriod;
+      case IPTABLES -> iptables.minSyncPeriod;
     };
   }
 
+  /** The mode's sync timing, resolved once for the proxy layer. */
+  public SyncSettings syncSettings() {
+    return SyncSettings.of(proxyMode(), syncPeriod(), minSyncPeriod());
+  }
+
   public boolean masqueradeAll() {
-    return "nftables".equals(effectiveMode()) ? nftables.masqueradeAll : iptables.masqueradeAll;
+    return section() == ProxyMode.NFTABLES ? nftables.masqueradeAll : iptables.masqueradeAll;
   }
 
   /** iptables and ipvs use iptables.masqueradeBit; nftables its own. */
   public int masqueradeBit() {
-    Integer bit = "nftables".equals(effectiveMode()) ? nftables.masqueradeBit : iptables.masqueradeBit;
-    return bit == null ? 14 : bit;
+    Integer bit = section() == ProxyMode.NFTABLES ? nftables.masqueradeBit : iptables.masqueradeBit;
+    return bit == null ? ConfigDefaults.MASQUERADE_BIT : bit;
   }
 
   /** clusterCIDR split on commas (no trimming), empty when unset. */

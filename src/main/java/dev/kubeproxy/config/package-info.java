@@ -1,17 +1,30 @@
 /**
- * The KubeProxyConfiguration file: the v1alpha1 schema declared once ({@link
- * dev.kubeproxy.config.KubeProxyConfiguration}, its fields and Jackson annotations, bound by
- * {@link dev.kubeproxy.config.ConfigSchema} with Go's types and rules), the file read with a size
- * bound ({@link dev.kubeproxy.config.ConfigFileReader}) and parsed as upstream's decoders parse it
- * ({@link dev.kubeproxy.config.ConfigDocument}: go-yaml or encoding/json, with positions and
- * duplicate keys), strict decoding with the lenient result ({@link dev.kubeproxy.config.ConfigCodec}),
- * v1alpha1 defaulting ({@link dev.kubeproxy.config.ConfigDefaults}), validation ({@link
- * dev.kubeproxy.config.ConfigValidation}), feature gates, the /configz view of upstream's internal
- * type ({@link dev.kubeproxy.config.ConfigzJson}) and the restart on a change of the file ({@link
- * dev.kubeproxy.config.ConfigVerticle}, {@link dev.kubeproxy.config.ConfigFileWatcher}).
+ * The KubeProxyConfiguration: what the agent is configured with, and nothing about how it runs.
  *
- * <p>It may call {@code dev.kubeproxy.logging}, {@code dev.kubeproxy.platform} (address parsing) and
- * the agent's options and bus addresses; the message out is a reason on agent.fatal when the file
- * changes.
+ * <p>It owns:
+ * <ul>
+ *   <li>the v1alpha1 schema, declared once: {@link dev.kubeproxy.config.KubeProxyConfiguration}'s
+ *       fields and Jackson annotations, bound by {@link dev.kubeproxy.config.ConfigSchema} with Go's
+ *       types and rules. The file's decoding, --write-config-to's YAML, the flags' fields and
+ *       defaults all go through it;</li>
+ *   <li>reading the --config file through vertx-config: {@link dev.kubeproxy.config.ConfigFileLoader}
+ *       (a ConfigRetriever), {@link dev.kubeproxy.config.ConfigFileStore} (the file, size-bounded by
+ *       {@link dev.kubeproxy.config.ConfigFileReader}) and {@link dev.kubeproxy.config.ConfigFileFormat}
+ *       (decoding as upstream does: {@link dev.kubeproxy.config.ConfigDocument} parses go-yaml or
+ *       encoding/json with positions and duplicate keys, {@link dev.kubeproxy.config.ConfigCodec}
+ *       adds strict decoding with the lenient result);</li>
+ *   <li>v1alpha1 defaulting ({@link dev.kubeproxy.config.ConfigDefaults}), validation ({@link
+ *       dev.kubeproxy.config.ConfigValidation}), feature gates ({@link dev.kubeproxy.config.FeatureGates})
+ *       and the /configz view of upstream's internal type ({@link dev.kubeproxy.config.ConfigzJson});</li>
+ *   <li>the resolved values the other packages take instead of raw fields: the mode ({@link
+ *       dev.kubeproxy.config.ProxyMode}) and its sync timing ({@link dev.kubeproxy.config.SyncSettings});</li>
+ *   <li>the restart on a change of the file ({@link dev.kubeproxy.config.ConfigVerticle} with {@link
+ *       dev.kubeproxy.config.ConfigFileWatcher}).</li>
+ * </ul>
+ *
+ * <p>It may call {@code dev.kubeproxy.logging}, {@code dev.kubeproxy.platform} (address parsing),
+ * Vert.x and vertx-config, Jackson and SnakeYAML, and reads {@code dev.kubeproxy.AgentOptions} and {@code dev.kubeproxy.EventBusAddresses}; its one
+ * message out is the reason sent on agent.fatal when the file changes. It calls no other package of
+ * the agent: the command line ({@code dev.kubeproxy.cli}) and the running agent call it.
  */
 package dev.kubeproxy.config;

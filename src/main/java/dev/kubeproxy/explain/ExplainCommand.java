@@ -75,7 +75,7 @@ public final class ExplainCommand {
       flags = FlagParser.parse(agentArgs);
       // reading the flags as the agent does logs what the agent would run; explain only wants the address
       Log.setOutputs(DISCARD, DISCARD);
-      options = KubeProxyOptions.complete(flags);
+      options = KubeProxyOptions.completeBlocking(flags);
     } catch (FlagParseException | CompleteException e) {
       err.println("error: " + e.getMessage());
       return 1;
@@ -103,7 +103,7 @@ public final class ExplainCommand {
     try {
       if (flags.isSet("proxy-mode") || options.configFile() != null) {
         String agentMode = get(client, base + "/proxyMode").body().strip();
-        String expected = options.config().effectiveMode();
+        String expected = options.config().mode; // completed: "" became iptables
         if (!agentMode.equals(expected)) {
           err.println("note: the agent at " + base + " runs " + agentMode + " mode, not " + expected
               + "; this is what it programs");

@@ -52,7 +52,7 @@ public class HealthzServerVerticle extends VerticleBase {
 
   /** The health timeout: 2 × the mode's syncPeriod (60 s by default). */
   public static Duration healthTimeout(AgentOptions options) {
-    return options.config().syncPeriod().multipliedBy(2);
+    return options.config().syncSettings().healthTimeout();
   }
 
   @Override

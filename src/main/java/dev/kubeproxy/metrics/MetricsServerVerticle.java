@@ -73,7 +73,7 @@ public class MetricsServerVerticle extends VerticleBase {
     }
     // What /metrics shows is registered once at start, as upstream's ProxyServer.Run does: the
     // metric sets of the running mode, and kubernetes_feature_enabled for every known gate.
-    metrics.registerFor(options.config().effectiveMode());
+    metrics.registerFor(options.config().proxyMode());
     for (FeatureGates.Gate gate : FeatureGates.KNOWN) {
       metrics.setFeatureEnabled(gate.name(), gate.stage().metricLabel(), gates.isEnabled(gate.name()));
     }

@@ -1,11 +1,11 @@
 package dev.kubeproxy.metrics;
 
+import dev.kubeproxy.config.ProxyMode;
 import dev.kubeproxy.metrics.KubeMetric.Stability;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.OptionalDouble;
 import java.util.function.Supplier;
 
@@ -81,12 +81,12 @@ public class ProxyMetrics {
    * Registers the metric sets of this proxy mode (pkg/proxy/metrics/metrics.go RegisterMetrics); call once at start, as
    * upstream's ProxyServer.Run does. iptables and ipvs add their backend sets, nftables its own.
    */
-  public ProxyMetrics registerFor(String mode) {
+  public ProxyMetrics registerFor(ProxyMode mode) {
     for (KubeMetric<?> m : common()) {
       registry.register(m);
     }
-    switch (mode == null ? "" : mode.toLowerCase(Locale.ROOT)) {
-      case "", "iptables" -> {
+    switch (mode) {
+      case IPTABLES -> {
         registry.register(fullSyncDuration);
         registry.register(partialSyncDuration);
         registry.register(iptablesRestoreFailures);
@@ -94,12 +94,11 @@ public class ProxyMetrics {
         registry.register(iptablesRulesTotal);
         registry.register(iptablesRulesLast);
       }
-      case "ipvs" -> registry.register(iptablesRestoreFailures);
-      case "nftables" -> {
+      case IPVS -> registry.register(iptablesRestoreFailures);
+      case NFTABLES -> {
         registry.register(nftablesSyncFailures);
         registry.register(nftablesCleanupFailures);
       }
-      default -> { } // unknown modes are rejected by validation before this point
     }
     return this;
   }

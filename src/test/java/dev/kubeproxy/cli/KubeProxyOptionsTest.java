@@ -7,11 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kubeproxy.config.KubeProxyConfiguration;
+import dev.kubeproxy.testutil.Await;
+import dev.kubeproxy.testutil.VertxPerClass;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Complete: flags, file, platform defaults and their precedence (server.md §4). */
@@ -19,8 +22,12 @@ class KubeProxyOptionsTest {
   @TempDir
   Path dir;
 
+  @RegisterExtension
+  static final VertxPerClass VERTX = new VertxPerClass();
+
+  /** Complete as Startup runs it: the --config file read through vertx-config. */
   private static KubeProxyOptions complete(String... args) throws Exception {
-    return KubeProxyOptions.complete(FlagParser.parse(List.of(args)));
+    return Await.resultOrCause(KubeProxyOptions.complete(VERTX.get(), FlagParser.parse(List.of(args))));
   }
 
   private String file(String body) throws Exception {

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.kubeproxy.AgentOptions;
 import dev.kubeproxy.config.ConfigCodec;
 import dev.kubeproxy.config.ConfigzJson;
+import dev.kubeproxy.testutil.Await;
+import dev.kubeproxy.testutil.VertxPerClass;
 import io.vertx.core.json.JsonObject;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -15,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 class StartupTest {
@@ -24,8 +27,15 @@ class StartupTest {
   private final ByteArrayOutputStream out = new ByteArrayOutputStream();
   private final ByteArrayOutputStream err = new ByteArrayOutputStream();
 
+  @RegisterExtension
+  static final VertxPerClass VERTX = new VertxPerClass();
+
+  /** Parse, then prepare, which never fails: every error is an exit status. */
   private Startup.Outcome prepare(String... args) {
-    return Startup.prepare(List.of(args), new PrintStream(out, true), new PrintStream(err, true));
+    Startup.Parsed parsed = Startup.parse(List.of(args), new PrintStream(out, true), new PrintStream(err, true));
+    return parsed instanceof Startup.Exit exit
+        ? exit
+        : Await.result(Startup.prepare(VERTX.get(), (Startup.Flags) parsed));
   }
 
   private int status(String... args) {

@@ -52,4 +52,17 @@ class ConfigzJsonTest {
         o.getJsonObject("DetectLocal").getJsonArray("ClusterCIDRs").getList());
     assertEquals(List.of("primary"), o.getJsonArray("NodePortAddresses").getList());
   }
+
+  @Test
+  void loggingIsComponentBasesTypeInStructOrder() {
+    KubeProxyConfiguration c = ConfigDefaults.defaulted();
+    c.logging.verbosity = 4;
+    c.logging.vmodule = List.of(new KubeProxyConfiguration.VModuleItem("proxy*", 5));
+    c.logging.options.json.splitStream = true;
+    assertEquals("{\"format\":\"text\",\"flushFrequency\":\"5s\",\"verbosity\":4,\"vmodule\":[{\"filePattern\":"
+        + "\"proxy*\",\"verbosity\":5}],\"options\":{\"text\":{\"infoBufferSize\":\"0\"},\"json\":"
+        + "{\"splitStream\":true,\"infoBufferSize\":\"0\"}}}", ConfigzJson.internal(c).getJsonObject("Logging").encode());
+    c.logging.format = "";
+    assertEquals(false, ConfigzJson.internal(c).getJsonObject("Logging").containsKey("format"), "omitempty");
+  }
 }

@@ -1,5 +1,6 @@
 package dev.kubeproxy.health;
 
+import dev.kubeproxy.config.ProxyMode;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -32,7 +33,7 @@ class HealthzServerVerticleTest {
 
   private final Instant t0 = Instant.now();
   private final MutableClock clock = new MutableClock(t0);
-  private final ProxyMetrics metrics = new ProxyMetrics().registerFor("iptables");
+  private final ProxyMetrics metrics = new ProxyMetrics().registerFor(ProxyMode.IPTABLES);
   private Vertx vertx;
   private WebClient client;
   private HealthzServerVerticle verticle;

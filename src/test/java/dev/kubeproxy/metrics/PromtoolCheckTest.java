@@ -1,5 +1,6 @@
 package dev.kubeproxy.metrics;
 
+import dev.kubeproxy.config.ProxyMode;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -18,7 +19,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Runs `promtool check metrics` on the real /metrics output of an agent-built Vert.x (kube-proxy
@@ -34,8 +35,8 @@ class PromtoolCheckTest {
       "kubeproxy_sync_proxy_rules_no_local_endpoints_total non-counter metrics should not have \"_total\" suffix");
 
   @ParameterizedTest
-  @ValueSource(strings = {"iptables", "nftables"})
-  void onlyUpstreamNamesAreFlagged(String mode) throws Exception {
+  @EnumSource(value = ProxyMode.class, names = {"IPTABLES", "NFTABLES"})
+  void onlyUpstreamNamesAreFlagged(ProxyMode mode) throws Exception {
     assumeTrue(Files.isExecutable(Path.of("/usr/bin/promtool")) || onPath("promtool"),
         "promtool is not installed (Debian package prometheus); skipping the exposition lint");
     ProxyMetrics metrics = new ProxyMetrics().registerFor(mode);
@@ -64,7 +65,7 @@ class PromtoolCheckTest {
     Vertx vertx = Metrics.vertxBuilder().build();
     try {
       MetricsServerVerticle server = new MetricsServerVerticle(TestConfigs.options(c -> {
-        c.mode = mode;
+        c.mode = mode.text();
         c.metricsBindAddress = "127.0.0.1:0";
       }), metrics, v -> { });
       Await.result(vertx.deployVerticle(server));

@@ -1,5 +1,6 @@
 package dev.kubeproxy.metrics;
 
+import dev.kubeproxy.config.ProxyMode;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -53,7 +54,7 @@ class ProxyMetricsTest {
 
   @Test
   void iptablesModeRegistersTheCommonAndIptablesSets() {
-    ProxyMetrics m = new ProxyMetrics().registerFor("iptables");
+    ProxyMetrics m = new ProxyMetrics().registerFor(ProxyMode.IPTABLES);
     // label vectors appear once a series exists
     oneSync(m, "IPv4");
     m.setNoLocalEndpoints("IPv4", "internal", 2);
@@ -102,7 +103,7 @@ class ProxyMetricsTest {
 
   @Test
   void nftablesModeHasItsOwnCountersAndNoIptablesOnes() {
-    ProxyMetrics m = new ProxyMetrics().registerFor("nftables");
+    ProxyMetrics m = new ProxyMetrics().registerFor(ProxyMode.NFTABLES);
     oneSync(m, "IPv6");
     m.incNftablesSyncFailures("IPv6");
     m.incNftablesCleanupFailures("IPv6");
@@ -121,7 +122,7 @@ class ProxyMetricsTest {
 
   @Test
   void ipvsModeAddsOnlyTheRestoreFailureCounter() {
-    ProxyMetrics m = new ProxyMetrics().registerFor("ipvs");
+    ProxyMetrics m = new ProxyMetrics().registerFor(ProxyMode.IPVS);
     m.incIptablesRestoreFailures("IPv4");
     Set<String> expected = new TreeSet<>(COMMON);
     expected.add("kubeproxy_sync_proxy_rules_iptables_restore_failures_total counter");
@@ -130,7 +131,7 @@ class ProxyMetricsTest {
 
   @Test
   void syncDurationUsesExp15Buckets() {
-    ProxyMetrics m = new ProxyMetrics().registerFor("iptables");
+    ProxyMetrics m = new ProxyMetrics().registerFor(ProxyMode.IPTABLES);
     m.observeSyncDuration("IPv4", Duration.ofMillis(3));
     m.observeSyncDuration("IPv4", Duration.ofMillis(20));
     m.observeSyncDuration("IPv4", Duration.ofSeconds(20));
@@ -160,7 +161,7 @@ class ProxyMetricsTest {
 
   @Test
   void networkProgrammingLatencyUsesUpstreamBuckets() {
-    ProxyMetrics m = new ProxyMetrics().registerFor("nftables");
+    ProxyMetrics m = new ProxyMetrics().registerFor(ProxyMode.NFTABLES);
     m.observeNetworkProgrammingLatency("IPv4", Duration.ofMillis(1500));
     String text = m.registry().scrape();
     List<String> les = new ArrayList<>();
@@ -185,7 +186,7 @@ class ProxyMetricsTest {
 
   @Test
   void timestampsAreUnixSecondsInGoFloatFormat() {
-    ProxyMetrics m = new ProxyMetrics().registerFor("iptables");
+    ProxyMetrics m = new ProxyMetrics().registerFor(ProxyMode.IPTABLES);
     m.setLastSyncTimestamp("IPv4", Instant.ofEpochSecond(1_717_171_717L, 500_000_000));
     m.setLastQueuedTimestamp("IPv6", Instant.ofEpochSecond(1_717_171_718L));
     String text = m.registry().scrape();
@@ -197,7 +198,7 @@ class ProxyMetricsTest {
 
   @Test
   void changeCountersAndPendingGauges() {
-    ProxyMetrics m = new ProxyMetrics().registerFor("iptables");
+    ProxyMetrics m = new ProxyMetrics().registerFor(ProxyMode.IPTABLES);
     m.incEndpointChanges();
     m.incEndpointChanges();
     m.incServiceChanges();
@@ -248,7 +249,7 @@ class ProxyMetricsTest {
 
   @Test
   void metricsScrapeAppendsJvmMeters() {
-    String text = Metrics.scrape(new ProxyMetrics().registerFor("iptables"));
+    String text = Metrics.scrape(new ProxyMetrics().registerFor(ProxyMode.IPTABLES));
     assertTrue(text.startsWith("# HELP kubeproxy_"), text);
     assertTrue(text.contains("# TYPE jvm_memory_used_bytes gauge"), text);
   }

@@ -16,6 +16,15 @@ public final class Await {
     }
   }
 
+  /** The future's result, or its failure thrown as it is (for assertThrows on a failed future). */
+  public static <T> T resultOrCause(Future<T> future) throws Exception {
+    try {
+      return future.toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw e.getCause() instanceof Exception cause ? cause : e;
+    }
+  }
+
   /** Waits until the condition holds (checked every 20 ms), failing after the timeout. */
   public static void until(String what, long timeoutMillis, BooleanSupplier condition) {
     long deadline = System.nanoTime() + timeoutMillis * 1_000_000;

@@ -1,5 +1,6 @@
 package dev.kubeproxy.proxy.conntrack;
 
+import dev.kubeproxy.config.ProxyMode;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -126,7 +127,7 @@ class ConntrackReconcilerTest {
     FakeTable table = new FakeTable();
     table.flows.add(flow(ConntrackFlow.UDP, "10.96.0.10", 53, "10.244.1.7", 5353));
     table.flows.add(flow(ConntrackFlow.UDP, "10.96.0.10", 53, "10.244.1.5", 5353));
-    ProxyMetrics metrics = new ProxyMetrics().registerFor("iptables");
+    ProxyMetrics metrics = new ProxyMetrics().registerFor(ProxyMode.IPTABLES);
     ConntrackReconciler reconciler = new ConntrackReconciler(table, metrics);
     assertEquals(1, reconciler.reconcile(IpFamily.IPv4, Map.of(DNS, DNS_PORT),
         Map.of(DNS, List.of(ep("10.244.1.5", 5353, true))), List.of()));
@@ -151,7 +152,7 @@ class ConntrackReconcilerTest {
   void aTableThatCannotBeReadDeletesNothingAndIsTriedAgain() {
     FakeTable table = new FakeTable();
     table.failList = true;
-    ProxyMetrics metrics = new ProxyMetrics().registerFor("nftables");
+    ProxyMetrics metrics = new ProxyMetrics().registerFor(ProxyMode.NFTABLES);
     ConntrackReconciler reconciler = new ConntrackReconciler(table, metrics);
     assertEquals(0, reconciler.reconcile(IpFamily.IPv6, Map.of(), Map.of(), List.of()));
     assertTrue(metrics.registry().scrape()

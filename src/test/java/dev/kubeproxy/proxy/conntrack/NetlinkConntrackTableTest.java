@@ -1,5 +1,6 @@
 package dev.kubeproxy.proxy.conntrack;
 
+import dev.kubeproxy.config.ProxyMode;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -111,7 +112,7 @@ class NetlinkConntrackTableTest {
             false, 0, ""));
     var endpoints = Map.of(dns, List.of(new dev.kubeproxy.proxy.Endpoint("10.244.1.5", 5353, false, true, true, false,
         null)));
-    ProxyMetrics metrics = new ProxyMetrics().registerFor("iptables");
+    ProxyMetrics metrics = new ProxyMetrics().registerFor(ProxyMode.IPTABLES);
     try (NetlinkConntrackTable table = NetlinkConntrackTable.open(ns)) {
       ConntrackReconciler reconciler = new ConntrackReconciler(table, metrics);
       assertEquals(3, reconciler.reconcile(IpFamily.IPv4, services, endpoints, List.of()));

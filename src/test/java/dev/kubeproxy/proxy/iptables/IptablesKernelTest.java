@@ -1,5 +1,6 @@
 package dev.kubeproxy.proxy.iptables;
 
+import dev.kubeproxy.config.ProxyMode;
 import static dev.kubeproxy.proxy.iptables.Fixtures.clusterCidr;
 import static dev.kubeproxy.proxy.iptables.Fixtures.ready;
 import static dev.kubeproxy.proxy.iptables.Fixtures.spn;
@@ -286,7 +287,7 @@ class IptablesKernelTest {
   /** An IPv4 counter's value from the agent's /metrics text (0 before its first increment). */
   private double metric(String name) {
     if (!metrics.registry().isRegistered(name)) {
-      metrics.registerFor("iptables");
+      metrics.registerFor(ProxyMode.IPTABLES);
     }
     String series = name + "{ip_family=\"IPv4\"} ";
     for (String line : metrics.registry().scrape().split("\n")) {
