@@ -3,6 +3,7 @@ package dev.kubeproxy.proxy;
 import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.EventBusAddresses;
 import dev.kubeproxy.config.ProxyMode;
+import dev.kubeproxy.config.SyncSettings;
 import dev.kubeproxy.cluster.EventRequest;
 import dev.kubeproxy.health.HealthUpdate;
 import dev.kubeproxy.health.ServiceHealthState;
@@ -38,7 +39,6 @@ import java.util.Set;
 public final class FamilyProxier {
   /** Both backends of 1.31 allow two syncs back to back, then one per minSyncPeriod. */
   static final int BURST_SYNCS = 2;
-  static final Duration IPTABLES_MAX_INTERVAL = Duration.ofHours(1);
 
   /**
    * What one family's proxier is built with, resolved once from the configuration.
@@ -59,13 +59,9 @@ public final class FamilyProxier {
       nodeLabels = nodeLabels == null ? Map.of() : Map.copyOf(nodeLabels);
     }
 
-    /** The settings of a mode: its runner's maxInterval, minSyncPeriod bounded by it. */
-    public static Settings of(
-        ProxyMode mode, String nodeName, Map<String, String> nodeLabels, Duration syncPeriod,
-        Duration minSyncPeriod, ModelGates gates) {
-      Duration maxInterval = mode == ProxyMode.IPTABLES ? IPTABLES_MAX_INTERVAL : syncPeriod;
-      Duration minInterval = minSyncPeriod.compareTo(maxInterval) > 0 ? maxInterval : minSyncPeriod;
-      return new Settings(nodeName, nodeLabels, syncPeriod, minInterval, maxInterval, gates);
+    /** A family's settings from the mode's resolved sync timing (config.SyncSettings). */
+    public static Settings of(SyncSettings sync, String nodeName, Map<String, String> nodeLabels, ModelGates gates) {
+      return new Settings(nodeName, nodeLabels, sync.syncPeriod(), sync.minInterval(), sync.maxInterval(), gates);
     }
   }
 

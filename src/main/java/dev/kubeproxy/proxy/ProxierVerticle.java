@@ -151,8 +151,8 @@ public class ProxierVerticle extends VerticleBase {
 
   private void startFamilies(List<ProxyBackend> backends) {
     KubeProxyConfiguration config = options.config();
-    FamilyProxier.Settings settings = FamilyProxier.Settings.of(Proxiers.mode(config), nodeInfo.name(),
-        nodeInfo.labels(), Proxiers.syncPeriod(config), Proxiers.minSyncPeriod(config), ModelGates.from(gates));
+    FamilyProxier.Settings settings = FamilyProxier.Settings.of(config.syncSettings(), nodeInfo.name(),
+        nodeInfo.labels(), ModelGates.from(gates));
     for (ProxyBackend backend : backends) {
       FamilyProxier family = new FamilyProxier(vertx, backend, settings, metrics, clock, reconciler,
           RunnerTimer.of(vertx));

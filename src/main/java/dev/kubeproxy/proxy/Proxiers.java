@@ -6,6 +6,7 @@ import dev.kubeproxy.AgentOptions;
 import dev.kubeproxy.cluster.NodeInfo;
 import dev.kubeproxy.config.KubeProxyConfiguration;
 import dev.kubeproxy.config.ProxyMode;
+import dev.kubeproxy.config.SyncSettings;
 import dev.kubeproxy.platform.CommandRunner;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.proxy.iptables.IptablesProxier;
@@ -34,9 +35,6 @@ import java.util.Map;
 public final class Proxiers {
   private Proxiers() {}
 
-  /** The v1alpha1 defaults (pkg/proxy/apis/config/v1alpha1/defaults.go SetDefaults_KubeProxyConfiguration). */
-  static final Duration DEFAULT_SYNC_PERIOD = Duration.ofSeconds(30);
-  static final Duration DEFAULT_MIN_SYNC_PERIOD = Duration.ofSeconds(1);
 
   /** The configured mode; validation has refused any other spelling before the proxier is built. */
   public static ProxyMode mode(KubeProxyConfiguration config) {
@@ -280,21 +278,9 @@ public final class Proxiers {
         config.masqueradeBit(),
         localhostNodePorts,
         detector == null ? LocalTrafficDetector.noop() : detector,
-        syncPeriod(config),
-        minSyncPeriod(config),
+        config.syncSettings().syncPeriod(),
+        config.syncSettings().minSyncPeriod(),
         options.dryRun() ? System.out : null);
-  }
-
-  /** The mode's syncPeriod; unset (or not positive, which validation refuses) reads as the 30 s default. */
-  static Duration syncPeriod(KubeProxyConfiguration config) {
-    Duration d = config.syncPeriod();
-    return d == null || d.isZero() || d.isNegative() ? DEFAULT_SYNC_PERIOD : d;
-  }
-
-  /** The mode's minSyncPeriod; unset (or negative, which validation refuses) reads as the 1 s default. */
-  static Duration minSyncPeriod(KubeProxyConfiguration config) {
-    Duration d = config.minSyncPeriod();
-    return d == null || d.isNegative() ? DEFAULT_MIN_SYNC_PERIOD : d;
   }
 
   /**
@@ -344,6 +330,6 @@ public final class Proxiers {
 
   private static ProxierSettings minimalSettings(IpFamily family) {
     return new ProxierSettings(family, "", List.of(), List.of(), false, 14, false, LocalTrafficDetector.noop(),
-        DEFAULT_SYNC_PERIOD, DEFAULT_MIN_SYNC_PERIOD, null);
+        SyncSettings.DEFAULTS.syncPeriod(), SyncSettings.DEFAULTS.minSyncPeriod(), null);
   }
 }

@@ -1,5 +1,7 @@
 package dev.kubeproxy.proxy.nftables;
 
+import dev.kubeproxy.config.SyncSettings;
+
 import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.platform.CommandRunner;
@@ -40,7 +42,6 @@ import java.util.function.Supplier;
 public class NftablesProxier implements ProxyBackend {
   /** Kernels before 6.2 may still see a chain as referenced just after its last reference went. */
   static final Duration STALE_CHAIN_GRACE = Duration.ofSeconds(1);
-  static final Duration DEFAULT_SYNC_PERIOD = Duration.ofSeconds(30);
   /** "off" keeps every transaction on nft (no netlink socket is opened). */
   static final String NETLINK_ENV = "KUBE_PROXY_NFTABLES_NETLINK";
 
@@ -251,7 +252,7 @@ public class NftablesProxier implements ProxyBackend {
     Instant start = clock.instant();
     deleteStaleChains(start);
     Duration period = settings.syncPeriod() == null || settings.syncPeriod().isZero()
-        ? DEFAULT_SYNC_PERIOD : settings.syncPeriod();
+        ? SyncSettings.DEFAULT_SYNC_PERIOD : settings.syncPeriod();
     boolean forced = next != SyncKind.PARTIAL || lastFullSync == null || !appliedServiceCIDRs.equals(state.serviceCIDRs());
     boolean full = forced || !start.isBefore(lastFullSync.plus(period));
     if (full && !forced && tableUnchangedByOthers()) {
