@@ -1,0 +1,15 @@
+/**
+ * Debugging a Service without SSH, which upstream has no counterpart for: the report behind
+ * {@code GET /debug/services} ({@link dev.kubeproxy.explain.DebugServicesHandler},
+ * {@link dev.kubeproxy.explain.ReportBuilder}), the packet path a (source, destination) takes through
+ * the rules ({@link dev.kubeproxy.explain.PathTracer}, from the model and
+ * {@link dev.kubeproxy.proxy.ServicePortPlan}, never by parsing rules), and the
+ * {@code kube-proxy explain} command that asks a running agent and prints the report
+ * ({@link dev.kubeproxy.explain.ExplainCommand}).
+ *
+ * <p>Owns: nothing long-lived; each request builds its report from the proxier's snapshot, which it
+ * asks for over the event bus. May call: proxy (the model types and the plan), config and cli (the
+ * metrics address of the agent to ask), health (the answer's time format), platform (addresses),
+ * logging.
+ */
+package dev.kubeproxy.explain;
