@@ -9,7 +9,7 @@
  *
  * <p>Owns: nothing long-lived; each request builds its report from the proxier's snapshot, which it
  * asks for over the event bus. May call: proxy (the model types and the plan), config and cli (the
- * metrics address of the agent to ask), health (the answer's time format), platform (addresses),
+ * metrics address of the agent to ask), health (HostPort, how a listen address is written), platform (addresses),
  * logging.
  */
 package dev.kubeproxy.explain;
