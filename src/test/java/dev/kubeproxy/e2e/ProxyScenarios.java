@@ -158,8 +158,8 @@ abstract class ProxyScenarios {
         String table = "table " + (f.v6() ? "ip6" : "ip") + " kube-proxy";
         assertTrue(ruleset.contains(table), "nftables mode must create `" + table + "`; tables: " + ruleset);
       }
-      // Partial syncs (every later check's changes) go over netlink, not through nft.
-      assertTrue(agent.tail(Integer.MAX_VALUE).contains("partial syncs go to nf_tables over netlink"),
+      // Transactions (the first load and every later check's changes) go over netlink, not through nft.
+      assertTrue(agent.tail(Integer.MAX_VALUE).contains("transactions go to nf_tables over netlink"),
           "the agent opened its netlink socket; log:\n" + agent.tail(40));
     } else {
       IptablesVariant used = iptablesVariant();
