@@ -25,16 +25,13 @@ public final class Main {
   public static void main(String[] args) {
     if (args.length > 0 && args[0].equals("explain")) {
       // kube-proxy explain ...: asks the running agent, prints its answer, and exits
-      int status = ExplainCommand.run(List.of(args).subList(1, args.length), System.out, System.err);
-      System.out.flush();
-      System.exit(status);
+      exitBeforeVertx(ExplainCommand.run(List.of(args).subList(1, args.length), System.out, System.err));
       return;
     }
     JulBridge.install();
     Startup.Parsed parsed = Startup.parse(List.of(args), System.out, System.err);
     if (parsed instanceof Startup.Exit exit) {
-      System.out.flush();
-      System.exit(exit.status());
+      exitBeforeVertx(exit.status());
       return;
     }
     // built before Complete: the --config file is read through vertx-config
@@ -56,6 +53,12 @@ public final class Main {
         exitProcess(vertx, 1);
       });
     });
+  }
+
+  /** Exits before any Vert.x instance exists (explain, --version, --help, a bad flag): nothing to close. */
+  private static void exitBeforeVertx(int status) {
+    System.out.flush();
+    System.exit(status);
   }
 
   /**

@@ -179,7 +179,7 @@ class ReportBuilderTest {
     assertEquals("ns/web:p80", port.getString("servicePort"));
     assertEquals("DNAT", port.getJsonObject("path").getString("verdict"));
     assertEquals("-A KUBE-SVC-X", port.getJsonObject("programmed").getJsonArray("lines").getString(0));
-    assertEquals(true, port.getJsonObject("policy").getBoolean("hasEndpoints"));
+    assertTrue(port.getJsonObject("policy").getBoolean("hasEndpoints"));
     String text = TextReport.of(r);
     assertTrue(text.contains("ns/web:p80 TCP (IPv4)") && text.contains("-A KUBE-SVC-X") && text.contains("=> DNAT")
         && text.contains("10.244.1.5:8080"), text);
