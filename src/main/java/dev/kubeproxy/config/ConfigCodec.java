@@ -61,7 +61,7 @@ public final class ConfigCodec {
    * @throws IllegalArgumentException when a value does not have its field's type
    */
   public static void setFields(KubeProxyConfiguration c, java.util.Map<String, Object> valuesByPath) {
-    ConfigSchema.update(c, valuesByPath);
+    ConfigFields.set(c, valuesByPath);
   }
 
   /** apimachinery's TypeMeta check: apiVersion and kind present and registered. */

@@ -1,6 +1,5 @@
 package dev.kubeproxy.config;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import java.net.Inet4Address;
 import java.time.Duration;
 import java.util.TreeMap;
@@ -31,28 +30,11 @@ public final class ConfigDefaults {
    * @throws IllegalArgumentException when the path names no field of the schema
    */
   public static String text(String path) {
-    JsonNode n = DefaultsTree.TREE;
-    for (String name : path.split("\\.")) {
-      n = n.path(name);
+    java.lang.reflect.Field field = ConfigFields.field(path);
+    if (field == null) {
+      throw new IllegalArgumentException("no field " + path + " in the configuration schema");
     }
-    if (n.isMissingNode() || n.isNull()) { // left out of the document at its zero value
-      Class<?> type = ConfigSchema.fieldClass(path);
-      if (type == null) {
-        throw new IllegalArgumentException("no field " + path + " in the configuration schema");
-      }
-      return type == boolean.class ? "false" : java.util.List.class.isAssignableFrom(type) ? "[]" : "";
-    }
-    if (n.isArray()) {
-      java.util.List<String> items = new java.util.ArrayList<>();
-      n.forEach(item -> items.add(item.asText()));
-      return "[" + String.join(",", items) + "]";
-    }
-    return n.isObject() ? "" : n.asText();
-  }
-
-  /** The defaulted configuration as a v1alpha1 tree, built on first use (it needs the schema's mapper). */
-  private static final class DefaultsTree {
-    static final JsonNode TREE = ConfigSchema.tree(defaulted());
+    return ConfigFields.text(field, ConfigFields.get(defaulted(), path));
   }
 
   public static void apply(KubeProxyConfiguration c) {

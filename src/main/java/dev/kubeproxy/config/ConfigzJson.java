@@ -50,7 +50,7 @@ public final class ConfigzJson {
         .put("Kubeconfig", c.clientConnection.kubeconfig)
         .put("AcceptContentTypes", c.clientConnection.acceptContentTypes)
         .put("ContentType", c.clientConnection.contentType)
-        .put("QPS", GoValues.Float32Serializer.number(c.clientConnection.qps))
+        .put("QPS", GoValues.float32Number(c.clientConnection.qps))
         .put("Burst", c.clientConnection.burst));
     o.put("Logging", logging(c.logging));
     o.put("HostnameOverride", c.hostnameOverride);

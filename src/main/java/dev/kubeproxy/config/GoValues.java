@@ -113,21 +113,21 @@ final class GoValues {
 
     @Override
     public void serialize(Float value, JsonGenerator gen, SerializerProvider provider) throws IOException {
-      Object n = number(value);
+      Object n = float32Number(value);
       if (n instanceof Long l) {
         gen.writeNumber(l);
       } else {
         gen.writeNumber((Double) n);
       }
     }
+  }
 
-    /** The number Go prints for a float32: a long when whole, else the float's shortest decimal. */
-    static Object number(float f) {
-      if (f == Math.rint(f) && !Float.isInfinite(f) && Math.abs(f) < 1e15) {
-        return (long) f;
-      }
-      return Double.parseDouble(Float.toString(f));
+  /** The number Go prints for a float32: a long when whole, else the float's shortest decimal. */
+  static Object float32Number(float f) {
+    if (f == Math.rint(f) && !Float.isInfinite(f) && Math.abs(f) < 1e15) {
+      return (long) f;
     }
+    return Double.parseDouble(Float.toString(f));
   }
 
   private static final Pattern QUANTITY =
