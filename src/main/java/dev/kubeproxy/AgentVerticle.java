@@ -174,9 +174,7 @@ public class AgentVerticle extends VerticleBase {
           vertx.eventBus().publish(EventBusAddresses.NODE_ELIGIBLE, true); // known now; Node events refine it
           return deployChild(new MetricsServerVerticle(options, context))
               .compose(v2 -> deployChild(new ServiceHealthServerVerticle(options, node)))
-              .compose(v2 -> deployChild(new ProxierVerticle(options, node, context), ProxierVerticle.DEPLOYMENT))
-              // last: no cluster event is sent before the proxier listens
-              .compose(v2 -> deployChild(new ClusterWatchVerticle(options, node, source)))
+              .compose(v2 -> deployProxierAndWatch(options, node, context, source))
               .map(v2 -> {
                 if (setup.sysfsReadOnly()) {
                   // recorded now: the event recorder lives in the cluster watch, deployed last
@@ -186,6 +184,20 @@ public class AgentVerticle extends VerticleBase {
                 return null;
               });
         }));
+  }
+
+  /**
+   * The proxier, then the cluster watch: the watch starts once the proxier listens (no cluster
+   * event is sent before), not once its backends are built, so reading and decoding the initial
+   * lists overlaps the backends' probes and privileged set-up. Fails as soon as either fails.
+   */
+  private Future<?> deployProxierAndWatch(AgentOptions options, NodeInfo node, AgentContext context,
+                                          ClusterSource source) {
+    ProxierVerticle proxier = new ProxierVerticle(options, node, context);
+    Future<String> proxierStarted = deployChild(proxier, ProxierVerticle.DEPLOYMENT);
+    Future<String> watchStarted = proxier.listening()
+        .compose(v -> deployChild(new ClusterWatchVerticle(options, node, source)));
+    return Future.all(proxierStarted, watchStarted);
   }
 
   private Future<PlatformSetup.Result> platformSetup(AgentOptions options) {

@@ -12,6 +12,7 @@ import dev.kubeproxy.proxy.conntrack.ConntrackReconciler;
 import dev.kubeproxy.cluster.objects.EndpointSlice;
 import dev.kubeproxy.cluster.objects.Service;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import java.time.Clock;
 import java.time.Duration;
@@ -93,6 +94,8 @@ public final class FamilyProxier {
   private final Set<ServicePortName> loggedOrphans = new HashSet<>();
   /** For /debug/services: the syncs per service, and the state the last sync was given. */
   private final ServiceSyncLog syncLog = new ServiceSyncLog();
+  /** Completed by the first sync that succeeds. */
+  private final Promise<Void> firstSynced = Promise.promise();
   private volatile ProxyState lastState;
 
   /**
@@ -203,6 +206,11 @@ public final class FamilyProxier {
       vertx.cancelTimer(monitorTimer);
       monitorTimer = -1;
     }
+  }
+
+  /** Completes once this family's rules have been synced successfully for the first time. */
+  public Future<Void> firstSynced() {
+    return firstSynced.future();
   }
 
   /** The initial lists are in: rules are programmed from now on, starting with a sync now. */
@@ -316,6 +324,7 @@ public final class FamilyProxier {
         "kind", result != null && result.full() ? "full" : "partial", "servicePorts", state.services().size());
     publishHealth(HealthUpdate.Type.UPDATED);
     metrics.setLastSyncTimestamp(family.name(), now);
+    firstSynced.tryComplete();
     for (List<Instant> times : state.triggerTimes().values()) {
       for (Instant t : times) {
         metrics.observeNetworkProgrammingLatency(family.name(), Duration.between(t, now));

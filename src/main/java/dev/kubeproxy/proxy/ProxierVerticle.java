@@ -20,6 +20,7 @@ import dev.kubeproxy.cluster.objects.Service;
 import dev.kubeproxy.cluster.objects.ServiceCidr;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.ThreadingModel;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.Message;
@@ -71,6 +72,8 @@ public class ProxierVerticle extends VerticleBase {
   private DebugServicesResponder debug;
   /** Events that arrived while the backends were still being built. */
   private List<Runnable> early = new ArrayList<>();
+  /** Completed once the event consumers are registered, before the backends are built. */
+  private final Promise<Void> listening = Promise.promise();
 
   private final Map<String, List<String>> serviceCIDRs = new HashMap<>();
   private boolean servicesSynced;
@@ -120,8 +123,10 @@ public class ProxierVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     if (!context.isWorkerContext()) {
-      return Future.failedFuture(new IllegalStateException("ProxierVerticle runs the syncs on its own context:"
-          + " deploy it with ProxierVerticle.DEPLOYMENT (a worker context)"));
+      IllegalStateException e = new IllegalStateException("ProxierVerticle runs the syncs on its own context:"
+          + " deploy it with ProxierVerticle.DEPLOYMENT (a worker context)");
+      listening.tryFail(e);
+      return Future.failedFuture(e);
     }
     consume(EventBusAddresses.SERVICES, this::onService);
     consume(EventBusAddresses.ENDPOINT_SLICES, this::onEndpointSlice);
@@ -134,6 +139,13 @@ public class ProxierVerticle extends VerticleBase {
     List<Future<?>> registered = new ArrayList<>();
     consumers.forEach(c -> registered.add(c.completion()));
     return Future.all(registered)
+        .onComplete(ar -> {
+          if (ar.succeeded()) {
+            listening.tryComplete();
+          } else {
+            listening.tryFail(ar.cause());
+          }
+        })
         .compose(v -> {
           try {
             List<ProxyBackend> backends = backendFactory.create(options, nodeInfo, commandRunner);
@@ -159,9 +171,27 @@ public class ProxierVerticle extends VerticleBase {
       families.add(family);
       family.startLoop();
     }
+    compactHeapAfterFirstSyncs();
     List<Runnable> replay = early;
     early = null;
     replay.forEach(Runnable::run);
+  }
+
+  /**
+   * One full collection once every family has synced for the first time. The initial load (the
+   * objects as read, the first rendering, a restore input of 30 MB at 10,000 Services) leaves
+   * its garbage in the old generation, and the serial collector gives heap back to the system
+   * only at a full collection, which a quiet agent may not see for hours: at 10,000 Services
+   * (iptables mode) the RSS stayed 28 MB higher. Off the proxier's context: the syncs do not wait
+   * for it.
+   */
+  private void compactHeapAfterFirstSyncs() {
+    List<Future<Void>> synced = new ArrayList<>();
+    families.forEach(f -> synced.add(f.firstSynced()));
+    Future.all(synced).onSuccess(v -> vertx.executeBlocking(() -> {
+      Runtime.getRuntime().gc();
+      return null;
+    }, false));
   }
 
   /** The conntrack reconciler over netlink; null (after saying why) in --dry-run or without netlink. */
@@ -177,6 +207,16 @@ public class ProxierVerticle extends VerticleBase {
           e.getMessage());
       return null;
     }
+  }
+
+  /**
+   * Completes once this verticle's event consumers are registered, while its start still builds
+   * the backends (the iptables backend's probes, privileged set-up): from then on no cluster event
+   * is lost (those that come before the backends are replayed to them), so the cluster source may
+   * start reading meanwhile. Fails when the start fails before that.
+   */
+  public Future<Void> listening() {
+    return listening.future();
   }
 
   @Override
