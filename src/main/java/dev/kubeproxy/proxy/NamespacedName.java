@@ -14,6 +14,12 @@ public record NamespacedName(String namespace, String name) implements Comparabl
   }
 
   @Override
+  public boolean equals(Object o) {
+    return o == this || o instanceof NamespacedName n && java.util.Objects.equals(name, n.name)
+        && java.util.Objects.equals(namespace, n.namespace);
+  }
+
+  @Override
   public int compareTo(NamespacedName o) {
     return toString().compareTo(o.toString());
   }

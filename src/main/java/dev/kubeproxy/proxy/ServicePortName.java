@@ -21,6 +21,12 @@ public record ServicePortName(NamespacedName service, String port, String protoc
   }
 
   @Override
+  public boolean equals(Object o) {
+    return o == this || o instanceof ServicePortName n && java.util.Objects.equals(service, n.service)
+        && java.util.Objects.equals(port, n.port) && java.util.Objects.equals(protocol, n.protocol);
+  }
+
+  @Override
   public int compareTo(ServicePortName o) {
     int c = toString().compareTo(o.toString());
     return c != 0 ? c : protocol.compareTo(o.protocol);
