@@ -42,7 +42,8 @@ class LauncherIT {
   void theLaunchersOptionsReachTheJvmAndJavaOptsWin() throws Exception {
     String out = launch("-XX:+PrintCommandLineFlags -XX:MaxRAMPercentage=50", "--version");
     assertTrue(out.contains("Kubernetes v"), out);
-    for (String flag : List.of("-XX:+UseSerialGC", "-XX:MinHeapFreeRatio=10", "-XX:MaxHeapFreeRatio=30",
+    for (String flag : List.of("-XX:+UseSerialGC", "-XX:MinHeapFreeRatio=25", "-XX:MaxHeapFreeRatio=30",
+        "-XX:InitialHeapSize=33554432",
         "-XX:-ShrinkHeapInSteps", "-XX:TieredStopAtLevel=1", "-XX:+ExitOnOutOfMemoryError")) {
       assertTrue(out.contains(flag), flag + " in " + out);
     }
