@@ -35,7 +35,8 @@ public final class ConfigFileLoader {
   public static Future<ConfigCodec.Decoded> load(Vertx vertx, String file) {
     return vertx.executeBlocking(() -> ConfigFileReader.read(Path.of(file)), false)
         .compose(bytes -> read(vertx, bytes)
-            // SnakeYAML refuses some files go-yaml reads (over 50 aliases, unknown tags): the decoder's reading then stands alone
+            // where SnakeYAML fails, the decoder's reading decides: a malformed file gets its error with
+            // the position, one only SnakeYAML refuses (over 50 aliases, an unknown tag) is read as go-yaml reads it
             .transform(read -> vertx.executeBlocking(
                 () -> ConfigCodec.decode(file, bytes, read.succeeded() ? read.result() : null), false)));
   }
