@@ -68,9 +68,6 @@ final class ConfigSchema {
   private static final ObjectMapper STRUCT_ORDER = MAPPER.rebuild()
       .disable(MapperFeature.SORT_PROPERTIES_ALPHABETICALLY).build();
 
-  /** The same schema for updates: nested objects and maps are merged into, not replaced. */
-  private static final ObjectMapper UPDATER = MAPPER.rebuild().defaultMergeable(true).build();
-
   private static final YAMLMapper YAML = YAMLMapper.builder()
       .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
       .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
@@ -98,31 +95,6 @@ final class ConfigSchema {
       throw new ConfigDecodeException(typeError(doc, e));
     } catch (IOException e) {
       throw new ConfigDecodeException(doc.source + ": " + e.getMessage());
-    }
-  }
-
-  /**
-   * Sets fields named by their dotted v1alpha1 path ("clientConnection.kubeconfig") to Java values,
-   * converted as the schema converts them (a Duration becomes Go text, then a Duration again).
-   */
-  static void update(KubeProxyConfiguration c, Map<String, Object> valuesByPath) {
-    ObjectNode patch = MAPPER.createObjectNode();
-    valuesByPath.forEach((path, value) -> {
-      ObjectNode parent = patch;
-      String[] names = path.split("\\.");
-      for (int i = 0; i < names.length - 1; i++) {
-        parent = parent.has(names[i]) ? (ObjectNode) parent.get(names[i]) : parent.putObject(names[i]);
-      }
-      parent.set(names[names.length - 1], MAPPER.valueToTree(value));
-    });
-    List<String> unknown = new ArrayList<>();
-    try {
-      UPDATER.readerForUpdating(c).withAttribute(UNKNOWN, unknown).readValue(patch);
-    } catch (IOException e) {
-      throw new IllegalArgumentException("a value does not fit the configuration schema: " + e.getMessage(), e);
-    }
-    if (!unknown.isEmpty()) {
-      throw new IllegalArgumentException("not in the configuration schema: " + String.join(", ", unknown));
     }
   }
 

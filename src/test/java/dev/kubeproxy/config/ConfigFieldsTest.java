@@ -5,9 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kubeproxy.cli.FlagDef;
 import dev.kubeproxy.cli.FlagValues;
 import dev.kubeproxy.cli.KubeProxyFlags;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -70,10 +73,9 @@ class ConfigFieldsTest {
       }
       Object value = FlagValues.convert(def, raw);
       KubeProxyConfiguration viaFields = ConfigDefaults.defaulted();
-      KubeProxyConfiguration viaSchema = ConfigDefaults.defaulted();
       ConfigFields.set(viaFields, Map.of(def.field(), value));
-      ConfigSchema.update(viaSchema, Map.of(def.field(), value));
-      assertEquals(ConfigSchema.json(viaSchema), ConfigSchema.json(viaFields), def.name() + " -> " + def.field());
+      assertEquals(ConfigSchema.json(throughTheSchema(def.field(), value)), ConfigSchema.json(viaFields),
+          def.name() + " -> " + def.field());
       assertTrue(!ConfigSchema.json(viaFields).equals(ConfigSchema.json(ConfigDefaults.defaulted())),
           def.name() + " changed nothing");
     }
@@ -95,6 +97,31 @@ class ConfigFieldsTest {
     assertThrows(IllegalArgumentException.class, () -> ConfigFields.set(c, Map.of("clientConnection.burst", "10")));
     assertThrows(IllegalArgumentException.class, () -> ConfigFields.set(c, Map.of("apiVersion.x", "10")));
   }
+
+  /**
+   * The defaulted configuration with one field set through the schema's Jackson binding: its v1alpha1
+   * document, the value written at the path as a file would hold it, decoded again.
+   */
+  private static KubeProxyConfiguration throughTheSchema(String path, Object value) {
+    ObjectNode doc = ConfigSchema.tree(ConfigDefaults.defaulted());
+    String[] names = path.split("\\.");
+    ObjectNode parent = doc;
+    for (int i = 0; i < names.length - 1; i++) {
+      parent = (ObjectNode) parent.get(names[i]);
+    }
+    Object wire = value instanceof Duration d ? GoDuration.format(d)
+        : value instanceof Float f ? GoValues.float32Number(f) : value;
+    if (value instanceof Map<?, ?> m) {
+      ObjectNode merged = parent.has(names[names.length - 1]) ? (ObjectNode) parent.get(names[names.length - 1])
+          : parent.putObject(names[names.length - 1]);
+      merged.setAll((ObjectNode) JSON.valueToTree(m));
+      wire = merged;
+    }
+    parent.set(names[names.length - 1], JSON.valueToTree(wire));
+    return ConfigSchema.fromJson(doc.toString());
+  }
+
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   /** The default text as it was read from the schema's JSON tree. */
   private static String jacksonText(JsonNode tree, String path) {
