@@ -28,6 +28,7 @@ final class AppliedTable {
   final Map<ServicePortName, Port> ports = new HashMap<>();
   final ElementIndex elements = new ElementIndex();
   final EndpointSlots slots = new EndpointSlots();
+  final NumberTexts texts = new NumberTexts();
   /** The endpoint-targets shards the kernel's table declares. */
   final Set<String> declaredShards = new HashSet<>();
   /** The NodePort addresses of the last full sync (the fixed part depends on them). */

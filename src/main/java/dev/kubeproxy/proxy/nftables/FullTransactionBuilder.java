@@ -58,7 +58,7 @@ final class FullTransactionBuilder {
       ServicePortRules r = !state.changedServices().contains(spn.service()) && prev != null && prev.sameInputs(svc, eps)
           ? prev.rules()
           : ServicePortRules.compute(ServicePortPlan.of(svc, eps, state.nodeLabels()), settings, syntax,
-              applied.slots);
+              applied.slots, applied.texts);
       next.put(spn, new AppliedTable.Port(svc, eps, r));
       for (String chain : r.chains().keySet()) {
         Chain c = Chain.regular(chain);

@@ -54,7 +54,7 @@ final class PartialTransactionBuilder {
       if (svc != null) {
         List<Endpoint> eps = state.endpointsOf(spn);
         after = ServicePortRules.compute(ServicePortPlan.of(svc, eps, state.nodeLabels()), settings, syntax,
-            applied.slots);
+            applied.slots, applied.texts);
         applied.ports.put(spn, new AppliedTable.Port(svc, eps, after));
       } else {
         applied.ports.remove(spn);

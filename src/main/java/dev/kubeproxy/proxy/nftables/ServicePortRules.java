@@ -54,10 +54,11 @@ public record ServicePortRules(
    * and which policy branches apply).
    *
    * @param slots where the policy chains' endpoints go in the endpoint-targets maps
+   * @param texts the shared texts of the numbers the elements name
    */
-  public static ServicePortRules compute(ServicePortPlan plan, ProxierSettings settings, FamilySyntax syntax,
-      EndpointSlots slots) {
-    return new Builder(plan.service(), settings, syntax, slots).build(plan);
+  static ServicePortRules compute(ServicePortPlan plan, ProxierSettings settings, FamilySyntax syntax,
+      EndpointSlots slots, NumberTexts texts) {
+    return new Builder(plan.service(), settings, syntax, slots, texts).build(plan);
   }
 
   private static final class Builder {
@@ -72,9 +73,11 @@ public record ServicePortRules(
     private final List<Element> elements = new ArrayList<>();
 
     private final EndpointSlots slots;
+    private final NumberTexts texts;
 
-    Builder(ServicePort svc, ProxierSettings settings, FamilySyntax syntax, EndpointSlots slots) {
+    Builder(ServicePort svc, ProxierSettings settings, FamilySyntax syntax, EndpointSlots slots, NumberTexts texts) {
       this.slots = slots;
+      this.texts = texts;
       this.svc = svc;
       this.spn = svc.name();
       this.settings = settings;
@@ -126,7 +129,7 @@ public record ServicePortRules(
       Verdict noEndpointsVerdict = Verdict.goTo("reject-chain");
       Verdict internalVerdict = hasEndpoints ? Verdict.DROP : noEndpointsVerdict;
       Verdict externalVerdict = hasEndpoints ? Verdict.DROP : noEndpointsVerdict;
-      String port = Integer.toString(svc.port());
+      String port = texts.of(svc.port());
 
       // Cluster IP.
       if (svc.clusterIP() != null && !svc.clusterIP().isEmpty()) {
@@ -170,7 +173,7 @@ public record ServicePortRules(
       }
       // NodePort.
       if (svc.nodePort() != 0) {
-        List<String> key = List.of(proto, Integer.toString(svc.nodePort()));
+        List<String> key = List.of(proto, texts.of(svc.nodePort()));
         if (usesExternalChain) {
           elements.add(Element.ofMap("service-nodeports", key, Verdict.goTo(externalChain), null));
         }
@@ -233,7 +236,7 @@ public record ServicePortRules(
       } else {
         // Hairpin: an endpoint reaching itself through the service is masqueraded in postrouting.
         for (Endpoint ep : reachable) {
-          elements.add(Element.ofSet("hairpin-connections", ep.ip(), ep.ip(), proto, Integer.toString(ep.port())));
+          elements.add(Element.ofSet("hairpin-connections", ep.ip(), ep.ip(), proto, texts.of(ep.port())));
         }
       }
       return new ServicePortRules(chains, List.copyOf(affinitySets), List.copyOf(elements),
@@ -264,7 +267,7 @@ public record ServicePortRules(
       rule(chain).match(new Match.Protocol(proto)).then(new Statement.DnatFromMap(n, slot.offset(), slot.map()));
       for (int i = 0; i < n; i++) {
         Endpoint ep = eps.get(i);
-        elements.add(Element.ofMap(slot.map(), List.of(Integer.toString(slot.offset() + i)),
+        elements.add(Element.ofMap(slot.map(), List.of(texts.of(slot.offset() + i)),
             new ElementValue.Target(ep.ip(), ep.port()), null));
       }
     }
