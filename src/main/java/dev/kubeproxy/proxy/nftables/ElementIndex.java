@@ -52,6 +52,17 @@ final class ElementIndex {
     return fresh;
   }
 
+  /** Every indexed element once, those of one container adjacent. */
+  List<Element> indexed() {
+    List<Element> out = new ArrayList<>();
+    for (Map<List<String>, Slot> slots : containers.values()) {
+      for (Slot slot : slots.values()) {
+        out.add(slot.element);
+      }
+    }
+    return out;
+  }
+
   /** Replaces one set of contributions by another and returns the net kernel change. */
   Delta update(List<Element> removed, List<Element> added) {
     // Touched slots with the element each held before this update (null: none).

@@ -18,7 +18,9 @@ import java.util.Set;
  * Builds the transaction of a full sync: the whole table as the model wants it (the fixed part,
  * then every service port's chains, sets, rules and elements), which a load or a rewrite sends as
  * it is and a reconcile compares with the table read back. A service port whose inputs did not
- * change keeps the objects built before. Brings the {@link AppliedTable} to the new model.
+ * change keeps the objects built before; for a reconcile the element index is kept as well and
+ * updated for the changed ports only (a load or a rewrite rebuilds it, in the order the
+ * transaction's text is reproducible in). Brings the {@link AppliedTable} to the new model.
  */
 final class FullTransactionBuilder {
   /** The whole desired table, and the names a rewrite needs to find leftovers. */
@@ -35,16 +37,19 @@ final class FullTransactionBuilder {
   }
 
   /**
-   * @param load        whether the base chains are recreated (the first sync of the process)
+   * @param kind        LOAD recreates the base chains; RECONCILE keeps the element index
    * @param nodePortIPs the node's addresses NodePorts answer on
    */
-  Desired build(ProxyState state, boolean load, List<String> nodePortIPs) {
+  Desired build(ProxyState state, SyncKind kind, List<String> nodePortIPs) {
     applied.nodePortIPs = nodePortIPs;
     FixedRuleset fixed = new FixedRuleset(syntax, settings.masqueradeMark(), state.serviceCIDRs(), nodePortIPs);
     Transaction tx = new Transaction();
-    fixed.write(tx, load);
+    fixed.write(tx, kind == SyncKind.LOAD);
     ElementIndex elements = applied.elements;
-    elements.clear();
+    boolean keepIndex = kind == SyncKind.RECONCILE;
+    if (!keepIndex) {
+      elements.clear();
+    }
     Map<ServicePortName, AppliedTable.Port> next = new HashMap<>();
     Set<String> desiredChains = new HashSet<>();
     Set<String> desiredSets = new HashSet<>();
@@ -55,8 +60,8 @@ final class FullTransactionBuilder {
       ServicePort svc = state.services().get(spn);
       List<Endpoint> eps = state.endpointsOf(spn);
       AppliedTable.Port prev = applied.ports.get(spn);
-      ServicePortRules r = !state.changedServices().contains(spn.service()) && prev != null && prev.sameInputs(svc, eps)
-          ? prev.rules()
+      boolean reused = !state.changedServices().contains(spn.service()) && prev != null && prev.sameInputs(svc, eps);
+      ServicePortRules r = reused ? prev.rules()
           : ServicePortRules.compute(ServicePortPlan.of(svc, eps, state.nodeLabels()), settings, syntax,
               applied.slots, applied.texts);
       next.put(spn, new AppliedTable.Port(svc, eps, r));
@@ -82,8 +87,27 @@ final class FullTransactionBuilder {
           tx.add(rule);
         }
       }
-      newElements.addAll(elements.addFresh(r.elements()));
+      if (!keepIndex) {
+        newElements.addAll(elements.addFresh(r.elements()));
+      } else {
+        if (!reused) {
+          elements.update(prev == null ? List.of() : prev.rules().elements(), r.elements());
+        }
+        for (Element e : r.elements()) {
+          if (EndpointSlots.isShard(e.container())) {
+            newElements.add(e); // not indexed: each key is this port's own
+          }
+        }
+      }
       rules += r.ruleCount();
+    }
+    if (keepIndex) {
+      for (Map.Entry<ServicePortName, AppliedTable.Port> gone : applied.ports.entrySet()) {
+        if (!next.containsKey(gone.getKey())) {
+          elements.update(gone.getValue().rules().elements(), List.of());
+        }
+      }
+      newElements.addAll(elements.indexed());
     }
     // After every chain exists; grouped per set or map so that nft gets one command per container.
     for (Element e : AppliedTable.groupedByContainer(newElements)) {

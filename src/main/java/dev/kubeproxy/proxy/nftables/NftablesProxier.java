@@ -207,7 +207,7 @@ public class NftablesProxier implements ProxyBackend {
     listedAt = rewriteAll ? -1 : committer.generation();
     KernelTable kernel = rewriteAll ? KernelTable.absent() : committer.reader().read();
     Nftables.TableContents existing = rewriteAll ? nft.list() : Nftables.TableContents.absent();
-    FullTransactionBuilder.Desired desired = fullBuilder.build(state, load, nodePortAddresses.resolve());
+    FullTransactionBuilder.Desired desired = fullBuilder.build(state, plan.kind(), nodePortAddresses.resolve());
     reconciled = kernel.exists();
     if (reconciled) {
       return reconcile(desired.transaction(), kernel, start);
