@@ -3,9 +3,9 @@ package dev.kubeproxy.proxy.nftables;
 import java.util.Arrays;
 
 /**
- * The decimal text of ports and endpoint-map keys, one String per number, shared by every element
- * that names it: at 10,000 Services × 10 endpoints the elements name the same few ports and 1,024
- * keys some 200,000 times. Owned by one proxier (not thread-safe).
+ * The decimal text of ports, one String per number, shared by every element a service port keeps
+ * that names it: at 10,000 Services × 10 endpoints the hairpin elements alone name the same few
+ * target ports 100,000 times. Owned by one proxier (not thread-safe).
  */
 final class NumberTexts {
   private static final int LIMIT = 1 << 16;
