@@ -259,13 +259,14 @@ public record ServicePortRules(
         rule(chain).match(new Match.Protocol(proto)).then(new Statement.Dnat(eps.get(0).ip(), eps.get(0).port()));
         return;
       }
-      // One rule picks key offset..offset+N-1 of an endpoint-targets shard (no endpoint chains).
-      EndpointSlots.Slot slot = slots.slotFor(chain, proto, n);
-      rule(chain).match(new Match.Protocol(proto)).then(new Statement.DnatFromMap(n, slot.offset(), slot.map()));
+      // One rule draws a key of the chain's region; each endpoint holds an equal range of them.
+      EndpointSlots.Slot slot = slots.slotFor(chain, proto);
+      rule(chain).match(new Match.Protocol(proto))
+          .then(new Statement.DnatFromMap(EndpointSlots.modulus(n), slot.offset(), slot.map()));
       for (int i = 0; i < n; i++) {
         Endpoint ep = eps.get(i);
-        elements.add(Element.ofMap(slot.map(), List.of(Integer.toString(slot.offset() + i)),
-            new ElementValue.Target(ep.ip(), ep.port()), null));
+        elements.add(Element.ofMap(slot.map(), List.of(slot.range(i, n)), new ElementValue.Target(ep.ip(), ep.port()),
+            null));
       }
     }
 

@@ -243,17 +243,19 @@ final class BatchEncoder {
   /** An element (key, value, comment) in the form {@link TableDump} reads it back in. */
   String elementForm(Element e) throws Unsupported {
     MessageWriter w = new MessageWriter(FORM_BUFFER);
-    element(w, e, true);
+    start(w, e, true);
     byte[] b = w.toBytes();
-    return ExpressionForms.element(b, 4, b.length);
+    String form = ExpressionForms.element(b, 4, b.length);
+    return ElementCodec.interval(e.container()) ? ExpressionForms.range(form, elements.endKey(e)) : form;
   }
 
   /** An element's key in the form {@link TableDump} reads it back in. */
   String keyForm(Element e) throws Unsupported {
     MessageWriter w = new MessageWriter(FORM_BUFFER);
-    element(w, e, false);
+    start(w, e, false);
     byte[] b = w.toBytes();
-    return ExpressionForms.key(b, 4, b.length);
+    String form = ExpressionForms.key(b, 4, b.length);
+    return ElementCodec.interval(e.container()) ? ExpressionForms.range(form, elements.endKey(e)) : form;
   }
 
   private static boolean sameElementBatch(Transaction.Operation first, Transaction.Operation op) {
@@ -292,7 +294,18 @@ final class BatchEncoder {
   /** Upper bound on the elements' bytes in one message (nested attributes hold at most 64 KiB). */
   private static final int ELEMENTS_PER_MESSAGE_BYTES = 48 << 10;
 
+  /** An element; in an interval map its start element (with the value) and its end element. */
   private void element(MessageWriter w, Element e, boolean adds) throws Unsupported {
+    start(w, e, adds);
+    if (ElementCodec.interval(e.container())) {
+      int elem = w.beginNested(1); // NFTA_LIST_ELEM
+      Expressions.value(w, 1, elements.endKey(e)); // NFTA_SET_ELEM_KEY
+      w.u32(3, 1); // NFTA_SET_ELEM_FLAGS: NFT_SET_ELEM_INTERVAL_END
+      w.endNested(elem);
+    }
+  }
+
+  private void start(MessageWriter w, Element e, boolean adds) throws Unsupported {
     byte[] key = elements.key(e);
     int elem = w.beginNested(1); // NFTA_LIST_ELEM
     Expressions.value(w, 1, key); // NFTA_SET_ELEM_KEY

@@ -79,6 +79,11 @@ final class ExpressionForms {
     return key + '/' + data + '/' + flags + '/' + userData;
   }
 
+  /** The form of a range of an interval map: its start element's form and its end key. */
+  static String range(String startForm, byte[] endKey) {
+    return startForm + "-" + HEX.formatHex(endKey);
+  }
+
   /** The form of an element's key alone. */
   static String key(byte[] buf, int from, int to) {
     for (int[] a : attributes(buf, from, to)) {
