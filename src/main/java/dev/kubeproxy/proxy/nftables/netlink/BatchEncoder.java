@@ -240,21 +240,34 @@ final class BatchEncoder {
         anonymous::get);
   }
 
-  /** An element (key, value, comment) in the form {@link TableDump} reads it back in. */
+  /**
+   * An element (key, value, comment) in the form {@link TableDump} reads it back in, built from
+   * its parts (no message written and parsed: a resync computes it for every element).
+   */
   String elementForm(Element e) throws Unsupported {
-    MessageWriter w = new MessageWriter(FORM_BUFFER);
-    start(w, e, true);
-    byte[] b = w.toBytes();
-    String form = ExpressionForms.element(b, 4, b.length);
+    byte[] key = elements.key(e);
+    byte[] value = null;
+    boolean verdict = false;
+    int code = 0;
+    String chain = null;
+    if (elements.isMap(e)) {
+      if (elements.verdictValue(e)) {
+        Verdict v = (Verdict) e.value();
+        verdict = true;
+        code = RuleEncoder.verdictCode(v.kind());
+        chain = v.chain();
+      } else {
+        value = elements.value(e);
+      }
+    }
+    String form = ExpressionForms.element(key, value, verdict, code, chain, 0,
+        e.comment() == null ? null : UserData.comment(e.comment()));
     return ElementCodec.interval(e.container()) ? ExpressionForms.range(form, elements.endKey(e)) : form;
   }
 
   /** An element's key in the form {@link TableDump} reads it back in. */
   String keyForm(Element e) throws Unsupported {
-    MessageWriter w = new MessageWriter(FORM_BUFFER);
-    start(w, e, false);
-    byte[] b = w.toBytes();
-    String form = ExpressionForms.key(b, 4, b.length);
+    String form = ExpressionForms.key(elements.key(e));
     return ElementCodec.interval(e.container()) ? ExpressionForms.range(form, elements.endKey(e)) : form;
   }
 
