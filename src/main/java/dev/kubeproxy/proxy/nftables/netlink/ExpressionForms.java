@@ -102,7 +102,7 @@ final class ExpressionForms {
 
   /**
    * The form of an element from its parts: each length-prefixed, one char per byte (a compact
-   * Latin-1 string that hashes and compares like the bytes; it is never printed).
+   * string that compares like the bytes; it is never printed).
    *
    * @param value   a value's bytes, or null
    * @param verdict whether the data is a verdict (code and chain, null for none)
@@ -156,6 +156,19 @@ final class ExpressionForms {
     return key(null);
   }
 
+  /**
+   * One char per byte value, spread over 16 bits: String's hash (a polynomial in 31) of the plain
+   * bytes of addresses collides so often (a × 31 + b) that the maps of 100,000 keys turn their
+   * buckets into trees.
+   */
+  private static final char[] SPREAD = new char[256];
+
+  static {
+    for (int b = 0; b < 256; b++) {
+      SPREAD[b] = (char) ((b * 0x9E3779B1) >>> 16);
+    }
+  }
+
   /** Length, then one char per byte (nothing but the length 0 for null). */
   private static void raw(StringBuilder sb, byte[] bytes) {
     if (bytes == null) {
@@ -164,7 +177,7 @@ final class ExpressionForms {
     }
     sb.append((char) bytes.length);
     for (byte b : bytes) {
-      sb.append((char) (b & 0xff));
+      sb.append(SPREAD[b & 0xff]);
     }
   }
 
