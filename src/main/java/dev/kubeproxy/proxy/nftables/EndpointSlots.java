@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Places each policy chain's endpoints in an "endpoint-targets-PROTO-S" interval map: a chain owns
+ * Places each policy chain's endpoints in an "endpoint-ranges-PROTO-S" interval map: a chain owns
  * a region of {@link #REGION} keys starting at its offset, its rule draws
  * "numgen random mod M offset K", and its N endpoints hold N equal ranges of the M keys.
  *
@@ -33,7 +33,14 @@ final class EndpointSlots {
   /** Keys per chain: a power of two above MODULUS, so that every key of a shard fits a signed int. */
   static final int REGION = 1 << 25;
   static final int REGIONS = 64;
-  static final String PREFIX = "endpoint-targets-";
+  static final String PREFIX = "endpoint-ranges-";
+  /**
+   * The endpoint maps of earlier layouts ("endpoint-targets-tcp", then its shards
+   * "endpoint-targets-tcp-0", …: no key ranges). A new name, so that declaring a shard never meets
+   * one of them (the kernel refuses to redeclare a map with other flags); nothing refers to them
+   * once the chains are rewritten, and a reconciling resync deletes them.
+   */
+  static final String EARLIER_MAPS = "endpoint-targets-";
 
   /** Where a chain's endpoints go: the map and the first key of its region. */
   record Slot(String map, int offset) {
@@ -62,7 +69,7 @@ final class EndpointSlots {
   private final Map<String, Region> byChain = new HashMap<>();
   private final Map<String, Shards> byProto = new HashMap<>();
 
-  /** The map name of a protocol's shard, e.g. "endpoint-targets-tcp-0". */
+  /** The map name of a protocol's shard, e.g. "endpoint-ranges-tcp-0". */
   static String mapName(String proto, int shard) {
     return PREFIX + proto + "-" + shard;
   }

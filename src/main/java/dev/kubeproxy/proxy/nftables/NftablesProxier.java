@@ -81,7 +81,7 @@ public class NftablesProxier implements ProxyBackend {
   private int isolationRounds;
   private final ElementIndex elements = new ElementIndex();
   private final EndpointSlots slots = new EndpointSlots();
-  /** The endpoint-targets shards the kernel's table declares (as of the last sync built). */
+  /** The endpoint-ranges shards the kernel's table declares (as of the last sync built). */
   private final Set<String> declaredShards = new HashSet<>();
   private final Map<String, Instant> staleChains = new LinkedHashMap<>();
   private int fixedRuleCount;
@@ -133,7 +133,7 @@ public class NftablesProxier implements ProxyBackend {
     this.clock = clock;
     this.syntax = new FamilySyntax(settings.family());
     this.failedTransactions = new FailedTransactionLog(clock);
-    // (The endpoint-targets offsets live as long as this proxier; a full sync rewrites the shards.)
+    // (The endpoint-ranges offsets live as long as this proxier; a full sync rewrites the shards.)
     this.nodePortAddresses = new NodePortAddresses(settings.nodePortAddresses(), interfaceAddresses);
     this.reader = nft instanceof TableReader r ? r : null;
   }
@@ -489,7 +489,7 @@ public class NftablesProxier implements ProxyBackend {
         // chains above are rewritten, goes (added first so that deleting cannot fail).
         for (String proto : List.of("tcp", "udp", "sctp")) {
           NftMap legacy = EndpointSlots.declaration(EndpointSlots.PREFIX + proto + "-legacy", syntax);
-          legacy = new NftMap(EndpointSlots.PREFIX + proto, legacy.type(), null);
+          legacy = new NftMap(EndpointSlots.EARLIER_MAPS + proto, legacy.type(), null);
           tx.add(legacy);
           tx.delete(legacy);
         }

@@ -15,7 +15,7 @@ import java.util.regex.Pattern;
 
 /**
  * What the kube-proxy table holds for one service port, for /debug/services: its chains
- * ({@code nft list chain}) and its elements in the shared verdict maps and in the endpoint-targets
+ * ({@code nft list chain}) and its elements in the shared verdict maps and in the endpoint-ranges
  * shard its policy chains pick from ({@code nft list map}); in --dry-run, the same lines from the
  * last transactions the dry run printed.
  */
@@ -144,7 +144,7 @@ final class NftablesRulesReader {
     return out;
   }
 
-  /** Keys offset..offset+n-1 of an endpoint-targets shard (ranges of them): one policy chain's endpoints. */
+  /** Keys offset..offset+n-1 of an endpoint-ranges shard (ranges of them): one policy chain's endpoints. */
   private record Slot(String map, int offset, int n) {
     boolean holds(String element) {
       int colon = element.indexOf(" : ");

@@ -38,7 +38,7 @@ public record ServicePortRules(
     return n;
   }
 
-  /** The endpoint-targets shards this service port's rules pick from. */
+  /** The endpoint-ranges shards this service port's rules pick from. */
   public java.util.Set<String> targetMaps() {
     java.util.Set<String> maps = new java.util.LinkedHashSet<>();
     for (Element e : elements) {
@@ -53,7 +53,7 @@ public record ServicePortRules(
    * Computes the objects of one service port from its plan (which endpoints serve which traffic,
    * and which policy branches apply).
    *
-   * @param slots where the policy chains' endpoints go in the endpoint-targets maps
+   * @param slots where the policy chains' endpoints go in the endpoint-ranges maps
    */
   public static ServicePortRules compute(ServicePortPlan plan, ProxierSettings settings, FamilySyntax syntax,
       EndpointSlots slots) {

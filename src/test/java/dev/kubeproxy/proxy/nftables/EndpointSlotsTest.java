@@ -15,16 +15,16 @@ class EndpointSlotsTest {
     for (int i = 0; i < 130; i++) {
       chainsPerMap.merge(slots.slotFor("service-" + i, "tcp").map(), 1, Integer::sum);
     }
-    assertEquals(Map.of("endpoint-targets-tcp-0", 64, "endpoint-targets-tcp-1", 64, "endpoint-targets-tcp-2", 2),
+    assertEquals(Map.of("endpoint-ranges-tcp-0", 64, "endpoint-ranges-tcp-1", 64, "endpoint-ranges-tcp-2", 2),
         chainsPerMap);
-    assertEquals("endpoint-targets-udp-0", slots.slotFor("service-u", "udp").map(), "shards are per protocol");
+    assertEquals("endpoint-ranges-udp-0", slots.slotFor("service-u", "udp").map(), "shards are per protocol");
   }
 
   @Test
   void regionsAreKeptAndReusedWhenFreed() {
     EndpointSlots slots = new EndpointSlots();
     EndpointSlots.Slot a = slots.slotFor("a", "tcp");
-    assertEquals(new EndpointSlots.Slot("endpoint-targets-tcp-0", 0), a);
+    assertEquals(new EndpointSlots.Slot("endpoint-ranges-tcp-0", 0), a);
     assertEquals(a, slots.slotFor("a", "tcp"), "the same region however many endpoints");
     assertEquals(EndpointSlots.REGION, slots.slotFor("b", "tcp").offset());
     slots.release("a");

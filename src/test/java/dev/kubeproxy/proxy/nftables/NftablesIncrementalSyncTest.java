@@ -53,8 +53,8 @@ class NftablesIncrementalSyncTest {
     SyncResult r = proxier.sync(m.state());
     assertFalse(r.full());
     assertEquals("""
-        delete element ip kube-proxy endpoint-targets-tcp-0 { 0-12252239 , 12252240-24504479 }
-        add element ip kube-proxy endpoint-targets-tcp-0 { 0-8168159 : 10.244.1.5 . 8080 , 8168160-16336319 : 10.244.2.7 . 8080 , 16336320-24504479 : 10.244.3.3 . 8080 }
+        delete element ip kube-proxy endpoint-ranges-tcp-0 { 0-12252239 , 12252240-24504479 }
+        add element ip kube-proxy endpoint-ranges-tcp-0 { 0-8168159 : 10.244.1.5 . 8080 , 8168160-16336319 : 10.244.2.7 . 8080 , 16336320-24504479 : 10.244.3.3 . 8080 }
         add element ip kube-proxy hairpin-connections { 10.244.3.3 . 10.244.3.3 . tcp . 8080 }
         """, lastTx());
     assertEquals(2, fake.appliedTransactions().size());
@@ -67,7 +67,7 @@ class NftablesIncrementalSyncTest {
     m.endpoints(web, ready("10.244.1.5", 8080, true));
     proxier.sync(m.state());
     assertEquals("""
-        delete element ip kube-proxy endpoint-targets-tcp-0 { 0-12252239 , 12252240-24504479 }
+        delete element ip kube-proxy endpoint-ranges-tcp-0 { 0-12252239 , 12252240-24504479 }
         delete element ip kube-proxy hairpin-connections { 10.244.2.7 . 10.244.2.7 . tcp . 8080 }
         flush chain ip kube-proxy service-AXK6CI2C-demo/web/tcp/http
         add rule ip kube-proxy service-AXK6CI2C-demo/web/tcp/http ip daddr 10.96.12.34 tcp dport 80 ip saddr != 10.244.0.0/16 jump mark-for-masquerade
@@ -83,7 +83,7 @@ class NftablesIncrementalSyncTest {
     proxier.sync(m.state());
     assertEquals("""
         delete element ip kube-proxy service-ips { 10.96.12.34 . tcp . 80 : goto service-AXK6CI2C-demo/web/tcp/http }
-        delete element ip kube-proxy endpoint-targets-tcp-0 { 0-12252239 , 12252240-24504479 }
+        delete element ip kube-proxy endpoint-ranges-tcp-0 { 0-12252239 , 12252240-24504479 }
         delete element ip kube-proxy hairpin-connections { 10.244.1.5 . 10.244.1.5 . tcp . 8080 , 10.244.2.7 . 10.244.2.7 . tcp . 8080 }
         add element ip kube-proxy no-endpoint-services { 10.96.12.34 . tcp . 80 comment "demo/web:http" : goto reject-chain }
         flush chain ip kube-proxy service-AXK6CI2C-demo/web/tcp/http
@@ -116,7 +116,7 @@ class NftablesIncrementalSyncTest {
     assertEquals("""
         delete element ip kube-proxy cluster-ips { 10.96.12.34 }
         delete element ip kube-proxy service-ips { 10.96.12.34 . tcp . 80 }
-        delete element ip kube-proxy endpoint-targets-tcp-0 { 0-12252239 , 12252240-24504479 }
+        delete element ip kube-proxy endpoint-ranges-tcp-0 { 0-12252239 , 12252240-24504479 }
         delete element ip kube-proxy hairpin-connections { 10.244.1.5 . 10.244.1.5 . tcp . 8080 , 10.244.2.7 . 10.244.2.7 . tcp . 8080 }
         flush chain ip kube-proxy service-AXK6CI2C-demo/web/tcp/http
         """, lastTx());
@@ -294,8 +294,8 @@ class NftablesIncrementalSyncTest {
   }
 
   /**
-   * Shards and offsets in the endpoint-targets maps depend on history; replaces each "numgen …
-   * offset K map @endpoint-targets-…" by the endpoints it picks from, and drops the shards (which
+   * Shards and offsets in the endpoint-ranges maps depend on history; replaces each "numgen …
+   * offset K map @endpoint-ranges-…" by the endpoints it picks from, and drops the shards (which
    * shards exist, and their elements) from the dump.
    */
   static String withResolvedEndpointMap(String dump) {
@@ -304,18 +304,18 @@ class NftablesIncrementalSyncTest {
     String map = null;
     for (String line : lines) {
       if (!line.startsWith("  ")) {
-        map = line.startsWith("map endpoint-targets") ? line.split(" ")[1] : null;
+        map = line.startsWith("map endpoint-ranges") ? line.split(" ")[1] : null;
       } else if (map != null && line.startsWith("  element ")) {
         String[] kv = line.substring("  element ".length()).split(" : ", 2);
         targets.put(map + " " + kv[0], kv[1]);
       }
     }
     java.util.regex.Pattern rule =
-        java.util.regex.Pattern.compile("numgen random mod (\\d+) offset (\\d+) map @(endpoint-targets-[a-z]+-\\d+)");
+        java.util.regex.Pattern.compile("numgen random mod (\\d+) offset (\\d+) map @(endpoint-ranges-[a-z]+-\\d+)");
     StringBuilder out = new StringBuilder();
     for (String line : lines) {
       if (!line.startsWith("  ")) {
-        map = line.startsWith("map endpoint-targets") ? line : null;
+        map = line.startsWith("map endpoint-ranges") ? line : null;
         if (map != null) {
           continue;
         }

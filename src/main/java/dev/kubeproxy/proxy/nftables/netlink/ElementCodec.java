@@ -11,7 +11,7 @@ import java.util.List;
  * Keys and values of the elements of the kube-proxy table's shared sets and maps, as the kernel
  * stores them: the fields of a concatenation each padded to four bytes. Knows the layout of each
  * set and map by name (FixedRuleset declares them); elements of any other set are unsupported.
- * The endpoint-targets shards are interval maps: an element "LO-HI" (or "K") is a start element
+ * The endpoint-ranges shards are interval maps: an element "LO-HI" (or "K") is a start element
  * with the value and an end element at HI+1, keys big-endian (the rule converts numgen's result).
  */
 final class ElementCodec {
@@ -31,7 +31,7 @@ final class ElementCodec {
   }
 
   private static Layout layout(String container) throws Unsupported {
-    if (container.startsWith("endpoint-targets-")) {
+    if (container.startsWith("endpoint-ranges-")) {
       return new Layout(List.of(Field.NUMGEN), List.of(Field.ADDRESS, Field.PORT));
     }
     return switch (container) {
@@ -52,7 +52,7 @@ final class ElementCodec {
 
   /** Whether the container's keys are ranges (each element a start and an end element). */
   static boolean interval(String container) {
-    return container.startsWith("endpoint-targets-");
+    return container.startsWith("endpoint-ranges-");
   }
 
   /** The key of the end element of a range: one past its last key. */
@@ -98,7 +98,7 @@ final class ElementCodec {
     return value.isEmpty();
   }
 
-  /** The data of an endpoint-targets element: address . port. */
+  /** The data of an endpoint-ranges element: address . port. */
   byte[] value(Element e) throws Unsupported {
     if (!(e.value() instanceof ElementValue.Target t)) {
       throw new Unsupported("element without an endpoint value: " + e);
