@@ -101,7 +101,7 @@ interface RuleNames {
 
     @Override
     public String dnat() {
-      return "dnat (endpoint-targets map, or endpoint-… chains with affinity)";
+      return "dnat (endpoint-ranges map, or endpoint-… chains with affinity)";
     }
   }
 }

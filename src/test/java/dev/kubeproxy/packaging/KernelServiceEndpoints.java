@@ -65,7 +65,7 @@ final class KernelServiceEndpoints {
 
   /**
    * From {@code nft list table}: the service-ips map → the Service's chain → its endpoints: the
-   * keys offset..offset+N-1 of the endpoint-targets map its rule picks from, a single endpoint's
+   * keys offset..offset+N-1 of the endpoint-ranges map its rule picks from, a single endpoint's
    * "dnat to", or (session affinity) the endpoint chains it jumps to.
    */
   static Map<String, Set<String>> fromNftList(String listing) {

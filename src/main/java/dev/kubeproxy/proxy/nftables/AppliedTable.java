@@ -14,7 +14,7 @@ import java.util.Set;
 /**
  * What the last syncs built into this family's table: each service port's objects with the inputs
  * they were computed from, the elements of the shared sets and maps counted per contributor, where
- * the endpoints sit in the endpoint-targets maps, and the inputs of the fixed part. The builders
+ * the endpoints sit in the endpoint-ranges maps, and the inputs of the fixed part. The builders
  * update it; the next sync reuses what did not change.
  */
 final class AppliedTable {
@@ -29,7 +29,7 @@ final class AppliedTable {
   final ElementIndex elements = new ElementIndex();
   final EndpointSlots slots = new EndpointSlots();
   final NumberTexts texts = new NumberTexts();
-  /** The endpoint-targets shards the kernel's table declares. */
+  /** The endpoint-ranges shards the kernel's table declares. */
   final Set<String> declaredShards = new HashSet<>();
   /** The NodePort addresses of the last full sync (the fixed part depends on them). */
   List<String> nodePortIPs;

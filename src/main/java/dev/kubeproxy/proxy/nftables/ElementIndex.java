@@ -10,7 +10,7 @@ import java.util.Objects;
 /**
  * The elements of the shared sets and maps as the kernel holds them, counted per contributing
  * service port (several ports of one Service share their cluster IP in "cluster-ips"), so that an
- * incremental sync can write just the element changes. The endpoint-targets shards are not
+ * incremental sync can write just the element changes. The endpoint-ranges shards are not
  * indexed: each of their keys belongs to one chain's block ({@link EndpointSlots}), so what the
  * changed ports removed is all the kernel holds under those keys (and the index stays small: the
  * shards hold most of the table's elements).

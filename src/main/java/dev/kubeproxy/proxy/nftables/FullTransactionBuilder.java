@@ -153,7 +153,7 @@ final class FullTransactionBuilder {
       // chains above are rewritten, goes (added first so that deleting cannot fail).
       for (String proto : List.of("tcp", "udp", "sctp")) {
         NftMap legacy = EndpointSlots.declaration(EndpointSlots.PREFIX + proto + "-legacy", syntax);
-        legacy = new NftMap(EndpointSlots.PREFIX + proto, legacy.type(), null);
+        legacy = new NftMap(EndpointSlots.EARLIER_MAPS + proto, legacy.type(), null);
         tx.add(legacy);
         tx.delete(legacy);
       }

@@ -15,14 +15,14 @@ import java.util.regex.Pattern;
 
 /**
  * What the kube-proxy table holds for one service port, for /debug/services: its chains
- * ({@code nft list chain}) and its elements in the shared verdict maps and in the endpoint-targets
+ * ({@code nft list chain}) and its elements in the shared verdict maps and in the endpoint-ranges
  * shard its policy chains pick from ({@code nft list map}); in --dry-run, the same lines from the
  * last transactions the dry run printed.
  */
 final class NftablesRulesReader {
   static final List<String> VERDICT_MAPS =
       List.of("service-ips", "service-nodeports", "firewall-ips", "no-endpoint-services", "no-endpoint-nodeports");
-  private static final Pattern SLOT = Pattern.compile("numgen random mod (\\d+) offset (\\d+) map @(\\S+)");
+  private static final Pattern SLOT = Pattern.compile("numgen random mod (\\d+)(?: offset (\\d+))? map @(\\S+)");
 
   private final IpFamily family;
 
@@ -144,13 +144,15 @@ final class NftablesRulesReader {
     return out;
   }
 
-  /** Keys offset..offset+n-1 of an endpoint-targets shard: one policy chain's endpoints. */
+  /** Keys offset..offset+n-1 of an endpoint-ranges shard (ranges of them): one policy chain's endpoints. */
   private record Slot(String map, int offset, int n) {
     boolean holds(String element) {
       int colon = element.indexOf(" : ");
+      String key = element.substring(0, colon < 0 ? element.length() : colon).strip();
+      int dash = key.indexOf('-');
       try {
-        int key = Integer.parseInt(element.substring(0, colon < 0 ? element.length() : colon).strip());
-        return key >= offset && key < offset + n;
+        long first = Long.parseLong(dash < 0 ? key : key.substring(0, dash));
+        return first >= offset && first < (long) offset + n;
       } catch (NumberFormatException e) {
         return false;
       }
@@ -162,7 +164,9 @@ final class NftablesRulesReader {
     for (String line : lines) {
       Matcher m = SLOT.matcher(line);
       if (m.find()) {
-        Slot slot = new Slot(m.group(3), Integer.parseInt(m.group(2)), Integer.parseInt(m.group(1)));
+        // nft leaves out "offset 0"
+        Slot slot = new Slot(m.group(3), m.group(2) == null ? 0 : Integer.parseInt(m.group(2)),
+            Integer.parseInt(m.group(1)));
         if (!out.contains(slot)) {
           out.add(slot);
         }

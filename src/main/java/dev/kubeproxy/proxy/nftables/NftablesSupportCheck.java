@@ -103,9 +103,11 @@ public final class NftablesSupportCheck {
         "add rule " + t + " probe-dispatch update @probe-affinity { " + ip + " saddr }",
         "add rule " + t + " probe-dispatch meta l4proto tcp dnat " + ip + " addr . port to numgen random mod 2 map { 0 : "
             + ep1 + " . 80 , 1 : " + ep2 + " . 80 }",
-        "add map " + t + " probe-targets { typeof numgen random mod 1 : " + ip + " daddr . tcp dport ; }",
-        "add rule " + t + " probe-dispatch meta l4proto tcp dnat " + ip + " addr . port to numgen random mod 2 offset 16"
-            + " map @probe-targets",
+        "add map " + t + " probe-targets { typeof numgen random mod 1 : " + ip + " daddr . tcp dport ; flags interval ; }",
+        "add rule " + t + " probe-dispatch meta l4proto tcp dnat " + ip + " addr . port to numgen random mod 24504480"
+            + " offset 33554432 map @probe-targets",
+        "add element " + t + " probe-targets { 33554432-45806671 : " + ep1 + " . 80 , 45806672-58058911 : " + ep2
+            + " . 80 }",
         "add set " + t + " probe-hairpin { type " + a + " . " + a + " . inet_proto . inet_service ; }",
         "add rule " + t + " probe-post ct status dnat " + ip + " saddr . " + ip + " daddr . meta l4proto . th dport"
             + " @probe-hairpin return",

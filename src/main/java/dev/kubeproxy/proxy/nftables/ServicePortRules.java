@@ -15,15 +15,15 @@ import dev.kubeproxy.proxy.nftables.Match.Field;
 /**
  * Everything one service port puts into the kube-proxy table: its chains with their rules, its
  * affinity sets, and its elements in the shared sets and maps (nftables.md §5, with the leaner
- * endpoint layout described in the package README). The endpoint-targets elements, most of a
+ * endpoint layout described in the package README). The endpoint-ranges elements, most of a
  * large table, are kept as typed blocks (a map, an offset, the endpoints) and made into elements
  * when asked for.
  *
  * @param chains          chain name to its rules, in creation order
  * @param affinitySets    ClientIP affinity sets (one per endpoint, only with session affinity)
- * @param otherElements   elements of the shared sets and maps other than the endpoint-targets maps
+ * @param otherElements   elements of the shared sets and maps other than the endpoint-ranges maps
  * @param blocksAt        where in {@link #elements()} the endpoint blocks' elements go
- * @param blocks          the policy chains' endpoints in the endpoint-targets maps
+ * @param blocks          the policy chains' endpoints in the endpoint-ranges maps
  * @param noLocalInternal has endpoints, but none usable for internal traffic
  * @param noLocalExternal has endpoints, but none usable for external traffic
  */
@@ -36,12 +36,13 @@ public record ServicePortRules(
     boolean noLocalInternal,
     boolean noLocalExternal) {
 
-  /** A policy chain's endpoints at keys offset, offset + 1, … of an endpoint-targets map. */
+  /** A policy chain's endpoints in equal key ranges of its region (from offset) of an endpoint-ranges map. */
   public record EndpointBlock(String map, int offset, List<Endpoint> endpoints) {
     void addElements(List<Element> out) {
+      EndpointSlots.Slot slot = new EndpointSlots.Slot(map, offset);
       for (int i = 0; i < endpoints.size(); i++) {
         Endpoint ep = endpoints.get(i);
-        out.add(Element.ofMap(map, List.of(Integer.toString(offset + i)), new ElementValue.Target(ep.ip(), ep.port()),
+        out.add(Element.ofMap(map, List.of(slot.range(i, endpoints.size())), new ElementValue.Target(ep.ip(), ep.port()),
             null));
       }
     }
@@ -69,7 +70,7 @@ public record ServicePortRules(
     return n;
   }
 
-  /** The endpoint-targets shards this service port's rules pick from. */
+  /** The endpoint-ranges shards this service port's rules pick from. */
   public java.util.Set<String> targetMaps() {
     java.util.Set<String> maps = new java.util.LinkedHashSet<>();
     for (EndpointBlock b : blocks) {
@@ -82,7 +83,7 @@ public record ServicePortRules(
    * Computes the objects of one service port from its plan (which endpoints serve which traffic,
    * and which policy branches apply).
    *
-   * @param slots where the policy chains' endpoints go in the endpoint-targets maps
+   * @param slots where the policy chains' endpoints go in the endpoint-ranges maps
    * @param texts the shared texts of the numbers the elements name
    */
   static ServicePortRules compute(ServicePortPlan plan, ProxierSettings settings, FamilySyntax syntax,
@@ -293,9 +294,10 @@ public record ServicePortRules(
         rule(chain).match(new Match.Protocol(proto)).then(new Statement.Dnat(eps.get(0).ip(), eps.get(0).port()));
         return;
       }
-      // One rule picks key offset..offset+N-1 of an endpoint-targets shard (no endpoint chains).
-      EndpointSlots.Slot slot = slots.slotFor(chain, proto, n);
-      rule(chain).match(new Match.Protocol(proto)).then(new Statement.DnatFromMap(n, slot.offset(), slot.map()));
+      // One rule draws a key of the chain's region; each endpoint holds an equal range of them.
+      EndpointSlots.Slot slot = slots.slotFor(chain, proto);
+      rule(chain).match(new Match.Protocol(proto))
+          .then(new Statement.DnatFromMap(EndpointSlots.modulus(n), slot.offset(), slot.map()));
       blocks.add(new EndpointBlock(slot.map(), slot.offset(), List.copyOf(eps)));
     }
 

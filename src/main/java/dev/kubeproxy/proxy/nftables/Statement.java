@@ -42,8 +42,9 @@ public sealed interface Statement permits Verdict, Statement.Reject, Statement.D
   }
 
   /**
-   * "dnat ip addr . port to numgen random mod N offset K map @M": one of N endpoints, keys K to
-   * K+N-1 of a map of address . port values (needs a protocol match before it).
+   * "dnat ip addr . port to numgen random mod M offset K map @S": a key from K to K+M-1 of an
+   * interval map of address . port values, whose endpoints hold equal ranges of those keys
+   * (needs a protocol match before it).
    */
   record DnatFromMap(int modulus, int offset, String map) implements Statement {
     @Override

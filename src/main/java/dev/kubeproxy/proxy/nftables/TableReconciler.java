@@ -54,19 +54,29 @@ final class TableReconciler {
       }
       Map<List<String>, Element> desired = want.elements.getOrDefault(c.getKey(), new LinkedHashMap<>());
       Map<String, KernelTable.Entry> actual = kernel.containers().getOrDefault(c.getKey(), Map.of());
-      Map<String, Element> desiredByKey = new HashMap<>();
-      Map<Element, String> desiredForms = new java.util.IdentityHashMap<>();
+      // One pass over the desired elements (a look-up and a comparison each); the kernel's
+      // elements are walked only when some of them matched nothing.
+      List<String> matched = new ArrayList<>(desired.size());
+      List<Element> missing = new ArrayList<>();
       for (Element d : desired.values()) {
-        desiredByKey.put(forms.keyForm(d), d);
+        String key = forms.keyForm(d);
+        KernelTable.Entry now = actual.get(key);
+        if (now != null && forms.elementForm(d).equals(now.form())) {
+          matched.add(key);
+        } else {
+          missing.add(d);
+        }
       }
       List<Element> deletions = new ArrayList<>();
       boolean undecodable = false;
-      for (Map.Entry<String, KernelTable.Entry> e : actual.entrySet()) {
-        Element d = desiredByKey.get(e.getKey());
-        if (d == null || !desiredForms.computeIfAbsent(d, forms::elementForm).equals(e.getValue().form())) {
-          Element gone = e.getValue().element();
-          undecodable |= gone == null;
-          deletions.add(gone);
+      if (matched.size() != actual.size()) {
+        java.util.Set<String> keep = new java.util.HashSet<>(matched);
+        for (Map.Entry<String, KernelTable.Entry> e : actual.entrySet()) {
+          if (!keep.contains(e.getKey())) {
+            Element gone = e.getValue().element();
+            undecodable |= gone == null;
+            deletions.add(gone);
+          }
         }
       }
       if (undecodable) {
@@ -77,14 +87,8 @@ final class TableReconciler {
         continue;
       }
       deletions.forEach(tx::delete);
-      elementChanges += deletions.size();
-      for (Map.Entry<String, Element> d : desiredByKey.entrySet()) {
-        KernelTable.Entry now = actual.get(d.getKey());
-        if (now == null || !desiredForms.computeIfAbsent(d.getValue(), forms::elementForm).equals(now.form())) {
-          additions.add(d.getValue());
-          elementChanges++;
-        }
-      }
+      additions.addAll(missing);
+      elementChanges += deletions.size() + missing.size();
     }
     int rewritten = 0;
     for (Chain chain : want.chains.values()) {

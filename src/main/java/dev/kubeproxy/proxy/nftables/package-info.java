@@ -17,9 +17,11 @@
  * <p>Layout: upstream's table, sets, maps, base chains and per-service chains, with one difference
  * that keeps the behaviour and removes most kernel objects. A service port without ClientIP
  * affinity has no per-endpoint chains: its policy chain ends in one rule
- * {@code dnat ip addr . port to numgen random mod N offset K map @endpoint-targets-tcp-S}, where keys
- * K..K+N-1 of shard S of the protocol's endpoint maps hold the endpoints (same uniform choice as
- * upstream's numgen vmap; a single endpoint is a plain {@code dnat to ip:port}). A shard serves at
+ * {@code dnat ip addr . port to numgen random mod M offset K map @endpoint-ranges-tcp-S}, where the
+ * N endpoints hold N equal ranges of keys K..K+M-1 of the interval map S (the endpoint
+ * {@code numgen random mod N} would pick for the same random draw, as upstream's numgen vmap; M is
+ * fixed, so adding or removing an endpoint changes elements, never the rule, which spares the
+ * kernel a whole-table validation; a single endpoint is a plain {@code dnat to ip:port}). A shard serves at
  * most 64 chains ({@link dev.kubeproxy.proxy.nftables.EndpointSlots}): the kernel walks a map's
  * bindings for each element added, so one map for every chain made a full load cost elements ×
  * chains. Hairpin masquerading (an

@@ -161,14 +161,18 @@ public final class NftablesBenchmark {
       ChangeKind kind) throws Exception {
     long[] total = new long[CHANGES_PER_KIND];
     long[] kernel = new long[CHANGES_PER_KIND];
+    long[] cpu = new long[CHANGES_PER_KIND];
+    java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
     long batchesBefore = netlink == null ? 0 : netlink.batches();
     Transaction tx = null;
     for (int c = 0; c < CHANGES_PER_KIND; c++) {
       nft.reset();
       long netlinkBefore = netlink == null ? 0 : netlink.nanos();
+      long cpu0 = threads.getCurrentThreadCpuTime();
       long start = System.nanoTime();
       p.sync(model.change(kind, c));
       total[c] = System.nanoTime() - start;
+      cpu[c] = threads.getCurrentThreadCpuTime() - cpu0;
       kernel[c] = nft.runNanos + (netlink == null ? 0 : netlink.nanos() - netlinkBefore);
       tx = p.lastTransaction();
     }
@@ -179,13 +183,15 @@ public final class NftablesBenchmark {
     Arrays.sort(total);
     Arrays.sort(kernel);
     Arrays.sort(agent);
+    Arrays.sort(cpu);
     String path = netlink == null ? "nft -f"
         : "netlink (" + (netlink.batches() - batchesBefore) + " of " + CHANGES_PER_KIND + " changes)";
     System.out.printf("target one endpoint %s via %s: %d commands (%,d bytes as nft text); event to applied median"
-        + " %.1f ms, max %.1f ms (agent median %.1f ms, kernel/nft median %.1f ms)%n",
+        + " %.1f ms, max %.1f ms (agent median %.1f ms, kernel/nft median %.1f ms; CPU of the syncing thread, kernel"
+        + " included for netlink, median %.1f ms; load %s)%n",
         kind.name().toLowerCase(java.util.Locale.ROOT), path, tx.size(), tx.render(IpFamily.IPv4).length(),
         total[CHANGES_PER_KIND / 2] / 1e6, total[CHANGES_PER_KIND - 1] / 1e6, agent[CHANGES_PER_KIND / 2] / 1e6,
-        kernel[CHANGES_PER_KIND / 2] / 1e6);
+        kernel[CHANGES_PER_KIND / 2] / 1e6, cpu[CHANGES_PER_KIND / 2] / 1e6, load());
   }
 
   static long threadCpuMillis() {

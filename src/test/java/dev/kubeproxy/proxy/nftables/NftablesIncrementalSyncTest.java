@@ -46,17 +46,15 @@ class NftablesIncrementalSyncTest {
   }
 
   @Test
-  void endpointAddedRewritesOnlyThatServiceChain() throws Exception {
+  void endpointAddedChangesOnlyElements() throws Exception {
     Model m = twoEndpoints();
     assertTrue(proxier.sync(m.state()).full());
     m.endpoints(web, ready("10.244.1.5", 8080, true), ready("10.244.2.7", 8080, false), ready("10.244.3.3", 8080, false));
     SyncResult r = proxier.sync(m.state());
     assertFalse(r.full());
     assertEquals("""
-        flush chain ip kube-proxy service-AXK6CI2C-demo/web/tcp/http
-        add rule ip kube-proxy service-AXK6CI2C-demo/web/tcp/http ip daddr 10.96.12.34 tcp dport 80 ip saddr != 10.244.0.0/16 jump mark-for-masquerade
-        add rule ip kube-proxy service-AXK6CI2C-demo/web/tcp/http meta l4proto tcp dnat ip addr . port to numgen random mod 3 offset 0 map @endpoint-targets-tcp-0
-        add element ip kube-proxy endpoint-targets-tcp-0 { 2 : 10.244.3.3 . 8080 }
+        delete element ip kube-proxy endpoint-ranges-tcp-0 { 0-12252239 , 12252240-24504479 }
+        add element ip kube-proxy endpoint-ranges-tcp-0 { 0-8168159 : 10.244.1.5 . 8080 , 8168160-16336319 : 10.244.2.7 . 8080 , 16336320-24504479 : 10.244.3.3 . 8080 }
         add element ip kube-proxy hairpin-connections { 10.244.3.3 . 10.244.3.3 . tcp . 8080 }
         """, lastTx());
     assertEquals(2, fake.appliedTransactions().size());
@@ -69,7 +67,7 @@ class NftablesIncrementalSyncTest {
     m.endpoints(web, ready("10.244.1.5", 8080, true));
     proxier.sync(m.state());
     assertEquals("""
-        delete element ip kube-proxy endpoint-targets-tcp-0 { 0 , 1 }
+        delete element ip kube-proxy endpoint-ranges-tcp-0 { 0-12252239 , 12252240-24504479 }
         delete element ip kube-proxy hairpin-connections { 10.244.2.7 . 10.244.2.7 . tcp . 8080 }
         flush chain ip kube-proxy service-AXK6CI2C-demo/web/tcp/http
         add rule ip kube-proxy service-AXK6CI2C-demo/web/tcp/http ip daddr 10.96.12.34 tcp dport 80 ip saddr != 10.244.0.0/16 jump mark-for-masquerade
@@ -85,7 +83,7 @@ class NftablesIncrementalSyncTest {
     proxier.sync(m.state());
     assertEquals("""
         delete element ip kube-proxy service-ips { 10.96.12.34 . tcp . 80 : goto service-AXK6CI2C-demo/web/tcp/http }
-        delete element ip kube-proxy endpoint-targets-tcp-0 { 0 , 1 }
+        delete element ip kube-proxy endpoint-ranges-tcp-0 { 0-12252239 , 12252240-24504479 }
         delete element ip kube-proxy hairpin-connections { 10.244.1.5 . 10.244.1.5 . tcp . 8080 , 10.244.2.7 . 10.244.2.7 . tcp . 8080 }
         add element ip kube-proxy no-endpoint-services { 10.96.12.34 . tcp . 80 comment "demo/web:http" : goto reject-chain }
         flush chain ip kube-proxy service-AXK6CI2C-demo/web/tcp/http
@@ -118,7 +116,7 @@ class NftablesIncrementalSyncTest {
     assertEquals("""
         delete element ip kube-proxy cluster-ips { 10.96.12.34 }
         delete element ip kube-proxy service-ips { 10.96.12.34 . tcp . 80 }
-        delete element ip kube-proxy endpoint-targets-tcp-0 { 0 , 1 }
+        delete element ip kube-proxy endpoint-ranges-tcp-0 { 0-12252239 , 12252240-24504479 }
         delete element ip kube-proxy hairpin-connections { 10.244.1.5 . 10.244.1.5 . tcp . 8080 , 10.244.2.7 . 10.244.2.7 . tcp . 8080 }
         flush chain ip kube-proxy service-AXK6CI2C-demo/web/tcp/http
         """, lastTx());
@@ -296,8 +294,8 @@ class NftablesIncrementalSyncTest {
   }
 
   /**
-   * Shards and offsets in the endpoint-targets maps depend on history; replaces each "numgen …
-   * offset K map @endpoint-targets-…" by the endpoints it picks from, and drops the shards (which
+   * Shards and offsets in the endpoint-ranges maps depend on history; replaces each "numgen …
+   * offset K map @endpoint-ranges-…" by the endpoints it picks from, and drops the shards (which
    * shards exist, and their elements) from the dump.
    */
   static String withResolvedEndpointMap(String dump) {
@@ -306,18 +304,18 @@ class NftablesIncrementalSyncTest {
     String map = null;
     for (String line : lines) {
       if (!line.startsWith("  ")) {
-        map = line.startsWith("map endpoint-targets") ? line.split(" ")[1] : null;
+        map = line.startsWith("map endpoint-ranges") ? line.split(" ")[1] : null;
       } else if (map != null && line.startsWith("  element ")) {
         String[] kv = line.substring("  element ".length()).split(" : ", 2);
         targets.put(map + " " + kv[0], kv[1]);
       }
     }
     java.util.regex.Pattern rule =
-        java.util.regex.Pattern.compile("numgen random mod (\\d+) offset (\\d+) map @(endpoint-targets-[a-z]+-\\d+)");
+        java.util.regex.Pattern.compile("numgen random mod (\\d+) offset (\\d+) map @(endpoint-ranges-[a-z]+-\\d+)");
     StringBuilder out = new StringBuilder();
     for (String line : lines) {
       if (!line.startsWith("  ")) {
-        map = line.startsWith("map endpoint-targets") ? line : null;
+        map = line.startsWith("map endpoint-ranges") ? line : null;
         if (map != null) {
           continue;
         }
@@ -327,12 +325,16 @@ class NftablesIncrementalSyncTest {
       java.util.regex.Matcher r = rule.matcher(line);
       if (r.find()) {
         int n = Integer.parseInt(r.group(1));
-        int k = Integer.parseInt(r.group(2));
-        List<String> eps = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-          eps.add(targets.get(r.group(3) + " " + (k + i)));
+        long k = Long.parseLong(r.group(2));
+        java.util.TreeMap<Long, String> eps = new java.util.TreeMap<>(); // by the first key of each range
+        for (Map.Entry<String, String> t : targets.entrySet()) {
+          String[] mapAndKey = t.getKey().split(" ", 2);
+          long first = Long.parseLong(mapAndKey[1].split("-")[0]);
+          if (mapAndKey[0].equals(r.group(3)) && first >= k && first < k + n) {
+            eps.put(first, t.getValue());
+          }
         }
-        line = line.substring(0, r.start()) + "numgen random mod " + n + " picks " + eps + line.substring(r.end());
+        line = line.substring(0, r.start()) + "numgen random mod " + n + " picks " + eps.values() + line.substring(r.end());
       }
       out.append(line).append('\n');
     }

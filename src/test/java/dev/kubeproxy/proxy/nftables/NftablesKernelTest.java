@@ -105,8 +105,8 @@ class NftablesKernelTest {
     assertTrue(p.sync(m.state()).full());
     String table = list("table ip kube-proxy");
     assertTrue(table.contains("chain service-AXK6CI2C-demo/web/tcp/http {"), table);
-    assertTrue(table.contains("meta l4proto tcp dnat ip to numgen random mod 2 map @endpoint-targets-tcp-0"), table);
-    assertTrue(table.contains("elements = { 0 : 10.244.1.5 . 8080, 1 : 10.244.2.7 . 8080 }"), table);
+    assertTrue(table.contains("meta l4proto tcp dnat ip to numgen random mod 24504480 map @endpoint-ranges-tcp-0"), table);
+    assertTrue(table.contains("elements = { 0-12252239 : 10.244.1.5 . 8080, 12252240-24504479 : 10.244.2.7 . 8080 }"), table);
     assertTrue(table.contains("type nat hook prerouting priority dstnat; policy accept;"), table);
     assertTrue(table.contains("10.96.12.34 . tcp . 80 : goto service-AXK6CI2C-demo/web/tcp/http"), table);
     assertTrue(table.contains("203.0.113.10 . tcp . 80 comment \"demo/web:http\" : goto firewall-AXK6CI2C-demo/web/tcp/http"), table);
@@ -124,9 +124,9 @@ class NftablesKernelTest {
     m.remove(spn("demo", "sticky", "p"));
     assertFalse(p.sync(m.state()).full());
     table = list("table ip kube-proxy");
-    assertTrue(table.contains("dnat ip to numgen random mod 3 map @endpoint-targets-tcp-0"), table);
-    assertTrue(table.contains("elements = { 0 : 10.244.1.5 . 8080, 1 : 10.244.2.7 . 8080,")
-        && table.contains("2 : 10.244.3.3 . 8080 }"), table);
+    assertTrue(table.contains("dnat ip to numgen random mod 24504480 map @endpoint-ranges-tcp-0"), table);
+    assertTrue(table.contains("elements = { 0-8168159 : 10.244.1.5 . 8080, 8168160-16336319 : 10.244.2.7 . 8080,")
+        && table.contains("16336320-24504479 : 10.244.3.3 . 8080 }"), table);
     assertFalse(table.contains("set affinity-"), table);
     assertTrue(table.contains("-demo/sticky/tcp/p {"), "the stale chain still exists, flushed");
     clock.advance(Duration.ofSeconds(2));
@@ -201,8 +201,8 @@ class NftablesKernelTest {
     m.serviceCIDRs = List.of("fd00:10:96::/112");
     p.sync(m.state());
     String table = list("table ip6 kube-proxy");
-    assertTrue(table.contains("dnat ip6 to numgen random mod 2 map @endpoint-targets-tcp-0"), table);
-    assertTrue(table.contains("elements = { 0 : fd00:10:244::5 . 8080, 1 : fd00:10:244::6 . 8080 }"), table);
+    assertTrue(table.contains("dnat ip6 to numgen random mod 24504480 map @endpoint-ranges-tcp-0"), table);
+    assertTrue(table.contains("elements = { 0-12252239 : fd00:10:244::5 . 8080, 12252240-24504479 : fd00:10:244::6 . 8080 }"), table);
     assertTrue(table.contains("ip6 daddr fd00:10:96::/112 drop"), table);
     m.endpoints(web, ready("fd00:10:244::5", 8080, true));
     assertFalse(p.sync(m.state()).full());
@@ -211,7 +211,7 @@ class NftablesKernelTest {
     assertTrue(list("table ip6 kube-proxy").startsWith("ERROR"));
   }
 
-  /** The shared endpoint-targets map serves every protocol (its typeof must not tie it to TCP). */
+  /** The shared endpoint-ranges map serves every protocol (its typeof must not tie it to TCP). */
   @Test
   void udpAndSctpServicesWithSeveralEndpoints() throws Exception {
     for (IpFamily family : List.of(IpFamily.IPv4, IpFamily.IPv6)) {
@@ -329,6 +329,25 @@ class NftablesKernelTest {
     String table = list("table ip kube-proxy");
     assertFalse(table.contains("map endpoint-targets-tcp {"), table);
     assertFalse(table.contains("10.244.9.1"), table);
-    assertTrue(table.contains("map @endpoint-targets-tcp-0"), table);
+    assertTrue(table.contains("map @endpoint-ranges-tcp-0"), table);
+  }
+
+  /** Shards of the earlier layout (no key ranges) under the earlier name do not stop the first sync. */
+  @Test
+  void theEarlierShardsDoNotStopTheFirstSync() throws Exception {
+    String old = String.join("\n",
+        "add table ip kube-proxy",
+        "add map ip kube-proxy endpoint-targets-tcp-0 { typeof numgen random mod 1 : ip daddr . tcp dport ; }",
+        "add chain ip kube-proxy " + ChainNames.serviceChain(web),
+        "add rule ip kube-proxy " + ChainNames.serviceChain(web)
+            + " meta l4proto tcp dnat ip addr . port to numgen random mod 2 offset 0 map @endpoint-targets-tcp-0",
+        "add element ip kube-proxy endpoint-targets-tcp-0 { 0 : 10.244.9.1 . 80 , 1 : 10.244.9.2 . 80 }", "");
+    CommandRunner.Result r = inNs.run(List.of("nft", "-f", "-"), old);
+    assertTrue(r.ok(), r.stderr());
+    NftablesProxier p = proxier(settings(IpFamily.IPv4));
+    assertTrue(p.sync(example().state()).full());
+    String table = list("table ip kube-proxy");
+    assertFalse(table.contains("map @endpoint-targets-tcp-0"), table);
+    assertTrue(table.contains("map @endpoint-ranges-tcp-0"), table);
   }
 }

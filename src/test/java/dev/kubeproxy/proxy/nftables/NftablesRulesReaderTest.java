@@ -37,7 +37,7 @@ class NftablesRulesReaderTest {
             case "chain service-65XLO5OJ-shop/shop/tcp/http" ->
                 new Result(0, resource("nft-list-chain-service-shop.txt"), "");
             case "map service-ips" -> new Result(0, resource("nft-list-map-service-ips.txt"), "");
-            case "map endpoint-targets-tcp-0" -> new Result(0, resource("nft-list-map-endpoint-targets-tcp-0.txt"), "");
+            case "map endpoint-ranges-tcp-0" -> new Result(0, resource("nft-list-map-endpoint-ranges-tcp-0.txt"), "");
             default -> new Result(1, "", "Error: No such file or directory");
           };
         } catch (IOException e) {
@@ -48,11 +48,11 @@ class NftablesRulesReaderTest {
     ProgrammedRules rules = new NftablesRulesReader(IpFamily.IPv4).fromKernel(nft, PORT, List.of());
     assertEquals(List.of(
         "chain service-65XLO5OJ-shop/shop/tcp/http:",
-        "  meta l4proto tcp dnat ip to numgen random mod 2 offset 48 map @endpoint-targets-tcp-0",
+        "  meta l4proto tcp dnat ip to numgen random mod 2 offset 48 map @endpoint-ranges-tcp-0",
         "map service-ips: 10.96.0.30 . tcp . 80 : goto service-65XLO5OJ-shop/shop/tcp/http",
         "map service-ips: 192.168.200.100 . tcp . 80 : goto external-65XLO5OJ-shop/shop/tcp/http",
-        "map endpoint-targets-tcp-0: 48 : 10.244.1.8 . 8080",
-        "map endpoint-targets-tcp-0: 49 : 10.244.2.8 . 8080"), rules.lines());
+        "map endpoint-ranges-tcp-0: 48 : 10.244.1.8 . 8080",
+        "map endpoint-ranges-tcp-0: 49 : 10.244.2.8 . 8080"), rules.lines());
   }
 
   @Test
@@ -60,15 +60,28 @@ class NftablesRulesReaderTest {
     List<String> printed = List.of(
         "add chain ip kube-proxy service-65XLO5OJ-shop/shop/tcp/http",
         "add rule ip kube-proxy service-65XLO5OJ-shop/shop/tcp/http meta l4proto tcp dnat ip addr . port to numgen"
-            + " random mod 2 offset 48 map @endpoint-targets-tcp-0",
+            + " random mod 2 offset 48 map @endpoint-ranges-tcp-0",
         "add chain ip kube-proxy service-65XLO5OJ-shop/shop/tcp/http2",
         "add element ip kube-proxy firewall-ips { 192.168.200.100 . tcp . 80 comment \"shop/shop:http\" : goto x }",
-        "add element ip kube-proxy endpoint-targets-tcp-0 { 47 : 10.244.1.7 . 8080 }",
-        "add element ip kube-proxy endpoint-targets-tcp-0 { 48 : 10.244.1.8 . 8080 }",
-        "add element ip kube-proxy endpoint-targets-tcp-0 { 49 : 10.244.2.8 . 8080 }",
-        "add element ip kube-proxy endpoint-targets-tcp-0 { 50 : 10.244.2.9 . 8080 }");
+        "add element ip kube-proxy endpoint-ranges-tcp-0 { 47 : 10.244.1.7 . 8080 }",
+        "add element ip kube-proxy endpoint-ranges-tcp-0 { 48 : 10.244.1.8 . 8080 }",
+        "add element ip kube-proxy endpoint-ranges-tcp-0 { 49 : 10.244.2.8 . 8080 }",
+        "add element ip kube-proxy endpoint-ranges-tcp-0 { 50 : 10.244.2.9 . 8080 }");
     ProgrammedRules rules = new NftablesRulesReader(IpFamily.IPv4).fromDryRun(printed, PORT, List.of());
     assertEquals(List.of(printed.get(0), printed.get(1), printed.get(3), printed.get(5), printed.get(6)),
         rules.lines());
+  }
+
+  @Test
+  void dryRunElementsAreTheKeyRangesOfTheChainsRegion() {
+    List<String> printed = List.of(
+        "add rule ip kube-proxy service-65XLO5OJ-shop/shop/tcp/http meta l4proto tcp dnat ip addr . port to numgen"
+            + " random mod 24504480 offset 33554432 map @endpoint-ranges-tcp-0",
+        "add element ip kube-proxy endpoint-ranges-tcp-0 { 0-12252239 : 10.244.1.7 . 8080 }",
+        "add element ip kube-proxy endpoint-ranges-tcp-0 { 33554432-45806671 : 10.244.1.8 . 8080 }",
+        "add element ip kube-proxy endpoint-ranges-tcp-0 { 45806672-58058911 : 10.244.2.8 . 8080 }",
+        "add element ip kube-proxy endpoint-ranges-tcp-0 { 67108864-79361103 : 10.244.2.9 . 8080 }");
+    ProgrammedRules rules = new NftablesRulesReader(IpFamily.IPv4).fromDryRun(printed, PORT, List.of());
+    assertEquals(List.of(printed.get(0), printed.get(2), printed.get(3)), rules.lines());
   }
 }

@@ -41,13 +41,13 @@ class NftablesRulesetTest {
         """
         add chain ip kube-proxy service-AXK6CI2C-demo/web/tcp/http
         flush chain ip kube-proxy service-AXK6CI2C-demo/web/tcp/http
-        add map ip kube-proxy endpoint-targets-tcp-0 { typeof numgen random mod 1 : ip daddr . tcp dport ; comment "endpoints of up to 64 tcp services, picked by numgen at each offset" ; }
-        flush map ip kube-proxy endpoint-targets-tcp-0
+        add map ip kube-proxy endpoint-ranges-tcp-0 { typeof numgen random mod 1 : ip daddr . tcp dport ; flags interval ; comment "endpoints of up to 64 tcp services, a key range each" ; }
+        flush map ip kube-proxy endpoint-ranges-tcp-0
         add rule ip kube-proxy service-AXK6CI2C-demo/web/tcp/http ip daddr 10.96.12.34 tcp dport 80 ip saddr != 10.244.0.0/16 jump mark-for-masquerade
-        add rule ip kube-proxy service-AXK6CI2C-demo/web/tcp/http meta l4proto tcp dnat ip addr . port to numgen random mod 2 offset 0 map @endpoint-targets-tcp-0
+        add rule ip kube-proxy service-AXK6CI2C-demo/web/tcp/http meta l4proto tcp dnat ip addr . port to numgen random mod 24504480 offset 0 map @endpoint-ranges-tcp-0
         add element ip kube-proxy cluster-ips { 10.96.12.34 }
         add element ip kube-proxy service-ips { 10.96.12.34 . tcp . 80 : goto service-AXK6CI2C-demo/web/tcp/http }
-        add element ip kube-proxy endpoint-targets-tcp-0 { 0 : 10.244.1.5 . 8080 , 1 : 10.244.2.7 . 8080 }
+        add element ip kube-proxy endpoint-ranges-tcp-0 { 0-12252239 : 10.244.1.5 . 8080 , 12252240-24504479 : 10.244.2.7 . 8080 }
         add element ip kube-proxy hairpin-connections { 10.244.1.5 . 10.244.1.5 . tcp . 8080 , 10.244.2.7 . 10.244.2.7 . tcp . 8080 }
         """,
         "SyncResult[full=true, ruleCounts={kube-proxy=25}, noLocalEndpointsInternal=0, noLocalEndpointsExternal=0]");
@@ -295,13 +295,13 @@ class NftablesRulesetTest {
         """
         add chain ip6 kube-proxy service-AXK6CI2C-demo/web/tcp/http
         flush chain ip6 kube-proxy service-AXK6CI2C-demo/web/tcp/http
-        add map ip6 kube-proxy endpoint-targets-tcp-0 { typeof numgen random mod 1 : ip6 daddr . tcp dport ; comment "endpoints of up to 64 tcp services, picked by numgen at each offset" ; }
-        flush map ip6 kube-proxy endpoint-targets-tcp-0
+        add map ip6 kube-proxy endpoint-ranges-tcp-0 { typeof numgen random mod 1 : ip6 daddr . tcp dport ; flags interval ; comment "endpoints of up to 64 tcp services, a key range each" ; }
+        flush map ip6 kube-proxy endpoint-ranges-tcp-0
         add rule ip6 kube-proxy service-AXK6CI2C-demo/web/tcp/http ip6 daddr fd00:10:96::1 tcp dport 80 ip6 saddr != fd00:10:244::/64 jump mark-for-masquerade
-        add rule ip6 kube-proxy service-AXK6CI2C-demo/web/tcp/http meta l4proto tcp dnat ip6 addr . port to numgen random mod 2 offset 0 map @endpoint-targets-tcp-0
+        add rule ip6 kube-proxy service-AXK6CI2C-demo/web/tcp/http meta l4proto tcp dnat ip6 addr . port to numgen random mod 24504480 offset 0 map @endpoint-ranges-tcp-0
         add element ip6 kube-proxy cluster-ips { fd00:10:96::1 }
         add element ip6 kube-proxy service-ips { fd00:10:96::1 . tcp . 80 : goto service-AXK6CI2C-demo/web/tcp/http }
-        add element ip6 kube-proxy endpoint-targets-tcp-0 { 0 : fd00:10:244::5 . 8080 , 1 : fd00:10:244::6 . 8080 }
+        add element ip6 kube-proxy endpoint-ranges-tcp-0 { 0-12252239 : fd00:10:244::5 . 8080 , 12252240-24504479 : fd00:10:244::6 . 8080 }
         add element ip6 kube-proxy hairpin-connections { fd00:10:244::5 . fd00:10:244::5 . tcp . 8080 , fd00:10:244::6 . fd00:10:244::6 . tcp . 8080 }
         """,
         "SyncResult[full=true, ruleCounts={kube-proxy=25}, noLocalEndpointsInternal=0, noLocalEndpointsExternal=0]");

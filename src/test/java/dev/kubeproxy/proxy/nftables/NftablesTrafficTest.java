@@ -129,11 +129,11 @@ class NftablesTrafficTest {
 
     // Two endpoints through the numgen dnat map: both answer within a bounded number of tries.
     m.endpoints(web, ready("10.244.1.5", 8080, true), ready("10.244.2.7", 8080, true));
-    // A service sorted first takes the first block of the endpoint map, so web's keys start at 16.
+    // A service sorted first takes the first block of the endpoint map, so web's keys start at 2^25.
     m.put(svc(spn("demo", "aaa", "x"), "10.96.0.9", 80), ready("10.244.1.5", 8080, true), ready("10.244.2.7", 8080, true));
     p.sync(m.state());
     assertTrue(inNode.run(List.of("nft", "list", "chain", "ip", "kube-proxy", ChainNames.serviceChain(web)))
-        .stdout().contains("numgen random mod 2 offset 16 map @endpoint-targets-tcp-0"));
+        .stdout().contains("numgen random mod 24504480 offset 33554432 map @endpoint-ranges-tcp-0"));
     java.util.Set<String> seen = new java.util.TreeSet<>();
     for (int i = 0; i < 30 && seen.size() < 2; i++) {
       seen.add(connect(podB, "10.96.0.10", 80));

@@ -248,20 +248,35 @@ final class BatchEncoder {
         anonymous::get);
   }
 
-  /** An element (key, value, comment) in the form {@link TableDump} reads it back in. */
+  /**
+   * An element (key, value, comment) in the form {@link TableDump} reads it back in, built from
+   * its parts (no message written and parsed: a resync computes it for every element).
+   */
   String elementForm(Element e) throws Unsupported {
-    MessageWriter w = new MessageWriter(FORM_BUFFER);
-    element(w, e, true);
-    byte[] b = w.toBytes();
-    return ExpressionForms.element(b, 4, b.length);
+    byte[] key = elements.key(e);
+    byte[] value = null;
+    boolean verdict = false;
+    int code = 0;
+    String chain = null;
+    if (elements.isMap(e)) {
+      if (elements.verdictValue(e)) {
+        Verdict v = (Verdict) e.value();
+        verdict = true;
+        code = RuleEncoder.verdictCode(v.kind());
+        chain = v.chain();
+      } else {
+        value = elements.value(e);
+      }
+    }
+    String form = ExpressionForms.element(key, value, verdict, code, chain, 0,
+        e.comment() == null ? null : UserData.comment(e.comment()));
+    return ElementCodec.interval(e.container()) ? ExpressionForms.range(form, elements.endKey(e)) : form;
   }
 
   /** An element's key in the form {@link TableDump} reads it back in. */
   String keyForm(Element e) throws Unsupported {
-    MessageWriter w = new MessageWriter(FORM_BUFFER);
-    element(w, e, false);
-    byte[] b = w.toBytes();
-    return ExpressionForms.key(b, 4, b.length);
+    String form = ExpressionForms.key(elements.key(e));
+    return ElementCodec.interval(e.container()) ? ExpressionForms.range(form, elements.endKey(e)) : form;
   }
 
   private static boolean sameElementBatch(Transaction.Operation first, Transaction.Operation op) {
@@ -300,7 +315,18 @@ final class BatchEncoder {
   /** Upper bound on the elements' bytes in one message (nested attributes hold at most 64 KiB). */
   private static final int ELEMENTS_PER_MESSAGE_BYTES = 48 << 10;
 
+  /** An element; in an interval map its start element (with the value) and its end element. */
   private void element(MessageWriter w, Element e, boolean adds) throws Unsupported {
+    start(w, e, adds);
+    if (ElementCodec.interval(e.container())) {
+      int elem = w.beginNested(1); // NFTA_LIST_ELEM
+      Expressions.value(w, 1, elements.endKey(e)); // NFTA_SET_ELEM_KEY
+      w.u32(3, 1); // NFTA_SET_ELEM_FLAGS: NFT_SET_ELEM_INTERVAL_END
+      w.endNested(elem);
+    }
+  }
+
+  private void start(MessageWriter w, Element e, boolean adds) throws Unsupported {
     byte[] key = elements.key(e);
     int elem = w.beginNested(1); // NFTA_LIST_ELEM
     Expressions.value(w, 1, key); // NFTA_SET_ELEM_KEY

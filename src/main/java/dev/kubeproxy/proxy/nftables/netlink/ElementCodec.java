@@ -11,6 +11,8 @@ import java.util.List;
  * Keys and values of the elements of the kube-proxy table's shared sets and maps, as the kernel
  * stores them: the fields of a concatenation each padded to four bytes. Knows the layout of each
  * set and map by name (FixedRuleset declares them); elements of any other set are unsupported.
+ * The endpoint-ranges shards are interval maps: an element "LO-HI" (or "K") is a start element
+ * with the value and an end element at HI+1, keys big-endian (the rule converts numgen's result).
  */
 final class ElementCodec {
   private enum Field { ADDRESS, PROTOCOL, PORT, NUMGEN }
@@ -29,7 +31,7 @@ final class ElementCodec {
   }
 
   private static Layout layout(String container) throws Unsupported {
-    if (container.startsWith("endpoint-targets-")) {
+    if (container.startsWith("endpoint-ranges-")) {
       return new Layout(List.of(Field.NUMGEN), List.of(Field.ADDRESS, Field.PORT));
     }
     return switch (container) {
@@ -42,7 +44,46 @@ final class ElementCodec {
   }
 
   byte[] key(Element e) throws Unsupported {
+    if (interval(e.container())) {
+      return bigEndian(range(e)[0]);
+    }
     return encode(layout(e.container()).key(), e.key());
+  }
+
+  /** Whether the container's keys are ranges (each element a start and an end element). */
+  static boolean interval(String container) {
+    return container.startsWith("endpoint-ranges-");
+  }
+
+  /** The key of the end element of a range: one past its last key. */
+  byte[] endKey(Element e) throws Unsupported {
+    return bigEndian(range(e)[1] + 1);
+  }
+
+  /** The first and last key of an element of an interval map ("LO-HI", or "K"). */
+  private static long[] range(Element e) throws Unsupported {
+    if (e.key().size() != 1) {
+      throw new Unsupported("element " + e.key());
+    }
+    String text = e.key().get(0);
+    int dash = text.indexOf('-');
+    long lo = Values.number(dash < 0 ? text : text.substring(0, dash), 0, Integer.MAX_VALUE);
+    long hi = dash < 0 ? lo : Values.number(text.substring(dash + 1), 0, Integer.MAX_VALUE);
+    if (hi < lo) {
+      throw new Unsupported("range " + text);
+    }
+    return new long[] {lo, hi};
+  }
+
+  /** The text of a range read back from its start and end keys (big-endian, end one past the last). */
+  static String rangeText(byte[] start, byte[] end) {
+    long lo = Integer.toUnsignedLong(java.nio.ByteBuffer.wrap(start).getInt());
+    long hi = Integer.toUnsignedLong(java.nio.ByteBuffer.wrap(end).getInt()) - 1;
+    return lo == hi ? Long.toString(lo) : lo + "-" + hi;
+  }
+
+  private static byte[] bigEndian(long value) {
+    return java.nio.ByteBuffer.allocate(4).putInt((int) value).array();
   }
 
   /** True when the element's container maps to verdicts ("goto x", "drop"). */
@@ -57,7 +98,7 @@ final class ElementCodec {
     return value.isEmpty();
   }
 
-  /** The data of an endpoint-targets element: address . port. */
+  /** The data of an endpoint-ranges element: address . port. */
   byte[] value(Element e) throws Unsupported {
     if (!(e.value() instanceof ElementValue.Target t)) {
       throw new Unsupported("element without an endpoint value: " + e);

@@ -59,61 +59,136 @@ final class ExpressionForms {
   }
 
   /**
-   * The form of one set element: key, data (a value, or a verdict's code and chain), non-zero
-   * flags and user data; timeouts and expirations (the packet path's) are left out.
+   * The form of one set element as the kernel dumps it: key, data (a value, or a verdict's code
+   * and chain), non-zero flags and user data; timeouts and expirations (the packet path's) are
+   * left out. Built by {@link #element(byte[], byte[], boolean, int, String, int, byte[])} like the
+   * encoder's side.
    */
   static String element(byte[] buf, int from, int to) {
-    String key = "";
-    String data = "";
-    String flags = "";
-    String userData = "";
+    byte[] key = null;
+    byte[] value = null;
+    byte[] userData = null;
+    boolean verdict = false;
+    int code = 0;
+    String chain = null;
+    int flags = 0;
+    ByteBuffer in = ByteBuffer.wrap(buf);
     for (int[] a : attributes(buf, from, to)) {
       switch (a[0]) {
-        case 1 -> key = valueOf(buf, a); // NFTA_SET_ELEM_KEY
-        case 2 -> data = dataOf(buf, a); // NFTA_SET_ELEM_DATA
-        case 3 -> flags = ZERO32.equals(HEX.formatHex(buf, a[1], a[2])) ? "" : HEX.formatHex(buf, a[1], a[2]);
-        case 6 -> userData = HEX.formatHex(buf, a[1], a[2]); // NFTA_SET_ELEM_USERDATA
+        case 1 -> key = valueBytes(buf, a); // NFTA_SET_ELEM_KEY
+        case 2 -> { // NFTA_SET_ELEM_DATA
+          for (int[] b : attributes(buf, a[1], a[2])) {
+            if (b[0] == 1) { // NFTA_DATA_VALUE
+              value = java.util.Arrays.copyOfRange(buf, b[1], b[2]);
+            } else if (b[0] == 2) { // NFTA_DATA_VERDICT
+              verdict = true;
+              for (int[] c : attributes(buf, b[1], b[2])) {
+                if (c[0] == 1 && c[2] - c[1] == 4) { // NFTA_VERDICT_CODE
+                  code = in.getInt(c[1]);
+                } else if (c[0] == 2) { // NFTA_VERDICT_CHAIN
+                  chain = string(buf, c[1], c[2]);
+                }
+              }
+            }
+          }
+        }
+        case 3 -> flags = a[2] - a[1] == 4 ? in.getInt(a[1]) : -1; // NFTA_SET_ELEM_FLAGS
+        case 6 -> userData = java.util.Arrays.copyOfRange(buf, a[1], a[2]); // NFTA_SET_ELEM_USERDATA
         default -> { }
       }
     }
-    return key + '/' + data + '/' + flags + '/' + userData;
+    return element(key, value, verdict, code, chain, flags, userData);
+  }
+
+  /**
+   * The form of an element from its parts: each length-prefixed, one char per byte (a compact
+   * string that compares like the bytes; it is never printed).
+   *
+   * @param value   a value's bytes, or null
+   * @param verdict whether the data is a verdict (code and chain, null for none)
+   */
+  static String element(byte[] key, byte[] value, boolean verdict, int code, String chain, int flags,
+      byte[] userData) {
+    StringBuilder sb = new StringBuilder(64);
+    raw(sb, key);
+    if (value != null) {
+      sb.append('v');
+      raw(sb, value);
+    }
+    if (verdict) {
+      sb.append('g').append((char) (code >>> 24)).append((char) (code >>> 16 & 0xff))
+          .append((char) (code >>> 8 & 0xff)).append((char) (code & 0xff));
+      if (chain != null) {
+        sb.append((char) chain.length()).append(chain);
+      }
+    }
+    if (flags != 0) {
+      sb.append('f').append(Integer.toHexString(flags));
+    }
+    if (userData != null) {
+      sb.append('u');
+      raw(sb, userData);
+    }
+    return sb.toString();
+  }
+
+  /** The form of an element's key alone, as {@link #key(byte[], int, int)} reads it back. */
+  static String key(byte[] key) {
+    StringBuilder sb = new StringBuilder(24);
+    raw(sb, key);
+    return sb.toString();
+  }
+
+  /** The form of a range of an interval map: its start element's (or key's) form and its end key. */
+  static String range(String startForm, byte[] endKey) {
+    StringBuilder sb = new StringBuilder(startForm.length() + 8).append(startForm).append('-');
+    raw(sb, endKey);
+    return sb.toString();
   }
 
   /** The form of an element's key alone. */
   static String key(byte[] buf, int from, int to) {
     for (int[] a : attributes(buf, from, to)) {
       if (a[0] == 1) { // NFTA_SET_ELEM_KEY
-        return valueOf(buf, a);
+        return key(valueBytes(buf, a));
       }
     }
-    return "";
+    return key(null);
   }
 
-  /** An nft_data holding a value: its bytes in hex. */
-  private static String valueOf(byte[] buf, int[] a) {
+  /**
+   * One char per byte value, spread over 16 bits: String's hash (a polynomial in 31) of the plain
+   * bytes of addresses collides so often (a × 31 + b) that the maps of 100,000 keys turn their
+   * buckets into trees.
+   */
+  private static final char[] SPREAD = new char[256];
+
+  static {
+    for (int b = 0; b < 256; b++) {
+      SPREAD[b] = (char) ((b * 0x9E3779B1) >>> 16);
+    }
+  }
+
+  /** Length, then one char per byte (nothing but the length 0 for null). */
+  private static void raw(StringBuilder sb, byte[] bytes) {
+    if (bytes == null) {
+      sb.append((char) 0);
+      return;
+    }
+    sb.append((char) bytes.length);
+    for (byte b : bytes) {
+      sb.append(SPREAD[b & 0xff]);
+    }
+  }
+
+  /** An nft_data holding a value: its bytes, or null. */
+  private static byte[] valueBytes(byte[] buf, int[] a) {
     for (int[] b : attributes(buf, a[1], a[2])) {
       if (b[0] == 1) { // NFTA_DATA_VALUE
-        return HEX.formatHex(buf, b[1], b[2]);
+        return java.util.Arrays.copyOfRange(buf, b[1], b[2]);
       }
     }
-    return "";
-  }
-
-  /** An nft_data: a value's bytes in hex, or "verdict CODE CHAIN". */
-  private static String dataOf(byte[] buf, int[] a) {
-    for (int[] b : attributes(buf, a[1], a[2])) {
-      if (b[0] == 1) {
-        return HEX.formatHex(buf, b[1], b[2]);
-      }
-      if (b[0] == 2) { // NFTA_DATA_VERDICT
-        StringBuilder sb = new StringBuilder("verdict");
-        for (int[] c : attributes(buf, b[1], b[2])) {
-          sb.append(' ').append(c[0] == 2 ? string(buf, c[1], c[2]) : HEX.formatHex(buf, c[1], c[2]));
-        }
-        return sb.toString();
-      }
-    }
-    return "";
+    return null;
   }
 
   private static void normalize(String name, Map<Integer, String> attrs, Function<String, String> anonymous) {

@@ -218,6 +218,17 @@ final class Expressions {
     });
   }
 
+  /** Register 1's 32-bit host-order value in network order (an interval map compares keys bytewise). */
+  static Consumer<MessageWriter> hostToNetwork32() {
+    return expr("byteorder", w -> {
+      w.u32(1, REG_1); // NFTA_BYTEORDER_SREG
+      w.u32(2, REG_1); // NFTA_BYTEORDER_DREG
+      w.u32(3, 1); // NFTA_BYTEORDER_OP: NFT_BYTEORDER_HTON
+      w.u32(4, 4); // NFTA_BYTEORDER_LEN
+      w.u32(5, 4); // NFTA_BYTEORDER_SIZE
+    });
+  }
+
   /** A map lookup keyed by register 1 that loads the value into register 1. */
   static Consumer<MessageWriter> lookupMap(String set) {
     return expr("lookup", w -> {

@@ -136,6 +136,7 @@ final class RuleEncoder {
     } else if (s instanceof Statement.DnatFromMap d) {
       requireProtocol(matches, s);
       out.add(numgenRandom(d.modulus(), d.offset()));
+      out.add(hostToNetwork32()); // as nft: the shards are interval maps
       out.add(lookupMap(d.map()));
       out.add(dnat(Values.nfproto(family), register(addressUnits), 0)); // the port follows the address
     } else if (s instanceof Statement.DestinationVmap d) {

@@ -108,7 +108,11 @@ final class SetDeclarations {
     String addrKey = addressName + " . inet_proto . inet_service : verdict";
     String portKey = "inet_proto . inet_service : verdict";
     w.string(2, m.name()); // NFTA_SET_NAME
-    w.u32(3, NFT_SET_MAP); // NFTA_SET_FLAGS
+    boolean shard = m.name().startsWith("endpoint-ranges-");
+    if (m.interval() != shard || m.flags().size() > (shard ? 1 : 0)) {
+      throw new Unsupported("map " + m.name() + " with flags " + m.flags());
+    }
+    w.u32(3, NFT_SET_MAP | (shard ? NFT_SET_INTERVAL : 0)); // NFTA_SET_FLAGS
     UserData ud = new UserData();
     switch (m.name()) {
       case "service-ips", "no-endpoint-services", "firewall-ips", "service-nodeports", "no-endpoint-nodeports" -> {
@@ -132,9 +136,9 @@ final class SetDeclarations {
     w.bytes(13, ud.toBytes()); // NFTA_SET_USERDATA
   }
 
-  /** An endpoint-targets shard: "typeof numgen random mod 1 : ip daddr . PROTO dport". */
+  /** An endpoint-ranges shard: "typeof numgen random mod 1 : ip daddr . PROTO dport", flags interval. */
   private void endpointTargets(MessageWriter w, NftMap m, UserData ud) throws Unsupported {
-    String prefix = "endpoint-targets-";
+    String prefix = "endpoint-ranges-";
     String proto = m.name().startsWith(prefix) && m.name().lastIndexOf('-') > prefix.length()
         ? m.name().substring(prefix.length(), m.name().lastIndexOf('-')) : "";
     int protoDesc = switch (proto) {

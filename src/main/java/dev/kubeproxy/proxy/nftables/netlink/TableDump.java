@@ -33,6 +33,7 @@ final class TableDump {
   private static final int NLM_F_REQUEST = 0x1;
   private static final int NLM_F_DUMP = 0x300;
   private static final int NFT_SET_ANONYMOUS = 0x1;
+  private static final int NFT_SET_INTERVAL = 0x4;
   private static final int NFT_SET_MAP = 0x8;
   private static final int NFT_SET_TIMEOUT = 0x10;
   private static final int NFT_SET_EVAL = 0x20;
@@ -75,6 +76,18 @@ final class TableDump {
       Map<String, KernelTable.Entry> entries = new LinkedHashMap<>();
       TreeSet<String> forms = new TreeSet<>();
       boolean isMap = (flags & NFT_SET_MAP) != 0;
+      if ((flags & NFT_SET_INTERVAL) != 0 && !isAnonymous) {
+        List<Bound> bounds = new ArrayList<>();
+        dumpElements(name, (buf, from, to) -> bounds.add(new Bound(rawKey(buf, from, to),
+            Attributes.parse(buf, from, to, 10).be32(3, 0) == 1, ExpressionForms.key(buf, from, to),
+            ExpressionForms.element(buf, from, to))));
+        ranges(name, bounds, entries);
+        containers.put(name, entries);
+        if (isMap) {
+          maps.add(name);
+        }
+        continue;
+      }
       dumpElements(name, (buf, from, to) -> {
         String form = ExpressionForms.element(buf, from, to);
         if (isAnonymous) {
@@ -103,6 +116,42 @@ final class TableDump {
       chains.computeIfAbsent(chain, k -> new ArrayList<>()).add(form);
     });
     return new KernelTable(true, chains, containers, maps);
+  }
+
+  /** A start (with the value) or end element of an interval set, with its forms. */
+  private record Bound(byte[] key, boolean end, String keyForm, String form) {}
+
+  /**
+   * Pairs the start and end elements of an interval map (the kernel dumps them separately, in no
+   * useful order) into one entry per range, in the forms the encoder gives; an end without a start
+   * (nft's "nothing below the first range" marker) is no entry, a start without an end is one that
+   * cannot be decoded (the map is then refilled).
+   */
+  private static void ranges(String set, List<Bound> bounds, Map<String, KernelTable.Entry> entries) {
+    bounds.sort((a, b) -> {
+      int c = java.util.Arrays.compareUnsigned(a.key() == null ? new byte[0] : a.key(),
+          b.key() == null ? new byte[0] : b.key());
+      return c != 0 ? c : Boolean.compare(!a.end(), !b.end()); // an end before a start at the same key
+    });
+    Bound open = null;
+    for (Bound b : bounds) {
+      if (!b.end()) {
+        if (open != null) {
+          entries.put(open.keyForm(), new KernelTable.Entry(open.form(), () -> null));
+        }
+        open = b;
+      } else if (open != null && open.key() != null && b.key() != null) {
+        Bound start = open;
+        String text = ElementCodec.rangeText(start.key(), b.key());
+        entries.put(ExpressionForms.range(start.keyForm(), b.key()),
+            new KernelTable.Entry(ExpressionForms.range(start.form(), b.key()),
+                () -> new Element(set, true, List.of(text), null, null)));
+        open = null;
+      }
+    }
+    if (open != null) {
+      entries.put(open.keyForm(), new KernelTable.Entry(open.form(), () -> null));
+    }
   }
 
   /** The key's bytes of an element (NFTA_SET_ELEM_KEY: NFTA_DATA_VALUE), or null. */

@@ -50,14 +50,14 @@ class BatchEncoderTest {
   @Test
   void aPartialSyncIsOneBatchWithAnAcknowledgedMessagePerCommand() throws Exception {
     Transaction tx = new Transaction()
-        .delete(new Element("endpoint-targets-tcp-0", true, List.of("7"), null, null))
+        .delete(new Element("endpoint-ranges-tcp-0", true, List.of("7"), null, null))
         .flush(Chain.regular(CHAIN))
         .add(new Rule(CHAIN, List.of(new Match.Address(Field.DESTINATION, false, "10.96.12.34"),
             new Match.DestinationPort("tcp", 80), new Match.Address(Field.SOURCE, true, "10.244.0.0/16")),
             Verdict.jump("mark-for-masquerade")))
         .add(new Rule(CHAIN, List.of(new Match.Protocol("tcp")),
-            new Statement.DnatFromMap(2, 6, "endpoint-targets-tcp-0")))
-        .add(new Element("endpoint-targets-tcp-0", true, List.of("6"), new ElementValue.Target("10.244.1.5", 8080), null))
+            new Statement.DnatFromMap(2, 6, "endpoint-ranges-tcp-0")))
+        .add(new Element("endpoint-ranges-tcp-0", true, List.of("6"), new ElementValue.Target("10.244.1.5", 8080), null))
         .add(Element.ofMap("no-endpoint-services", List.of("10.96.0.9", "udp", "53"), Verdict.goTo("reject-chain"),
             "demo/dns"))
         .delete(Chain.regular("service-OLD"));
@@ -115,7 +115,7 @@ class BatchEncoderTest {
         new Transaction().add(NftSet.of("cluster-ips", "ipv6_addr", null)),
         new Transaction().add(Element.ofSet("affinity-X", "10.0.0.1")),
         new Transaction().add(Element.ofSet("cluster-ips", "fd00::1")),
-        new Transaction().add(new Element("endpoint-targets-tcp-0", true, List.of("1"), null, null)));
+        new Transaction().add(new Element("endpoint-ranges-tcp-0", true, List.of("1"), null, null)));
     for (Transaction tx : nftOnly) {
       String text = tx.render(IpFamily.IPv4);
       assertThrows(Unsupported.class, () -> v4.encode(tx, 1), text);
@@ -156,7 +156,7 @@ class BatchEncoderTest {
         new Rule("c", List.of(new Match.LocalAddress(Field.SOURCE)), Verdict.goTo("service-X")),
         new Rule("c", List.of(new Match.InterfaceName(false, "cbr0")), Verdict.goTo("service-X")),
         new Rule("c", List.of(new Match.Protocol("udp")), new Statement.Dnat("10.244.1.5", 53)),
-        new Rule("c", List.of(new Match.Protocol("sctp")), new Statement.DnatFromMap(3, 0, "endpoint-targets-sctp-0")),
+        new Rule("c", List.of(new Match.Protocol("sctp")), new Statement.DnatFromMap(3, 0, "endpoint-ranges-sctp-0")),
         new Rule("c", List.of(new Match.NewConnection()), Verdict.jump("services")),
         new Rule("c", List.of(new Match.DestinationNatted(), new Match.TupleInSet("hairpin-connections")),
             Verdict.jump("mark-for-masquerade")),
