@@ -31,7 +31,8 @@ public final class IpvsAgentGuestMain {
     manifests(podEndpoint("10.244.1.5"));
     Process agent = agent(bin, jar, List.of());
     try {
-      boolean healthy = await(60, () -> nodeCurl("-s", "-o", "/dev/null", "-w", "%{http_code}",
+      // the first sync takes 20-40 s in the emulated guest (the JVM runs ~5x slower there)
+      boolean healthy = await(300, () -> nodeCurl("-s", "-o", "/dev/null", "-w", "%{http_code}",
           "http://127.0.0.1:10256/healthz"), "200"::equals);
       section("healthy", healthy + "\n");
       section("agent start-up", Files.readString(LOG).lines()
@@ -40,8 +41,16 @@ public final class IpvsAgentGuestMain {
           .reduce("", (a, l) -> a + l + "\n"));
       String clusterIP = nodeCurl("-sS", "-m", "5", "http://10.96.0.10/cgi-bin/who");
       section("clusterIP", clusterIP);
+      int tries = 1;
+      while (!clusterIP.startsWith("pod1 ") && tries < 20) {
+        Thread.sleep(1000);
+        clusterIP = nodeCurl("-sS", "-m", "5", "http://10.96.0.10/cgi-bin/who");
+        tries++;
+      }
+      section("clusterIP tries", tries + " " + clusterIP);
       if (!clusterIP.startsWith("pod1 ")) {
         section("diagnosis", run("ip", "netns", "exec", "node", "ipvsadm", "-Ln")
+            + run("ip", "netns", "exec", "node", "ipset", "list")
             + run("ip", "netns", "exec", "node", "iptables-legacy-save")
             + run("ip", "netns", "exec", "node", "iptables-nft-save")
             + run("ip", "-n", "node", "addr") + run("ip", "-n", "node", "route")
@@ -83,9 +92,11 @@ public final class IpvsAgentGuestMain {
       }
     }
     section("state before cleanup", state());
+    long cleanupStart = System.nanoTime();
     CommandRunner.Result cleanup = RUN.run(List.of("ip", "netns", "exec", "node", "env",
         "JAVA_HOME=" + System.getProperty("java.home"), bin.toString(), "--cleanup", "-v=2"));
     section("cleanup exit", cleanup.exitCode() + "\n");
+    section("cleanup seconds", (System.nanoTime() - cleanupStart) / 1_000_000_000 + "\n");
     section("after cleanup", state());
     section("agent log", Files.readString(LOG));
     section("cleanup log", cleanup.stdout() + cleanup.stderr());
