@@ -38,6 +38,7 @@ class IpvsAgentGuestIT {
 
   static void check(Map<String, String> s) {
     assertEquals("true", s.get("healthy").strip(), s.get("agent log"));
+    assertEquals("true", s.get("synced").strip(), s.get("agent log"));
     String startup = s.get("agent start-up");
     assertTrue(startup.contains("\"Using ipvs Proxier\""), startup);
     assertFalse(startup.contains("can't use the IPVS proxier"), startup);
@@ -52,11 +53,15 @@ class IpvsAgentGuestIT {
     assertTrue(without.contains("\"name\": \"lonely\"") && without.contains("\"localEndpoints\": 0,")
         && without.strip().endsWith("503"), without);
 
-    // the stale UDP entry (reply from the removed endpoint pod1) is deleted; the endpoint moved to pod2
+    // the UDP flow's entry towards the removed endpoint (pod1) is deleted by the agent; its next
+    // datagram goes to pod2
     String before = s.get("udp conntrack before");
     assertTrue(before.contains("dst=10.96.0.53") && before.contains("src=10.244.1.5"), before);
     assertEquals("true", s.get("udp endpoint moved").strip());
-    assertFalse(s.get("udp conntrack after").contains("src=10.244.1.5"), s.get("udp conntrack after"));
+    String after = s.get("udp conntrack after");
+    assertTrue(!after.contains("src=10.244.1.5") && after.contains("src=10.244.1.6"), after);
+    assertTrue(s.get("agent log").lines().anyMatch(l -> l.contains("\"Deleting stale conntrack entry\"")
+        && l.contains("dst=10.96.0.53") && l.contains("reply-src=10.244.1.5")), "no deletion logged");
 
     String metrics = s.get("metrics");
     Matcher syncs = Pattern.compile("kubeproxy_sync_proxy_rules_duration_seconds_count\\{ip_family=\"IPv4\"} (\\d+)")

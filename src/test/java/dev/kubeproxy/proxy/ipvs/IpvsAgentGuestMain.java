@@ -35,6 +35,11 @@ public final class IpvsAgentGuestMain {
       boolean healthy = await(300, () -> nodeCurl("-s", "-o", "/dev/null", "-w", "%{http_code}",
           "http://127.0.0.1:10256/healthz"), "200"::equals);
       section("healthy", healthy + "\n");
+      // /healthz answers 200 before the first sync is queued (as upstream's does): wait for a sync of each family
+      boolean synced = await(300, () -> nodeCurl("-sS", "-m", "10", "http://127.0.0.1:10249/metrics"),
+          m -> m.matches("(?s).*duration_seconds_count\\{ip_family=\"IPv4\"} [1-9].*")
+              && m.matches("(?s).*duration_seconds_count\\{ip_family=\"IPv6\"} [1-9].*"));
+      section("synced", synced + "\n");
       section("agent start-up", Files.readString(LOG).lines()
           .filter(l -> l.contains("IPVS") || l.contains("ipvs") || l.contains("ipset"))
           .map(l -> l.replaceAll("^[IWE]\\d{4} [0-9:.]+\\s+\\d+ [^]]+] ", "")).distinct()
@@ -59,23 +64,36 @@ public final class IpvsAgentGuestMain {
             + run("ip", "netns", "exec", "node", "curl", "-v", "-m", "5", "http://10.244.1.5:8080/cgi-bin/who")
             + run("ip", "netns", "exec", "node", "curl", "-v", "-m", "5", "http://10.96.0.10/cgi-bin/who"));
       }
+      await(30, () -> nodeCurl("-s", "-o", "/dev/null", "-w", "%{http_code}", "-m", "5",
+          "http://192.168.0.2:32000/"), "200"::equals); // the listener opens after the sync
       section("health check with local endpoint", nodeCurl("-sS", "-m", "5", "-w", "\n%{http_code}",
           "http://192.168.0.2:32000/"));
       section("health check without local endpoint", nodeCurl("-sS", "-m", "5", "-w", "\n%{http_code}",
           "http://192.168.0.2:32001/"));
+      if (!s32000ok()) {
+        section("health check diagnosis", run("ip", "netns", "exec", "node", "ss", "-ltnp")
+            + run("ip", "netns", "exec", "node", "iptables-legacy-save", "-c")
+            + run("ip", "netns", "exec", "node", "ipvsadm", "-Ln")
+            + run("ip", "netns", "exec", "node", "curl", "-v", "-m", "5", "http://192.168.0.2:32000/")
+            + run("ip", "netns", "exec", "node", "curl", "-v", "-m", "5", "http://127.0.0.1:32000/"));
+      }
 
-      // A UDP flow to the dns Service's only endpoint (pod1), then the endpoint moves to pod2: the
-      // entry to pod1 is stale (upstream pkg/proxy/conntrack CleanStaleEntries deletes it).
-      sh("echo hello | ip netns exec node busybox nc -u -w 1 10.96.0.53 53 || true");
+      // A UDP flow (one socket, a datagram a second) to the dns Service's only endpoint, pod1; then the
+      // endpoint moves to pod2. The flow's entry towards pod1 is stale: the agent deletes it (upstream
+      // pkg/proxy/conntrack CleanStaleEntries), so the flow's next datagram makes a new one towards pod2.
+      Process sender = new ProcessBuilder("ip", "netns", "exec", "node", "bash", "-c",
+          "exec 3>/dev/udp/10.96.0.53/53; while :; do echo x >&3 2>/dev/null; sleep 1; done").start();
+      await(30, IpvsAgentGuestMain::udpEntries, e -> e.contains("src=10.244.1.5"));
       section("udp conntrack before", udpEntries());
       manifests(podEndpoint("10.244.1.6"));
-      boolean moved = await(60, () -> run("ip", "netns", "exec", "node", "ipvsadm", "-Ln", "-u", "10.96.0.53:53"),
-          s -> s.contains("10.244.1.6:5353") && !s.contains("10.244.1.5:5353"));
+      boolean moved = await(120, () -> run("ip", "netns", "exec", "node", "ipvsadm", "-Ln", "-u", "10.96.0.53:53"),
+          v -> v.contains("10.244.1.6:5353") && !v.contains("10.244.1.5:5353"));
       section("udp endpoint moved", moved + "\n");
-      await(20, IpvsAgentGuestMain::udpEntries, s -> !s.contains("src=10.244.1.5"));
+      await(30, IpvsAgentGuestMain::udpEntries, e -> !e.contains("src=10.244.1.5") && e.contains("src=10.244.1.6"));
       section("udp conntrack after", udpEntries());
+      sender.destroy();
 
-      section("metrics", nodeCurl("-sS", "-m", "5", "http://127.0.0.1:10249/metrics").lines()
+      section("metrics", nodeCurl("-sS", "-m", "30", "http://127.0.0.1:10249/metrics").lines()
           .filter(l -> l.startsWith("kubeproxy_sync_proxy_rules_duration_seconds_count")
               || l.startsWith("kubeproxy_sync_proxy_rules_last_timestamp_seconds")
               || l.startsWith("kubeproxy_sync_proxy_rules_endpoint_changes_total")
@@ -109,7 +127,8 @@ public final class IpvsAgentGuestMain {
         "--cluster-cidr", "10.244.0.0/16",
         "--healthz-bind-address", "127.0.0.1:10256", "--metrics-bind-address", "127.0.0.1:10249",
         // nf_conntrack_max is host-wide: left alone, as the e2e tests do
-        "--conntrack-max-per-core", "0", "-v=2"));
+        "--conntrack-max-per-core", "0", "-v=2",
+        "--vmodule=ConntrackReconciler=6")); // its "Deleting stale conntrack entry" lines
     argv.addAll(extra);
     ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true).redirectOutput(LOG.toFile());
     pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
@@ -118,6 +137,10 @@ public final class IpvsAgentGuestMain {
   }
 
   /** What ipvs mode programs in the node namespace: virtual servers, kube-ipvs0, ipsets, KUBE-* chains. */
+  private static boolean s32000ok() throws Exception {
+    return nodeCurl("-s", "-o", "/dev/null", "-w", "%{http_code}", "-m", "5", "http://192.168.0.2:32000/").equals("200");
+  }
+
   private static String state() throws Exception {
     String ipvs = run("ip", "netns", "exec", "node", "ipvsadm", "-Sn").trim();
     return "virtual servers: " + ipvs.lines().filter(l -> l.startsWith("-A")).count() + "\n"
