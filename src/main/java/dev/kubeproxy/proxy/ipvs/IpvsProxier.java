@@ -503,11 +503,13 @@ public final class IpvsProxier implements ProxyBackend {
     try {
       ipset.version();
       Set<String> existing = ipset.entries("KUBE-").keySet();
+      List<String> destroy = new ArrayList<>();
       for (IpSet set : IpSets.all(settings.family())) {
         if (existing.contains(set.name())) {
-          ipset.destroy(set.name());
+          destroy.add(set.name());
         }
       }
+      ipset.destroyAll(destroy);
     } catch (IOException e) {
       Log.v(2).info("No ipsets to clean up", "err", e.getMessage());
     }
