@@ -183,6 +183,28 @@ class KubeProxyJarIT {
         + "unknown field \\\"foo\\\"\""), r.text());
   }
 
+  /**
+   * The jar reads --config with vertx-config-yaml's format: its services file survives the shade
+   * (without the merge, vertx-config's own file hides it and the retriever has no "yaml" format).
+   */
+  @Test
+  void yamlConfigIsReadThroughVertxConfigYamlInTheJar() throws Exception {
+    try (java.util.zip.ZipFile zip = new java.util.zip.ZipFile(JAR.toFile())) {
+      java.util.zip.ZipEntry services = zip.getEntry("META-INF/services/io.vertx.config.spi.ConfigProcessor");
+      String formats = new String(zip.getInputStream(services).readAllBytes(), StandardCharsets.UTF_8);
+      assertTrue(formats.contains("io.vertx.config.yaml.YamlProcessor"), formats);
+    }
+    Path f = dir.resolve("anchors.yaml");
+    Files.writeString(f, "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\n"
+        + "hostnameOverride: &h 2026-12-03\nclusterCIDR: 10.0.0.0/8\nipvs:\n  excludeCIDRs: [*h]\n");
+    Path out = dir.resolve("effective.yaml");
+    Run r = jar("--config", f.toString(), "--write-config-to", out.toString());
+    assertEquals(0, exit(r), r.text());
+    String written = Files.readString(out);
+    assertTrue(written.matches("(?s).*hostnameOverride: \"?2026-12-03\"?\n.*"), written);
+    assertTrue(written.contains("clusterCIDR: 10.0.0.0/8\n"), written);
+  }
+
   @Test
   void writeConfigToRoundTrip() throws Exception {
     Path first = dir.resolve("first.yaml");

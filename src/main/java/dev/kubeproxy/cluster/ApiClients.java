@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import javax.net.ssl.SSLException;
 
 /**
- * Builds the Kubernetes API client the way upstream's newProxyServer does (server.md §9 step 4):
+ * Builds the Kubernetes API client the way upstream does (cmd/kube-proxy/app/server.go createClient):
  * the kubeconfig at exactly clientConnection.kubeconfig, --master overriding its server, or the
  * in-cluster configuration when neither is given. Blocking (reads files): call it off the event loop.
  */

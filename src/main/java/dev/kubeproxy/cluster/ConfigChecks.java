@@ -7,7 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * checkBadConfig and checkBadIPConfig (server.md §9 steps 11 and 13): configuration that does not
+ * checkBadConfig and checkBadIPConfig (cmd/kube-proxy/app/server.go): configuration that does not
  * fit the node's IP families. Texts are upstream's.
  */
 public final class ConfigChecks {

@@ -12,7 +12,8 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 
 /**
- * Writes events.k8s.io/v1 events as upstream's recorder does (server.md §9 step 8): reporting
+ * Writes events.k8s.io/v1 events as upstream's recorder does (cmd/kube-proxy/app/server.go
+ * newProxyServer: events.NewBroadcaster, NewRecorder "kube-proxy"): reporting
  * controller "kube-proxy", instance "kube-proxy-&lt;hostname&gt;", node events regarding
  * {kind Node, name, uid = name} in namespace "default". Without an API client (--manifests
  * mode) events are only logged. A failed write is logged and dropped, as client-go's broadcaster

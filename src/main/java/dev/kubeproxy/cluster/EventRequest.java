@@ -2,8 +2,10 @@ package dev.kubeproxy.cluster;
 
 /**
  * An events.k8s.io/v1 event to record, sent by any verticle on {@link dev.kubeproxy.EventBusAddresses#EVENTS}
- * so that only the cluster package talks to the API. The factories below are the events of
- * server.md §14 and service-model.md §4.5.
+ * so that only the cluster package talks to the API. The factories below are upstream's events
+ * (cmd/kube-proxy/app/server.go ProxyServer.Run, serveHealthz, serveMetrics; server_linux.go
+ * platformSetup; pkg/proxy/healthcheck/service_health.go; pkg/proxy/util/utils.go
+ * LogAndEmitIncorrectIPVersionEvent), and one of the agent's own for objects it cannot program.
  *
  * @param type             "Normal" or "Warning"
  * @param reason           the machine-readable reason

@@ -11,8 +11,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Node IP selection (server.md §9 steps 5–7): the Node's host IPs, detectNodeIPs' precedence and
- * the "primary" nodePortAddresses expansion. Pure functions on text; IPs are parsed as literals
+ * Node IP selection (cmd/kube-proxy/app/server.go getNodeIPs, detectNodeIPs): the Node's host IPs,
+ * detectNodeIPs' precedence and the "primary" nodePortAddresses expansion. Pure functions on text; IPs are parsed as literals
  * only (never resolved through DNS).
  */
 public final class NodeAddresses {
@@ -89,7 +89,7 @@ public final class NodeAddresses {
     }
   }
 
-  /** detectNodeIPs (server.md §9 step 6): node IPs, then a specified bind address overrides its family. */
+  /** detectNodeIPs (cmd/kube-proxy/app/server.go): node IPs, then a specified bind address overrides its family. */
   public static DetectedIPs detectNodeIPs(List<String> rawNodeIPs, String bindAddress) {
     Map<IpFamily, String> ips = new EnumMap<>(IpFamily.class);
     ips.put(IpFamily.IPv4, "127.0.0.1");

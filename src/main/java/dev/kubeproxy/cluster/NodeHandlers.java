@@ -7,9 +7,10 @@ import io.vertx.core.eventbus.EventBus;
 import java.util.List;
 
 /**
- * Upstream's two node handlers (server.md §11): in NodeCIDR detect-local mode a change of the
- * Node's podCIDRs ends the agent (the rules were built for the old ones), and node eligibility
- * (no deletionTimestamp, no ToBeDeletedByClusterAutoscaler taint) feeds the healthz state.
+ * Upstream's two node handlers (pkg/proxy/node.go NodePodCIDRHandler, NodeEligibleHandler): in
+ * NodeCIDR detect-local mode a change of the Node's podCIDRs ends the agent (the rules were built
+ * for the old ones), and node eligibility (no deletionTimestamp, no ToBeDeletedByClusterAutoscaler
+ * taint) feeds the healthz state.
  */
 final class NodeHandlers {
   static final String AUTOSCALER_TAINT = "ToBeDeletedByClusterAutoscaler";

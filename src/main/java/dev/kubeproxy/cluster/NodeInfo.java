@@ -4,7 +4,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What kube-proxy learned about its own node before programming rules (server.md §9).
+ * What kube-proxy learned about its own node before programming rules (cmd/kube-proxy/app/server.go
+ * newProxyServer).
  *
  * @param name     the node name (hostname override or OS hostname, lower-cased)
  * @param nodeIPs  the detected node IPs, primary first, at most one per family (detectNodeIPs)

@@ -20,8 +20,9 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * Finds this node's name, IPs and podCIDRs before the proxier is built (server.md §9 steps 3, 5–7,
- * 10.1, 11 and 13): GET the Node with upstream's backoff (a failure is not fatal), detectNodeIPs,
+ * Finds this node's name, IPs and podCIDRs before the proxier is built (cmd/kube-proxy/app/server.go
+ * newProxyServer, getNodeIPs, detectNodeIPs; server_linux.go platformSetup, waitForPodCIDR): GET
+ * the Node with upstream's backoff (a failure is not fatal), detectNodeIPs,
  * the "primary" nodePortAddresses expansion (written back into the configuration, as upstream
  * does, so /configz shows it), the NodeCIDR wait for podCIDRs, checkBadConfig and checkBadIPConfig.
  * The Node comes from the {@link ClusterSource} (the API or the --manifests directory). Blocking

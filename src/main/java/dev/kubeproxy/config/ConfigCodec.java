@@ -2,6 +2,7 @@ package dev.kubeproxy.config;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,7 +41,18 @@ public final class ConfigCodec {
    *     with the file, line and column
    */
   public static Decoded decode(String source, byte[] data) throws ConfigDecodeException {
-    ConfigDocument doc = ConfigDocument.parse(source, data);
+    return decode(source, data, null);
+  }
+
+  /**
+   * Decodes a file's content with its values as another YAML reader read them ({@code read}:
+   * vertx-config-yaml's document, or null for none): this decoder's own reading of {@code data}
+   * gives the positions, the strict errors and the errors, and the scalar types where go-yaml's
+   * differ from {@code read}'s ({@link ConfigDocument#withValues}).
+   */
+  public static Decoded decode(String source, byte[] data, JsonObject read) throws ConfigDecodeException {
+    ConfigDocument parsed = ConfigDocument.parse(source, data);
+    ConfigDocument doc = read == null ? parsed : parsed.withValues(read);
     if (!doc.root.isObject()) {
       throw new ConfigDecodeException(doc.at("") + "expected a mapping (a KubeProxyConfiguration object), got "
           + ConfigSchema.kindOf(doc.root));

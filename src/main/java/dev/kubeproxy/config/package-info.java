@@ -8,11 +8,12 @@
  *       types and rules. The file's decoding, --write-config-to's YAML, the flags' fields and
  *       defaults all go through it;</li>
  *   <li>reading the --config file through vertx-config: {@link dev.kubeproxy.config.ConfigFileLoader}
- *       (a ConfigRetriever), {@link dev.kubeproxy.config.ConfigFileStore} (the file, size-bounded by
- *       {@link dev.kubeproxy.config.ConfigFileReader}) and {@link dev.kubeproxy.config.ConfigFileFormat}
- *       (decoding as upstream does: {@link dev.kubeproxy.config.ConfigDocument} parses go-yaml or
- *       encoding/json with positions and duplicate keys, {@link dev.kubeproxy.config.ConfigCodec}
- *       adds strict decoding with the lenient result);</li>
+ *       (the file's bytes, size-bounded by {@link dev.kubeproxy.config.ConfigFileReader}, in a
+ *       ConfigRetriever's {@link dev.kubeproxy.config.ConfigContentStore} with vertx-config-yaml's
+ *       {@code yaml} format) and decoding as upstream does: {@link dev.kubeproxy.config.ConfigDocument}
+ *       reads the same bytes as go-yaml or encoding/json with positions and duplicate keys, for the
+ *       errors and where SnakeYAML's YAML 1.1 values differ from go-yaml's; {@link
+ *       dev.kubeproxy.config.ConfigCodec} adds strict decoding with the lenient result;</li>
  *   <li>v1alpha1 defaulting ({@link dev.kubeproxy.config.ConfigDefaults}), validation ({@link
  *       dev.kubeproxy.config.ConfigValidation}), feature gates ({@link dev.kubeproxy.config.FeatureGates})
  *       and the /configz view of upstream's internal type ({@link dev.kubeproxy.config.ConfigzJson});</li>
@@ -23,7 +24,7 @@
  * </ul>
  *
  * <p>It may call {@code dev.kubeproxy.logging}, {@code dev.kubeproxy.platform} (address parsing),
- * Vert.x and vertx-config, Jackson and SnakeYAML, and reads {@code dev.kubeproxy.AgentOptions} and {@code dev.kubeproxy.EventBusAddresses}; its one
+ * Vert.x, vertx-config and vertx-config-yaml, Jackson and SnakeYAML, and reads {@code dev.kubeproxy.AgentOptions} and {@code dev.kubeproxy.EventBusAddresses}; its one
  * message out is the reason sent on agent.fatal when the file changes. It calls no other package of
  * the agent: the command line ({@code dev.kubeproxy.cli}) and the running agent call it.
  */

@@ -3,7 +3,6 @@ package dev.kubeproxy.health;
 import dev.kubeproxy.AgentOptions;
 import dev.kubeproxy.EventBusAddresses;
 import dev.kubeproxy.cluster.EventRequest;
-import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -57,17 +56,11 @@ public class HealthzServerVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    String bind = options.config().healthzBindAddress;
-    if (bind == null || bind.isEmpty()) {
-      Log.v(2).info("Healthz server disabled: healthzBindAddress is empty");
-      return Future.succeededFuture();
-    }
-    HostPort address;
-    try {
-      address = HostPort.parse(bind);
-    } catch (IllegalArgumentException e) {
-      return Future.failedFuture("healthzBindAddress: " + e.getMessage());
-    }
+    return HostPort.ofField("Healthz", "healthzBindAddress", options.config().healthzBindAddress)
+        .compose(address -> address.map(this::serve).orElseGet(Future::succeededFuture));
+  }
+
+  private Future<Void> serve(HostPort address) {
     health = new ProxierHealth(healthTimeout(options), clock);
     health.setNodeEligible(nodeKnown);
     vertx.eventBus().<HealthUpdate>localConsumer(EventBusAddresses.HEALTH, m -> health.apply(m.body()));

@@ -1,10 +1,31 @@
 package dev.kubeproxy.health;
 
+import dev.kubeproxy.logging.Log;
+import io.vertx.core.Future;
+import java.util.Optional;
+
 /**
  * An "ip:port" listen address as the configuration writes it ({@code 0.0.0.0:10256},
  * {@code [::]:10256}); port 0 lets the OS choose, as Go's listener does.
  */
 public record HostPort(String host, int port) {
+  /**
+   * The listen address of a server's bind-address field ({@code healthzBindAddress}, {@code
+   * metricsBindAddress}): none when the field is empty, which disables the server (logged at V(2)),
+   * or a failure {@code "field: why"} when it is not ip:port.
+   */
+  public static Future<Optional<HostPort>> ofField(String server, String field, String value) {
+    if (value == null || value.isEmpty()) {
+      Log.v(2).info(server + " server disabled: " + field + " is empty");
+      return Future.succeededFuture(Optional.empty());
+    }
+    try {
+      return Future.succeededFuture(Optional.of(parse(value)));
+    } catch (IllegalArgumentException e) {
+      return Future.failedFuture(field + ": " + e.getMessage());
+    }
+  }
+
   public static HostPort parse(String address) {
     if (address == null || address.isBlank()) {
       throw new IllegalArgumentException("empty listen address");

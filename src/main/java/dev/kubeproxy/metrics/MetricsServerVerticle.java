@@ -60,17 +60,11 @@ public class MetricsServerVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    String bind = options.config().metricsBindAddress;
-    if (bind == null || bind.isEmpty()) {
-      Log.v(2).info("Metrics server disabled: metricsBindAddress is empty");
-      return Future.succeededFuture();
-    }
-    HostPort address;
-    try {
-      address = HostPort.parse(bind);
-    } catch (IllegalArgumentException e) {
-      return Future.failedFuture("metricsBindAddress: " + e.getMessage());
-    }
+    return HostPort.ofField("Metrics", "metricsBindAddress", options.config().metricsBindAddress)
+        .compose(address -> address.map(this::serve).orElseGet(Future::succeededFuture));
+  }
+
+  private Future<Void> serve(HostPort address) {
     // What /metrics shows is registered once at start, as upstream's ProxyServer.Run does: the
     // metric sets of the running mode, and kubernetes_feature_enabled for every known gate.
     metrics.registerFor(options.config().proxyMode());

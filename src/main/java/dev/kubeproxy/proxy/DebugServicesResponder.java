@@ -93,7 +93,7 @@ final class DebugServicesResponder {
   private Map<IpFamily, ProxierSettings> settings() {
     if (settings == null) {
       Map<IpFamily, LocalTrafficDetector> detectors =
-          Proxiers.localDetectors(options.config(), node, Proxiers.primaryFamily(node));
+          Proxiers.localDetectors(options.config(), node, Proxiers.primaryFamily(node), notice -> { });
       Map<IpFamily, ProxierSettings> s = new HashMap<>();
       for (IpFamily f : IpFamily.values()) {
         s.put(f, Proxiers.settings(options, node, f, detectors.get(f)));

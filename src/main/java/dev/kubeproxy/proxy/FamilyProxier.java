@@ -243,8 +243,6 @@ public final class FamilyProxier {
       Log.error("Failed to sync proxy rules; will retry", e, "ipFamily", family, "retryIn", syncPeriod);
       runner.retryAfter(syncPeriod);
       return Future.succeededFuture();
-    } finally {
-      backend.takeRefusedServicePorts().forEach(port -> recordRefused(state, port));
     }
     Duration took = Duration.ofNanos(System.nanoTime() - start);
     metrics.observeSyncDuration(family.name(), took);

@@ -27,6 +27,7 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * Builds the backends of the configured mode, one per active family (cmd/kube-proxy/app/server_linux.go createProxier),
@@ -195,6 +196,15 @@ public final class Proxiers {
   /** getLocalDetectors: one detector per family from detectLocalMode (cmd/kube-proxy/app/server_linux.go getLocalDetectors). */
   static Map<IpFamily, LocalTrafficDetector> localDetectors(
       KubeProxyConfiguration config, NodeInfo node, IpFamily primary) {
+    return localDetectors(config, node, primary, Log::info);
+  }
+
+  /**
+   * The same, with what upstream logs about the choice given to {@code notices}: logged when the
+   * backends are built, not again when /debug/services works out the settings they were built with.
+   */
+  static Map<IpFamily, LocalTrafficDetector> localDetectors(
+      KubeProxyConfiguration config, NodeInfo node, IpFamily primary, Consumer<String> notices) {
     Map<IpFamily, LocalTrafficDetector> out = new EnumMap<>(IpFamily.class);
     String mode = config.detectLocalMode == null || config.detectLocalMode.isEmpty()
         ? "ClusterCIDR" : config.detectLocalMode;
@@ -205,14 +215,14 @@ public final class Proxiers {
       case "ClusterCIDR" -> {
         firstCidrPerFamily(config.clusterCIDRs()).forEach((f, cidr) -> out.put(f, new LocalTrafficDetector(mode, cidr)));
         if (!out.get(primary).implemented()) {
-          Log.info("Detect-local-mode set to ClusterCIDR, but no cluster CIDR specified for primary IP family");
+          notices.accept("Detect-local-mode set to ClusterCIDR, but no cluster CIDR specified for primary IP family");
         }
       }
       case "NodeCIDR" -> {
         List<String> podCIDRs = node == null ? List.of() : node.podCIDRs();
         firstCidrPerFamily(podCIDRs).forEach((f, cidr) -> out.put(f, new LocalTrafficDetector(mode, cidr)));
         if (!out.get(primary).implemented()) {
-          Log.info("Detect-local-mode set to NodeCIDR, but no PodCIDR defined at node for primary IP family");
+          notices.accept("Detect-local-mode set to NodeCIDR, but no PodCIDR defined at node for primary IP family");
         }
       }
       case "BridgeInterface" -> {
@@ -227,7 +237,7 @@ public final class Proxiers {
           out.put(f, new LocalTrafficDetector(mode, prefix));
         }
       }
-      default -> Log.info("Defaulting to no-op detect-local");
+      default -> notices.accept("Defaulting to no-op detect-local");
     }
     return out;
   }

@@ -12,7 +12,8 @@ public interface ProxyBackend {
 
   /**
    * Writes the rules for this state. A backend decides itself between a full and a partial sync
-   * (a full one first, after any failure, and whenever its own checks ask for it).
+   * (a full one first, after any failure, and whenever its own checks ask for it). Service ports
+   * whose rules the kernel refused are left out and named in {@link SyncResult#refusedPorts()}.
    *
    * @throws SyncException when the rules could not be applied; the kernel keeps the previous rules
    */
@@ -23,16 +24,6 @@ public interface ProxyBackend {
    * NodePorts, the be_liberal check). Runs before the first sync, and alone with --init-only.
    */
   void privilegedInit() throws SyncException;
-
-  /**
-   * Service ports whose rules the kernel refused in the syncs since the last call, left out while
-   * everything else was programmed; each is returned once (the proxier records an event on it).
-   * The nftables backend still hands them over this way; iptables reports them in
-   * {@link SyncResult#refusedPorts()}, as every backend should.
-   */
-  default java.util.List<ServicePortName> takeRefusedServicePorts() {
-    return java.util.List.of();
-  }
 
   /**
    * A cheap look at the kernel, made every syncPeriod even while nothing changes (upstream's canary

@@ -7,7 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kubeproxy.testutil.Await;
 import dev.kubeproxy.testutil.VertxPerClass;
+import io.vertx.config.ConfigStoreOptions;
 import io.vertx.config.spi.utils.Processors;
+import io.vertx.config.yaml.YamlProcessor;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonObject;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -19,9 +25,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The --config file read through vertx-config's ConfigRetriever: the project's store and format
- * are found through ServiceLoader, and the retriever returns what upstream's decoder returns, with
- * its errors unchanged (what SnakeYAML through vertx-config-yaml would get wrong is checked here).
+ * The --config file read through vertx-config's ConfigRetriever with vertx-config-yaml's format: the
+ * loader returns what upstream's decoder returns, with its errors unchanged (what SnakeYAML alone
+ * would get wrong is checked here).
  */
 class ConfigFileLoaderTest {
   private static final String HEAD = "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\n";
@@ -47,9 +53,24 @@ class ConfigFileLoaderTest {
   }
 
   @Test
-  void theFormatIsRegisteredWithVertxConfig() {
-    assertTrue(Processors.getSupportedFormats().contains(ConfigFileFormat.NAME), Processors.getSupportedFormats()
+  void theRetrieverReadsWithVertxConfigYaml() {
+    assertInstanceOf(YamlProcessor.class, Processors.get(ConfigFileLoader.FORMAT), Processors.getSupportedFormats()
         .toString());
+    ConfigStoreOptions store = ConfigFileLoader.options(new byte[0]).getStores().get(0);
+    assertEquals("yaml", store.getFormat());
+    assertEquals(ConfigContentStore.TYPE, store.getType());
+  }
+
+  @Test
+  void aSnakeYamlTimestampKeepsGoYamlsText() throws Exception {
+    byte[] data = (HEAD + "hostnameOverride: 2026-12-03\nclusterCIDR: 1:30\n").getBytes(StandardCharsets.UTF_8);
+    JsonObject read = Await.result(Processors.get(ConfigFileLoader.FORMAT).process(VERTX.get(), new JsonObject(),
+        Buffer.buffer(data)));
+    assertInstanceOf(Instant.class, read.getMap().get("hostnameOverride"), "SnakeYAML reads YAML 1.1 timestamps");
+    assertEquals(90, read.getValue("clusterCIDR"), "and sexagesimal numbers");
+    KubeProxyConfiguration c = ConfigCodec.decode("f.yaml", data, read).config();
+    assertEquals("2026-12-03", c.hostnameOverride);
+    assertEquals("1:30", c.clusterCIDR);
   }
 
   @Test
@@ -87,6 +108,13 @@ class ConfigFileLoaderTest {
     Throwable err = failure(f);
     assertInstanceOf(ConfigDecodeException.class, err);
     assertEquals(f + ":3:19: yaml: unknown anchor 'nope' referenced", err.getMessage());
+  }
+
+  @Test
+  void anEmptyFileIsTheDecodersErrorNotAnEmptyDocument() throws Exception {
+    Path empty = Files.createFile(dir.resolve("empty.yaml"));
+    assertEquals(empty + ": the file is empty; expected a KubeProxyConfiguration", failure(empty.toString())
+        .getMessage());
   }
 
   @Test

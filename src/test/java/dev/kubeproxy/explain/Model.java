@@ -3,10 +3,9 @@ package dev.kubeproxy.explain;
 import dev.kubeproxy.proxy.Endpoint;
 import dev.kubeproxy.proxy.IpFamily;
 import dev.kubeproxy.proxy.LocalTrafficDetector;
-import dev.kubeproxy.proxy.NamespacedName;
 import dev.kubeproxy.proxy.ProxierSettings;
-import dev.kubeproxy.proxy.ServicePort;
 import dev.kubeproxy.proxy.ServicePortName;
+import dev.kubeproxy.testutil.ModelFixtures;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -19,68 +18,14 @@ final class Model {
   private Model() {}
 
   static ServicePortName name(String ns, String svc, String port) {
-    return new ServicePortName(new NamespacedName(ns, svc), port, "TCP");
+    return ModelFixtures.spn(ns, svc, port);
   }
 
   /** A TCP ClusterIP service port "ns/NAME:p80" with cluster IP 10.96.0.N, port 80. */
-  static Builder service(String name, int n) {
-    return new Builder(name(name.contains("/") ? name.split("/")[0] : "ns", name.contains("/") ? name.split("/")[1]
-        : name, "p80"), "10.96.0." + n);
-  }
-
-  static final class Builder {
-    final ServicePortName name;
-    final String clusterIP;
-    int nodePort;
-    List<String> externalIPs = List.of();
-    List<String> lbIPs = List.of();
-    List<String> sourceRanges = List.of();
-    boolean affinity;
-    boolean etpLocal;
-    boolean itpLocal;
-    int hcnp;
-
-    Builder(ServicePortName name, String clusterIP) {
-      this.name = name;
-      this.clusterIP = clusterIP;
-    }
-
-    Builder nodePort(int p) {
-      nodePort = p;
-      return this;
-    }
-
-    Builder externalIP(String ip) {
-      externalIPs = List.of(ip);
-      return this;
-    }
-
-    Builder loadBalancer(String ip, String... ranges) {
-      lbIPs = List.of(ip);
-      sourceRanges = List.of(ranges);
-      return this;
-    }
-
-    Builder affinity() {
-      affinity = true;
-      return this;
-    }
-
-    Builder etpLocal() {
-      etpLocal = true;
-      hcnp = 32000;
-      return this;
-    }
-
-    Builder itpLocal() {
-      itpLocal = true;
-      return this;
-    }
-
-    ServicePort build() {
-      return new ServicePort(name, clusterIP, 80, "TCP", nodePort, externalIPs, lbIPs, sourceRanges, affinity,
-          affinity ? 10800 : 0, etpLocal, itpLocal, etpLocal ? hcnp : 0, "");
-    }
+  static ModelFixtures.Svc service(String name, int n) {
+    String ns = name.contains("/") ? name.split("/")[0] : "ns";
+    String svc = name.contains("/") ? name.split("/")[1] : name;
+    return ModelFixtures.svc(name(ns, svc, "p80"), "10.96.0." + n, 80);
   }
 
   static Endpoint ready(String ip, boolean local) {

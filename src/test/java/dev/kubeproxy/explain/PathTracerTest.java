@@ -128,7 +128,8 @@ class PathTracerTest {
   @ParameterizedTest
   @ValueSource(strings = {"iptables", "nftables"})
   void loadBalancerSourceRanges(String mode) {
-    ServicePort svc = service("lb", 40).nodePort(30040).loadBalancer("192.0.2.40", "198.51.100.0/24").build();
+    ServicePort svc = service("lb", 40).nodePort(30040).loadBalancer("192.0.2.40").sourceRanges("198.51.100.0/24")
+        .build();
     PacketPath allowed = trace(mode, svc, THREE, "198.51.100.7", "192.0.2.40", 80);
     assertEquals(Verdict.DNAT, allowed.verdict());
     assertEquals("LoadBalancer IP", allowed.entry());
@@ -143,7 +144,7 @@ class PathTracerTest {
   @ParameterizedTest
   @ValueSource(strings = {"iptables", "nftables"})
   void withoutEndpointsTheSourceRangesComeFirstOnlyInNftables(String mode) {
-    ServicePort svc = service("lb", 40).loadBalancer("192.0.2.40", "198.51.100.0/24").build();
+    ServicePort svc = service("lb", 40).loadBalancer("192.0.2.40").sourceRanges("198.51.100.0/24").build();
     PacketPath denied = trace(mode, svc, List.of(), OUTSIDE, "192.0.2.40", 80);
     assertEquals(mode.equals("nftables") ? Verdict.DROP : Verdict.REJECT, denied.verdict(), denied.toString());
     assertEquals(Verdict.REJECT, trace(mode, svc, List.of(), "198.51.100.7", "192.0.2.40", 80).verdict());

@@ -6,6 +6,7 @@ import static dev.kubeproxy.proxy.TestObjects.service;
 import static dev.kubeproxy.proxy.TestObjects.slice;
 import static dev.kubeproxy.proxy.TestObjects.slicePort;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -17,6 +18,7 @@ import dev.kubeproxy.cluster.ClusterEvent;
 import dev.kubeproxy.cluster.EventRequest;
 import dev.kubeproxy.cluster.NodeInfo;
 import dev.kubeproxy.config.KubeProxyConfiguration;
+import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.platform.CommandRunner;
 import io.vertx.core.Vertx;
 import io.vertx.junit5.VertxExtension;
@@ -109,6 +111,30 @@ class DebugServicesResponderTest {
     vertx.eventBus().publish(EventBusAddresses.SERVICES, new ClusterEvent<>(ClusterEvent.Kind.SERVICE,
         ClusterEvent.Type.UPSERT, "demo/broken", null, service("demo", "broken", "10.96.0.11", port("http", 80, "TCP"))));
     await("a valid version clears it", () -> ask(vertx, null).invalid().isEmpty());
+  }
+
+  /** The backends' construction logs the detect-local notice; working out their settings for a request does not repeat it. */
+  @Test
+  void aRequestDoesNotRepeatTheDetectLocalNotice(Vertx vertx) throws Exception {
+    EventBusCodecs.register(vertx);
+    KubeProxyConfiguration config = new KubeProxyConfiguration();
+    config.mode = "nftables";
+    AgentOptions options = new AgentOptions(config, null, null, "node-a", null, false, false, false);
+    NodeInfo node = new NodeInfo("node-a", List.of("192.168.200.1"), List.of(), Map.of());
+    vertx.deployVerticle(new ProxierVerticle(options, node, (o, n, r) -> List.of(new ReadableBackend()),
+        new CommandRunner(), new ProxierVerticleTest.RecordingMetrics()), ProxierVerticle.DEPLOYMENT)
+        .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+    java.io.PrintStream capture = new java.io.PrintStream(captured, true);
+    Log.setOutputs(capture, capture);
+    try {
+      FamilySnapshot v4 = ask(vertx, null).families().get(0);
+      assertFalse(v4.settings().localDetector().implemented(), "no cluster CIDR: the no-op detector");
+      ask(vertx, null);
+    } finally {
+      Log.setOutputs(System.err, System.err);
+    }
+    assertFalse(captured.toString().contains("Detect-local-mode"), captured.toString());
   }
 
   private static ProxierSnapshot ask(Vertx vertx, NamespacedName service) {

@@ -49,7 +49,7 @@ public final class BackendSelector {
     } else if (nft > legacy) {
       chosen = IptablesBackend.NFT;
       why = "it holds the node's rules (" + legacy + " legacy, " + nft + " nft rules)";
-    } else if (works(runner, IptablesBackend.LEGACY)) {
+    } else if (legacyWorks(runner)) {
       chosen = IptablesBackend.LEGACY;
       why = "no rules on the node yet and the legacy backend works here";
     } else {
@@ -60,11 +60,38 @@ public final class BackendSelector {
     return chosen;
   }
 
-  private static boolean works(CommandRunner runner, IptablesBackend backend) {
-    try {
-      return runner.run(List.of("iptables-" + backend.suffix(), "-w", "5", "-S", "-t", "filter")).ok();
-    } catch (IOException e) {
-      return false;
+  /**
+   * iptables' exit status when it stopped waiting for the xtables lock (RESOURCE_PROBLEM; upstream
+   * pkg/util/iptables iptables.go isResourceError).
+   */
+  static final int RESOURCE_PROBLEM = 4;
+
+  /** Runs of {@link #works} that find the xtables lock held, before the held lock is taken as the answer. */
+  static final int LOCKED_ATTEMPTS = 4;
+
+  /**
+   * Whether iptables-legacy works here. A lock timeout is no sign that it does not: it is retried
+   * (each run waits 5 s for the lock); a lock held all that time means another program is using
+   * iptables-legacy on this node (iptables-nft takes no xtables lock), so legacy works.
+   */
+  static boolean legacyWorks(CommandRunner runner) {
+    for (int attempt = 1; ; attempt++) {
+      CommandRunner.Result result;
+      try {
+        result = runner.run(List.of("iptables-" + IptablesBackend.LEGACY.suffix(), "-w", "5", "-S", "-t", "filter"));
+      } catch (IOException e) {
+        return false;
+      }
+      if (result.exitCode() != RESOURCE_PROBLEM) {
+        return result.ok();
+      }
+      if (attempt == LOCKED_ATTEMPTS) {
+        Log.info("The xtables lock is still held; another program uses iptables-legacy here, so it works",
+            "attempts", attempt);
+        return true;
+      }
+      Log.info("The xtables lock is held by another program; waiting for it", "attempt", attempt,
+          "stderr", result.stderr().strip());
     }
   }
 

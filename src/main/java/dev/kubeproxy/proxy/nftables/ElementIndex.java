@@ -10,7 +10,10 @@ import java.util.Objects;
 /**
  * The elements of the shared sets and maps as the kernel holds them, counted per contributing
  * service port (several ports of one Service share their cluster IP in "cluster-ips"), so that an
- * incremental sync can write just the element changes.
+ * incremental sync can write just the element changes. The endpoint-targets shards are not
+ * indexed: each of their keys belongs to one chain's block ({@link EndpointSlots}), so what the
+ * changed ports removed is all the kernel holds under those keys (and the index stays small: the
+ * shards hold most of the table's elements).
  */
 final class ElementIndex {
   private static final class Slot {
@@ -32,6 +35,10 @@ final class ElementIndex {
   List<Element> addFresh(List<Element> added) {
     List<Element> fresh = new ArrayList<>(added.size());
     for (Element e : added) {
+      if (EndpointSlots.isShard(e.container())) {
+        fresh.add(e);
+        continue;
+      }
       Map<List<String>, Slot> slots = containers.computeIfAbsent(e.container(), k -> new HashMap<>());
       Slot slot = slots.get(e.key());
       if (slot == null) {
@@ -45,11 +52,29 @@ final class ElementIndex {
     return fresh;
   }
 
+  /** Every indexed element once, those of one container adjacent. */
+  List<Element> indexed() {
+    List<Element> out = new ArrayList<>();
+    for (Map<List<String>, Slot> slots : containers.values()) {
+      for (Slot slot : slots.values()) {
+        out.add(slot.element);
+      }
+    }
+    return out;
+  }
+
   /** Replaces one set of contributions by another and returns the net kernel change. */
   Delta update(List<Element> removed, List<Element> added) {
     // Touched slots with the element each held before this update (null: none).
     Map<Element, Element> before = new LinkedHashMap<>();
+    // Shard keys touched, with the element each holds after this update (null: none).
+    Map<Element, Element> shardsNow = new HashMap<>();
     for (Element e : removed) {
+      if (EndpointSlots.isShard(e.container())) {
+        remember(before, e, e);
+        shardsNow.put(keyOnly(e), null);
+        continue;
+      }
       Map<List<String>, Slot> slots = containers.get(e.container());
       Slot slot = slots == null ? null : slots.get(e.key());
       if (slot == null) {
@@ -61,6 +86,11 @@ final class ElementIndex {
       }
     }
     for (Element e : added) {
+      if (EndpointSlots.isShard(e.container())) {
+        remember(before, e, null);
+        shardsNow.put(keyOnly(e), e);
+        continue;
+      }
       Map<List<String>, Slot> slots = containers.computeIfAbsent(e.container(), k -> new HashMap<>());
       Slot slot = slots.get(e.key());
       if (slot == null) {
@@ -77,9 +107,14 @@ final class ElementIndex {
     List<Element> additions = new ArrayList<>();
     for (Map.Entry<Element, Element> change : before.entrySet()) {
       Element old = change.getValue();
-      Map<List<String>, Slot> slots = containers.get(change.getKey().container());
-      Slot slot = slots == null ? null : slots.get(change.getKey().key());
-      Element now = slot == null ? null : slot.element;
+      Element now;
+      if (EndpointSlots.isShard(change.getKey().container())) {
+        now = shardsNow.get(change.getKey());
+      } else {
+        Map<List<String>, Slot> slots = containers.get(change.getKey().container());
+        Slot slot = slots == null ? null : slots.get(change.getKey().key());
+        now = slot == null ? null : slot.element;
+      }
       if (Objects.equals(old, now)) {
         continue;
       }

@@ -15,20 +15,51 @@ import dev.kubeproxy.proxy.nftables.Match.Field;
 /**
  * Everything one service port puts into the kube-proxy table: its chains with their rules, its
  * affinity sets, and its elements in the shared sets and maps (nftables.md §5, with the leaner
- * endpoint layout described in the package README).
+ * endpoint layout described in the package README). The endpoint-targets elements, most of a
+ * large table, are kept as typed blocks (a map, an offset, the endpoints) and made into elements
+ * when asked for.
  *
  * @param chains          chain name to its rules, in creation order
  * @param affinitySets    ClientIP affinity sets (one per endpoint, only with session affinity)
- * @param elements        elements of the shared sets and maps
+ * @param otherElements   elements of the shared sets and maps other than the endpoint-targets maps
+ * @param blocksAt        where in {@link #elements()} the endpoint blocks' elements go
+ * @param blocks          the policy chains' endpoints in the endpoint-targets maps
  * @param noLocalInternal has endpoints, but none usable for internal traffic
  * @param noLocalExternal has endpoints, but none usable for external traffic
  */
 public record ServicePortRules(
     Map<String, List<Rule>> chains,
     List<NftSet> affinitySets,
-    List<Element> elements,
+    List<Element> otherElements,
+    int blocksAt,
+    List<EndpointBlock> blocks,
     boolean noLocalInternal,
     boolean noLocalExternal) {
+
+  /** A policy chain's endpoints at keys offset, offset + 1, … of an endpoint-targets map. */
+  public record EndpointBlock(String map, int offset, List<Endpoint> endpoints) {
+    void addElements(List<Element> out) {
+      for (int i = 0; i < endpoints.size(); i++) {
+        Endpoint ep = endpoints.get(i);
+        out.add(Element.ofMap(map, List.of(Integer.toString(offset + i)), new ElementValue.Target(ep.ip(), ep.port()),
+            null));
+      }
+    }
+  }
+
+  /** Every element of the shared sets and maps, in the order they were computed. */
+  public List<Element> elements() {
+    if (blocks.isEmpty()) {
+      return otherElements;
+    }
+    List<Element> out = new ArrayList<>(otherElements.size() + 16);
+    out.addAll(otherElements.subList(0, blocksAt));
+    for (EndpointBlock b : blocks) {
+      b.addElements(out);
+    }
+    out.addAll(otherElements.subList(blocksAt, otherElements.size()));
+    return out;
+  }
 
   public int ruleCount() {
     int n = 0;
@@ -41,10 +72,8 @@ public record ServicePortRules(
   /** The endpoint-targets shards this service port's rules pick from. */
   public java.util.Set<String> targetMaps() {
     java.util.Set<String> maps = new java.util.LinkedHashSet<>();
-    for (Element e : elements) {
-      if (EndpointSlots.isShard(e.container())) {
-        maps.add(e.container());
-      }
+    for (EndpointBlock b : blocks) {
+      maps.add(b.map());
     }
     return maps;
   }
@@ -54,10 +83,11 @@ public record ServicePortRules(
    * and which policy branches apply).
    *
    * @param slots where the policy chains' endpoints go in the endpoint-targets maps
+   * @param texts the shared texts of the numbers the elements name
    */
-  public static ServicePortRules compute(ServicePortPlan plan, ProxierSettings settings, FamilySyntax syntax,
-      EndpointSlots slots) {
-    return new Builder(plan.service(), settings, syntax, slots).build(plan);
+  static ServicePortRules compute(ServicePortPlan plan, ProxierSettings settings, FamilySyntax syntax,
+      EndpointSlots slots, NumberTexts texts) {
+    return new Builder(plan.service(), settings, syntax, slots, texts).build(plan);
   }
 
   private static final class Builder {
@@ -70,11 +100,14 @@ public record ServicePortRules(
     private final Map<String, List<Rule>> chains = new LinkedHashMap<>();
     private final List<NftSet> affinitySets = new ArrayList<>();
     private final List<Element> elements = new ArrayList<>();
+    private final List<EndpointBlock> blocks = new ArrayList<>();
 
     private final EndpointSlots slots;
+    private final NumberTexts texts;
 
-    Builder(ServicePort svc, ProxierSettings settings, FamilySyntax syntax, EndpointSlots slots) {
+    Builder(ServicePort svc, ProxierSettings settings, FamilySyntax syntax, EndpointSlots slots, NumberTexts texts) {
       this.slots = slots;
+      this.texts = texts;
       this.svc = svc;
       this.spn = svc.name();
       this.settings = settings;
@@ -126,7 +159,7 @@ public record ServicePortRules(
       Verdict noEndpointsVerdict = Verdict.goTo("reject-chain");
       Verdict internalVerdict = hasEndpoints ? Verdict.DROP : noEndpointsVerdict;
       Verdict externalVerdict = hasEndpoints ? Verdict.DROP : noEndpointsVerdict;
-      String port = Integer.toString(svc.port());
+      String port = texts.of(svc.port());
 
       // Cluster IP.
       if (svc.clusterIP() != null && !svc.clusterIP().isEmpty()) {
@@ -170,7 +203,7 @@ public record ServicePortRules(
       }
       // NodePort.
       if (svc.nodePort() != 0) {
-        List<String> key = List.of(proto, Integer.toString(svc.nodePort()));
+        List<String> key = List.of(proto, texts.of(svc.nodePort()));
         if (usesExternalChain) {
           elements.add(Element.ofMap("service-nodeports", key, Verdict.goTo(externalChain), null));
         }
@@ -213,6 +246,7 @@ public record ServicePortRules(
               List.of("dynamic", "timeout"), svc.stickyMaxAgeSeconds(), null));
         }
       }
+      int blocksAt = elements.size();
       if (usesClusterChain) {
         dispatch(clusterChain, plan.clusterEndpoints());
       } else {
@@ -233,11 +267,11 @@ public record ServicePortRules(
       } else {
         // Hairpin: an endpoint reaching itself through the service is masqueraded in postrouting.
         for (Endpoint ep : reachable) {
-          elements.add(Element.ofSet("hairpin-connections", ep.ip(), ep.ip(), proto, Integer.toString(ep.port())));
+          elements.add(Element.ofSet("hairpin-connections", ep.ip(), ep.ip(), proto, texts.of(ep.port())));
         }
       }
-      return new ServicePortRules(chains, List.copyOf(affinitySets), List.copyOf(elements),
-          hasEndpoints && !hasInternal, hasEndpoints && !hasExternal);
+      return new ServicePortRules(chains, List.copyOf(affinitySets), List.copyOf(elements), blocksAt,
+          List.copyOf(blocks), hasEndpoints && !hasInternal, hasEndpoints && !hasExternal);
     }
 
     /** Sends a new connection to one of the endpoints, each with probability 1/N. */
@@ -262,11 +296,7 @@ public record ServicePortRules(
       // One rule picks key offset..offset+N-1 of an endpoint-targets shard (no endpoint chains).
       EndpointSlots.Slot slot = slots.slotFor(chain, proto, n);
       rule(chain).match(new Match.Protocol(proto)).then(new Statement.DnatFromMap(n, slot.offset(), slot.map()));
-      for (int i = 0; i < n; i++) {
-        Endpoint ep = eps.get(i);
-        elements.add(Element.ofMap(slot.map(), List.of(Integer.toString(slot.offset() + i)),
-            new ElementValue.Target(ep.ip(), ep.port()), null));
-      }
+      blocks.add(new EndpointBlock(slot.map(), slot.offset(), List.copyOf(eps)));
     }
 
     /** "ip daddr CLUSTER-IP PROTO dport PORT" at the start of a rule of the chain. */

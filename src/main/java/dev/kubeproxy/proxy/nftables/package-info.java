@@ -29,12 +29,15 @@
  * upstream's endpoint chain would. Services with ClientIP affinity keep upstream's endpoint chains
  * and affinity sets unchanged.
  *
- * <p>Syncs: the first sync of the process loads the whole table in one transaction. Every
- * syncPeriod, after a failure and when the ServiceCIDRs change, a full sync reads the table back
- * over netlink ({@link dev.kubeproxy.proxy.nftables.TableReader}), compares every rule and element
- * exactly and sends only what differs from the model
- * ({@link dev.kubeproxy.proxy.nftables.TableReconciler}); without a netlink socket it rewrites
- * the whole table. The syncs in between send only the changed chains and elements
- * ({@link dev.kubeproxy.proxy.nftables.NftablesProxier}).
+ * <p>Syncs ({@link dev.kubeproxy.proxy.nftables.NftablesProxier} coordinates): the first sync of
+ * the process loads the whole table in one transaction. Every syncPeriod, after a failure and when
+ * the ServiceCIDRs change, a full sync reads the table back over netlink
+ * ({@link dev.kubeproxy.proxy.nftables.TableReader}), compares every rule and element exactly and
+ * sends only what differs from the model ({@link dev.kubeproxy.proxy.nftables.TableReconciler});
+ * without a netlink socket it rewrites the whole table. The syncs in between send only the changed
+ * chains and elements. The parts: SyncPlanner (which kind of sync, and why), FullTransactionBuilder
+ * and PartialTransactionBuilder (over AppliedTable, what the table holds per service port),
+ * Committer (netlink or nft, and the commit generations), StaleChains, SyncFailures (counters and
+ * the service ports the kernel refuses).
  */
 package dev.kubeproxy.proxy.nftables;

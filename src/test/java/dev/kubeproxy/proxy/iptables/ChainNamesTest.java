@@ -1,6 +1,6 @@
 package dev.kubeproxy.proxy.iptables;
 
-import static dev.kubeproxy.proxy.iptables.Fixtures.spn;
+import static dev.kubeproxy.testutil.ModelFixtures.spn;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,21 +1,20 @@
 package dev.kubeproxy.proxy.iptables;
 
+import dev.kubeproxy.testutil.ModelFixtures;
 import dev.kubeproxy.config.ProxyMode;
 import static dev.kubeproxy.proxy.iptables.Fixtures.clusterCidr;
-import static dev.kubeproxy.proxy.iptables.Fixtures.ready;
-import static dev.kubeproxy.proxy.iptables.Fixtures.spn;
-import static dev.kubeproxy.proxy.iptables.Fixtures.state;
-import static dev.kubeproxy.proxy.iptables.Fixtures.svc;
+import static dev.kubeproxy.testutil.ModelFixtures.ready;
+import static dev.kubeproxy.testutil.ModelFixtures.spn;
+import static dev.kubeproxy.testutil.ModelFixtures.state;
+import static dev.kubeproxy.testutil.ModelFixtures.svc;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.proxy.IpFamily;
 import dev.kubeproxy.proxy.ProxierSettings;
-import dev.kubeproxy.proxy.ProxyBackend.SyncException;
 import dev.kubeproxy.proxy.ServicePortName;
 import dev.kubeproxy.proxy.SyncResult;
 import java.nio.file.Files;
@@ -69,7 +68,7 @@ class IptablesKernelTest {
     return ns.out(command, "-t", table);
   }
 
-  private static Fixtures.StateBuilder twoServices(String secondWebEndpoint) {
+  private static ModelFixtures.StateBuilder twoServices(String secondWebEndpoint) {
     return state()
         .add(svc(WEB, "10.96.12.34", 80).nodePort(30080).lb("203.0.113.10").sourceRange("198.51.100.0/24"),
             ready("10.244.1.5", 8080, true), ready(secondWebEndpoint, 8080, false))
@@ -111,7 +110,7 @@ class IptablesKernelTest {
     // the refused line, and every other Service is programmed by an immediate full sync.
     double failuresBefore = metric("kubeproxy_sync_proxy_rules_iptables_restore_failures_total");
     double partialFailuresBefore = metric("kubeproxy_sync_proxy_rules_iptables_partial_restore_failures_total");
-    Fixtures.StateBuilder refusedDns = state()
+    ModelFixtures.StateBuilder refusedDns = state()
         .add(svc(WEB, "10.96.12.34", 80), ready("10.244.1.5", 8080, true), ready("10.244.3.8", 8080, false))
         .add(svc(DNS, "10.96.0.300", 53), ready("10.244.2.9", 53, false));
     SyncResult survived = proxier.sync(refusedDns.changed(DNS).build());

@@ -1,10 +1,10 @@
 package dev.kubeproxy.proxy.iptables;
 
 import static dev.kubeproxy.proxy.iptables.Fixtures.clusterCidr;
-import static dev.kubeproxy.proxy.iptables.Fixtures.ready;
-import static dev.kubeproxy.proxy.iptables.Fixtures.spn;
-import static dev.kubeproxy.proxy.iptables.Fixtures.state;
-import static dev.kubeproxy.proxy.iptables.Fixtures.svc;
+import static dev.kubeproxy.testutil.ModelFixtures.ready;
+import static dev.kubeproxy.testutil.ModelFixtures.spn;
+import static dev.kubeproxy.testutil.ModelFixtures.state;
+import static dev.kubeproxy.testutil.ModelFixtures.svc;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertNull;

@@ -2,14 +2,15 @@ package dev.kubeproxy.proxy.iptables;
 
 import static dev.kubeproxy.proxy.iptables.Fixtures.clusterCidr;
 import static dev.kubeproxy.proxy.iptables.Fixtures.options;
-import static dev.kubeproxy.proxy.iptables.Fixtures.ready;
-import static dev.kubeproxy.proxy.iptables.Fixtures.spn;
-import static dev.kubeproxy.proxy.iptables.Fixtures.state;
-import static dev.kubeproxy.proxy.iptables.Fixtures.svc;
+import static dev.kubeproxy.testutil.ModelFixtures.ready;
+import static dev.kubeproxy.testutil.ModelFixtures.spn;
+import static dev.kubeproxy.testutil.ModelFixtures.state;
+import static dev.kubeproxy.testutil.ModelFixtures.svc;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kubeproxy.testutil.ModelFixtures;
 import dev.kubeproxy.proxy.IpFamily;
 import dev.kubeproxy.proxy.ServicePortName;
 import java.util.List;
@@ -138,7 +139,7 @@ COMMIT
 
   @Test
   void largeClusterModeDropsServiceAndEndpointComments() {
-    Fixtures.StateBuilder builder = state();
+    ModelFixtures.StateBuilder builder = state();
     for (int s = 0; s < 101; s++) {
       ServicePortName name = spn("big", "svc" + s, "p", "TCP");
       var eps = new dev.kubeproxy.proxy.Endpoint[10];

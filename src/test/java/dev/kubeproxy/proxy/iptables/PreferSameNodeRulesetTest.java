@@ -2,9 +2,9 @@ package dev.kubeproxy.proxy.iptables;
 
 import static dev.kubeproxy.proxy.iptables.Fixtures.clusterCidr;
 import static dev.kubeproxy.proxy.iptables.Fixtures.options;
-import static dev.kubeproxy.proxy.iptables.Fixtures.spn;
-import static dev.kubeproxy.proxy.iptables.Fixtures.state;
-import static dev.kubeproxy.proxy.iptables.Fixtures.svc;
+import static dev.kubeproxy.testutil.ModelFixtures.spn;
+import static dev.kubeproxy.testutil.ModelFixtures.state;
+import static dev.kubeproxy.testutil.ModelFixtures.svc;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.kubeproxy.proxy.Endpoint;

@@ -1,15 +1,16 @@
 package dev.kubeproxy.proxy.iptables;
 
 import static dev.kubeproxy.proxy.iptables.Fixtures.clusterCidr;
-import static dev.kubeproxy.proxy.iptables.Fixtures.hinted;
+import static dev.kubeproxy.testutil.ModelFixtures.hinted;
 import static dev.kubeproxy.proxy.iptables.Fixtures.options;
-import static dev.kubeproxy.proxy.iptables.Fixtures.ready;
-import static dev.kubeproxy.proxy.iptables.Fixtures.spn;
-import static dev.kubeproxy.proxy.iptables.Fixtures.state;
-import static dev.kubeproxy.proxy.iptables.Fixtures.svc;
-import static dev.kubeproxy.proxy.iptables.Fixtures.terminating;
+import static dev.kubeproxy.testutil.ModelFixtures.ready;
+import static dev.kubeproxy.testutil.ModelFixtures.spn;
+import static dev.kubeproxy.testutil.ModelFixtures.state;
+import static dev.kubeproxy.testutil.ModelFixtures.svc;
+import static dev.kubeproxy.testutil.ModelFixtures.terminating;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.kubeproxy.testutil.ModelFixtures;
 import dev.kubeproxy.proxy.Endpoint;
 import dev.kubeproxy.proxy.IpFamily;
 import dev.kubeproxy.proxy.LocalTrafficDetector;
@@ -28,7 +29,7 @@ class RulesetGeneratorTest {
   static final LocalTrafficDetector CLUSTER_CIDR = clusterCidr("10.244.0.0/16");
   static final RulesetOptions V4 = options(IpFamily.IPv4, CLUSTER_CIDR);
 
-  static String generate(RulesetOptions options, Fixtures.StateBuilder state) {
+  static String generate(RulesetOptions options, ModelFixtures.StateBuilder state) {
     return new RulesetGenerator().generate(options, state.build(), true, List.of()).payload();
   }
 
@@ -671,7 +672,7 @@ COMMIT
 """, scenarioMasqueradeAll());
   }
 
-  static Fixtures.StateBuilder etpLocalNodePort() {
+  static ModelFixtures.StateBuilder etpLocalNodePort() {
     return state().add(svc(WEB, "10.96.12.34", 80).nodePort(30080).etpLocal(32000),
         ready("10.244.1.5", 8080, true), ready("10.244.2.7", 8080, false));
   }

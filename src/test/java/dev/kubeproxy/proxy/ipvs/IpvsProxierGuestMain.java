@@ -1,9 +1,10 @@
 package dev.kubeproxy.proxy.ipvs;
 
-import static dev.kubeproxy.proxy.ipvs.Fixtures.ready;
-import static dev.kubeproxy.proxy.ipvs.Fixtures.spn;
-import static dev.kubeproxy.proxy.ipvs.Fixtures.svc;
+import static dev.kubeproxy.testutil.ModelFixtures.ready;
+import static dev.kubeproxy.testutil.ModelFixtures.spn;
+import static dev.kubeproxy.testutil.ModelFixtures.svc;
 
+import dev.kubeproxy.testutil.ModelFixtures;
 import dev.kubeproxy.AgentContext;
 import dev.kubeproxy.config.FeatureGates;
 import dev.kubeproxy.metrics.ProxyMetrics;
@@ -96,7 +97,7 @@ public final class IpvsProxierGuestMain {
 
   /** withPod2: pod2 still serves web (the first sync) or has left it (the second). */
   static ProxyState stateV4(boolean withPod2) {
-    Fixtures.StateBuilder s = Fixtures.state();
+    ModelFixtures.StateBuilder s = ModelFixtures.state();
     if (withPod2) {
       s.add(svc(WEB, "10.96.0.10", 80).nodePort(30080), ready("10.244.1.5", 8080, true), ready("10.244.1.6", 8080, false));
     } else {
@@ -118,7 +119,7 @@ public final class IpvsProxierGuestMain {
   }
 
   static ProxyState stateV6() {
-    return Fixtures.state().add(svc(WEB6, "fd00:96::10", 80), ready("fd00:244::5", 8080, true)).build();
+    return ModelFixtures.state().add(svc(WEB6, "fd00:96::10", 80), ready("fd00:244::5", 8080, true)).build();
   }
 
   private static void network() throws Exception {

@@ -12,6 +12,7 @@ final class CountingNetlink implements NetlinkPath, AutoCloseable {
   private long nanos;
   private long reads;
   private long readNanos;
+  private long readCpuNanos;
 
   private CountingNetlink(NetlinkNftables delegate) {
     this.delegate = delegate;
@@ -42,9 +43,11 @@ final class CountingNetlink implements NetlinkPath, AutoCloseable {
   @Override
   public KernelTable read() throws NftablesException {
     long start = System.nanoTime();
+    long cpu = java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
     KernelTable t = delegate.read();
     reads++;
     readNanos += System.nanoTime() - start;
+    readCpuNanos += java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() - cpu;
     return t;
   }
 
@@ -73,9 +76,15 @@ final class CountingNetlink implements NetlinkPath, AutoCloseable {
     return readNanos;
   }
 
+  /** CPU time (user + system, the kernel's dump work included) of the reading thread while reading back. */
+  long readCpuNanos() {
+    return readCpuNanos;
+  }
+
   void resetReads() {
     reads = 0;
     readNanos = 0;
+    readCpuNanos = 0;
   }
 
   /** Batches applied over netlink so far. */

@@ -1,6 +1,7 @@
 package dev.kubeproxy.proxy.nftables;
 
 import static dev.kubeproxy.proxy.nftables.Fixtures.*;
+import static dev.kubeproxy.testutil.ModelFixtures.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;

@@ -10,11 +10,11 @@ import dev.kubeproxy.proxy.ProxierSettings;
 import dev.kubeproxy.proxy.ProxyState;
 import dev.kubeproxy.proxy.ServicePort;
 import dev.kubeproxy.proxy.ServicePortName;
+import dev.kubeproxy.testutil.ModelFixtures;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,7 +22,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** Builders for the model records and a settable clock, shared by the nftables tests. */
+/** The nftables tests' settings, model snapshots, clock and metrics (the model's records: testutil.ModelFixtures). */
 final class Fixtures {
   private Fixtures() {}
 
@@ -41,88 +41,6 @@ final class Fixtures {
       List<String> nodePortAddresses) {
     return new ProxierSettings(s.family(), s.nodeName(), s.nodeIPs(), nodePortAddresses, masqueradeAll,
         s.masqueradeBit(), s.localhostNodePorts(), detector, s.syncPeriod(), s.minSyncPeriod(), s.dryRunOutput());
-  }
-
-  static ServicePortName spn(String ns, String name, String port) {
-    return new ServicePortName(new NamespacedName(ns, name), port, "TCP");
-  }
-
-  /** A mutable ServicePort description. */
-  static final class Svc {
-    ServicePortName name;
-    String clusterIP;
-    int port;
-    String protocol = "TCP";
-    int nodePort;
-    List<String> externalIPs = List.of();
-    List<String> lbVIPs = List.of();
-    List<String> sourceRanges = List.of();
-    boolean affinity;
-    int stickySeconds;
-    boolean etpLocal;
-    boolean itpLocal;
-    int healthCheckNodePort;
-
-    Svc(ServicePortName name, String clusterIP, int port) {
-      this.name = name;
-      this.clusterIP = clusterIP;
-      this.port = port;
-      this.protocol = name.protocol();
-    }
-
-    Svc nodePort(int p) {
-      nodePort = p;
-      return this;
-    }
-
-    Svc externalIPs(String... ips) {
-      externalIPs = List.of(ips);
-      return this;
-    }
-
-    Svc loadBalancer(String... ips) {
-      lbVIPs = List.of(ips);
-      return this;
-    }
-
-    Svc sourceRanges(String... r) {
-      sourceRanges = List.of(r);
-      return this;
-    }
-
-    Svc affinity(int seconds) {
-      affinity = true;
-      stickySeconds = seconds;
-      return this;
-    }
-
-    Svc etpLocal() {
-      etpLocal = true;
-      healthCheckNodePort = 32000;
-      return this;
-    }
-
-    Svc itpLocal() {
-      itpLocal = true;
-      return this;
-    }
-
-    ServicePort build() {
-      return new ServicePort(name, clusterIP, port, protocol, nodePort, externalIPs, lbVIPs, sourceRanges, affinity,
-          stickySeconds, etpLocal, itpLocal, healthCheckNodePort, "");
-    }
-  }
-
-  static Svc svc(ServicePortName name, String clusterIP, int port) {
-    return new Svc(name, clusterIP, port);
-  }
-
-  static Endpoint ready(String ip, int port, boolean local) {
-    return new Endpoint(ip, port, local, true, true, false, Set.of());
-  }
-
-  static Endpoint terminating(String ip, int port, boolean local) {
-    return new Endpoint(ip, port, local, false, true, true, Set.of());
   }
 
   /**
@@ -148,21 +66,17 @@ final class Fixtures {
       changed.add(name.service());
     }
 
-    Model put(Svc svc, Endpoint... eps) {
+    Model put(ModelFixtures.Svc svc, Endpoint... eps) {
       ServicePort sp = svc.build();
       touch(sp.name());
       services.put(sp.name(), sp);
-      List<Endpoint> list = new ArrayList<>(List.of(eps));
-      list.sort((a, b) -> a.endpoint().compareTo(b.endpoint()));
-      endpoints.put(sp.name(), List.copyOf(list));
+      endpoints.put(sp.name(), ModelFixtures.byIdentity(eps));
       return this;
     }
 
     Model endpoints(ServicePortName name, Endpoint... eps) {
       touch(name);
-      List<Endpoint> list = new ArrayList<>(List.of(eps));
-      list.sort((a, b) -> a.endpoint().compareTo(b.endpoint()));
-      endpoints.put(name, List.copyOf(list));
+      endpoints.put(name, ModelFixtures.byIdentity(eps));
       return this;
     }
 

@@ -336,11 +336,13 @@ public final class NftablesBenchmark {
         netlink.resetReads();
         long sent = netlink.nanos();
         t = System.nanoTime();
+        long cpu = threadCpuMillis();
         p.sync(model.now(Set.of()));
         System.out.printf("target full resync of the populated table, read back over netlink (%s): %,d ms (read-back"
-            + " %,d ms, sending %,d ms, transaction %,d commands)%n", what, (System.nanoTime() - t) / 1_000_000,
+            + " %,d ms, sending %,d ms, transaction %,d commands; CPU of the syncing thread, user + system: %,d ms,"
+            + " of it read-back %,d ms; load %s)%n", what, (System.nanoTime() - t) / 1_000_000,
             netlink.readNanos() / 1_000_000, (netlink.nanos() - sent + nft.runNanos) / 1_000_000,
-            p.lastTransaction().size());
+            p.lastTransaction().size(), threadCpuMillis() - cpu, netlink.readCpuNanos() / 1_000_000, load());
       }
       // The periodic resync while nobody else commits: no read-back (nf_tables' generation number).
       clock.advance(settings.syncPeriod().plusSeconds(1));

@@ -1,6 +1,7 @@
 package dev.kubeproxy.proxy.nftables;
 
 import static dev.kubeproxy.proxy.nftables.Fixtures.*;
+import static dev.kubeproxy.testutil.ModelFixtures.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -12,6 +13,7 @@ import dev.kubeproxy.proxy.IpFamily;
 import dev.kubeproxy.proxy.ProxierSettings;
 import dev.kubeproxy.proxy.ProxyBackend;
 import dev.kubeproxy.proxy.ServicePortName;
+import dev.kubeproxy.proxy.SyncResult;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -296,13 +298,14 @@ class NftablesKernelTest {
     NftablesProxier p = proxier(settings(IpFamily.IPv4));
     ServicePortName bad = spn("demo", "bad", "p");
     Model m = example().put(svc(bad, "10.96.0.77", 80).affinity(Integer.MAX_VALUE), ready("10.244.1.77", 80, true));
-    assertTrue(p.sync(m.state()).full());
+    SyncResult first = p.sync(m.state());
+    assertTrue(first.full());
     String table = list("table ip kube-proxy");
     assertTrue(table.contains("10.96.12.34 . tcp . 80 : goto service-AXK6CI2C-demo/web/tcp/http"), table);
     assertFalse(table.contains("10.96.0.77"), "the refused service is left out: " + table);
     assertEquals(1, metrics.syncFailures.get(), "the refused attempt counts as a failed sync");
-    assertEquals(List.of(bad), p.takeRefusedServicePorts(), "handed to the proxier for its event, once");
-    assertEquals(List.of(), p.takeRefusedServicePorts());
+    assertEquals(List.of(bad), first.refusedPorts(), "named in the result for the proxier's event");
+    assertEquals(List.of(), p.sync(m.state()).refusedPorts(), "once");
 
     m.put(svc(bad, "10.96.0.77", 80).affinity(600), ready("10.244.1.77", 80, true));
     assertFalse(p.sync(m.state()).full(), "once changed it is tried again, in a partial sync");

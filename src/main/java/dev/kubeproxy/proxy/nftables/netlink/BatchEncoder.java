@@ -69,6 +69,14 @@ final class BatchEncoder {
   }
 
   Batch encode(Transaction tx, int firstSequence) throws Unsupported {
+    try {
+      return encodeAll(tx, firstSequence);
+    } finally {
+      commands = null; // nothing of a batch stays once it is built (a full load's holds the whole table)
+    }
+  }
+
+  private Batch encodeAll(Transaction tx, int firstSequence) throws Unsupported {
     MessageWriter w = new MessageWriter();
     commands = new ArrayList<>(tx.size());
     nextSetId = 1;
