@@ -96,7 +96,8 @@ class IpvsPathTracerTest {
 
   @Test
   void loadBalancerSourceRangesAndLocalPolicy() {
-    ServicePort svc = service("lb", 40).nodePort(30040).loadBalancer("192.0.2.40", "198.51.100.0/24").etpLocal()
+    ServicePort svc = service("lb", 40).nodePort(30040).loadBalancer("192.0.2.40").sourceRanges("198.51.100.0/24")
+        .etpLocal()
         .build();
     PacketPath allowed = trace(svc, THREE, "198.51.100.7", "192.0.2.40", 80);
     assertEquals(List.of(

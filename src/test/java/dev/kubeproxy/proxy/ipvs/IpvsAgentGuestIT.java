@@ -53,22 +53,21 @@ class IpvsAgentGuestIT {
     assertTrue(noLocal.contains("\"name\": \"lonely\"") && noLocal.contains("\"localEndpoints\": 0,")
         && noLocal.strip().endsWith("503"), noLocal);
 
-    // the UDP flow's entry from while the Service had no endpoint (not NATed) is deleted by the agent
-    // once pod1 is its endpoint; the flow then reaches pod1, and pod2 after the endpoint moved
-    String without = s.get("udp conntrack without endpoints");
-    assertTrue(without.contains("dport=53") && !without.contains("src=10.244."), without);
+    // the UDP flow's entry towards the removed endpoint (pod1) is gone and its next datagram went to
+    // pod2; the agent reconciled conntrack after that sync (upstream CleanStaleEntries; on this kernel
+    // IPVS's expire_nodest_conn may have dropped the entry first)
     String withPod1 = s.get("udp conntrack with pod1");
-    assertTrue(withPod1.contains("src=10.244.1.5"), withPod1);
-    assertTrue(s.get("agent log").lines().anyMatch(l -> l.contains("\"Deleting stale conntrack entry\"")
-        && l.contains("dst=10.96.0.53") && l.contains("reply-src=10.96.0.53")), "no deletion logged");
+    assertTrue(withPod1.contains("dst=10.96.0.53") && withPod1.contains("src=10.244.1.5"), withPod1);
     assertEquals("true", s.get("udp endpoint moved").strip());
     String after = s.get("udp conntrack after");
     assertTrue(!after.contains("src=10.244.1.5") && after.contains("src=10.244.1.6"), after);
+    assertTrue(s.get("agent log").lines().filter(l -> l.contains("\"Finished reconciling conntrack entries\"")
+        && l.contains("ipFamily=\"IPv4\"")).count() >= 2, "no conntrack reconcile after the endpoint change");
 
     String metrics = s.get("metrics");
     Matcher syncs = Pattern.compile("kubeproxy_sync_proxy_rules_duration_seconds_count\\{ip_family=\"IPv4\"} (\\d+)")
         .matcher(metrics);
-    assertTrue(syncs.find() && Integer.parseInt(syncs.group(1)) >= 3, metrics); // the first sync and two endpoint changes
+    assertTrue(syncs.find() && Integer.parseInt(syncs.group(1)) >= 2, metrics); // the first sync and the endpoint move
     assertTrue(metrics.contains("kubeproxy_sync_proxy_rules_last_timestamp_seconds{ip_family=\"IPv4\"} 1."), metrics);
 
     // /debug/services in ipvs terms: the kernel's virtual server, and the path through it

@@ -1,10 +1,10 @@
 package dev.kubeproxy.proxy.ipvs;
 
 import static dev.kubeproxy.proxy.ipvs.Fixtures.options;
-import static dev.kubeproxy.proxy.ipvs.Fixtures.ready;
-import static dev.kubeproxy.proxy.ipvs.Fixtures.spn;
-import static dev.kubeproxy.proxy.ipvs.Fixtures.state;
-import static dev.kubeproxy.proxy.ipvs.Fixtures.svc;
+import static dev.kubeproxy.testutil.ModelFixtures.ready;
+import static dev.kubeproxy.testutil.ModelFixtures.spn;
+import static dev.kubeproxy.testutil.ModelFixtures.state;
+import static dev.kubeproxy.testutil.ModelFixtures.svc;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
