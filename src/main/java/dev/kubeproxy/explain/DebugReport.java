@@ -8,7 +8,7 @@ import java.util.List;
  * model, every endpoint with the set it falls in and why, the policy decided for the port, the
  * last sync that touched it, why it may be left out, what is programmed, and a packet's path.
  *
- * @param mode        "iptables" or "nftables"
+ * @param mode        "iptables", "nftables" or "ipvs"
  * @param dryRun      rules are printed, not applied
  * @param initialized whether the agent programs rules yet (it waits for the initial lists)
  * @param query       what was asked, in words

@@ -29,7 +29,7 @@ public final class PathTracer {
   private final ProxierSettings settings;
   private final RuleNames names;
 
-  /** @param mode "iptables" or "nftables" */
+  /** @param mode "iptables", "nftables" or "ipvs" (its path: {@link IpvsPathTracer}) */
   public PathTracer(String mode, ProxierSettings settings) {
     this.mode = mode;
     this.settings = settings;
@@ -60,6 +60,10 @@ public final class PathTracer {
     String affinity = svc.sessionAffinityClientIP()
         ? "ClientIP affinity: a source that opened a connection within the last " + svc.stickyMaxAgeSeconds()
             + " s goes back to that endpoint; a new one picks as listed" : null;
+    if (mode.equals("ipvs")) {
+      return new IpvsPathTracer(this, settings).trace(plan, src, dst, destination, destinationPort, sourceKind, entry,
+          affinity);
+    }
 
     // The source-range firewall of LoadBalancer IPs (nftables: before anything else, in a filter
     // chain ahead of DNAT; iptables: only with endpoints, as the LB IP's jump from KUBE-SERVICES).
@@ -171,7 +175,7 @@ public final class PathTracer {
   static final String EXTERNAL_IP = "external IP";
   static final String LOAD_BALANCER = "LoadBalancer IP";
 
-  private record Entry(String kind, String why) {}
+  record Entry(String kind, String why) {}
 
   private Entry entry(ServicePort svc, String dst, int port) {
     String proto = svc.protocol();
@@ -192,8 +196,8 @@ public final class PathTracer {
             && settings.localhostNodePorts() && nodePortAddressesAllow("127.0.0.1");
         return accepted
             ? new Entry(NODE_PORT, "NodePort " + port + " on localhost (iptables.localhostNodePorts)")
-            : new Entry(null, "NodePorts are not served on localhost here (" + (mode.equals("nftables")
-                ? "nftables mode never does" : "iptables.localhostNodePorts is off, IPv6, or nodePortAddresses"
+            : new Entry(null, "NodePorts are not served on localhost here (" + (!mode.equals("iptables")
+                ? mode + " mode never does" : "iptables.localhostNodePorts is off, IPv6, or nodePortAddresses"
                 + " leaves out 127.0.0.1") + ")");
       }
       if (settings.nodeIPs().contains(dst) || (!settings.nodePortAddresses().isEmpty() && nodePortAddressesAllow(dst))) {
@@ -226,7 +230,7 @@ public final class PathTracer {
   }
 
   /** The range that lets this source in, or null (upstream also lets the LB IPs in when a range holds a node IP). */
-  private String allowedBySourceRanges(ServicePort svc, String src) {
+  String allowedBySourceRanges(ServicePort svc, String src) {
     boolean allowFromNode = false;
     for (String range : svc.loadBalancerSourceRanges()) {
       if (Cidr.parse(range).contains(src)) {
@@ -242,12 +246,12 @@ public final class PathTracer {
     return null;
   }
 
-  private boolean isPod(String src) {
+  boolean isPod(String src) {
     LocalTrafficDetector d = settings.localDetector();
     return d.byCidr() && Cidr.parse(d.value()).contains(src);
   }
 
-  private boolean isNode(String src, String dst) {
+  boolean isNode(String src, String dst) {
     return settings.nodeIPs().contains(src) || IpAddresses.isLoopback(src) || src.equals(dst);
   }
 
@@ -266,7 +270,7 @@ public final class PathTracer {
     return "outside this node and its pods";
   }
 
-  private static String detectorText(LocalTrafficDetector d) {
+  static String detectorText(LocalTrafficDetector d) {
     return switch (d.mode()) {
       case "ClusterCIDR", "NodeCIDR" -> "detectLocalMode " + d.mode() + " " + d.value();
       case "BridgeInterface" -> "detectLocalMode BridgeInterface " + d.value();

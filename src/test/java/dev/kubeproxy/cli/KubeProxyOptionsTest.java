@@ -67,6 +67,29 @@ class KubeProxyOptionsTest {
     assertEquals(Duration.ofSeconds(1), ipvs.minSyncPeriod(), "flags-only ipvs keeps the iptables default 1s");
   }
 
+  /**
+   * The --ipvs-* flags land in the fields upstream v1.31 validates (validation.go validateIPVSTimeout,
+   * validateIPVSExcludeCIDRs). v1.31 validates no scheduler name: an unknown scheduler passes here and
+   * fails at start, in CanUseIPVSProxier's probe virtual server (IpvsSupport).
+   */
+  @Test
+  void ipvsFlagsMapToTheValidatedFields() throws Exception {
+    KubeProxyConfiguration c = complete("--proxy-mode=ipvs", "--ipvs-scheduler=nosuch", "--ipvs-strict-arp",
+        "--ipvs-tcp-timeout=-1s", "--ipvs-tcpfin-timeout=5s", "--ipvs-udp-timeout=-3s",
+        "--ipvs-exclude-cidrs=10.0.0.0/8,bad").config();
+    assertEquals("nosuch", c.ipvs.scheduler);
+    assertTrue(c.ipvs.strictARP);
+    assertEquals(Duration.ofSeconds(5), c.ipvs.tcpFinTimeout);
+    assertEquals(List.of(
+        "KubeProxyConfiguration.KubeProxyIPVSConfiguration.TCPTimeout: Invalid value: -1s: must be greater than or equal to 0",
+        "KubeProxyConfiguration.KubeProxyIPVSConfiguration.UDPTimeout: Invalid value: -3s: must be greater than or equal to 0",
+        "KubeProxyConfiguration.KubeProxyIPVSConfiguration.ExcludeCidrs[1]: Invalid value: \"bad\": must be a valid CIDR"),
+        dev.kubeproxy.config.ConfigValidation.validate(c));
+    // the same values outside ipvs mode are not checked, as upstream's Validate switches on the mode
+    KubeProxyConfiguration ipt = complete("--ipvs-tcp-timeout=-1s", "--ipvs-exclude-cidrs=bad").config();
+    assertEquals(List.of(), dev.kubeproxy.config.ConfigValidation.validate(ipt));
+  }
+
   @Test
   void fileWinsOverFlagsExceptHostnameAndExplicitLoggingFlags() throws Exception {
     String f = file("mode: nftables\nbindAddress: 10.0.0.1\nhostnameOverride: from-file\nlogging:\n  verbosity: 1\n"

@@ -45,7 +45,7 @@ class PathTracerTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"iptables", "nftables"})
+  @ValueSource(strings = {"iptables", "nftables", "ipvs"})
   void clusterIpFromAPodKeepsTheSourceAndSpreadsEvenly(String mode) {
     PacketPath p = trace(mode, service("web", 10).build(), THREE, POD, "10.96.0.10", 80);
     assertEquals(Verdict.DNAT, p.verdict());
@@ -59,7 +59,7 @@ class PathTracerTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"iptables", "nftables"})
+  @ValueSource(strings = {"iptables", "nftables", "ipvs"})
   void clusterIpFromTheNodeOrOutsideIsMasqueraded(String mode) {
     for (String from : List.of(NODE_IP, OUTSIDE)) {
       PacketPath p = trace(mode, service("web", 10).build(), THREE, from, "10.96.0.10", 80);
@@ -69,7 +69,7 @@ class PathTracerTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"iptables", "nftables"})
+  @ValueSource(strings = {"iptables", "nftables", "ipvs"})
   void masqueradeAllAndNoDetection(String mode) {
     ServicePortPlan plan = ServicePortPlan.of(service("web", 10).build(), THREE, Map.of());
     PacketPath all = new PathTracer(mode, settings(new LocalTrafficDetector("ClusterCIDR", Model.CLUSTER_CIDR), true))
@@ -81,7 +81,7 @@ class PathTracerTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"iptables", "nftables"})
+  @ValueSource(strings = {"iptables", "nftables", "ipvs"})
   void hairpinIsMasqueraded(String mode) {
     PacketPath p = trace(mode, service("web", 10).build(), THREE, "10.244.1.5", "10.96.0.10", 80);
     for (Choice c : p.endpoints()) {
@@ -114,7 +114,7 @@ class PathTracerTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"iptables", "nftables"})
+  @ValueSource(strings = {"iptables", "nftables", "ipvs"})
   void nodePortWithClusterPolicyIsMasqueradedAndWrongPortsAreNotProxied(String mode) {
     ServicePort svc = service("api", 20).nodePort(30443).build();
     PacketPath p = trace(mode, svc, THREE, OUTSIDE, NODE_IP, 30443);

@@ -95,4 +95,20 @@ public final class IpSetTool {
       throw new IOException("ipset destroy " + name + " failed: " + r.stderr().trim());
     }
   }
+
+  /**
+   * Destroys existing sets in one "ipset restore" batch of destroy lines, not a process per set
+   * (cleanup destroys up to 17 sets a family; a missing one fails the batch).
+   */
+  public void destroyAll(java.util.Collection<String> names) throws IOException {
+    if (names.isEmpty()) {
+      return;
+    }
+    StringBuilder input = new StringBuilder();
+    names.forEach(n -> input.append("destroy ").append(n).append('\n'));
+    CommandRunner.Result r = runner.run(List.of("ipset", "restore"), input.toString());
+    if (!r.ok()) {
+      throw new IOException("ipset destroy failed: " + r.stderr().trim());
+    }
+  }
 }

@@ -172,6 +172,25 @@ public final class IpvsProxier implements ProxyBackend {
     return iptables;
   }
 
+  /**
+   * The port's virtual servers, ipset entries and the iptables rules matching those sets, for
+   * /debug/services: from the kernel, or in a dry run from the last printed state. Waits for a
+   * running sync (the netlink socket is the syncs' own).
+   */
+  @Override
+  public synchronized java.util.Optional<dev.kubeproxy.proxy.ProgrammedRules> programmedRules(
+      dev.kubeproxy.proxy.ServicePort port, List<dev.kubeproxy.proxy.Endpoint> endpoints) {
+    IpvsRulesReader reader = new IpvsRulesReader(port, endpoints);
+    if (settings.dryRun()) {
+      return java.util.Optional.of(reader.fromDryRun(lastRuleset));
+    }
+    try {
+      return java.util.Optional.of(reader.fromKernel(ipvs(), ipset, iptables()));
+    } catch (IOException e) {
+      return java.util.Optional.of(dev.kubeproxy.proxy.ProgrammedRules.failed("IPVS over netlink", e.getMessage()));
+    }
+  }
+
   @Override
   public synchronized SyncResult sync(ProxyState state) throws SyncException {
     if (settings.dryRun()) {
@@ -484,11 +503,13 @@ public final class IpvsProxier implements ProxyBackend {
     try {
       ipset.version();
       Set<String> existing = ipset.entries("KUBE-").keySet();
+      List<String> destroy = new ArrayList<>();
       for (IpSet set : IpSets.all(settings.family())) {
         if (existing.contains(set.name())) {
-          ipset.destroy(set.name());
+          destroy.add(set.name());
         }
       }
+      ipset.destroyAll(destroy);
     } catch (IOException e) {
       Log.v(2).info("No ipsets to clean up", "err", e.getMessage());
     }
