@@ -43,4 +43,18 @@ final class GuestRun {
     }
     return out;
   }
+
+  /** Inside the guest: a command's stdout and stderr together, whatever its exit status. */
+  static String output(CommandRunner runner, String... argv) throws Exception {
+    CommandRunner.Result r = runner.run(new java.util.ArrayList<>(List.of(argv)));
+    return r.stdout() + r.stderr();
+  }
+
+  /** Inside the guest: a shell script that must succeed. */
+  static void sh(CommandRunner runner, String script) throws Exception {
+    CommandRunner.Result r = runner.run(List.of("sh", "-c", script));
+    if (!r.ok()) {
+      throw new IllegalStateException(r.stderr());
+    }
+  }
 }

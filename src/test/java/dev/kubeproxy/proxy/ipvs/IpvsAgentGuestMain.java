@@ -260,15 +260,11 @@ public final class IpvsAgentGuestMain {
   }
 
   private static String run(String... argv) throws Exception {
-    CommandRunner.Result r = RUN.run(new ArrayList<>(List.of(argv)));
-    return r.stdout() + r.stderr();
+    return GuestRun.output(RUN, argv);
   }
 
   private static void sh(String script) throws Exception {
-    CommandRunner.Result r = RUN.run(List.of("sh", "-c", script));
-    if (!r.ok()) {
-      throw new IllegalStateException(r.stderr());
-    }
+    GuestRun.sh(RUN, script);
   }
 
   private static void section(String name, String body) {

@@ -16,7 +16,6 @@ import dev.kubeproxy.proxy.ProxyState;
 import dev.kubeproxy.proxy.ServicePortName;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -203,15 +202,11 @@ public final class IpvsProxierGuestMain {
   }
 
   private static String run(String... argv) throws Exception {
-    CommandRunner.Result r = RUN.run(new ArrayList<>(List.of(argv)));
-    return r.stdout() + r.stderr();
+    return GuestRun.output(RUN, argv);
   }
 
   private static void sh(String script) throws Exception {
-    CommandRunner.Result r = RUN.run(List.of("sh", "-c", script));
-    if (!r.ok()) {
-      throw new IllegalStateException(r.stderr());
-    }
+    GuestRun.sh(RUN, script);
   }
 
   private static void section(String name, String body) {

@@ -6,6 +6,7 @@ import static dev.kubeproxy.testutil.ModelFixtures.spn;
 import static dev.kubeproxy.testutil.ModelFixtures.state;
 import static dev.kubeproxy.testutil.ModelFixtures.svc;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 import dev.kubeproxy.platform.CommandRunner;
@@ -68,10 +69,10 @@ class IpvsRulesReaderTest {
     // the shared chains' rules that match those sets (web's own entries are in some of the same sets)
     List<String> rules = r.lines().stream().filter(l -> l.startsWith("-A ") || l.startsWith("*")).toList();
     assertEquals("*nat", rules.get(0));
-    assertEquals(true, rules.contains("-A KUBE-NODE-PORT -p tcp -m comment --comment \"Kubernetes nodeport TCP port with"
+    assertTrue(rules.contains("-A KUBE-NODE-PORT -p tcp -m comment --comment \"Kubernetes nodeport TCP port with"
         + " externalTrafficPolicy=local\" -m set --match-set KUBE-NODE-PORT-LOCAL-TCP dst -j RETURN"), rules.toString());
-    assertEquals(true, rules.contains("*filter"), rules.toString());
-    assertEquals(true, rules.stream().allMatch(l -> l.startsWith("*") || l.contains("--match-set ")), rules.toString());
+    assertTrue(rules.contains("*filter"), rules.toString());
+    assertTrue(rules.stream().allMatch(l -> l.startsWith("*") || l.contains("--match-set ")), rules.toString());
   }
 
   @Test

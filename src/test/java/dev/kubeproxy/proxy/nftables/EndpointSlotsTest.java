@@ -1,6 +1,7 @@
 package dev.kubeproxy.proxy.nftables;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.HashMap;
 import java.util.Map;
@@ -31,7 +32,7 @@ class EndpointSlotsTest {
     assertEquals(0, slots.slotFor("c", "tcp").offset(), "a's region is reused");
     for (int i = 0; i < 200; i++) {
       EndpointSlots.Slot s = slots.slotFor("s" + i, "tcp");
-      assertEquals(true, s.offset() >= 0 && (long) s.offset() + EndpointSlots.MODULUS <= Integer.MAX_VALUE,
+      assertTrue(s.offset() >= 0 && (long) s.offset() + EndpointSlots.MODULUS <= Integer.MAX_VALUE,
           "every key of a region is a non-negative int");
     }
   }
