@@ -3,6 +3,7 @@ package dev.kubeproxy;
 import dev.kubeproxy.config.FeatureGates;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.platform.CommandRunner;
+import dev.kubeproxy.proxy.iptables.BackendSelector;
 import java.time.Clock;
 
 /**
@@ -13,5 +14,12 @@ import java.time.Clock;
  * @param gates    the effective feature gates
  * @param clock    the wall clock (tests pass a fixed or stepped one)
  * @param commands runs OS commands (iptables-restore, nft, ...), with their time limits
+ * @param iptablesBackend the agent's one choice of iptables-legacy or iptables-nft, made at its first use
  */
-public record AgentContext(ProxyMetrics metrics, FeatureGates gates, Clock clock, CommandRunner commands) {}
+public record AgentContext(ProxyMetrics metrics, FeatureGates gates, Clock clock, CommandRunner commands,
+                           BackendSelector iptablesBackend) {
+  /** With a backend selector of its own over {@code commands}. */
+  public AgentContext(ProxyMetrics metrics, FeatureGates gates, Clock clock, CommandRunner commands) {
+    this(metrics, gates, clock, commands, new BackendSelector(commands));
+  }
+}

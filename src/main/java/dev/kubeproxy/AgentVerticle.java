@@ -32,40 +32,56 @@ import java.time.Clock;
  * The agent: deploys the verticles in upstream's start order (cmd/kube-proxy/app/server.go Run, newProxyServer, ProxyServer.Run) and turns any
  * agent.fatal message into "close Vert.x, exit 1".
  *
- * <p>{@code java -jar} builds it with the prepared options ({@link Main}); {@code vertx run
+ * <p>{@code java -jar} builds it with the parsed flags ({@link Main}); {@code vertx run
  * dev.kubeproxy.AgentVerticle -conf file.json} builds it with no arguments, and it reads the same
- * flags from the JSON configuration ({@link JsonArgs}).
+ * flags from the JSON configuration ({@link JsonArgs}). Either way it deploys the {@link ConfigVerticle}
+ * first, which reads the --config file, then completes and validates the configuration ({@link
+ * Startup#prepare}) and starts the rest.
  */
 public class AgentVerticle extends VerticleBase {
   /** upstream's --cleanup failure text. */
   public static final String CLEANUP_FAILED = "encountered an error while tearing down rules";
 
-  private final AgentOptions prepared;
+  private final Startup.Flags flags;
   private final ProcessExit processExit;
 
-  /** For {@code vertx run}: options come from {@code config()}, and the verticle ends the process itself. */
+  /** For {@code vertx run}: the flags come from {@code config()}, and the verticle ends the process itself. */
   public AgentVerticle() {
     this(null, Main::exitProcess);
   }
 
-  public AgentVerticle(AgentOptions options, ProcessExit processExit) {
-    this.prepared = options;
+  /** @param flags the parsed command line ({@link Startup#parse}), or null to read it from {@code config()} */
+  public AgentVerticle(Startup.Flags flags, ProcessExit processExit) {
+    this.flags = flags;
     this.processExit = processExit;
   }
 
   @Override
   public Future<?> start() {
     EventBusCodecs.register(vertx);
-    if (prepared != null) {
-      return run(prepared);
+    Startup.Flags parsed = flags;
+    if (parsed == null) {
+      JulBridge.install();
+      Startup.Parsed fromJson = Startup.parse(JsonArgs.toArgs(config()), System.out, System.err);
+      if (fromJson instanceof Startup.Exit exit) {
+        exit(exit.status());
+        return Future.succeededFuture();
+      }
+      parsed = (Startup.Flags) fromJson;
     }
-    JulBridge.install();
-    Startup.Parsed parsed = Startup.parse(JsonArgs.toArgs(config()), System.out, System.err);
-    if (parsed instanceof Startup.Exit exit) {
-      exit(exit.status());
-      return Future.succeededFuture();
-    }
-    return Startup.prepare(vertx, (Startup.Flags) parsed).compose(outcome -> {
+    // any agent.fatal message ends the process; listening before the config-file watch starts
+    vertx.eventBus().<Object>consumer(EventBusAddresses.FATAL, msg -> {
+      Log.error("Error running ProxyServer", "err", String.valueOf(msg.body()));
+      Log.error("command failed", "err", String.valueOf(msg.body()));
+      exit(1);
+    });
+    // 1. the --config file: read and watched by its verticle, first, as upstream's Complete reads it
+    //    and starts its watch before anything else (an edit during start still restarts)
+    Startup.Flags command = parsed;
+    ConfigVerticle configFile = new ConfigVerticle(command.configFile());
+    return vertx.deployVerticle(configFile).transform(read -> {
+      // 2. Complete (flags over the file), logging, Validate, --write-config-to, the node name
+      Startup.Outcome outcome = Startup.prepare(command, read.map(id -> configFile.loaded()));
       if (outcome instanceof Startup.Exit exit) {
         exit(exit.status());
         return Future.succeededFuture();
@@ -75,11 +91,6 @@ public class AgentVerticle extends VerticleBase {
   }
 
   private Future<?> run(AgentOptions options) {
-    vertx.eventBus().<Object>consumer(EventBusAddresses.FATAL, msg -> {
-      Log.error("Error running ProxyServer", "err", String.valueOf(msg.body()));
-      Log.error("command failed", "err", String.valueOf(msg.body()));
-      exit(1);
-    });
     // A failed start fails this deployment: Main then exits 1 (vertx run's launcher exits 15).
     return startAgent(options).onFailure(err -> {
       Log.error("Error running ProxyServer", err);
@@ -106,13 +117,11 @@ public class AgentVerticle extends VerticleBase {
         "availableProcessors", Runtime.getRuntime().availableProcessors(),
         "maxHeapBytes", Runtime.getRuntime().maxMemory());
 
-    // 1. the config-file watch, first, so an edit during start still restarts
-    return deployChild(new ConfigVerticle(options))
-        // 2. /livez from the start: the node lookup alone can take ~36 s with the API unreachable,
-        //    longer than a liveness probe waits (issue 15.8). Until the node is known, /healthz
-        //    answers 503 with nodeEligible false (upstream v1.33: no Node, not eligible).
-        .compose(v -> startHealthz(options, context))
-        // 3. --cleanup; else the agent, with the leftovers of the modes not in use removed meanwhile
+    // 3. /livez from the start: the node lookup alone can take ~36 s with the API unreachable,
+    //    longer than a liveness probe waits (issue 15.8). Until the node is known, /healthz
+    //    answers 503 with nodeEligible false (upstream v1.33: no Node, not eligible).
+    return startHealthz(options, context)
+        // 4. --cleanup; else the agent, with the leftovers of the modes not in use removed meanwhile
         .compose(v -> options.cleanup() ? cleanup(options, mode, context).mapEmpty()
             : runAgent(options, mode, context, removeLeftovers(options, mode, context)).mapEmpty());
   }
@@ -132,7 +141,7 @@ public class AgentVerticle extends VerticleBase {
       exit(0);
       return Future.succeededFuture();
     }
-    return vertx.executeBlocking(() -> Proxiers.cleanupLeftovers(mode, true, context.commands(), context.metrics()))
+    return vertx.executeBlocking(() -> Proxiers.cleanupLeftovers(mode, true, context))
         .onSuccess(ok -> {
           if (!ok) {
             Log.error("command failed", "err", CLEANUP_FAILED);
@@ -151,7 +160,7 @@ public class AgentVerticle extends VerticleBase {
       return Future.succeededFuture();
     }
     return vertx.executeBlocking(
-        () -> Proxiers.cleanupLeftovers(mode, false, context.commands(), context.metrics()), false).otherwise(false);
+        () -> Proxiers.cleanupLeftovers(mode, false, context), false).otherwise(false);
   }
 
   private Future<?> runAgent(AgentOptions options, ProxyMode mode, AgentContext context, Future<?> leftoversRemoved) {
@@ -209,7 +218,7 @@ public class AgentVerticle extends VerticleBase {
 
   private Future<Void> initOnly(AgentOptions options, NodeInfo node, AgentContext context) {
     return vertx.<Void>executeBlocking(() -> {
-      for (ProxyBackend backend : Proxiers.create(options, node, context.commands(), context.metrics())) {
+      for (ProxyBackend backend : Proxiers.create(options, node, context)) {
         backend.privilegedInit();
       }
       return null;

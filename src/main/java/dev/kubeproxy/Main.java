@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * {@code java -jar kube-proxy.jar [flags]} (or {@code explain ...}, see {@link ExplainCommand}): prepares the configuration (flags, file, validation),
+ * {@code java -jar kube-proxy.jar [flags]} (or {@code explain ...}, see {@link ExplainCommand}): parses the flags (--version, --help, a bad flag exit here),
  * deploys the {@link AgentVerticle} and owns the process exit. The only place that calls System.exit.
  */
 public final class Main {
@@ -34,24 +34,13 @@ public final class Main {
       exitBeforeVertx(exit.status());
       return;
     }
-    // built before Complete: the --config file is read through vertx-config
+    // The --config file is read by the agent's ConfigVerticle (Complete and Validate need it, so they
+    // run in the agent too); only what needs no file is answered here, before Vert.x exists.
     Vertx vertx = Metrics.vertxBuilder().build();
-    Startup.prepare(vertx, (Startup.Flags) parsed).onComplete(prepared -> {
-      if (prepared.failed()) {
-        Log.error("command failed", "err", prepared.cause().toString());
-        exitProcess(vertx, 1);
-        return;
-      }
-      if (prepared.result() instanceof Startup.Exit exit) {
-        exitProcess(vertx, exit.status());
-        return;
-      }
-      AgentOptions options = ((Startup.Run) prepared.result()).options();
-      vertx.deployVerticle(new AgentVerticle(options, Main::exitProcess)).onFailure(err -> {
-        // AgentVerticle has logged why; a failed deployment never exits 0
-        Log.v(2).info("Deployment failed", "err", err);
-        exitProcess(vertx, 1);
-      });
+    vertx.deployVerticle(new AgentVerticle((Startup.Flags) parsed, Main::exitProcess)).onFailure(err -> {
+      // AgentVerticle has logged why; a failed deployment never exits 0
+      Log.v(2).info("Deployment failed", "err", err);
+      exitProcess(vertx, 1);
     });
   }
 

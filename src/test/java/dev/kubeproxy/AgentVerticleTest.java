@@ -3,8 +3,7 @@ package dev.kubeproxy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.kubeproxy.config.ConfigDefaults;
-import dev.kubeproxy.config.KubeProxyConfiguration;
+import dev.kubeproxy.cli.Startup;
 import io.vertx.core.Vertx;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -23,15 +22,13 @@ class AgentVerticleTest {
     vertx.close().toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
   }
 
-  private AgentOptions options(String mode, boolean cleanup) {
-    KubeProxyConfiguration c = ConfigDefaults.defaulted();
-    c.mode = mode;
-    c.detectLocalMode = "ClusterCIDR";
-    return new AgentOptions(c, null, null, "node-1", null, true, cleanup, false);
+  private Startup.Flags options(String mode, boolean cleanup) {
+    return (Startup.Flags) Startup.parse(List.of("--proxy-mode=" + mode, "--cleanup=" + cleanup, "--dry-run",
+        "--hostname-override=node-1"), System.out, System.err);
   }
 
-  private String deploy(AgentOptions options) throws Exception {
-    return vertx.deployVerticle(new AgentVerticle(options, (v, status) -> exits.add(status)))
+  private String deploy(Startup.Flags flags) throws Exception {
+    return vertx.deployVerticle(new AgentVerticle(flags, (v, status) -> exits.add(status)))
         .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
   }
 
@@ -55,6 +52,14 @@ class AgentVerticleTest {
     vertx.eventBus().send(EventBusAddresses.FATAL, "healthz server failed: bind: address already in use");
     waitForExits(2);
     assertEquals(List.of(0, 1), exits);
+  }
+
+  @Test
+  void aConfigFileThatCannotBeReadExitsOne() throws Exception {
+    deploy((Startup.Flags) Startup.parse(List.of("--config=/nonexistent/kube-proxy.yaml", "--dry-run"),
+        System.out, System.err));
+    waitForExits(1);
+    assertEquals(List.of(1), exits);
   }
 
   @Test

@@ -4,12 +4,14 @@ import dev.kubeproxy.config.ConfigCodec;
 import dev.kubeproxy.config.ConfigDecodeException;
 import dev.kubeproxy.config.ConfigDefaults;
 import dev.kubeproxy.config.ConfigFileLoader;
+import dev.kubeproxy.config.ConfigVerticle;
 import dev.kubeproxy.config.FeatureGates;
 import dev.kubeproxy.config.IpUtil;
 import dev.kubeproxy.config.KubeProxyConfiguration;
 import dev.kubeproxy.config.ProxyMode;
 import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.logging.VModule;
+import io.vertx.core.AsyncResult;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.nio.file.AccessDeniedException;
@@ -45,40 +47,47 @@ public record KubeProxyOptions(
     FeatureGates gates) {
 
   /**
-   * Complete with the --config file, if any, read through vertx-config ({@link ConfigFileLoader}).
-   * Fails with a {@link CompleteException}.
-   */
-  public static Future<KubeProxyOptions> complete(Vertx vertx, ParsedFlags f) {
-    String configFile = emptyToNull(f.getString("config"));
-    Future<KubeProxyConfiguration> file = configFile == null ? Future.succeededFuture() : load(vertx, configFile);
-    return file.compose(loaded -> {
-      try {
-        return Future.succeededFuture(complete(f, loaded));
-      } catch (CompleteException e) {
-        return Future.failedFuture(e);
-      }
-    });
-  }
-
-  /**
    * Complete for a command that runs outside the agent ({@code kube-proxy explain}): blocks while the
-   * --config file is read through a Vert.x instance of its own, closed afterwards.
+   * --config file is read once through {@link ConfigFileLoader} on a Vert.x instance of its own, closed
+   * afterwards. The agent reads the file in its {@code ConfigVerticle}, which also watches it.
    */
   public static KubeProxyOptions completeBlocking(ParsedFlags f) throws CompleteException {
-    if (emptyToNull(f.getString("config")) == null) {
-      return complete(f, null);
+    String configFile = emptyToNull(f.getString("config"));
+    if (configFile == null) {
+      return complete(f, Future.succeededFuture());
     }
     Vertx vertx = Vertx.vertx();
     try {
-      return complete(vertx, f).toCompletionStage().toCompletableFuture().get();
+      Future<ConfigCodec.Decoded> read = ConfigFileLoader.load(vertx, configFile);
+      read.toCompletionStage().exceptionally(err -> null).toCompletableFuture().get();
+      return complete(f, read);
     } catch (ExecutionException e) {
-      throw e.getCause() instanceof CompleteException c ? c : new CompleteException(String.valueOf(e.getCause()));
+      throw new CompleteException(String.valueOf(e.getCause()));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new CompleteException("interrupted while reading " + f.getString("config"));
+      throw new CompleteException("interrupted while reading " + configFile);
     } finally {
       vertx.close();
     }
+  }
+
+  /**
+   * Complete over the flags and the --config file as it was read (cmd/kube-proxy/app/options.go
+   * Options.Complete): {@code file} is the decoded file (null without --config), or the reader's or
+   * decoder's failure, reported in upstream's words; strict-decoding errors fall back to the lenient
+   * object with upstream's log line (options.go Options.loadConfig).
+   */
+  public static KubeProxyOptions complete(ParsedFlags f, AsyncResult<ConfigCodec.Decoded> file)
+      throws CompleteException {
+    String configFile = emptyToNull(f.getString("config"));
+    if (file.failed()) {
+      throw loadError(configFile, file.cause());
+    }
+    ConfigCodec.Decoded decoded = configFile == null ? null : file.result();
+    if (decoded != null && !decoded.strict()) {
+      Log.info("Using lenient decoding as strict decoding failed", "err", decoded.strictError());
+    }
+    return complete(f, decoded == null ? null : decoded.config());
   }
 
   /**
@@ -168,25 +177,10 @@ public record KubeProxyOptions(
         applied.gates());
   }
 
-  /**
-   * Reads and decodes --config, falling back to lenient decoding with upstream's log line
-   * (cmd/kube-proxy/app/options.go Options.loadConfig). Fails with a {@link CompleteException} in
-   * upstream's words.
-   */
-  static Future<KubeProxyConfiguration> load(Vertx vertx, String configFile) {
-    return ConfigFileLoader.load(vertx, configFile).transform(ar -> {
-      if (ar.failed()) {
-        return Future.failedFuture(loadError(configFile, ar.cause()));
-      }
-      ConfigCodec.Decoded decoded = ar.result();
-      if (!decoded.strict()) {
-        Log.info("Using lenient decoding as strict decoding failed", "err", decoded.strictError());
-      }
-      return Future.succeededFuture(decoded.config());
-    });
-  }
-
   private static CompleteException loadError(String configFile, Throwable err) {
+    if (err instanceof ConfigVerticle.WatchFailedException) {
+      return new CompleteException(err.getMessage());
+    }
     if (err instanceof ConfigDecodeException) {
       return new CompleteException("failed to decode: " + err.getMessage());
     }

@@ -7,8 +7,7 @@ import dev.kubeproxy.config.KubeProxyConfiguration;
 import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.logging.LogFormat;
 import dev.kubeproxy.logging.VModule;
-import io.vertx.core.Future;
-import io.vertx.core.Vertx;
+import io.vertx.core.AsyncResult;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -21,8 +20,10 @@ import java.util.Locale;
 /**
  * Everything before the verticles (cmd/kube-proxy/app/server.go NewProxyCommand's RunE): parse the flags,
  * --version/--help, Complete, initialise logging, dump the flags at -v=1, Validate, --write-config-to, the
- * node name. Shared by {@code java -jar} (Main) and {@code vertx run} (AgentVerticle); it never exits the
- * process itself.
+ * node name. {@link #parse} runs before Vert.x exists (Main: --version, --help and a bad flag exit
+ * without it); {@link #prepare} runs in {@code AgentVerticle} once its {@code ConfigVerticle} has read
+ * the --config file, because Complete, Validate and --write-config-to all need the file. It never exits
+ * the process itself.
  */
 public final class Startup {
   private Startup() {}
@@ -35,7 +36,13 @@ public final class Startup {
 
   public record Exit(int status) implements Outcome, Parsed {}
 
-  public record Flags(ParsedFlags flags) implements Parsed {}
+  public record Flags(ParsedFlags flags) implements Parsed {
+    /** --config, or null. */
+    public String configFile() {
+      String file = flags.getString("config");
+      return file == null || file.isEmpty() ? null : file;
+    }
+  }
 
   public record Run(AgentOptions options, KubeProxyOptions completed) implements Outcome {}
 
@@ -76,14 +83,19 @@ public final class Startup {
   }
 
   /**
-   * Prepares the run; the --config file is read through {@code vertx} (vertx-config). The future
-   * never fails: every error is an {@link Exit} with status 1, logged here.
+   * Prepares the run over the --config file as the agent's {@code ConfigVerticle} read it ({@code
+   * file}: the decoded file, null without --config, or the read's failure). Never throws: every error
+   * is an {@link Exit} with status 1, logged here.
    */
-  public static Future<Outcome> prepare(Vertx vertx, Flags parsed) {
+  public static Outcome prepare(Flags parsed, AsyncResult<ConfigCodec.Decoded> file) {
     ParsedFlags flags = parsed.flags();
-    return KubeProxyOptions.complete(vertx, flags).transform(ar -> Future.succeededFuture(ar.failed()
-        ? failed("failed complete: " + message(ar.cause()))
-        : afterComplete(flags, ar.result())));
+    KubeProxyOptions options;
+    try {
+      options = KubeProxyOptions.complete(flags, file);
+    } catch (CompleteException e) {
+      return failed("failed complete: " + e.getMessage());
+    }
+    return afterComplete(flags, options);
   }
 
   /**
@@ -132,10 +144,6 @@ public final class Startup {
     AgentOptions agent = new AgentOptions(config, options.configFile(), options.master(), hostname,
         options.manifestsDir(), options.dryRun(), options.cleanup(), options.initOnly(), flagValues);
     return new Run(agent, options);
-  }
-
-  private static String message(Throwable t) {
-    return t.getMessage() != null ? t.getMessage() : t.toString();
   }
 
   private static Outcome failed(String err) {

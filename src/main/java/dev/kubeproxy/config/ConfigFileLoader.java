@@ -16,10 +16,10 @@ import java.nio.file.Path;
  * ConfigCodec#decode(String, byte[], JsonObject)}): positions for every error, strict decoding,
  * go-yaml's values where SnakeYAML's YAML 1.1 constructor differs ({@link ConfigDocument#withValues}).
  *
- * <p>It reads once, as upstream's Options.Complete does (cmd/kube-proxy/app/options.go
- * Options.loadConfigFromFile); the retriever's periodic scan is off, because a change of the file
- * restarts the agent instead ({@link ConfigVerticle}: a watch sees any write at once, a scan only a
- * changed content after its period).
+ * <p>The agent's {@link ConfigVerticle} calls it once at start, as upstream's Options.Complete does
+ * (cmd/kube-proxy/app/options.go Options.loadConfigFromFile); the retriever's periodic scan is off,
+ * because a change of the file restarts the agent instead (the verticle's watch sees any write at
+ * once, a scan only a changed content after its period).
  */
 public final class ConfigFileLoader {
   /** vertx-config-yaml's format. */

@@ -84,7 +84,7 @@ public class ProxierVerticle extends VerticleBase {
 
   /** The agent's proxier: the configured mode's backends, the node's conntrack table. */
   public ProxierVerticle(AgentOptions options, NodeInfo nodeInfo, AgentContext context) {
-    this(options, nodeInfo, (o, n, r) -> Proxiers.create(o, n, r, context.metrics()), context,
+    this(options, nodeInfo, (o, n, r) -> Proxiers.create(o, n, context), context,
         () -> NetlinkConntrackTable.open(null));
   }
 

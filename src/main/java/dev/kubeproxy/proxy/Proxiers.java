@@ -14,13 +14,11 @@ import dev.kubeproxy.proxy.iptables.NfacctCounters;
 import dev.kubeproxy.proxy.nftables.CommitGenerations;
 import dev.kubeproxy.proxy.nftables.NftablesProxier;
 import dev.kubeproxy.AgentContext;
-import dev.kubeproxy.config.FeatureGates;
 import dev.kubeproxy.proxy.ipvs.IpSetTool;
 import dev.kubeproxy.proxy.ipvs.IpvsProxier;
 import dev.kubeproxy.proxy.ipvs.IpvsSettings;
 import dev.kubeproxy.proxy.ipvs.IpvsSupport;
 import dev.kubeproxy.proxy.ipvs.NetlinkIpvs;
-import java.time.Clock;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -57,8 +55,9 @@ public final class Proxiers {
    * @throws ProxierCreationException ipvs mode where the kernel or ipset cannot run it, an unknown mode, or no
    *     support for the primary family
    */
-  public static List<ProxyBackend> create(
-      AgentOptions options, NodeInfo node, CommandRunner runner, ProxyMetrics metrics) {
+  public static List<ProxyBackend> create(AgentOptions options, NodeInfo node, AgentContext context) {
+    CommandRunner runner = context.commands();
+    ProxyMetrics metrics = context.metrics();
     KubeProxyConfiguration config = options.config();
     ProxyMode mode = mode(config);
     IpFamily primary = primaryFamily(node);
@@ -101,7 +100,7 @@ public final class Proxiers {
       families.add(primary == IpFamily.IPv4 ? IpFamily.IPv6 : IpFamily.IPv4);
     }
     if (mode == ProxyMode.IPVS) {
-      return ipvsBackends(options, node, runner, metrics, families, detectors);
+      return ipvsBackends(options, node, context, families, detectors);
     }
     Log.info(mode == ProxyMode.IPTABLES ? "Using iptables Proxier" : "Using nftables Proxier");
     if (mode == ProxyMode.IPTABLES && !options.dryRun()) {
@@ -112,7 +111,7 @@ public final class Proxiers {
     for (IpFamily family : families) {
       ProxierSettings settings = settings(options, node, family, detectors.get(family));
       backends.add(mode == ProxyMode.IPTABLES
-          ? new IptablesProxier(settings, runner, metrics)
+          ? new IptablesProxier(settings, context)
           : new NftablesProxier(settings, runner, metrics, generations));
     }
     return List.copyOf(backends);
@@ -122,11 +121,10 @@ public final class Proxiers {
    * ipvs mode (cmd/kube-proxy/app/server_linux.go): upstream's CanUseIPVSProxier check first (not in a
    * dry run, which touches nothing), then the deprecation notice of v1.35 (kubernetes#134539).
    */
-  private static List<ProxyBackend> ipvsBackends(AgentOptions options, NodeInfo node, CommandRunner runner,
-      ProxyMetrics metrics, List<IpFamily> families, Map<IpFamily, LocalTrafficDetector> detectors) {
+  private static List<ProxyBackend> ipvsBackends(AgentOptions options, NodeInfo node, AgentContext context,
+      List<IpFamily> families, Map<IpFamily, LocalTrafficDetector> detectors) {
     KubeProxyConfiguration config = options.config();
-    AgentContext context = new AgentContext(metrics, FeatureGates.of(config.featureGates),
-        Clock.systemUTC(), runner);
+    CommandRunner runner = context.commands();
     if (!options.dryRun()) {
       try (NetlinkIpvs ipvs = openIpvs()) {
         IpvsSupport.check(ipvs, new IpSetTool(runner), config.ipvs.scheduler);
@@ -300,13 +298,14 @@ public final class Proxiers {
    *
    * @return true when every cleanup succeeded
    */
-  public static boolean cleanupLeftovers(
-      ProxyMode activeMode, boolean all, CommandRunner runner, ProxyMetrics metrics) {
+  public static boolean cleanupLeftovers(ProxyMode activeMode, boolean all, AgentContext context) {
+    CommandRunner runner = context.commands();
+    ProxyMetrics metrics = context.metrics();
     boolean iptablesBased = activeMode != ProxyMode.NFTABLES;
     List<ProxyBackend> targets = new ArrayList<>();
     if (all || !iptablesBased) {
       for (IpFamily family : IpFamily.values()) {
-        targets.add(new IptablesProxier(minimalSettings(family), runner, metrics));
+        targets.add(new IptablesProxier(minimalSettings(family), context));
       }
     }
     if (all || iptablesBased) {
@@ -316,8 +315,6 @@ public final class Proxiers {
     }
     if (all || !iptablesBased) {
       // upstream cleans ipvs mode's leftovers with iptables mode's (when switching to nftables, and with --cleanup)
-      AgentContext context = new AgentContext(metrics, FeatureGates.of(Map.of()), Clock.systemUTC(),
-          runner);
       for (IpFamily family : IpFamily.values()) {
         targets.add(new IpvsProxier(minimalSettings(family), IpvsSettings.of(new KubeProxyConfiguration.IPVS(), family),
             context));

@@ -6,9 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kubeproxy.config.ConfigCodec;
+import dev.kubeproxy.config.ConfigFileLoader;
 import dev.kubeproxy.config.KubeProxyConfiguration;
 import dev.kubeproxy.testutil.Await;
 import dev.kubeproxy.testutil.VertxPerClass;
+import io.vertx.core.Future;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -27,7 +30,11 @@ class KubeProxyOptionsTest {
 
   /** Complete as Startup runs it: the --config file read through vertx-config. */
   private static KubeProxyOptions complete(String... args) throws Exception {
-    return Await.resultOrCause(KubeProxyOptions.complete(VERTX.get(), FlagParser.parse(List.of(args))));
+    ParsedFlags f = FlagParser.parse(List.of(args));
+    String file = f.getString("config");
+    Future<ConfigCodec.Decoded> read = file.isEmpty() ? Future.succeededFuture() : ConfigFileLoader.load(VERTX.get(), file);
+    Await.completion(read);
+    return KubeProxyOptions.complete(f, read);
   }
 
   private String file(String body) throws Exception {

@@ -6,9 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kubeproxy.AgentOptions;
 import dev.kubeproxy.config.ConfigCodec;
+import dev.kubeproxy.config.ConfigVerticle;
 import dev.kubeproxy.config.ConfigzJson;
 import dev.kubeproxy.testutil.Await;
 import dev.kubeproxy.testutil.VertxPerClass;
+import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -30,12 +32,26 @@ class StartupTest {
   @RegisterExtension
   static final VertxPerClass VERTX = new VertxPerClass();
 
-  /** Parse, then prepare, which never fails: every error is an exit status. */
+  /**
+   * Parse, read --config with the agent's ConfigVerticle, then prepare, which never fails: every error
+   * is an exit status.
+   */
   private Startup.Outcome prepare(String... args) {
     Startup.Parsed parsed = Startup.parse(List.of(args), new PrintStream(out, true), new PrintStream(err, true));
-    return parsed instanceof Startup.Exit exit
-        ? exit
-        : Await.result(Startup.prepare(VERTX.get(), (Startup.Flags) parsed));
+    if (parsed instanceof Startup.Exit exit) {
+      return exit;
+    }
+    Startup.Flags flags = (Startup.Flags) parsed;
+    ConfigVerticle configFile = new ConfigVerticle(flags.configFile());
+    Future<String> deployed = VERTX.get().deployVerticle(configFile);
+    Await.completion(deployed);
+    try {
+      return Startup.prepare(flags, deployed.map(id -> configFile.loaded()));
+    } finally {
+      if (deployed.succeeded()) {
+        Await.result(VERTX.get().undeploy(deployed.result()));
+      }
+    }
   }
 
   private int status(String... args) {

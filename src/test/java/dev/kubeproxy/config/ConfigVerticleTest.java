@@ -1,17 +1,21 @@
 package dev.kubeproxy.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.kubeproxy.AgentOptions;
 import dev.kubeproxy.EventBusAddresses;
 import io.vertx.core.Vertx;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.AfterEach;
@@ -19,7 +23,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The config-file watch: what restarts the agent (a message on agent.fatal) and what does not. */
+/**
+ * The --config file's verticle: its first read, and its watch: what restarts the agent (a message on
+ * agent.fatal) and what does not.
+ */
 class ConfigVerticleTest {
   private static final String BODY = "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\n";
 
@@ -29,6 +36,7 @@ class ConfigVerticleTest {
   private Vertx vertx;
   private final CompletableFuture<String> fatal = new CompletableFuture<>();
   private long changedAt;
+  private ConfigVerticle verticle;
 
   @BeforeEach
   void setUp() {
@@ -42,9 +50,8 @@ class ConfigVerticleTest {
   }
 
   private void watch(Path configFile) throws Exception {
-    AgentOptions options = new AgentOptions(ConfigDefaults.defaulted(), configFile == null ? null : configFile.toString(),
-        null, "node", null, true, false, false);
-    vertx.deployVerticle(new ConfigVerticle(options)).toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
+    verticle = new ConfigVerticle(configFile == null ? null : configFile.toString());
+    vertx.deployVerticle(verticle).toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
   }
 
   private Path config() throws Exception {
@@ -173,6 +180,32 @@ class ConfigVerticleTest {
   @Test
   void withoutConfigFileNothingIsWatched() throws Exception {
     watch(null);
+    assertNull(verticle.loaded());
     assertNull(fatal.getNow(null));
+  }
+
+  @Test
+  void startReadsTheFileThroughTheRetriever() throws Exception {
+    Path f = config();
+    Files.writeString(f, BODY + "mode: nftables\nbogus: 1\n");
+    watch(f);
+    assertEquals("nftables", verticle.loaded().config().mode);
+    assertEquals(List.of("unknown field \"bogus\""), verticle.loaded().strictErrors());
+  }
+
+  @Test
+  void aFileThatCannotBeReadFailsTheStartWithTheReadersException() {
+    Path f = dir.resolve("missing.yaml");
+    ExecutionException e = assertThrows(ExecutionException.class, () -> watch(f));
+    assertInstanceOf(NoSuchFileException.class, e.getCause());
+  }
+
+  @Test
+  void aMalformedFileFailsTheStartWithItsPosition() throws Exception {
+    Path f = config();
+    Files.writeString(f, BODY + "mode: [\n");
+    ExecutionException e = assertThrows(ExecutionException.class, () -> watch(f));
+    assertInstanceOf(ConfigDecodeException.class, e.getCause());
+    assertTrue(e.getCause().getMessage().startsWith(f + ":"), e.getCause().getMessage());
   }
 }

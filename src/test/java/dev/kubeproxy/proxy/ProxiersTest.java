@@ -240,11 +240,16 @@ class ProxiersTest {
 
   private static List<ProxyBackend> create(
       dev.kubeproxy.AgentOptions options, dev.kubeproxy.cluster.NodeInfo node, CommandRunner runner) {
-    return Proxiers.create(options, node, runner, new dev.kubeproxy.metrics.ProxyMetrics());
+    return Proxiers.create(options, node, context(options.config().featureGates, runner));
   }
 
   private static boolean cleanupLeftovers(String mode, boolean all, CommandRunner runner) {
-    return Proxiers.cleanupLeftovers(dev.kubeproxy.config.ProxyMode.parse(mode).orElseThrow(), all, runner,
-        new dev.kubeproxy.metrics.ProxyMetrics());
+    return Proxiers.cleanupLeftovers(dev.kubeproxy.config.ProxyMode.parse(mode).orElseThrow(), all,
+        context(java.util.Map.of(), runner));
+  }
+
+  private static dev.kubeproxy.AgentContext context(java.util.Map<String, Boolean> gates, CommandRunner runner) {
+    return new dev.kubeproxy.AgentContext(new dev.kubeproxy.metrics.ProxyMetrics(),
+        dev.kubeproxy.config.FeatureGates.of(gates), java.time.Clock.systemUTC(), runner);
   }
 }

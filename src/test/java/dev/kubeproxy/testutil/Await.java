@@ -25,6 +25,11 @@ public final class Await {
     }
   }
 
+  /** Waits until the future completes, succeeded or failed (the caller reads which). */
+  public static void completion(Future<?> future) {
+    until("the future to complete", 20_000, future::isComplete);
+  }
+
   /** Waits until the condition holds (checked every 20 ms), failing after the timeout. */
   public static void until(String what, long timeoutMillis, BooleanSupplier condition) {
     long deadline = System.nanoTime() + timeoutMillis * 1_000_000;

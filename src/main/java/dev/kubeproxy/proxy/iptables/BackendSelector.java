@@ -4,26 +4,28 @@ import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.platform.CommandRunner;
 import java.io.IOException;
 import java.util.List;
-import java.util.Map;
-import java.util.WeakHashMap;
 
 /**
  * Chooses between iptables-legacy and iptables-nft the way iptables-wrapper does: the backend
  * holding kubelet's hint chains (KUBE-IPTABLES-HINT / KUBE-KUBELET-CANARY in mangle) wins; else the
  * one holding more rules (legacy when it has 10 or more); else (a node without rules) the legacy
- * backend if it works here, otherwise nft. Decided once per node (per runner) and logged.
+ * backend if it works here, otherwise nft. Decided once per agent, at the first use, and logged: the
+ * agent's one selector lives in its {@code AgentContext}, so both families and every mode's rules
+ * (iptables, ipvs) use the same backend.
  */
 public final class BackendSelector {
-  private static final Map<CommandRunner, IptablesBackend> CHOSEN = new WeakHashMap<>();
+  private final CommandRunner runner;
+  private IptablesBackend chosen;
 
-  private BackendSelector() {}
+  /** @param runner runs the probes, in the namespace the rules go to */
+  public BackendSelector(CommandRunner runner) {
+    this.runner = runner;
+  }
 
-  /** The backend for this node; both families use the same one. */
-  public static synchronized IptablesBackend choose(CommandRunner runner) {
-    IptablesBackend chosen = CHOSEN.get(runner);
+  /** The backend for this node; both families use the same one. Blocking on the first call. */
+  public synchronized IptablesBackend choose() {
     if (chosen == null) {
       chosen = detect(runner);
-      CHOSEN.put(runner, chosen);
     }
     return chosen;
   }

@@ -1,5 +1,6 @@
 package dev.kubeproxy.proxy.iptables;
 
+import dev.kubeproxy.AgentContext;
 import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.platform.Cidr;
 
@@ -90,6 +91,8 @@ public class IptablesProxier implements ProxyBackend {
   private Set<String> nfacctCounters = Set.of();
 
   private IptablesTool tool;
+  /** Chooses iptables-legacy or -nft at the first use of {@link #tool()}, unless a backend was given. */
+  private final BackendSelector backends;
   private Boolean conntrackTcpLiberal;
   /** Set while the next sync must be full, whatever the model says: the first one, after a failure, ... */
   private SyncPlan pendingFull = SyncPlan.full("first sync");
@@ -100,9 +103,10 @@ public class IptablesProxier implements ProxyBackend {
   /** --dry-run only: the last input printed (what /debug/services shows); an applied ruleset is not kept. */
   private volatile Ruleset lastPrinted;
 
-  public IptablesProxier(ProxierSettings settings, CommandRunner runner, ProxyMetrics metrics) {
-    this(settings, runner, metrics, new Sysctls(), NodeAddresses.ofInterfaces(), null,
-        () -> NfacctCounters.open(null));
+  /** The agent's: its command runner, metrics and iptables backend choice ({@link AgentContext}). */
+  public IptablesProxier(ProxierSettings settings, AgentContext context) {
+    this(settings, context.commands(), context.metrics(), new Sysctls(), NodeAddresses.ofInterfaces(),
+        context.iptablesBackend(), () -> NfacctCounters.open(null));
   }
 
   /**
@@ -123,6 +127,16 @@ public class IptablesProxier implements ProxyBackend {
   public IptablesProxier(
       ProxierSettings settings, CommandRunner runner, ProxyMetrics metrics, Sysctls sysctls,
       Supplier<List<String>> interfaceAddresses, IptablesBackend backend, Callable<NfacctCounters> nfacct) {
+    this(settings, runner, metrics, sysctls, interfaceAddresses, new BackendSelector(runner), nfacct);
+    if (backend != null) {
+      this.tool = new IptablesTool(runner, settings.family(), backend);
+    }
+  }
+
+  private IptablesProxier(
+      ProxierSettings settings, CommandRunner runner, ProxyMetrics metrics, Sysctls sysctls,
+      Supplier<List<String>> interfaceAddresses, BackendSelector backends, Callable<NfacctCounters> nfacct) {
+    this.backends = backends;
     this.nfacctOpener = nfacct;
     this.settings = settings;
     this.runner = runner;
@@ -131,9 +145,6 @@ public class IptablesProxier implements ProxyBackend {
     this.interfaceAddresses = interfaceAddresses;
     this.localhostNodePorts = settings.family() == IpFamily.IPv4 && settings.localhostNodePorts()
         && containsIPv4Loopback(settings.nodePortAddresses());
-    if (backend != null) {
-      this.tool = new IptablesTool(runner, settings.family(), backend);
-    }
   }
 
   @Override
@@ -144,7 +155,7 @@ public class IptablesProxier implements ProxyBackend {
   /** The iptables tool in use (iptables-legacy, ip6tables-nft, ...); chooses the backend on first use. */
   public synchronized IptablesTool tool() {
     if (tool == null) {
-      tool = new IptablesTool(runner, settings.family(), BackendSelector.choose(runner));
+      tool = new IptablesTool(runner, settings.family(), backends.choose());
     }
     return tool;
   }

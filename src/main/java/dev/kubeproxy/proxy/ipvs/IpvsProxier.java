@@ -9,7 +9,6 @@ import dev.kubeproxy.proxy.ProxierSettings;
 import dev.kubeproxy.proxy.ProxyBackend;
 import dev.kubeproxy.proxy.ProxyState;
 import dev.kubeproxy.proxy.SyncResult;
-import dev.kubeproxy.proxy.iptables.BackendSelector;
 import dev.kubeproxy.proxy.iptables.IptablesBackend;
 import dev.kubeproxy.proxy.iptables.IptablesTool;
 import dev.kubeproxy.proxy.iptables.Sysctls;
@@ -167,7 +166,7 @@ public final class IpvsProxier implements ProxyBackend {
 
   private IptablesTool iptables() {
     if (iptables == null) {
-      iptables = new IptablesTool(context.commands(), settings.family(), BackendSelector.choose(context.commands()));
+      iptables = new IptablesTool(context.commands(), settings.family(), context.iptablesBackend().choose());
     }
     return iptables;
   }
