@@ -56,9 +56,9 @@ public class ConfigVerticle extends VerticleBase {
         .recover(err -> Future.failedFuture(new WatchFailedException(configFile, err)))
         .compose(w -> {
           watcher = w;
-          return ConfigFileLoader.load(vertx, configFile);
+          // kept before the start completes: whoever sees the deployment done sees the file
+          return ConfigFileLoader.load(vertx, configFile).map(decoded -> loaded = decoded);
         })
-        .onSuccess(decoded -> loaded = decoded)
         .onFailure(err -> closeWatcher()); // a verticle whose start failed is not stopped
   }
 

@@ -110,7 +110,7 @@ final class IpvsPathTracer {
     }
 
     String virtualServer = "IPVS " + svc.protocol() + " " + hostPort(dst, destinationPort);
-    List<Endpoint> eps = local && !plan.localEndpoints().isEmpty() ? plan.localEndpoints() : plan.clusterEndpoints();
+    List<Endpoint> eps = plan.realServers(local);
     if (eps.isEmpty()) {
       String none = plan.hasEndpoints() ? svc.name() + " has no endpoint on this node for its Local policy"
           : svc.name() + " has no usable endpoint";

@@ -64,7 +64,7 @@ public final class ReportBuilder {
             continue; // not this port's address: only a query for this Service shows why
           }
         }
-        ports.add(port(family, state, plan, path));
+        ports.add(port(snapshot.mode(), family, state, plan, path));
       }
       if (query.service() != null) {
         orphans(state, query, family.family(), notes);
@@ -78,7 +78,8 @@ public final class ReportBuilder {
         close);
   }
 
-  private static Port port(FamilySnapshot family, ProxyState state, ServicePortPlan plan, PacketPath path) {
+  private static Port port(String mode, FamilySnapshot family, ProxyState state, ServicePortPlan plan,
+      PacketPath path) {
     ServicePort svc = plan.service();
     ServicePortName spn = svc.name();
     List<EndpointEntry> endpoints = new ArrayList<>();
@@ -104,7 +105,7 @@ public final class ReportBuilder {
         svc.externalPolicyLocal() ? "Local" : "Cluster", svc.internalPolicyLocal() ? "Local" : "Cluster",
         svc.healthCheckNodePort(), svc.sessionAffinityClientIP() ? "ClientIP" : "None", svc.stickyMaxAgeSeconds(),
         svc.hintsAnnotation(), trafficDistribution(state.endpointsOf(spn)), topologyMode(plan.topologyMode()),
-        policy(plan), endpoints, lastSync, problems, family.programmed().get(spn), path);
+        policy(plan, mode), endpoints, lastSync, problems, family.programmed().get(spn), path);
   }
 
   static String topologyMode(TopologyMode mode) {
@@ -129,7 +130,8 @@ public final class ReportBuilder {
     return zoneHints ? "PreferSameZone or PreferClose (zone hints)" : "none (no hints)";
   }
 
-  private static List<Policy> policy(ServicePortPlan plan) {
+  /** The plan's decisions in the words of the mode's rules: chains in iptables and nftables, virtual servers in ipvs. */
+  private static List<Policy> policy(ServicePortPlan plan, String mode) {
     ServicePort svc = plan.service();
     List<Policy> out = new ArrayList<>();
     out.add(new Policy("hasEndpoints", plan.hasEndpoints(), plan.hasEndpoints()
@@ -145,12 +147,16 @@ public final class ReportBuilder {
                   + " this node still reach the cluster-wide endpoints)"
               : "external traffic is rejected"));
     }
-    out.add(new Policy("usesClusterPolicyChain", plan.usesClusterPolicyChain(), "cluster-wide endpoint chain: "
-        + plan.clusterEndpoints().size() + " endpoint(s)"));
-    out.add(new Policy("usesLocalPolicyChain", plan.usesLocalPolicyChain(), "this node's endpoint chain: "
-        + plan.localEndpoints().size() + " endpoint(s)"));
-    out.add(new Policy("usesExternalChain", plan.usesExternalChain(), "NodePort, external and LoadBalancer IPs go"
-        + " through the external chain"));
+    if (mode.equals("ipvs")) {
+      out.addAll(ipvsForwarding(plan));
+    } else {
+      out.add(new Policy("usesClusterPolicyChain", plan.usesClusterPolicyChain(), "cluster-wide endpoint chain: "
+          + plan.clusterEndpoints().size() + " endpoint(s)"));
+      out.add(new Policy("usesLocalPolicyChain", plan.usesLocalPolicyChain(), "this node's endpoint chain: "
+          + plan.localEndpoints().size() + " endpoint(s)"));
+      out.add(new Policy("usesExternalChain", plan.usesExternalChain(), "NodePort, external and LoadBalancer IPs go"
+          + " through the external chain"));
+    }
     out.add(new Policy("hasSourceRangeFirewall", plan.hasSourceRangeFirewall(),
         "loadBalancerSourceRanges checked on the LoadBalancer IPs"));
     out.add(new Policy("clusterTerminatingFallback", plan.clusterTerminatingFallback(),
@@ -158,6 +164,29 @@ public final class ReportBuilder {
     out.add(new Policy("localTerminatingFallback", plan.localTerminatingFallback(),
         "no ready local endpoint: local serving-terminating endpoints take local traffic"));
     return out;
+  }
+
+  /**
+   * ipvs mode has no per-service chains: the port's virtual servers forward to real servers, chosen
+   * per virtual server by {@link ServicePortPlan#realServers}; the external addresses have virtual
+   * servers (and ipset entries) whether or not there are endpoints.
+   */
+  private static List<Policy> ipvsForwarding(ServicePortPlan plan) {
+    ServicePort svc = plan.service();
+    boolean external = svc.externallyAccessible();
+    boolean hasLocal = !plan.localEndpoints().isEmpty();
+    // a virtual server under a Local policy forwards to this node's endpoints when there are some
+    boolean internalLocal = svc.internalPolicyLocal() && hasLocal;
+    boolean externalLocal = external && svc.externalPolicyLocal() && hasLocal;
+    boolean local = internalLocal || externalLocal;
+    boolean cluster = !plan.clusterEndpoints().isEmpty() && (!internalLocal || (external && !externalLocal));
+    return List.of(
+        new Policy("clusterRealServers", cluster, "virtual servers forwarding to the cluster-wide endpoints: "
+            + plan.clusterEndpoints().size() + " endpoint(s)"),
+        new Policy("localRealServers", local, "virtual servers forwarding to this node's endpoints only (Local"
+            + " policy): " + plan.localEndpoints().size() + " endpoint(s)"),
+        new Policy("externalVirtualServers", external, "NodePort, external and LoadBalancer IPs have virtual"
+            + " servers and ipset entries"));
   }
 
   /** Endpoints of this Service under a port name (or protocol) the Service does not have: not programmed. */

@@ -63,6 +63,15 @@ public record ServicePortPlan(
     return endpoints.local();
   }
 
+  /**
+   * The endpoints one IPVS virtual server of the port forwards to (pkg/proxy/ipvs/proxier.go
+   * syncEndpoint): under a node-local policy this node's endpoints when there are some, otherwise the
+   * cluster endpoints (kubernetes#97081: pods on this node can still reach the service).
+   */
+  public List<Endpoint> realServers(boolean nodeLocalPolicy) {
+    return nodeLocalPolicy && !localEndpoints().isEmpty() ? localEndpoints() : clusterEndpoints();
+  }
+
   /** The topology mode that picked the cluster endpoints (upstream pkg/proxy/topology.go). */
   public EndpointCategorizer.TopologyMode topologyMode() {
     return endpoints.topology();

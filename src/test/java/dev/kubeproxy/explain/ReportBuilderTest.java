@@ -50,7 +50,11 @@ class ReportBuilderTest {
   }
 
   DebugReport report(String service, String from, String to) {
-    ProxierSnapshot snapshot = new ProxierSnapshot("iptables", false, true, EndpointCategorizer.TopologyGates.DEFAULT,
+    return report("iptables", service, from, to);
+  }
+
+  DebugReport report(String mode, String service, String from, String to) {
+    ProxierSnapshot snapshot = new ProxierSnapshot(mode, false, true, EndpointCategorizer.TopologyGates.DEFAULT,
         List.of(new FamilySnapshot(Model.settings(), state(), syncs, programmed)), invalid);
     return ReportBuilder.build(snapshot, ServiceQuery.parse(service, from, to));
   }
@@ -121,6 +125,30 @@ class ReportBuilderTest {
     assertEquals(32000, p.healthCheckNodePort());
     assertEquals(List.of("cluster", "local"), endpoint(p, "10.244.1.5:8080").sets());
     assertEquals(List.of("cluster"), endpoint(p, "10.244.2.5:8080").sets());
+  }
+
+  /** The plan line names the mode's own objects: chains in iptables, virtual servers in ipvs. */
+  @Test
+  void planWordsFitTheMode() {
+    add(service("shop", 30).nodePort(30080).etpLocal().build(), ready("10.244.1.5", true), ready("10.244.2.5", false));
+    String iptables = TextReport.of(report("ns/shop", null, null));
+    assertTrue(iptables.contains("plan:            hasEndpoints hasInternalEndpoints hasExternalEndpoints"
+        + " usesClusterPolicyChain usesLocalPolicyChain usesExternalChain\n"), iptables);
+    String ipvs = TextReport.of(report("ipvs", "ns/shop", null, null));
+    assertTrue(ipvs.contains("plan:            hasEndpoints hasInternalEndpoints hasExternalEndpoints"
+        + " clusterRealServers localRealServers externalVirtualServers\n"), ipvs);
+    assertTrue(!ipvs.contains("Chain"), ipvs);
+  }
+
+  @Test
+  void ipvsLocalPolicyWithoutLocalEndpointsForwardsToTheClusterEndpoints() {
+    add(service("shop", 30).etpLocal().build(), ready("10.244.2.5", false));
+    Port p = report("ipvs", "ns/shop", null, null).ports().get(0);
+    Map<String, Boolean> plan = new HashMap<>();
+    p.policy().forEach(x -> plan.put(x.name(), x.value()));
+    assertEquals(true, plan.get("clusterRealServers"));
+    assertEquals(false, plan.get("localRealServers"));
+    assertEquals(false, plan.get("externalVirtualServers"));
   }
 
   @Test

@@ -243,12 +243,9 @@ public final class IpvsRulesetGenerator {
    * external traffic would get answers from the pod's address and be dropped).
    */
   private static void add(Build b, ServicePortPlan plan, VirtualServer vs, boolean onlyNodeLocal) {
-    List<Endpoint> endpoints;
-    if (onlyNodeLocal && !plan.localEndpoints().isEmpty()) {
-      endpoints = plan.localEndpoints();
-    } else {
-      endpoints = plan.clusterEndpoints();
-      if (onlyNodeLocal && plan.hasEndpoints()) {
+    List<Endpoint> endpoints = plan.realServers(onlyNodeLocal);
+    if (onlyNodeLocal && plan.localEndpoints().isEmpty()) {
+      if (plan.hasEndpoints()) {
         if (plan.service().internalPolicyLocal()) {
           b.noLocalInternal.add(plan.service().name().service().toString());
         }

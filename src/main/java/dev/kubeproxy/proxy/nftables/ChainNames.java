@@ -8,7 +8,8 @@ import java.security.NoSuchAlgorithmException;
 import java.util.Locale;
 
 /**
- * Upstream's names of the per-service objects (nftables.md §4): a readable base prefixed by a short
+ * Upstream's names of the per-service objects (pkg/proxy/nftables/proxier.go
+ * servicePortChainNameBase, hashAndTruncate): a readable base prefixed by a short
  * hash, e.g. "service-ULMVA6XW-ns1/svc1/tcp/p80".
  */
 public final class ChainNames {

@@ -35,12 +35,16 @@ final class Committer {
 
   /** Sends transactions over this netlink socket when they can go that way (null: never). */
   void useNetlink(NetlinkPath netlink) {
+    boolean wasNetlink = this.netlink != null;
     this.netlink = netlink;
     this.generations = netlink == null ? null : sharedGenerations;
     this.reader = netlink != null ? netlink : nft instanceof TableReader r ? r : null;
-    if (netlink != null) {
+    // logged when the way changes, not on every call (a benchmark or test switches back and forth)
+    if (netlink != null && !wasNetlink) {
       Log.info("nftables: transactions go to nf_tables over netlink (nft for what the encoder does not write)",
           "family", family);
+    } else if (netlink == null && wasNetlink) {
+      Log.info("nftables: transactions go through nft", "family", family);
     }
   }
 

@@ -7,7 +7,8 @@ import dev.kubeproxy.proxy.nftables.Match.Field;
 
 /**
  * The part of the table that does not depend on individual services: base chains with their
- * hooks and priorities, the dispatch chains and the shared sets and maps (nftables.md §2, §3),
+ * hooks and priorities, the dispatch chains and the shared sets and maps (pkg/proxy/nftables/proxier.go
+ * setupNFTables, nftablesBaseChains, nftablesJumpChains),
  * plus the hairpin set of this implementation's layout. Written on every full sync.
  */
 public final class FixedRuleset {
@@ -17,7 +18,7 @@ public final class FixedRuleset {
   static final int FILTER = 0;
 
   /**
-   * The base chains in table order (nftables.md §2), with the layout of upstream v1.34
+   * The base chains in table order, with the layout of upstream v1.34
    * (pkg/proxy/nftables/proxier.go, nftablesBaseChains; kubernetes#132456): only the
    * LoadBalancerSourceRanges check still runs before DNAT ("-pre-dnat", dstnat - 10); the
    * no-endpoint drop/reject and the ClusterIP checks run at filter priority 0, after DNAT, so that

@@ -8,7 +8,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The start-up checks of nftables mode (nftables.md §1, §8): the nft binary is there and at least
+ * The start-up checks of nftables mode (pkg/proxy/nftables/proxier.go getNFTablesInterface, and
+ * knftables.New for the nft version): the nft binary is there and at least
  * 1.0.1, the kernel is at least 5.13 (unless KUBE_PROXY_NFTABLES_SKIP_KERNEL_VERSION_CHECK is non-empty),
  * and the kernel accepts a transaction that uses every feature the ruleset needs ("nft --check",
  * which validates in the kernel without committing).

@@ -10,7 +10,8 @@ import java.util.Set;
 import java.util.function.Supplier;
 
 /**
- * Which local addresses accept NodePort traffic (service-model.md §10): every address when the
+ * Which local addresses accept NodePort traffic (pkg/proxy/util/nodeport_addresses.go
+ * NewNodePortAddresses, MatchAll and GetNodeIPs): every address when the
  * configured CIDRs are empty or contain a /0, otherwise the node's interface addresses inside the
  * CIDRs, loopback excluded (localhost NodePorts are not supported in nftables mode).
  */

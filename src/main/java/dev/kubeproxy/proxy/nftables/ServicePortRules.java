@@ -14,10 +14,11 @@ import dev.kubeproxy.proxy.nftables.Match.Field;
 
 /**
  * Everything one service port puts into the kube-proxy table: its chains with their rules, its
- * affinity sets, and its elements in the shared sets and maps (nftables.md §5, with the leaner
- * endpoint layout described in the package README). The endpoint-ranges elements, most of a
- * large table, are kept as typed blocks (a map, an offset, the endpoints) and made into elements
- * when asked for.
+ * affinity sets, and its elements in the shared sets and maps (pkg/proxy/nftables/proxier.go
+ * syncProxyRules, its loop over the service ports; with this implementation's leaner endpoint
+ * layout, described in this package's package-info). The endpoint-ranges elements, most of a large
+ * table, are kept as typed blocks (a map, an offset, the endpoints) and made into elements when
+ * asked for.
  *
  * @param chains          chain name to its rules, in creation order
  * @param affinitySets    ClientIP affinity sets (one per endpoint, only with session affinity)
