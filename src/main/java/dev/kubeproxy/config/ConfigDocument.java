@@ -9,7 +9,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.io.StringReader;
@@ -80,61 +79,10 @@ final class ConfigDocument {
 
   /**
    * This reading's positions and strict errors over the values another reader took from the same
-   * bytes ({@code read}: vertx-config-yaml's document). Its maps, lists and scalars are used where
-   * they agree with this reading; a scalar that SnakeYAML's YAML 1.1 constructor builds otherwise than
-   * go-yaml (a date becomes a timestamp, {@code 1:30} the sexagesimal 90, {@code .inf} a double) keeps
-   * this reading's value, as does a value {@code read} lacks.
+   * bytes ({@code read}: vertx-config-yaml's document), merged by {@link ConfigValueOverlay}.
    */
   ConfigDocument withValues(JsonObject read) {
-    return new ConfigDocument(source, json, overlay(read, root), duplicates, positions);
-  }
-
-  private static JsonNode overlay(Object read, JsonNode own) {
-    Object r = read instanceof JsonObject o ? o.getMap() : read instanceof JsonArray a ? a.getList() : read;
-    JsonNodeFactory f = JsonNodeFactory.instance;
-    if (own.isObject() && r instanceof Map<?, ?> m) {
-      ObjectNode obj = f.objectNode();
-      own.properties().forEach(e -> obj.set(e.getKey(), overlay(m.get(e.getKey()), e.getValue())));
-      return obj;
-    }
-    if (own.isArray() && r instanceof List<?> l && l.size() == own.size()) {
-      ArrayNode arr = f.arrayNode();
-      for (int i = 0; i < l.size(); i++) {
-        arr.add(overlay(l.get(i), own.get(i)));
-      }
-      return arr;
-    }
-    JsonNode scalar = scalar(r);
-    return scalar != null && sameScalar(scalar, own) ? scalar : own;
-  }
-
-  /** A scalar of vertx-config-yaml's document as a tree node; null for what JSON has no scalar for (a timestamp). */
-  private static JsonNode scalar(Object v) {
-    JsonNodeFactory f = JsonNodeFactory.instance;
-    if (v == null) {
-      return f.nullNode();
-    }
-    if (v instanceof String s) {
-      return f.textNode(s);
-    }
-    if (v instanceof Boolean b) {
-      return f.booleanNode(b);
-    }
-    if (v instanceof Integer || v instanceof Long || v instanceof BigInteger) {
-      return integerNode(new BigInteger(v.toString()));
-    }
-    if (v instanceof Double || v instanceof Float) {
-      double d = ((Number) v).doubleValue();
-      return Double.isFinite(d) ? f.numberNode(BigDecimal.valueOf(d)) : null;
-    }
-    return null;
-  }
-
-  private static boolean sameScalar(JsonNode a, JsonNode b) {
-    if (a.isNumber() && b.isNumber()) {
-      return a.isIntegralNumber() == b.isIntegralNumber() && a.decimalValue().compareTo(b.decimalValue()) == 0;
-    }
-    return a.getNodeType() == b.getNodeType() && a.equals(b);
+    return new ConfigDocument(source, json, ConfigValueOverlay.overlay(read, root), duplicates, positions);
   }
 
   /**
@@ -476,7 +424,7 @@ final class ConfigDocument {
   }
 
   /** The smallest integer node for the value, so that binding sees an int, a long or a big integer. */
-  private static JsonNode integerNode(BigInteger i) {
+  static JsonNode integerNode(BigInteger i) {
     JsonNodeFactory f = JsonNodeFactory.instance;
     if (i.bitLength() < 32) {
       return f.numberNode(i.intValue());

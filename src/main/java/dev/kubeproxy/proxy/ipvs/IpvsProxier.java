@@ -9,7 +9,6 @@ import dev.kubeproxy.proxy.ProxierSettings;
 import dev.kubeproxy.proxy.ProxyBackend;
 import dev.kubeproxy.proxy.ProxyState;
 import dev.kubeproxy.proxy.SyncResult;
-import dev.kubeproxy.proxy.iptables.IptablesBackend;
 import dev.kubeproxy.proxy.iptables.IptablesTool;
 import dev.kubeproxy.proxy.iptables.Sysctls;
 import java.io.IOException;
@@ -378,13 +377,9 @@ public final class IpvsProxier implements ProxyBackend {
     for (IpvsRulesetGenerator.Jump jump : IpvsRulesetGenerator.JUMPS) {
       String line = "-A " + jump.from() + " -m comment --comment \"" + jump.comment() + "\" -j " + jump.to();
       if (!tables.getOrDefault(jump.table(), "").contains(line + "\n")) {
-        t.ensureRuleAtTop(jump.table(), jump.from(), jumpArgs(jump));
+        t.ensureRuleAtTop(jump.table(), jump.from(), jump.args());
       }
     }
-  }
-
-  private static List<String> jumpArgs(IpvsRulesetGenerator.Jump jump) {
-    return List.of("-m", "comment", "--comment", jump.comment(), "-j", jump.to());
   }
 
   private IpvsRulesetOptions options(ProxyState state) throws IOException {
@@ -465,79 +460,9 @@ public final class IpvsProxier implements ProxyBackend {
     return n;
   }
 
-  /**
-   * upstream cleanupLeftovers for this family: its virtual servers, its ipvs chains and jumps, its
-   * ipsets (after the rules that use them), and kube-ipvs0. Each part is skipped where its tool or
-   * kernel support is missing.
-   */
+  /** upstream cleanupLeftovers for this family ({@link IpvsCleanup}). */
   @Override
   public synchronized void cleanup() throws SyncException {
-    List<String> failures = new ArrayList<>();
-    try {
-      Ipvs kernel = ipvs();
-      for (VirtualServer vs : kernel.virtualServers()) {
-        if (IpAddresses.familyOf(vs.address()) == settings.family()) {
-          kernel.deleteVirtualServer(vs);
-        }
-      }
-    } catch (IOException e) {
-      Log.v(2).info("No IPVS to clean up", "err", e.getMessage());
-    }
-    try {
-      dummy.delete();
-    } catch (IOException e) {
-      failures.add(e.getMessage());
-    }
-    for (IptablesBackend backend : IptablesBackend.values()) {
-      IptablesTool t = new IptablesTool(context.commands(), settings.family(), backend);
-      if (!t.available()) {
-        continue;
-      }
-      try {
-        cleanupIptables(t);
-      } catch (IOException e) {
-        failures.add(e.getMessage());
-      }
-    }
-    try {
-      ipset.version();
-      Set<String> existing = ipset.entries("KUBE-").keySet();
-      List<String> destroy = new ArrayList<>();
-      for (IpSet set : IpSets.all(settings.family())) {
-        if (existing.contains(set.name())) {
-          destroy.add(set.name());
-        }
-      }
-      ipset.destroyAll(destroy);
-    } catch (IOException e) {
-      Log.v(2).info("No ipsets to clean up", "err", e.getMessage());
-    }
-    if (!failures.isEmpty()) {
-      throw new SyncException("ipvs cleanup: " + String.join("; ", failures));
-    }
-  }
-
-  /** upstream cleanupIptablesLeftovers: the jumps, then flush every chain, then delete them. */
-  private static void cleanupIptables(IptablesTool t) throws IOException {
-    Map<String, String> tables = IptablesTool.tablesOf(t.save(null));
-    Set<String> nat = IptablesTool.chainsOf(tables.getOrDefault("nat", ""));
-    Set<String> filter = IptablesTool.chainsOf(tables.getOrDefault("filter", ""));
-    for (IpvsRulesetGenerator.Jump jump : IpvsRulesetGenerator.JUMPS) {
-      if ((jump.table().equals("nat") ? nat : filter).contains(jump.to())) {
-        t.deleteRule(jump.table(), jump.from(), jumpArgs(jump));
-      }
-    }
-    for (int pass = 0; pass < 2; pass++) { // flush all first: that removes the jumps between them
-      for (String chain : IpvsRulesetGenerator.NAT_CHAINS) {
-        if (nat.contains(chain)) {
-          t.run(List.of(pass == 0 ? "-F" : "-X", chain, "-t", "nat"));
-        }
-      }
-      for (String chain : IpvsRulesetGenerator.FILTER_CHAINS) {
-        if (filter.contains(chain)) {
-          t.run(List.of(pass == 0 ? "-F" : "-X", chain, "-t", "filter"));
-        }
-      }
-    }
+    IpvsCleanup.cleanup(settings.family(), this::ipvs, dummy, ipset, context.commands());
   }
 }

@@ -43,7 +43,12 @@ public final class IpvsRulesetGenerator {
       KUBE_SOURCE_RANGES_FIREWALL, KUBE_IPVS_FILTER, KUBE_IPVS_OUT_FILTER);
 
   /** upstream iptablesJumpChain: the jumps from the built-in chains into ipvs mode's chains. */
-  public record Jump(String table, String from, String to, String comment) {}
+  public record Jump(String table, String from, String to, String comment) {
+    /** The rule's arguments after the chain: {@code -m comment --comment ... -j to}. */
+    List<String> args() {
+      return List.of("-m", "comment", "--comment", comment, "-j", to);
+    }
+  }
 
   public static final List<Jump> JUMPS = List.of(
       new Jump("nat", "OUTPUT", KUBE_SERVICES, "kubernetes service portals"),
