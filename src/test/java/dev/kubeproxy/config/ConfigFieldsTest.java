@@ -105,10 +105,7 @@ class ConfigFieldsTest {
   private static KubeProxyConfiguration throughTheSchema(String path, Object value) {
     ObjectNode doc = ConfigSchema.tree(ConfigDefaults.defaulted());
     String[] names = path.split("\\.");
-    ObjectNode parent = doc;
-    for (int i = 0; i < names.length - 1; i++) {
-      parent = (ObjectNode) parent.get(names[i]);
-    }
+    ObjectNode parent = (ObjectNode) walk(doc, names, names.length - 1);
     Object wire = value instanceof Duration d ? GoDuration.format(d)
         : value instanceof Float f ? GoValues.float32Number(f) : value;
     if (value instanceof Map<?, ?> m) {
@@ -123,12 +120,19 @@ class ConfigFieldsTest {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  /** The node at the first {@code depth} names of a dotted path (a missing node where there is none). */
+  private static JsonNode walk(JsonNode tree, String[] names, int depth) {
+    JsonNode n = tree;
+    for (int i = 0; i < depth; i++) {
+      n = n.path(names[i]);
+    }
+    return n;
+  }
+
   /** The default text as it was read from the schema's JSON tree. */
   private static String jacksonText(JsonNode tree, String path) {
-    JsonNode n = tree;
-    for (String name : path.split("\\.")) {
-      n = n.path(name);
-    }
+    String[] names = path.split("\\.");
+    JsonNode n = walk(tree, names, names.length);
     if (n.isMissingNode() || n.isNull()) {
       Class<?> type = ConfigSchema.fieldClass(path);
       return type == boolean.class ? "false" : List.class.isAssignableFrom(type) ? "[]" : "";

@@ -194,7 +194,7 @@ class PathTracerTest {
   @ParameterizedTest
   @ValueSource(strings = {"iptables", "nftables"})
   void externalIpAndLocalhostNodePorts(String mode) {
-    ServicePort svc = service("ext", 70).externalIP("192.0.2.70").nodePort(30070).build();
+    ServicePort svc = service("ext", 70).externalIPs("192.0.2.70").nodePort(30070).build();
     PacketPath ext = trace(mode, svc, THREE, OUTSIDE, "192.0.2.70", 80);
     assertEquals("external IP", ext.entry());
     assertTrue(ext.endpoints().stream().allMatch(Choice::masquerade));

@@ -62,42 +62,23 @@ public final class ModelFixtures {
       return this;
     }
 
-    /** Adds an external IP. */
-    public Svc externalIP(String ip) {
-      externalIPs.add(ip);
-      return this;
-    }
-
-    /** Sets the external IPs. */
+    /** Adds external IPs. */
     public Svc externalIPs(String... ips) {
-      externalIPs.clear();
-      externalIPs.addAll(List.of(ips));
-      return this;
+      return add(externalIPs, ips);
     }
 
-    /** Adds a load-balancer ingress IP. */
-    public Svc lb(String ip) {
-      lbVIPs.add(ip);
-      return this;
-    }
-
-    /** Sets the load-balancer ingress IPs. */
+    /** Adds load-balancer ingress IPs. */
     public Svc loadBalancer(String... ips) {
-      lbVIPs.clear();
-      lbVIPs.addAll(List.of(ips));
-      return this;
+      return add(lbVIPs, ips);
     }
 
-    /** Adds a loadBalancerSourceRanges entry. */
-    public Svc sourceRange(String cidr) {
-      sourceRanges.add(cidr);
-      return this;
-    }
-
-    /** Sets loadBalancerSourceRanges. */
+    /** Adds loadBalancerSourceRanges entries. */
     public Svc sourceRanges(String... cidrs) {
-      sourceRanges.clear();
-      sourceRanges.addAll(List.of(cidrs));
+      return add(sourceRanges, cidrs);
+    }
+
+    private Svc add(List<String> list, String... values) {
+      list.addAll(List.of(values));
       return this;
     }
 

@@ -70,7 +70,7 @@ class IptablesKernelTest {
 
   private static ModelFixtures.StateBuilder twoServices(String secondWebEndpoint) {
     return state()
-        .add(svc(WEB, "10.96.12.34", 80).nodePort(30080).lb("203.0.113.10").sourceRange("198.51.100.0/24"),
+        .add(svc(WEB, "10.96.12.34", 80).nodePort(30080).loadBalancer("203.0.113.10").sourceRanges("198.51.100.0/24"),
             ready("10.244.1.5", 8080, true), ready(secondWebEndpoint, 8080, false))
         .add(svc(DNS, "10.96.0.10", 53), ready("10.244.2.9", 53, false));
   }
@@ -246,7 +246,7 @@ class IptablesKernelTest {
     ServicePortName local = spn(namespace, "l" + "o".repeat(61) + "c", "q".repeat(15), "UDP");
     proxier.sync(state()
         .add(svc(longest, v4 ? "10.96.8.8" : "fd00:10:96::88", 80).nodePort(30888)
-                .lb(v4 ? "203.0.113.8" : "2001:db8::8").sourceRange(v4 ? "198.51.100.0/24" : "2001:db8:1::/64"),
+                .loadBalancer(v4 ? "203.0.113.8" : "2001:db8::8").sourceRanges(v4 ? "198.51.100.0/24" : "2001:db8:1::/64"),
             ready(v4 ? "10.244.1.8" : "fd00:10:244::8", 8080, true), ready(v4 ? "10.244.2.8" : "fd00:10:244::9", 8080, false))
         .add(svc(local, v4 ? "10.96.8.9" : "fd00:10:96::89", 53).nodePort(30889).etpLocal(30890),
             ready(v4 ? "10.244.1.9" : "fd00:10:244::a", 53, false))

@@ -23,7 +23,7 @@ class LineOwnersTest {
     ServicePortName dns = spn("kube-system", "dns", "dns", "UDP");
     ServicePortName empty = spn("demo", "empty", "", "TCP");
     ProxyState state = state()
-        .add(svc(web, "10.96.12.34", 80).nodePort(30080).lb("203.0.113.10").sourceRange("198.51.100.0/24"),
+        .add(svc(web, "10.96.12.34", 80).nodePort(30080).loadBalancer("203.0.113.10").sourceRanges("198.51.100.0/24"),
             ready("10.244.1.5", 8080, true), ready("10.244.2.7", 8080, false))
         .add(svc(dns, "10.96.0.10", 53), ready("10.244.2.9", 53, false))
         .add(svc(empty, "10.96.0.11", 80))

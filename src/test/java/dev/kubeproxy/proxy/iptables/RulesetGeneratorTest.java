@@ -181,7 +181,7 @@ COMMIT
   }
 
   static String scenarioExternalIPs() {
-    return generate(V4, state().add(svc(WEB, "10.96.12.34", 80).externalIP("192.0.2.50").externalIP("192.0.2.51"),
+    return generate(V4, state().add(svc(WEB, "10.96.12.34", 80).externalIPs("192.0.2.50").externalIPs("192.0.2.51"),
         ready("10.244.2.7", 8080, false)));
   }
 
@@ -228,8 +228,8 @@ COMMIT
 
   static String scenarioLoadBalancerSourceRanges() {
     // Source range containing the node IP: the LB IP itself is allowed as a source too.
-    return generate(V4, state().add(svc(WEB, "10.96.12.34", 80).nodePort(30080).lb("203.0.113.10")
-            .sourceRange("198.51.100.0/24").sourceRange("192.168.200.0/24"),
+    return generate(V4, state().add(svc(WEB, "10.96.12.34", 80).nodePort(30080).loadBalancer("203.0.113.10")
+            .sourceRanges("198.51.100.0/24").sourceRanges("192.168.200.0/24"),
         ready("10.244.1.5", 8080, true), ready("10.244.2.7", 8080, false)));
   }
 
@@ -286,8 +286,8 @@ COMMIT
 
   static String scenarioExternalPolicyLocal() {
     // iptables.md §12.3: LoadBalancer, ETP Local, source range, external IP, health check node port.
-    return generate(V4, state().add(svc(WEB, "10.96.12.34", 80).nodePort(30080).externalIP("192.0.2.50")
-            .lb("203.0.113.10").sourceRange("198.51.100.0/24").etpLocal(32000),
+    return generate(V4, state().add(svc(WEB, "10.96.12.34", 80).nodePort(30080).externalIPs("192.0.2.50")
+            .loadBalancer("203.0.113.10").sourceRanges("198.51.100.0/24").etpLocal(32000),
         ready("10.244.1.5", 8080, true), ready("10.244.2.7", 8080, false)));
   }
 
@@ -347,8 +347,8 @@ COMMIT
   }
 
   static String scenarioExternalPolicyLocalWithoutLocalEndpoints() {
-    return generate(V4, state().add(svc(WEB, "10.96.12.34", 80).nodePort(30080).externalIP("192.0.2.50")
-            .lb("203.0.113.10").etpLocal(32000),
+    return generate(V4, state().add(svc(WEB, "10.96.12.34", 80).nodePort(30080).externalIPs("192.0.2.50")
+            .loadBalancer("203.0.113.10").etpLocal(32000),
         ready("10.244.2.7", 8080, false)));
   }
 
@@ -491,8 +491,8 @@ COMMIT
 
   static String scenarioNoEndpoints() {
     return generate(V4, state()
-        .add(svc(WEB, "10.96.12.34", 80).nodePort(30080).externalIP("192.0.2.50").lb("203.0.113.10")
-            .sourceRange("198.51.100.0/24"))
+        .add(svc(WEB, "10.96.12.34", 80).nodePort(30080).externalIPs("192.0.2.50").loadBalancer("203.0.113.10")
+            .sourceRanges("198.51.100.0/24"))
         .add(svc(DNS, "10.96.0.10", 53), new Endpoint("10.244.2.9", 53, false, false, false, false, null)));
   }
 
@@ -936,8 +936,8 @@ COMMIT
 
   static String scenarioIPv6() {
     RulesetOptions v6 = options(IpFamily.IPv6, clusterCidr("fd00:10:244::/64"));
-    return generate(v6, state().add(svc(WEB, "fd00:10:96::1234", 80).nodePort(30080).lb("2001:db8::10")
-            .sourceRange("2001:db8:1::/48"),
+    return generate(v6, state().add(svc(WEB, "fd00:10:96::1234", 80).nodePort(30080).loadBalancer("2001:db8::10")
+            .sourceRanges("2001:db8:1::/48"),
         ready("fd00:10:244::5", 8080, true), ready("fd00:10:244:0:1::7", 8080, false)));
   }
 

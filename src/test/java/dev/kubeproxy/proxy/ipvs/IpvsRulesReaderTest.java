@@ -30,7 +30,7 @@ class IpvsRulesReaderTest {
 
   static ProxyState twoServices() {
     return state()
-        .add(svc(SHOP, "10.96.0.30", 80).nodePort(30080).lb("192.168.200.100").sourceRange("192.168.200.0/24")
+        .add(svc(SHOP, "10.96.0.30", 80).nodePort(30080).loadBalancer("192.168.200.100").sourceRanges("192.168.200.0/24")
             .etpLocal(32000), LOCAL, REMOTE)
         .add(svc(WEB, "10.96.0.10", 80).nodePort(30081), ready("10.244.1.9", 8080, true))
         .build();

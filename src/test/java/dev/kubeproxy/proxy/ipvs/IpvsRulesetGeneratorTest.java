@@ -90,8 +90,8 @@ COMMIT
   @Test
   void loadBalancerNodePortAndExternalIPWithLocalPolicy() {
     IpvsRuleset r = generator.generate(withDetector(options(), new LocalTrafficDetector("ClusterCIDR", "10.244.0.0/16")),
-        state().add(svc(spn("demo", "lb", "http", "TCP"), "10.96.0.20", 80).nodePort(30080).lb("203.0.113.7")
-            .sourceRange("198.51.100.0/24").externalIP("192.0.2.50").etpLocal(31000),
+        state().add(svc(spn("demo", "lb", "http", "TCP"), "10.96.0.20", 80).nodePort(30080).loadBalancer("203.0.113.7")
+            .sourceRanges("198.51.100.0/24").externalIPs("192.0.2.50").etpLocal(31000),
         ready("10.244.1.5", 8080, true), ready("10.244.2.7", 8080, false)).build());
     assertEquals("""
 # IPVS virtual servers
@@ -258,7 +258,7 @@ COMMIT
     IpvsRulesetOptions o = new IpvsRulesetOptions(IpFamily.IPv6, "rr", true, "0x00004000", LocalTrafficDetector.noop(),
         false, "fd00::2", List.of("fd00::2"), Set.of("fd00::2", "2001:db8::7"));
     IpvsRuleset r = generator.generate(o, state().add(svc(spn("demo", "web6", "http", "TCP"), "fd00:96::10", 80)
-        .lb("2001:db8::7").sourceRange("fd00::/64").externalIP("2001:db8::50"),
+        .loadBalancer("2001:db8::7").sourceRanges("fd00::/64").externalIPs("2001:db8::50"),
         ready("fd00:244::5", 8080, true)).build());
     assertEquals("""
 # IPVS virtual servers

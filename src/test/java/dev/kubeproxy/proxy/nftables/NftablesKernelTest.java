@@ -315,18 +315,7 @@ class NftablesKernelTest {
   /** A table written by the earlier layout (one endpoint map per protocol) is taken over at start. */
   @Test
   void theEarlierLayoutsEndpointMapGoesAtStart() throws Exception {
-    String old = String.join("\n",
-        "add table ip kube-proxy",
-        "add map ip kube-proxy endpoint-targets-tcp { typeof numgen random mod 1 : ip daddr . tcp dport ; }",
-        "add chain ip kube-proxy " + ChainNames.serviceChain(web),
-        "add rule ip kube-proxy " + ChainNames.serviceChain(web)
-            + " meta l4proto tcp dnat ip addr . port to numgen random mod 2 offset 0 map @endpoint-targets-tcp",
-        "add element ip kube-proxy endpoint-targets-tcp { 0 : 10.244.9.1 . 80 , 1 : 10.244.9.2 . 80 }", "");
-    CommandRunner.Result r = inNs.run(List.of("nft", "-f", "-"), old);
-    assertTrue(r.ok(), r.stderr());
-    NftablesProxier p = proxier(settings(IpFamily.IPv4));
-    assertTrue(p.sync(example().state()).full());
-    String table = list("table ip kube-proxy");
+    String table = firstSyncOverTheEarlierLayout("endpoint-targets-tcp");
     assertFalse(table.contains("map endpoint-targets-tcp {"), table);
     assertFalse(table.contains("10.244.9.1"), table);
     assertTrue(table.contains("map @endpoint-ranges-tcp-0"), table);
@@ -335,19 +324,27 @@ class NftablesKernelTest {
   /** Shards of the earlier layout (no key ranges) under the earlier name do not stop the first sync. */
   @Test
   void theEarlierShardsDoNotStopTheFirstSync() throws Exception {
+    String table = firstSyncOverTheEarlierLayout("endpoint-targets-tcp-0");
+    assertFalse(table.contains("map @endpoint-targets-tcp-0"), table);
+    assertTrue(table.contains("map @endpoint-ranges-tcp-0"), table);
+  }
+
+  /**
+   * Writes a table of the earlier layout, with its endpoint map under this name, then runs a first
+   * (full) sync over it; returns the table as it lists afterwards.
+   */
+  private String firstSyncOverTheEarlierLayout(String endpointMap) throws Exception {
     String old = String.join("\n",
         "add table ip kube-proxy",
-        "add map ip kube-proxy endpoint-targets-tcp-0 { typeof numgen random mod 1 : ip daddr . tcp dport ; }",
+        "add map ip kube-proxy " + endpointMap + " { typeof numgen random mod 1 : ip daddr . tcp dport ; }",
         "add chain ip kube-proxy " + ChainNames.serviceChain(web),
         "add rule ip kube-proxy " + ChainNames.serviceChain(web)
-            + " meta l4proto tcp dnat ip addr . port to numgen random mod 2 offset 0 map @endpoint-targets-tcp-0",
-        "add element ip kube-proxy endpoint-targets-tcp-0 { 0 : 10.244.9.1 . 80 , 1 : 10.244.9.2 . 80 }", "");
+            + " meta l4proto tcp dnat ip addr . port to numgen random mod 2 offset 0 map @" + endpointMap,
+        "add element ip kube-proxy " + endpointMap + " { 0 : 10.244.9.1 . 80 , 1 : 10.244.9.2 . 80 }", "");
     CommandRunner.Result r = inNs.run(List.of("nft", "-f", "-"), old);
     assertTrue(r.ok(), r.stderr());
     NftablesProxier p = proxier(settings(IpFamily.IPv4));
     assertTrue(p.sync(example().state()).full());
-    String table = list("table ip kube-proxy");
-    assertFalse(table.contains("map @endpoint-targets-tcp-0"), table);
-    assertTrue(table.contains("map @endpoint-ranges-tcp-0"), table);
+    return list("table ip kube-proxy");
   }
 }
