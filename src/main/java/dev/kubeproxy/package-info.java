@@ -1,8 +1,9 @@
 /**
  * The agent's entry points and wiring: {@link dev.kubeproxy.Main} (java -jar) and
  * {@link dev.kubeproxy.AgentVerticle} (also vertx run) deploy the verticles in upstream's start order
- * (cmd/kube-proxy/app/server.go Run, ProxyServer.Run), build the one
- * {@link dev.kubeproxy.AgentContext} (metrics, gates, clock, command runner) and pass it down; the
+ * (cmd/kube-proxy/app/server.go Run, ProxyServer.Run): the --config file's ConfigVerticle first, then
+ * Complete and Validate over it, then the rest; they build the one {@link dev.kubeproxy.AgentContext}
+ * (metrics, gates, clock, command runner, the iptables backend choice) and pass it down; the
  * event-bus addresses and codecs the verticles talk over.
  *
  * <p>A Service's path from the cluster to the kernel: ClusterWatchVerticle (informer or manifests)

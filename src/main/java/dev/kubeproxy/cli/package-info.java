@@ -10,17 +10,20 @@
  *       dev.kubeproxy.cli.ParsedFlags}), --help and --version ({@link dev.kubeproxy.cli.HelpPrinter},
  *       {@link dev.kubeproxy.cli.Version}), and {@code vertx run}'s JSON form of them ({@link
  *       dev.kubeproxy.cli.JsonArgs});</li>
- *   <li>Complete ({@link dev.kubeproxy.cli.KubeProxyOptions}): flags, the --config file and platform
- *       defaults merged with upstream's precedence;</li>
+ *   <li>Complete ({@link dev.kubeproxy.cli.KubeProxyOptions}): flags, the --config file (as the
+ *       agent's {@code ConfigVerticle} read it) and platform defaults merged with upstream's
+ *       precedence;</li>
  *   <li>the start-up sequence ({@link dev.kubeproxy.cli.Startup}): the flags, --version and --help
- *       before any Vert.x instance exists, then Complete, logging, the flag dump, Validate,
- *       --write-config-to and the node name, ending in an exit status or the {@code AgentOptions} to
- *       run with. It never exits the process itself.</li>
+ *       before any Vert.x instance exists ({@code parse}); then, once the --config file is read,
+ *       Complete, logging, the flag dump, Validate, --write-config-to and the node name ({@code
+ *       prepare}), ending in an exit status or the {@code AgentOptions} to run with. It never exits
+ *       the process itself.</li>
  * </ul>
  *
  * <p>It may call {@code dev.kubeproxy.config} (schema, file loading, defaults, validation, gates),
- * {@code dev.kubeproxy.logging} and Vert.x (only to read the --config file through vertx-config), and
- * builds {@code dev.kubeproxy.AgentOptions}. Nothing in the running agent calls back into it; {@code
+ * {@code dev.kubeproxy.logging} and Vert.x (only for {@code kube-proxy explain}, which reads the
+ * --config file once through {@code ConfigFileLoader} outside the agent), and builds {@code
+ * dev.kubeproxy.AgentOptions}. Nothing in the running agent calls back into it; {@code
  * Main} and {@code AgentVerticle} call {@link dev.kubeproxy.cli.Startup#parse} and {@link
  * dev.kubeproxy.cli.Startup#prepare} once.
  */

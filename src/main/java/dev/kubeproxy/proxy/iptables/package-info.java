@@ -8,7 +8,8 @@
  *       with upstream's chain names ({@link dev.kubeproxy.proxy.iptables.ChainNames}), rule order and comments.</li>
  *   <li>{@link dev.kubeproxy.proxy.iptables.IptablesTool}: the iptables/ip6tables commands of one backend
  *       (legacy or nft) with the xtables-lock wait flags; {@link dev.kubeproxy.proxy.iptables.BackendSelector}
- *       picks the backend as iptables-wrapper does.</li>
+ *       picks the backend as iptables-wrapper does, once per agent (the agent's one selector is in its
+ *       {@code AgentContext}, shared with ipvs mode).</li>
  *   <li>{@link dev.kubeproxy.proxy.iptables.IptablesCleanup}: --cleanup for both families and backends.</li>
  *   <li>{@link dev.kubeproxy.proxy.iptables.RulesMonitor}: the check every syncPeriod that notices rules
  *       flushed or deleted by other programs (canaries, jump rules, top-level rule counts).</li>
@@ -20,7 +21,7 @@
  *
  * <p>Owns: one family's iptables state (the tool in use, the chains applied, the next sync's kind);
  * called only through {@link dev.kubeproxy.proxy.ProxyBackend} on the family proxier's worker. May call:
- * the proxy model's value types (ProxyState, ServicePortPlan, SyncResult), platform (commands, sysctls,
+ * {@code dev.kubeproxy.AgentContext} (what the agent shares), the proxy model's value types (ProxyState, ServicePortPlan, SyncResult), platform (commands, sysctls,
  * addresses), metrics, logging; nothing in nftables, cluster or health.
  */
 package dev.kubeproxy.proxy.iptables;

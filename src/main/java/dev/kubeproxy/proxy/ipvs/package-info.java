@@ -4,7 +4,9 @@
  * addresses, ipset entries, the iptables-restore input) and {@link dev.kubeproxy.proxy.ipvs.IpvsProxier}
  * brings the kernel to it: IPVS over generic netlink ({@link dev.kubeproxy.proxy.ipvs.NetlinkIpvs}),
  * the dummy interface, {@code ipset restore}, iptables-restore, and the graceful termination of
- * removed real servers ({@link dev.kubeproxy.proxy.ipvs.GracefulTermination}).
+ * removed real servers ({@link dev.kubeproxy.proxy.ipvs.GracefulTermination}). {@link
+ * dev.kubeproxy.proxy.ipvs.IpvsRulesReader} reads one port's programmed state back for
+ * /debug/services; {@link dev.kubeproxy.proxy.ipvs.IpvsCleanup} removes the mode's leftovers.
  *
  * <p>Owns: one family's IPVS state, run on the proxier's worker context like every backend. May
  * call: proxy (the model and the plan), proxy.iptables (the iptables tool and chain conventions it
