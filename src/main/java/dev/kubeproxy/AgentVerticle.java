@@ -81,7 +81,8 @@ public class AgentVerticle extends VerticleBase {
     ConfigVerticle configFile = new ConfigVerticle(command.configFile());
     return vertx.deployVerticle(configFile).transform(read -> {
       // 2. Complete (flags over the file), logging, Validate, --write-config-to, the node name
-      Startup.Outcome outcome = Startup.prepare(command, read.map(id -> configFile.loaded()));
+      Startup.Outcome outcome = Startup.prepare(command, read.succeeded()
+          ? Future.succeededFuture(configFile.loaded()) : Future.failedFuture(read.cause()));
       if (outcome instanceof Startup.Exit exit) {
         exit(exit.status());
         return Future.succeededFuture();

@@ -1,5 +1,6 @@
 package dev.kubeproxy.cli;
 
+import dev.kubeproxy.logging.GoQuote;
 import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine;
@@ -71,7 +72,7 @@ public final class FlagParser {
     if (!positional.isEmpty()) {
       List<String> quoted = new ArrayList<>();
       for (String p : positional) {
-        quoted.add(FlagValues.q(p));
+        quoted.add(GoQuote.quote(p));
       }
       throw new FlagParseException("\"kube-proxy\" does not take any arguments, got [" + String.join(" ", quoted) + "]");
     }
@@ -88,7 +89,7 @@ public final class FlagParser {
         try {
           value = FlagValues.convert(def, raw);
         } catch (IllegalArgumentException e) {
-          throw new FlagParseException("invalid argument " + FlagValues.q(raw) + " for " + FlagValues.q(def.display())
+          throw new FlagParseException("invalid argument " + GoQuote.quote(raw) + " for " + GoQuote.quote(def.display())
               + " flag: " + e.getMessage());
         }
         parsed.set(def, raw, value);
@@ -127,6 +128,6 @@ public final class FlagParser {
     if (name.startsWith("-") && name.length() > 1) {
       return "unknown shorthand flag: '" + name.charAt(1) + "' in " + arg;
     }
-    return "unknown command " + FlagValues.q(arg) + " for \"kube-proxy\"";
+    return "unknown command " + GoQuote.quote(arg) + " for \"kube-proxy\"";
   }
 }

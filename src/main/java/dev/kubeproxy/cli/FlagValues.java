@@ -2,6 +2,7 @@ package dev.kubeproxy.cli;
 
 import dev.kubeproxy.config.GoDuration;
 import dev.kubeproxy.config.IpUtil;
+import dev.kubeproxy.logging.GoQuote;
 import dev.kubeproxy.logging.VModule;
 import java.math.BigInteger;
 import java.util.ArrayList;
@@ -46,7 +47,7 @@ public final class FlagValues {
     return switch (s) {
       case "1", "t", "T", "TRUE", "true", "True" -> true;
       case "0", "f", "F", "FALSE", "false", "False" -> false;
-      default -> throw new IllegalArgumentException("strconv.ParseBool: parsing " + q(s) + ": invalid syntax");
+      default -> throw new IllegalArgumentException("strconv.ParseBool: parsing " + GoQuote.quote(s) + ": invalid syntax");
     };
   }
 
@@ -54,7 +55,7 @@ public final class FlagValues {
   public static int parseInt32(String s) {
     BigInteger v = parseGoInteger(s, "strconv.ParseInt");
     if (v.compareTo(BigInteger.valueOf(Integer.MIN_VALUE)) < 0 || v.compareTo(BigInteger.valueOf(Integer.MAX_VALUE)) > 0) {
-      throw new IllegalArgumentException("strconv.ParseInt: parsing " + q(s) + ": value out of range");
+      throw new IllegalArgumentException("strconv.ParseInt: parsing " + GoQuote.quote(s) + ": value out of range");
     }
     return v.intValue();
   }
@@ -91,14 +92,14 @@ public final class FlagValues {
       BigInteger v = new BigInteger(t, radix);
       return neg ? v.negate() : v;
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(fn + ": parsing " + q(s) + ": invalid syntax");
+      throw new IllegalArgumentException(fn + ": parsing " + GoQuote.quote(s) + ": invalid syntax");
     }
   }
 
   /** Go's strconv.ParseFloat(s, 32). */
   public static float parseFloat32(String s) {
     if (!GO_FLOAT.matcher(s).matches()) {
-      throw new IllegalArgumentException("strconv.ParseFloat: parsing " + q(s) + ": invalid syntax");
+      throw new IllegalArgumentException("strconv.ParseFloat: parsing " + GoQuote.quote(s) + ": invalid syntax");
     }
     String t = s.replace("_", "").toLowerCase();
     float f;
@@ -109,7 +110,7 @@ public final class FlagValues {
     } else {
       f = Float.parseFloat(t);
       if (Float.isInfinite(f)) {
-        throw new IllegalArgumentException("strconv.ParseFloat: parsing " + q(s) + ": value out of range");
+        throw new IllegalArgumentException("strconv.ParseFloat: parsing " + GoQuote.quote(s) + ": value out of range");
       }
     }
     return f;
@@ -123,21 +124,21 @@ public final class FlagValues {
       }
       long v = Long.parseLong(s);
       if (v > 0xFFFFFFFFL) {
-        throw new IllegalArgumentException("strconv.ParseUint: parsing " + q(s) + ": value out of range");
+        throw new IllegalArgumentException("strconv.ParseUint: parsing " + GoQuote.quote(s) + ": value out of range");
       }
       if (v > Integer.MAX_VALUE) {
         return Integer.MAX_VALUE;
       }
       return (int) v;
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("strconv.ParseUint: parsing " + q(s) + ": invalid syntax");
+      throw new IllegalArgumentException("strconv.ParseUint: parsing " + GoQuote.quote(s) + ": invalid syntax");
     }
   }
 
   /** cliflag's IP flag. */
   public static String ip(String s) {
     if (!IpUtil.isIp(s)) {
-      throw new IllegalArgumentException(q(s) + " is not a valid IP address");
+      throw new IllegalArgumentException(GoQuote.quote(s) + " is not a valid IP address");
     }
     return s;
   }
@@ -151,13 +152,13 @@ public final class FlagValues {
     try {
       hp = IpUtil.splitHostPort(s);
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(q(s) + " is not in a valid format (ip or ip:port): " + e.getMessage());
+      throw new IllegalArgumentException(GoQuote.quote(s) + " is not in a valid format (ip or ip:port): " + e.getMessage());
     }
     if (!IpUtil.isIp(hp.host())) {
-      throw new IllegalArgumentException(q(hp.host()) + " is not a valid IP address");
+      throw new IllegalArgumentException(GoQuote.quote(hp.host()) + " is not a valid IP address");
     }
     if (hp.port().isEmpty() || !hp.port().chars().allMatch(Character::isDigit)) {
-      throw new IllegalArgumentException(q(hp.port()) + " is not a valid number");
+      throw new IllegalArgumentException(GoQuote.quote(hp.port()) + " is not a valid number");
     }
     return s;
   }
@@ -209,17 +210,4 @@ public final class FlagValues {
     return s;
   }
 
-  static String q(String s) {
-    StringBuilder sb = new StringBuilder("\"");
-    for (char c : s.toCharArray()) {
-      switch (c) {
-        case '"' -> sb.append("\\\"");
-        case '\\' -> sb.append("\\\\");
-        case '\n' -> sb.append("\\n");
-        case '\t' -> sb.append("\\t");
-        default -> sb.append(c);
-      }
-    }
-    return sb.append('"').toString();
-  }
 }

@@ -4,6 +4,7 @@ import dev.kubeproxy.AgentOptions;
 import dev.kubeproxy.config.ConfigCodec;
 import dev.kubeproxy.config.ConfigValidation;
 import dev.kubeproxy.config.KubeProxyConfiguration;
+import dev.kubeproxy.logging.GoQuote;
 import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.logging.LogFormat;
 import dev.kubeproxy.logging.VModule;
@@ -84,8 +85,8 @@ public final class Startup {
 
   /**
    * Prepares the run over the --config file as the agent's {@code ConfigVerticle} read it ({@code
-   * file}: the decoded file, null without --config, or the read's failure). Never throws: every error
-   * is an {@link Exit} with status 1, logged here.
+   * file}, complete: the decoded file, null without --config, or the read's failure). Never throws:
+   * every error is an {@link Exit} with status 1, logged here.
    */
   public static Outcome prepare(Flags parsed, AsyncResult<ConfigCodec.Decoded> file) {
     ParsedFlags flags = parsed.flags();
@@ -112,7 +113,7 @@ public final class Startup {
     }
     configureLogging(config.logging);
     for (FlagDef def : sortedFlags()) {
-      Log.plain(1, "FLAG: --" + def.name() + "=" + quote(flags.displayValue(def)));
+      Log.plain(1, "FLAG: --" + def.name() + "=" + GoQuote.quote(flags.displayValue(def)));
     }
 
     List<String> errors = ConfigValidation.validate(config, options.gates());
@@ -203,7 +204,4 @@ public final class Startup {
     return all;
   }
 
-  private static String quote(String s) {
-    return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
-  }
 }

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kubeproxy.logging.GoQuote;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.io.StringReader;
@@ -331,7 +332,7 @@ final class ConfigDocument {
     private void put(ObjectNode obj, String name, String child, JsonNode v, Position valueAt) {
       if (obj.has(name)) {
         // go-yaml v2 strict: "line N: key "x" already set in map" (the line of the value)
-        duplicates.add("line " + valueAt.line() + ": key " + goQuote(name) + " already set in map");
+        duplicates.add("line " + valueAt.line() + ": key " + GoQuote.quote(name) + " already set in map");
       }
       obj.set(name, v);
     }
@@ -432,8 +433,4 @@ final class ConfigDocument {
     return i.bitLength() < 64 ? f.numberNode(i.longValue()) : f.numberNode(i);
   }
 
-  /** Go's %#v of a string key. */
-  private static String goQuote(String s) {
-    return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
-  }
 }

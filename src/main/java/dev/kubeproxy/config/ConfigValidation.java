@@ -1,5 +1,6 @@
 package dev.kubeproxy.config;
 
+import dev.kubeproxy.logging.GoQuote;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.time.Duration;
@@ -172,7 +173,7 @@ public final class ConfigValidation {
         }
       }
       case "NodeCIDR", "" -> { }
-      default -> errs.add(ROOT + ".DetectLocalMode: Unsupported value: " + quote(local) + ": supported values: "
+      default -> errs.add(ROOT + ".DetectLocalMode: Unsupported value: " + GoQuote.quote(local) + ": supported values: "
           + "\"ClusterCIDR\", \"NodeCIDR\", \"BridgeInterface\", \"InterfaceNamePrefix\", \"\"");
     }
 
@@ -191,7 +192,7 @@ public final class ConfigValidation {
     List<String> errs = new ArrayList<>();
     String format = l.format == null ? "" : l.format;
     if (!format.equals("text") && !format.equals("json")) {
-      errs.add("logging.format: Unsupported value: " + quote(format) + ": supported values: \"json\", \"text\"");
+      errs.add("logging.format: Unsupported value: " + GoQuote.quote(format) + ": supported values: \"json\", \"text\"");
     }
     if (l.vmodule != null && !l.vmodule.isEmpty() && format.equals("json")) {
       errs.add("logging.vmodule: Forbidden: Only supported for text log format");
@@ -286,7 +287,7 @@ public final class ConfigValidation {
       return "null";
     }
     if (v instanceof String s) {
-      return quote(s);
+      return GoQuote.quote(s);
     }
     if (v instanceof Duration d) {
       return GoDuration.format(d);
@@ -303,7 +304,7 @@ public final class ConfigValidation {
   private static GoLiteral goSlice(List<String> list) {
     List<String> quoted = new ArrayList<>();
     for (String s : list) {
-      quoted.add(quote(s));
+      quoted.add(GoQuote.quote(s));
     }
     return new GoLiteral("[]string{" + String.join(", ", quoted) + "}");
   }
@@ -311,12 +312,9 @@ public final class ConfigValidation {
   private static GoLiteral goMap(Map<String, Boolean> map) {
     List<String> entries = new ArrayList<>();
     if (map != null) {
-      new java.util.TreeMap<>(map).forEach((k, v) -> entries.add(quote(k) + ":" + v));
+      new java.util.TreeMap<>(map).forEach((k, v) -> entries.add(GoQuote.quote(k) + ":" + v));
     }
     return new GoLiteral("map[string]bool{" + String.join(", ", entries) + "}");
   }
 
-  static String quote(String s) {
-    return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
-  }
 }

@@ -1,5 +1,6 @@
 package dev.kubeproxy.config;
 
+import dev.kubeproxy.logging.GoQuote;
 import java.math.BigDecimal;
 import java.time.Duration;
 
@@ -47,7 +48,7 @@ public final class GoDuration {
       String unit = s.substring(0, j);
       s = s.substring(j);
       if (unit.isEmpty()) {
-        throw new IllegalArgumentException("time: missing unit in duration " + quote(orig));
+        throw new IllegalArgumentException("time: missing unit in duration " + GoQuote.quote(orig));
       }
       long unitNanos = switch (unit) {
         case "ns" -> 1L;
@@ -57,7 +58,7 @@ public final class GoDuration {
         case "m" -> 60_000_000_000L;
         case "h" -> 3_600_000_000_000L;
         default -> throw new IllegalArgumentException(
-            "time: unknown unit " + quote(unit) + " in duration " + quote(orig));
+            "time: unknown unit " + GoQuote.quote(unit) + " in duration " + GoQuote.quote(orig));
       };
       total = total.add(new BigDecimal(number).multiply(BigDecimal.valueOf(unitNanos)));
       if (total.compareTo(BigDecimal.valueOf(NANOS_MAX)) > 0) {
@@ -69,11 +70,7 @@ public final class GoDuration {
   }
 
   private static IllegalArgumentException invalid(String orig) {
-    return new IllegalArgumentException("time: invalid duration " + quote(orig));
-  }
-
-  private static String quote(String s) {
-    return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+    return new IllegalArgumentException("time: invalid duration " + GoQuote.quote(orig));
   }
 
   /** Go's Duration.String(): "1h0m0s", "1m30s", "1.5s", "300ms", "0s", "-1s". */

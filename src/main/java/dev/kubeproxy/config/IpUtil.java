@@ -28,22 +28,12 @@ public final class IpUtil {
 
   /** A CIDR "ip/bits" with bits in range for the family; null when invalid. */
   public static InetAddress parseCidr(String text) {
-    if (text == null) {
+    IpAddresses.CidrParts cidr = IpAddresses.parseCidr(text);
+    try {
+      return cidr == null ? null : InetAddress.getByAddress(cidr.address());
+    } catch (UnknownHostException e) {
       return null;
     }
-    int slash = text.indexOf('/');
-    if (slash < 0) {
-      return null;
-    }
-    InetAddress ip = parseIp(text.substring(0, slash));
-    String bits = text.substring(slash + 1);
-    if (ip == null || bits.isEmpty() || bits.length() > 3 || !bits.chars().allMatch(Character::isDigit)) {
-      return null;
-    }
-    int n = Integer.parseInt(bits);
-    // an IPv4-mapped IPv6 literal parses as IPv4 here, but Go counts its prefix in IPv6 bits
-    int max = ip instanceof java.net.Inet4Address && !text.substring(0, slash).contains(":") ? 32 : 128;
-    return n <= max ? ip : null;
   }
 
   public static boolean isCidr(String text) {

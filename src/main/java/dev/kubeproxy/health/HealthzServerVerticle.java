@@ -3,6 +3,7 @@ package dev.kubeproxy.health;
 import dev.kubeproxy.AgentOptions;
 import dev.kubeproxy.EventBusAddresses;
 import dev.kubeproxy.cluster.EventRequest;
+import dev.kubeproxy.logging.GoQuote;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -30,7 +31,6 @@ public class HealthzServerVerticle extends VerticleBase {
   private ProxierHealth health;
   private ServerLoop loop;
   private boolean nodeKnown = true;
-
 
   /**
    * For a start before the Node is known: the node counts as not eligible until a
@@ -121,8 +121,8 @@ public class HealthzServerVerticle extends VerticleBase {
    * lastUpdated, for compatibility with releases where it was the last sync-loop run.
    */
   static String body(ProxierHealth.Health h, Instant lastUpdated, Boolean nodeEligible) {
-    StringBuilder b = new StringBuilder(160).append("{\"lastUpdated\":").append(quote(GoTime.format(lastUpdated)))
-        .append(",\"currentTime\":").append(quote(GoTime.format(h.now())));
+    StringBuilder b = new StringBuilder(160).append("{\"lastUpdated\":").append(GoQuote.quote(GoTime.format(lastUpdated)))
+        .append(",\"currentTime\":").append(GoQuote.quote(GoTime.format(h.now())));
     if (nodeEligible != null) {
       b.append(",\"nodeEligible\":").append(nodeEligible);
     }
@@ -131,7 +131,7 @@ public class HealthzServerVerticle extends VerticleBase {
       b.append(",\"status\":{");
       String sep = "";
       for (var e : new java.util.TreeMap<>(h.statusByName()).entrySet()) {
-        b.append(sep).append(quote(e.getKey())).append(":{\"lastUpdated\":").append(quote(GoTime.format(e.getValue().lastUpdated())))
+        b.append(sep).append(GoQuote.quote(e.getKey())).append(":{\"lastUpdated\":").append(GoQuote.quote(GoTime.format(e.getValue().lastUpdated())))
             .append(",\"healthy\":").append(e.getValue().healthy()).append('}');
         sep = ",";
       }
@@ -155,8 +155,4 @@ public class HealthzServerVerticle extends VerticleBase {
         .end(NOT_FOUND);
   }
 
-  /** Go's %q for the strings we print (no control characters): JSON string quoting. */
-  static String quote(String s) {
-    return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
-  }
 }

@@ -100,21 +100,17 @@ public final class ProxierHealth {
     return new Health(healthy, newest, now, status);
   }
 
-  /** The health verdict, ignoring node eligibility (what /livez and the service health checks use). */
+  /**
+   * The health verdict, ignoring node eligibility (what /livez and the service health checks use):
+   * the first late family with its last update, else healthy with the newest update.
+   */
   public synchronized Verdict verdict() {
-    Instant now = clock.instant();
-    Instant newest = null;
-    for (Map.Entry<IpFamily, Instant> e : lastUpdated.entrySet()) {
-      Instant familyUpdated = e.getValue();
-      if (newest == null || familyUpdated.isAfter(newest)) {
-        newest = familyUpdated;
+    Health health = health();
+    for (FamilyHealth family : health.status().values()) {
+      if (!family.healthy()) {
+        return new Verdict(false, family.lastUpdated());
       }
-      Instant pending = oldestPendingQueued.get(e.getKey());
-      if (pending == null || Duration.between(pending, now).compareTo(healthTimeout) < 0) {
-        continue; // fully synced, or a change is queued but not late yet
-      }
-      return new Verdict(false, familyUpdated);
     }
-    return new Verdict(true, newest);
+    return new Verdict(true, health.lastUpdated());
   }
 }

@@ -4,6 +4,7 @@ import dev.kubeproxy.AgentOptions;
 import dev.kubeproxy.EventBusAddresses;
 import dev.kubeproxy.cluster.EventRequest;
 import dev.kubeproxy.cluster.NodeInfo;
+import dev.kubeproxy.logging.GoQuote;
 import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.platform.Cidr;
 import dev.kubeproxy.platform.LocalAddresses;
@@ -244,8 +245,8 @@ public class ServiceHealthServerVerticle extends VerticleBase {
     boolean proxyHealthy = health == null || health.verdict().healthy();
     String body = "{\n"
         + "\t\"service\": {\n"
-        + "\t\t\"namespace\": " + HealthzServerVerticle.quote(name.namespace()) + ",\n"
-        + "\t\t\"name\": " + HealthzServerVerticle.quote(name.name()) + "\n"
+        + "\t\t\"namespace\": " + GoQuote.quote(name.namespace()) + ",\n"
+        + "\t\t\"name\": " + GoQuote.quote(name.name()) + "\n"
         + "\t},\n"
         + "\t\"localEndpoints\": " + count + ",\n"
         + "\t\"serviceProxyHealthy\": " + proxyHealthy + "\n"

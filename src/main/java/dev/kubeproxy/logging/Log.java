@@ -225,9 +225,9 @@ public final class Log {
         .append(' ')
         .append(source)
         .append("] ");
-    sb.append(structured ? quote(msg) : msg);
+    sb.append(structured ? GoQuote.quote(msg) : msg);
     if (cause != null) {
-      sb.append(" err=").append(quote(errorText(cause)));
+      sb.append(" err=").append(GoQuote.quote(errorText(cause)));
     }
     for (int i = 0; i < keysAndValues.length; i += 2) {
       sb.append(' ').append(keysAndValues[i]).append('=');
@@ -269,16 +269,16 @@ public final class Log {
       return v.toString();
     }
     if (v instanceof Throwable t) {
-      return quote(errorText(t));
+      return GoQuote.quote(errorText(t));
     }
     if (v instanceof Duration d) {
-      return quote(GoDuration.format(d));
+      return GoQuote.quote(GoDuration.format(d));
     }
     if (v instanceof Collection<?> || v instanceof Map<?, ?> || v instanceof Object[]) {
       Object j = jsonValue(v);
       return j instanceof JsonArray a ? a.encode() : ((JsonObject) j).encode();
     }
-    return quote(v.toString());
+    return GoQuote.quote(v.toString());
   }
 
   private static Object jsonValue(Object v) {
@@ -309,26 +309,4 @@ public final class Log {
     return v.toString();
   }
 
-  /** Go %q-style quoting. */
-  static String quote(String s) {
-    StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      switch (c) {
-        case '"' -> sb.append("\\\"");
-        case '\\' -> sb.append("\\\\");
-        case '\n' -> sb.append("\\n");
-        case '\t' -> sb.append("\\t");
-        case '\r' -> sb.append("\\r");
-        default -> {
-          if (c < 0x20) {
-            sb.append(String.format("\\x%02x", (int) c));
-          } else {
-            sb.append(c);
-          }
-        }
-      }
-    }
-    return sb.append('"').toString();
-  }
 }

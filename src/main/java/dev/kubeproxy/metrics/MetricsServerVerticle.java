@@ -7,6 +7,7 @@ import dev.kubeproxy.cluster.EventRequest;
 import dev.kubeproxy.config.ConfigzJson;
 import dev.kubeproxy.config.FeatureGates;
 import dev.kubeproxy.explain.DebugServicesHandler;
+import dev.kubeproxy.logging.GoQuote;
 import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.health.HostPort;
 import dev.kubeproxy.health.ServerLoop;
@@ -195,7 +196,7 @@ public class MetricsServerVerticle extends VerticleBase {
         level = (int) Math.min(parsed, Integer.MAX_VALUE);
       } catch (NumberFormatException e) {
         flagText(ctx, 400, "failed set klog.logging.verbosity " + value + ": strconv.ParseUint: parsing "
-            + goQuote(value) + ": invalid syntax; want an unsigned integer");
+            + GoQuote.quote(value) + ": invalid syntax; want an unsigned integer");
         return;
       }
       try {
@@ -219,7 +220,4 @@ public class MetricsServerVerticle extends VerticleBase {
     ctx.response().setStatusCode(code).putHeader("Content-Type", TEXT).putHeader("X-Content-Type-Options", "nosniff").end(body);
   }
 
-  private static String goQuote(String s) {
-    return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t") + "\"";
-  }
 }

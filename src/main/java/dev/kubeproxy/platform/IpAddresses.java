@@ -136,11 +136,14 @@ public final class IpAddresses {
     return sb.toString();
   }
 
+  /** A CIDR's address bytes (4 or 16) and prefix length. */
+  public record CidrParts(byte[] address, int prefix) {}
+
   /**
-   * A CIDR normalised to its network address ("10.0.0.5/24" → "10.0.0.0/24"), or null when it
-   * does not parse.
+   * Go's net.ParseCIDR: "ip/bits" with bits in range for the literal's family (an IPv4-mapped IPv6
+   * literal counts in IPv6 bits, as in Go, though its bytes are IPv4's); null when invalid.
    */
-  public static String normalizeCidr(String text) {
+  public static CidrParts parseCidr(String text) {
     if (text == null) {
       return null;
     }
@@ -148,15 +151,28 @@ public final class IpAddresses {
     if (slash < 0) {
       return null;
     }
-    byte[] b = parse(text.substring(0, slash));
+    String ip = text.substring(0, slash);
+    byte[] b = parse(ip);
     String len = text.substring(slash + 1);
     if (b == null || len.isEmpty() || len.length() > 3 || !len.chars().allMatch(Character::isDigit)) {
       return null;
     }
     int prefix = Integer.parseInt(len);
-    if (prefix > b.length * 8) {
+    int max = b.length == 4 && !ip.contains(":") ? 32 : 128;
+    return prefix <= max ? new CidrParts(b, prefix) : null;
+  }
+
+  /**
+   * A CIDR normalised to its network address ("10.0.0.5/24" → "10.0.0.0/24"), or null when it
+   * does not parse (or is an IPv4-mapped IPv6 literal with more than 32 bits: it has no text here).
+   */
+  public static String normalizeCidr(String text) {
+    CidrParts cidr = parseCidr(text);
+    if (cidr == null || cidr.prefix() > cidr.address().length * 8) {
       return null;
     }
+    byte[] b = cidr.address();
+    int prefix = cidr.prefix();
     for (int bit = prefix; bit < b.length * 8; bit++) {
       b[bit / 8] &= (byte) ~(0x80 >> (bit % 8));
     }

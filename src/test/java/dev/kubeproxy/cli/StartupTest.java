@@ -46,7 +46,8 @@ class StartupTest {
     Future<String> deployed = VERTX.get().deployVerticle(configFile);
     Await.completion(deployed);
     try {
-      return Startup.prepare(flags, deployed.map(id -> configFile.loaded()));
+      return Startup.prepare(flags, deployed.succeeded()
+          ? Future.succeededFuture(configFile.loaded()) : Future.failedFuture(deployed.cause()));
     } finally {
       if (deployed.succeeded()) {
         Await.result(VERTX.get().undeploy(deployed.result()));
