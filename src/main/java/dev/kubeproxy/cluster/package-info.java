@@ -18,5 +18,10 @@
  * cluster.servicecidrs (published, so several verticles may listen); the kind on cluster.synced
  * once its initial list was delivered; Boolean node eligibility on health.node-eligible; a reason
  * on agent.fatal when the Node's podCIDRs change in NodeCIDR mode.
+ *
+ * <p>Owns: the API client, the informers or the manifests directory, on the watch verticle's
+ * context. May call: cluster.objects, config (client connection, gates, mode), platform
+ * (addresses), the proxy model's IpFamily, logging, and reads the agent's options; nothing else of
+ * proxy, nor health or metrics.
  */
 package dev.kubeproxy.cluster;

@@ -8,8 +8,9 @@
  * ({@link dev.kubeproxy.explain.ExplainCommand}).
  *
  * <p>Owns: nothing long-lived; each request builds its report from the proxier's snapshot, which it
- * asks for over the event bus. May call: proxy (the model types and the plan), config and cli (the
- * metrics address of the agent to ask), health (HostPort, how a listen address is written), platform (addresses),
- * logging.
+ * asks for over the event bus. May call: proxy (the model types and the plan), the backends' names
+ * only (proxy.iptables and proxy.nftables ChainNames, proxy.ipvs IpSets), config and cli (the
+ * metrics address of the agent to ask), health (HostPort, how a listen address is written),
+ * platform (addresses), logging.
  */
 package dev.kubeproxy.explain;

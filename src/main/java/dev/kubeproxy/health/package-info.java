@@ -8,6 +8,7 @@
  * the event bus only ({@link dev.kubeproxy.health.HealthUpdate} and
  * {@link dev.kubeproxy.health.ServiceHealthState} from the proxier, Node eligibility from the agent).
  * May call: metrics (the healthz/livez counters), config and the agent's options, platform
- * (addresses), logging; it publishes Kubernetes events as cluster.EventRequest messages.
+ * (addresses), the proxy model's value types (IpFamily, NamespacedName), cluster's NodeInfo,
+ * logging; it publishes Kubernetes events as cluster.EventRequest messages.
  */
 package dev.kubeproxy.health;

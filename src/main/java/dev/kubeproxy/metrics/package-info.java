@@ -5,7 +5,9 @@
  * updates a meter; {@link dev.kubeproxy.metrics.MetricsServerVerticle} serves /metrics, /healthz,
  * /proxyMode, /configz, the z-pages and the profiling endpoints on metricsBindAddress.
  *
- * <p>Owns: the meter registry and its Prometheus text format. May call: config (configz, gates),
- * health's server loop, logging; nothing in proxy or cluster.
+ * <p>Owns: the meter registry and its Prometheus text format. May call: config (configz, gates,
+ * mode), cli (the version for /version), explain (the /debug/services handler), health's server
+ * loop and HostPort, cluster's EventRequest message (a server that cannot start), logging; nothing
+ * in proxy.
  */
 package dev.kubeproxy.metrics;

@@ -15,9 +15,11 @@
  * every family's model and backend ({@link dev.kubeproxy.proxy.FamilyProxier}), so nothing here locks.
  *
  * <p>May call: the backends through {@link dev.kubeproxy.proxy.ProxyBackend} (subpackages iptables,
- * nftables; conntrack for the stale-entry cleanup), platform (commands, addresses), metrics
+ * nftables, ipvs; conntrack for the stale-entry cleanup), the agent's options and context, platform (commands, addresses), metrics
  * (ProxyMetrics), config (the configuration and gates), logging. It hears the cluster through the
  * event bus (cluster.* addresses) and tells health and the cluster watch through it (health
- * updates, Service health, events); it never calls those packages' objects directly.
+ * updates, Service health, events); it never calls those packages' objects directly, and uses only
+ * their message types (ClusterEvent, cluster.objects, NodeInfo, EventRequest, HealthUpdate,
+ * ServiceHealthState).
  */
 package dev.kubeproxy.proxy;

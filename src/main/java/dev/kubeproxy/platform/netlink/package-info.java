@@ -5,5 +5,8 @@
  * writer ({@link dev.kubeproxy.platform.netlink.MessageWriter}) and the parser of received
  * datagrams ({@link dev.kubeproxy.platform.netlink.NetlinkMessage}). The protocol families built on
  * them (nf_tables, conntrack, nfacct, IPVS) live with the backend that uses them.
+ *
+ * <p>Owns the sockets it opens (closed by their users). May call: nothing else of the agent (JNA and
+ * libc only).
  */
 package dev.kubeproxy.platform.netlink;

@@ -10,6 +10,7 @@
  *
  * <p>Owns: one family's IPVS state, run on the proxier's worker context like every backend. May
  * call: proxy (the model and the plan), proxy.iptables (the iptables tool and chain conventions it
- * shares with iptables mode), platform (netlink, commands), config (the ipvs section), logging.
+ * shares with iptables mode), platform (netlink, commands), config (the ipvs section), logging, and
+ * the agent's context (command runner, metrics, the iptables backend choice).
  */
 package dev.kubeproxy.proxy.ipvs;

@@ -41,5 +41,10 @@
  * and PartialTransactionBuilder (over AppliedTable, what the table holds per service port),
  * Committer (netlink or nft, and the commit generations), StaleChains, SyncFailures (counters and
  * the service ports the kernel refuses).
+ *
+ * <p>Owns: one family's kube-proxy table and its sync state, on the proxier's worker. May call: the
+ * proxy model and plan (ProxyState, ServicePortPlan, SyncResult), proxy.nftables.netlink, platform
+ * (commands, addresses), config (sync settings), metrics, logging; nothing in iptables, ipvs,
+ * cluster or health.
  */
 package dev.kubeproxy.proxy.nftables;

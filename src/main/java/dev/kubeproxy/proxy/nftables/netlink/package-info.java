@@ -9,5 +9,9 @@
  * table with nf_tables dumps, and {@link dev.kubeproxy.proxy.nftables.netlink.ExpressionForms}
  * gives the normalized form in which written and read rules compare. What the encoder does not know
  * is left to nft.
+ *
+ * <p>Owns one family's nf_tables socket (the proxier's worker uses it). May call: proxy.nftables (the
+ * typed objects it encodes and reads back), platform.netlink, platform (addresses), the proxy
+ * model's IpFamily, logging.
  */
 package dev.kubeproxy.proxy.nftables.netlink;
