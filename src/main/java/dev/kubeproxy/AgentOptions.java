@@ -7,7 +7,8 @@ import dev.kubeproxy.config.KubeProxyConfiguration;
  * that are not part of the configuration file (upstream's Options placeholders).
  *
  * @param config       the effective configuration (defaults, file or flags, platform defaults applied)
- * @param configFile   the --config path, or null; watched for changes while running
+ * @param configFile   the --config path, or null (read and watched by ConfigVerticle, before these
+ *                     options are built)
  * @param master       --master: the API server address overriding the kubeconfig, or null
  * @param hostname     the node name: hostnameOverride (trimmed, lower-cased) or the OS hostname
  * @param manifestsDir --manifests: read cluster objects from this directory instead of the API, or null
