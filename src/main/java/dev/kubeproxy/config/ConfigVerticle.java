@@ -51,13 +51,15 @@ public class ConfigVerticle extends VerticleBase {
       return Future.succeededFuture();
     }
     // The watch starts before the read: the watcher compares every event with what the file held when
-    // it started, so a change that lands after the read still restarts the agent.
+    // it started, so a change that lands after the read still restarts the agent. A failed read is
+    // reported before a failed watch, as upstream reads first (a missing directory fails both).
     return vertx.executeBlocking(() -> new ConfigFileWatcher(Path.of(configFile), this::changed), false)
-        .recover(err -> Future.failedFuture(new WatchFailedException(configFile, err)))
-        .compose(w -> {
-          watcher = w;
+        .transform(watch -> {
+          watcher = watch.succeeded() ? watch.result() : null;
           // kept before the start completes: whoever sees the deployment done sees the file
-          return ConfigFileLoader.load(vertx, configFile).map(decoded -> loaded = decoded);
+          return ConfigFileLoader.load(vertx, configFile).map(decoded -> loaded = decoded)
+              .compose(decoded -> watch.succeeded() ? Future.succeededFuture(decoded)
+                  : Future.failedFuture(new WatchFailedException(configFile, watch.cause())));
         })
         .onFailure(err -> closeWatcher()); // a verticle whose start failed is not stopped
   }

@@ -201,6 +201,14 @@ class ConfigVerticleTest {
   }
 
   @Test
+  void aMissingDirectoryFailsWithTheReadersExceptionNotTheWatchs() {
+    // upstream reads before it watches: "open ...: no such file or directory", not a watch error
+    Path f = dir.resolve("no-such-dir").resolve("config.yaml");
+    ExecutionException e = assertThrows(ExecutionException.class, () -> watch(f));
+    assertInstanceOf(NoSuchFileException.class, e.getCause());
+  }
+
+  @Test
   void aMalformedFileFailsTheStartWithItsPosition() throws Exception {
     Path f = config();
     Files.writeString(f, BODY + "mode: [\n");
