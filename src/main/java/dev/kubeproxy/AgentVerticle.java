@@ -99,8 +99,12 @@ public class AgentVerticle extends VerticleBase {
     });
   }
 
+  /**
+   * Ends the process once the current event-loop task is over: an exit decided while this verticle
+   * (or a child) is still starting would otherwise close Vert.x under a deployment in progress.
+   */
   private void exit(int status) {
-    processExit.exit(vertx, status);
+    context.runOnContext(v -> processExit.exit(vertx, status));
   }
 
   private Future<?> startAgent(AgentOptions options) {
