@@ -73,9 +73,14 @@ final class ExpressionForms {
 
   /**
    * One element as dumped, read in one pass: its key's bytes (null when it has none), its
-   * NFTA_SET_ELEM_FLAGS (an interval's end element has NFT_SET_ELEM_INTERVAL_END, 1) and its form.
+   * NFTA_SET_ELEM_FLAGS (an interval's end element has NFT_SET_ELEM_INTERVAL_END, 1) and the parts
+   * of its form, built only when asked for (an interval's end element counts by its key alone).
    */
-  record Read(byte[] key, int flags, String form) {}
+  record Read(byte[] key, byte[] value, boolean verdict, int code, String chain, int flags, byte[] userData) {
+    String form() {
+      return element(key, value, verdict, code, chain, flags, userData);
+    }
+  }
 
   static Read read(byte[] buf, int from, int to) {
     byte[] key = null;
@@ -119,7 +124,7 @@ final class ExpressionForms {
       }
       at += (len + 3) & ~3;
     }
-    return new Read(key, flags, element(key, value, verdict, code, chain, flags, userData));
+    return new Read(key, value, verdict, code, chain, flags, userData);
   }
 
   /**
