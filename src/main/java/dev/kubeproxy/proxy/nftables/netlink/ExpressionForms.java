@@ -53,7 +53,13 @@ final class ExpressionForms {
             : HEX.formatHex(buf, data[i + 1], data[i + 2]));
       }
       normalize(name, attrs, anonymous);
-      sb.append(name).append(attrs).append(';');
+      sb.append(name).append('{'); // as attrs.toString(), without the intermediate string
+      String separator = "";
+      for (Map.Entry<Integer, String> a : attrs.entrySet()) {
+        sb.append(separator).append(a.getKey().intValue()).append('=').append(a.getValue());
+        separator = ", ";
+      }
+      sb.append("};");
     }
     if (userData != null) {
       sb.append("userdata=").append(HEX.formatHex(userData));
@@ -79,6 +85,24 @@ final class ExpressionForms {
   record Read(byte[] key, byte[] value, boolean verdict, int code, String chain, int flags, byte[] userData) {
     String form() {
       return element(key, value, verdict, code, chain, flags, userData);
+    }
+
+    /** The form of the range this start element opens, ending before endKey (as {@link #range(String, byte[])} of {@link #form()}). */
+    String rangeForm(byte[] endKey) {
+      StringBuilder sb = new StringBuilder(64);
+      appendElement(sb, key, value, verdict, code, chain, flags, userData);
+      sb.append('-');
+      raw(sb, endKey);
+      return sb.toString();
+    }
+
+    /** The form of that range's key (as {@link #range(String, byte[])} of {@link #key(byte[])}). */
+    String rangeKey(byte[] endKey) {
+      StringBuilder sb = new StringBuilder(24);
+      raw(sb, key);
+      sb.append('-');
+      raw(sb, endKey);
+      return sb.toString();
     }
   }
 
@@ -137,6 +161,12 @@ final class ExpressionForms {
   static String element(byte[] key, byte[] value, boolean verdict, int code, String chain, int flags,
       byte[] userData) {
     StringBuilder sb = new StringBuilder(64);
+    appendElement(sb, key, value, verdict, code, chain, flags, userData);
+    return sb.toString();
+  }
+
+  private static void appendElement(StringBuilder sb, byte[] key, byte[] value, boolean verdict, int code,
+      String chain, int flags, byte[] userData) {
     raw(sb, key);
     if (value != null) {
       sb.append('v');
@@ -156,7 +186,6 @@ final class ExpressionForms {
       sb.append('u');
       raw(sb, userData);
     }
-    return sb.toString();
   }
 
   /** The form of an element's key alone, as {@link #key(byte[], int, int)} reads it back. */

@@ -98,10 +98,7 @@ final class TableDump {
         List<Bound> bounds = new ArrayList<>();
         dumpElements(name, (buf, from, to) -> {
           ExpressionForms.Read r = ExpressionForms.read(buf, from, to);
-          boolean end = r.flags() == 1;
-          // An end element counts only by its key (the forms of a range are its start's and the end key).
-          bounds.add(end ? new Bound(r.key(), true, null, null) : new Bound(r.key(), false, ExpressionForms.key(r.key()),
-              r.form()));
+          bounds.add(new Bound(r.key(), r.flags() == 1, r)); // an end counts by its key alone
         });
         ranges(name, bounds, entries);
         containers.put(name, entries);
@@ -139,8 +136,8 @@ final class TableDump {
     return new KernelTable(true, chains, containers, maps);
   }
 
-  /** A start (with the value) or end element of an interval set, with its forms. */
-  private record Bound(byte[] key, boolean end, String keyForm, String form) {}
+  /** A start (with the value) or end element of an interval set, as read. */
+  private record Bound(byte[] key, boolean end, ExpressionForms.Read read) {}
 
   /**
    * Pairs the start and end elements of an interval map (the kernel dumps them separately, in no
@@ -158,20 +155,19 @@ final class TableDump {
     for (Bound b : bounds) {
       if (!b.end()) {
         if (open != null) {
-          entries.put(open.keyForm(), new KernelTable.Entry(open.form(), () -> null));
+          entries.put(ExpressionForms.key(open.key()), new KernelTable.Entry(open.read().form(), () -> null));
         }
         open = b;
       } else if (open != null && open.key() != null && b.key() != null) {
         byte[] first = open.key();
         byte[] end = b.key();
-        entries.put(ExpressionForms.range(open.keyForm(), end), new KernelTable.Entry(
-            ExpressionForms.range(open.form(), end),
+        entries.put(open.read().rangeKey(end), new KernelTable.Entry(open.read().rangeForm(end),
             () -> new Element(set, true, List.of(ElementCodec.rangeText(first, end)), null, null)));
         open = null;
       }
     }
     if (open != null) {
-      entries.put(open.keyForm(), new KernelTable.Entry(open.form(), () -> null));
+      entries.put(ExpressionForms.key(open.key()), new KernelTable.Entry(open.read().form(), () -> null));
     }
   }
 
