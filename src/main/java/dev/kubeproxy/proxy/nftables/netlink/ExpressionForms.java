@@ -87,6 +87,11 @@ final class ExpressionForms {
       return element(key, value, verdict, code, chain, flags, userData);
     }
 
+    /** Whether this is an interval's end element (NFT_SET_ELEM_INTERVAL_END). */
+    boolean end() {
+      return flags == 1;
+    }
+
     /** The form of the range this start element opens, ending before endKey (as {@link #range(String, byte[])} of {@link #form()}). */
     String rangeForm(byte[] endKey) {
       StringBuilder sb = new StringBuilder(64);

@@ -95,11 +95,8 @@ final class TableDump {
       TreeSet<String> forms = new TreeSet<>();
       boolean isMap = (flags & NFT_SET_MAP) != 0;
       if ((flags & NFT_SET_INTERVAL) != 0 && !isAnonymous) {
-        List<Bound> bounds = new ArrayList<>();
-        dumpElements(name, (buf, from, to) -> {
-          ExpressionForms.Read r = ExpressionForms.read(buf, from, to);
-          bounds.add(new Bound(r.key(), r.flags() == 1, r)); // an end counts by its key alone
-        });
+        List<ExpressionForms.Read> bounds = new ArrayList<>();
+        dumpElements(name, (buf, from, to) -> bounds.add(ExpressionForms.read(buf, from, to)));
         ranges(name, bounds, entries);
         containers.put(name, entries);
         if (isMap) {
@@ -136,38 +133,35 @@ final class TableDump {
     return new KernelTable(true, chains, containers, maps);
   }
 
-  /** A start (with the value) or end element of an interval set, as read. */
-  private record Bound(byte[] key, boolean end, ExpressionForms.Read read) {}
-
   /**
    * Pairs the start and end elements of an interval map (the kernel dumps them separately, in no
    * useful order) into one entry per range, in the forms the encoder gives; an end without a start
    * (nft's "nothing below the first range" marker) is no entry, a start without an end is one that
    * cannot be decoded (the map is then refilled).
    */
-  private static void ranges(String set, List<Bound> bounds, Map<String, KernelTable.Entry> entries) {
+  private static void ranges(String set, List<ExpressionForms.Read> bounds, Map<String, KernelTable.Entry> entries) {
     byte[] none = new byte[0];
     bounds.sort((a, b) -> {
       int c = java.util.Arrays.compareUnsigned(a.key() == null ? none : a.key(), b.key() == null ? none : b.key());
       return c != 0 ? c : Boolean.compare(!a.end(), !b.end()); // an end before a start at the same key
     });
-    Bound open = null;
-    for (Bound b : bounds) {
+    ExpressionForms.Read open = null; // a start element (an end counts by its key alone)
+    for (ExpressionForms.Read b : bounds) {
       if (!b.end()) {
         if (open != null) {
-          entries.put(ExpressionForms.key(open.key()), new KernelTable.Entry(open.read().form(), () -> null));
+          entries.put(ExpressionForms.key(open.key()), new KernelTable.Entry(open.form(), () -> null));
         }
         open = b;
       } else if (open != null && open.key() != null && b.key() != null) {
         byte[] first = open.key();
         byte[] end = b.key();
-        entries.put(open.read().rangeKey(end), new KernelTable.Entry(open.read().rangeForm(end),
+        entries.put(open.rangeKey(end), new KernelTable.Entry(open.rangeForm(end),
             () -> new Element(set, true, List.of(ElementCodec.rangeText(first, end)), null, null)));
         open = null;
       }
     }
     if (open != null) {
-      entries.put(ExpressionForms.key(open.key()), new KernelTable.Entry(open.read().form(), () -> null));
+      entries.put(ExpressionForms.key(open.key()), new KernelTable.Entry(open.form(), () -> null));
     }
   }
 
