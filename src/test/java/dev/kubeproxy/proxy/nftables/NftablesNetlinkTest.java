@@ -131,6 +131,7 @@ class NftablesNetlinkTest {
     NftablesProxier fast = proxier(s, viaNetlink);
     CountingNetlink netlink = CountingNetlink.open(family, viaNetlink.netns());
     assertNotNull(netlink);
+    assertEquals(Nftables.TableContents.absent(), netlink.contents(), "no table yet: listed as absent, not an error");
     fast.useNetlink(netlink);
     NftablesProxier slow = proxier(s, viaNft);
     Model m = new Model();

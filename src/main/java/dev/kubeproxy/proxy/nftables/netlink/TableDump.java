@@ -32,6 +32,7 @@ final class TableDump {
   private static final int GETSETELEM = 13;
   private static final int NLM_F_REQUEST = 0x1;
   private static final int NLM_F_DUMP = 0x300;
+  private static final int ENOENT = 2;
   private static final int NFT_SET_ANONYMOUS = 0x1;
   private static final int NFT_SET_INTERVAL = 0x4;
   private static final int NFT_SET_MAP = 0x8;
@@ -54,14 +55,21 @@ final class TableDump {
    */
   dev.kubeproxy.proxy.nftables.Nftables.TableContents contents() throws IOException {
     Set<String> chains = new java.util.LinkedHashSet<>();
-    dump(GETCHAIN, (buf, m) -> chains.add(Attributes.ofNetfilterMessage(buf, m, 12).string(3)));
     Set<String> sets = new java.util.LinkedHashSet<>();
-    dump(GETSET, (buf, m) -> {
-      Attributes a = Attributes.ofNetfilterMessage(buf, m, 13);
-      if ((a.be32(3, 0) & (NFT_SET_ANONYMOUS | NFT_SET_MAP)) == 0) {
-        sets.add(a.string(2));
+    try {
+      dump(GETCHAIN, (buf, m) -> chains.add(Attributes.ofNetfilterMessage(buf, m, 12).string(3)));
+      dump(GETSET, (buf, m) -> {
+        Attributes a = Attributes.ofNetfilterMessage(buf, m, 13);
+        if ((a.be32(3, 0) & (NFT_SET_ANONYMOUS | NFT_SET_MAP)) == 0) {
+          sets.add(a.string(2));
+        }
+      });
+    } catch (NetlinkExchange.NetlinkError e) {
+      if (e.errno() == ENOENT) {
+        return dev.kubeproxy.proxy.nftables.Nftables.TableContents.absent(); // no such table (the set dump says so)
       }
-    });
+      throw e;
+    }
     // A table of ours always holds base chains, so chains and sets tell whether it exists.
     return new dev.kubeproxy.proxy.nftables.Nftables.TableContents(!chains.isEmpty() || !sets.isEmpty(), chains, sets);
   }
