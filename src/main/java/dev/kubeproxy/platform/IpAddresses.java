@@ -37,31 +37,29 @@ public final class IpAddresses {
     }
   }
 
+  /** Four decimal parts of at most 8 digits each, each ≤ 255 (one pass, no splitting: it runs for every element of a resync). */
   private static byte[] parseIPv4(String text) {
-    String[] parts = text.split("\\.", -1);
-    if (parts.length != 4) {
-      return null;
-    }
     byte[] out = new byte[4];
-    for (int i = 0; i < 4; i++) {
-      String p = parts[i];
-      if (p.isEmpty() || p.length() > 8) {
-        return null;
-      }
-      int v = 0;
-      for (int j = 0; j < p.length(); j++) {
-        char c = p.charAt(j);
-        if (c < '0' || c > '9') {
+    int part = 0;
+    int digits = 0;
+    int v = 0;
+    for (int i = 0, n = text.length(); i <= n; i++) {
+      char c = i == n ? '.' : text.charAt(i);
+      if (c == '.') {
+        if (digits == 0 || part == 4 || v > 255) {
           return null;
         }
+        out[part++] = (byte) v;
+        digits = 0;
+        v = 0;
+      } else if (c >= '0' && c <= '9' && digits < 8) {
         v = v * 10 + (c - '0');
-      }
-      if (v > 255) {
+        digits++;
+      } else {
         return null;
       }
-      out[i] = (byte) v;
     }
-    return out;
+    return part == 4 ? out : null;
   }
 
   /** The canonical text of an IP, or null when it does not parse. */

@@ -69,6 +69,22 @@ final class Committer {
     return viaNetlink;
   }
 
+  /**
+   * Which chains and sets exist (for a full rewrite): over netlink when there is a socket, else
+   * (or when the netlink listing fails) through nft.
+   */
+  Nftables.TableContents list() throws NftablesException {
+    if (netlink != null) {
+      try {
+        return netlink.contents();
+      } catch (NftablesException e) {
+        Log.v(2).info("nftables: cannot list the table over netlink; asking nft", "family", family,
+            "err", e.getMessage());
+      }
+    }
+    return nft.list();
+  }
+
   /** nf_tables' generation number, or -1 without a netlink socket or when it cannot be read. */
   long generation() {
     if (netlink == null) {

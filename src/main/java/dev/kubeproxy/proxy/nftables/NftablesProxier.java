@@ -206,7 +206,7 @@ public class NftablesProxier implements ProxyBackend {
     boolean rewriteAll = plan.kind() != SyncKind.RECONCILE;
     listedAt = rewriteAll ? -1 : committer.generation();
     KernelTable kernel = rewriteAll ? KernelTable.absent() : committer.reader().read();
-    Nftables.TableContents existing = rewriteAll ? nft.list() : Nftables.TableContents.absent();
+    Nftables.TableContents existing = rewriteAll ? committer.list() : Nftables.TableContents.absent();
     FullTransactionBuilder.Desired desired = fullBuilder.build(state, plan.kind(), nodePortAddresses.resolve());
     reconciled = kernel.exists();
     if (reconciled) {

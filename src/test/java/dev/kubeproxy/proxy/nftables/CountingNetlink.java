@@ -10,6 +10,7 @@ final class CountingNetlink implements NetlinkPath, AutoCloseable {
   final NetlinkNftables delegate;
   private long batches;
   private long nanos;
+  private long encodeNanos;
   private long reads;
   private long readNanos;
   private long readCpuNanos;
@@ -31,6 +32,7 @@ final class CountingNetlink implements NetlinkPath, AutoCloseable {
     if (sent) {
       batches++;
       nanos += System.nanoTime() - start;
+      encodeNanos += delegate.lastEncodeNanos();
     }
     return sent;
   }
@@ -52,6 +54,11 @@ final class CountingNetlink implements NetlinkPath, AutoCloseable {
   }
 
   @Override
+  public Nftables.TableContents contents() throws NftablesException {
+    return delegate.contents();
+  }
+
+  @Override
   public String ruleForm(Rule rule) {
     return delegate.ruleForm(rule);
   }
@@ -64,6 +71,11 @@ final class CountingNetlink implements NetlinkPath, AutoCloseable {
   @Override
   public String elementForm(Element element) {
     return delegate.elementForm(element);
+  }
+
+  /** Time spent encoding the batches sent (the rest of {@link #nanos} is the kernel's). */
+  long encodeNanos() {
+    return encodeNanos;
   }
 
   /** Table read-backs so far. */

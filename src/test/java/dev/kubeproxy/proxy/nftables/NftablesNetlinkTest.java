@@ -131,6 +131,7 @@ class NftablesNetlinkTest {
     NftablesProxier fast = proxier(s, viaNetlink);
     CountingNetlink netlink = CountingNetlink.open(family, viaNetlink.netns());
     assertNotNull(netlink);
+    assertEquals(Nftables.TableContents.absent(), netlink.contents(), "no table yet: listed as absent, not an error");
     fast.useNetlink(netlink);
     NftablesProxier slow = proxier(s, viaNft);
     Model m = new Model();
@@ -153,6 +154,10 @@ class NftablesNetlinkTest {
     assertTrue(slow.sync(m.state()).full());
     assertEquals(1, netlink.batches(), "the full sync went over netlink");
     assertEquals(table(viaNft, family), table(viaNetlink, family));
+    // The listing a full rewrite starts from: the same names by netlink dumps as by nft.
+    Nftables.TableContents listed = netlink.contents();
+    assertEquals(new NftCommand(family, viaNetlink).list(), listed);
+    assertTrue(listed.sets().stream().anyMatch(n -> n.startsWith("affinity-")), "affinity sets listed: " + listed);
     netlink.close();
   }
 

@@ -54,6 +54,12 @@ final class BatchEncoder {
   private final ElementCodec elements;
   private final SetDeclarations sets;
   private final boolean v6;
+  /**
+   * The element whose key {@link #keyForm} encoded last, and that key: a resync asks for an
+   * element's key form and then, when the kernel has that key, for its whole form.
+   */
+  private Element lastKeyed;
+  private byte[] lastKey;
   /** The command of each message written so far (by sequence number - firstSequence). */
   private List<Transaction.Operation> commands;
   private int nextSetId;
@@ -253,7 +259,7 @@ final class BatchEncoder {
    * its parts (no message written and parsed: a resync computes it for every element).
    */
   String elementForm(Element e) throws Unsupported {
-    byte[] key = elements.key(e);
+    byte[] key = e == lastKeyed ? lastKey : elements.key(e);
     byte[] value = null;
     boolean verdict = false;
     int code = 0;
@@ -275,7 +281,10 @@ final class BatchEncoder {
 
   /** An element's key in the form {@link TableDump} reads it back in. */
   String keyForm(Element e) throws Unsupported {
-    String form = ExpressionForms.key(elements.key(e));
+    byte[] key = elements.key(e);
+    lastKeyed = e;
+    lastKey = key;
+    String form = ExpressionForms.key(key);
     return ElementCodec.interval(e.container()) ? ExpressionForms.range(form, elements.endKey(e)) : form;
   }
 

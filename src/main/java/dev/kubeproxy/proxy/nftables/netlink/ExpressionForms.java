@@ -1,10 +1,7 @@
 package dev.kubeproxy.proxy.nftables.netlink;
 
-import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.ArrayList;
 import java.util.HexFormat;
-import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Function;
@@ -18,10 +15,11 @@ import java.util.function.Function;
  * sets replaced by their elements. Two rules with the same form do the same.
  */
 final class ExpressionForms {
-  private static final int NLA_F_NESTED = 0x8000;
-  private static final int TYPE_MASK = 0x3fff;
+    private static final int TYPE_MASK = 0x3fff;
   private static final HexFormat HEX = HexFormat.of();
   private static final String ZERO32 = "00000000";
+  private static final java.lang.invoke.VarHandle SHORT =
+      java.lang.invoke.MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.nativeOrder());
 
   private ExpressionForms() {}
 
@@ -33,24 +31,35 @@ final class ExpressionForms {
    */
   static String rule(byte[] buf, int from, int to, byte[] userData, Function<String, String> anonymous) {
     StringBuilder sb = new StringBuilder();
-    for (int[] elem : attributes(buf, from, to)) { // NFTA_LIST_ELEM
+    int[] list = attributes(buf, from, to);
+    for (int e = 0; e < list.length; e += 3) { // NFTA_LIST_ELEM
       String name = null;
       int dataFrom = 0;
       int dataTo = 0;
-      for (int[] a : attributes(buf, elem[1], elem[2])) {
-        if (a[0] == 1) {
-          name = string(buf, a[1], a[2]);
-        } else if (a[0] == 2) {
-          dataFrom = a[1];
-          dataTo = a[2];
+      int[] expr = attributes(buf, list[e + 1], list[e + 2]);
+      for (int i = 0; i < expr.length; i += 3) {
+        if (expr[i] == 1) {
+          name = string(buf, expr[i + 1], expr[i + 2]);
+        } else if (expr[i] == 2) {
+          dataFrom = expr[i + 1];
+          dataTo = expr[i + 2];
         }
       }
       Map<Integer, String> attrs = new TreeMap<>();
-      for (int[] a : attributes(buf, dataFrom, dataTo)) {
-        attrs.put(a[0], holdsData(name, a[0]) ? data(buf, a) : HEX.formatHex(buf, a[1], a[2]));
+      int[] data = attributes(buf, dataFrom, dataTo);
+      for (int i = 0; i < data.length; i += 3) {
+        int type = data[i];
+        attrs.put(type, holdsData(name, type) ? data(buf, data[i + 1], data[i + 2])
+            : HEX.formatHex(buf, data[i + 1], data[i + 2]));
       }
       normalize(name, attrs, anonymous);
-      sb.append(name).append(attrs).append(';');
+      sb.append(name).append('{'); // as attrs.toString(), without the intermediate string
+      String separator = "";
+      for (Map.Entry<Integer, String> a : attrs.entrySet()) {
+        sb.append(separator).append(a.getKey().intValue()).append('=').append(a.getValue());
+        separator = ", ";
+      }
+      sb.append("};");
     }
     if (userData != null) {
       sb.append("userdata=").append(HEX.formatHex(userData));
@@ -65,6 +74,44 @@ final class ExpressionForms {
    * encoder's side.
    */
   static String element(byte[] buf, int from, int to) {
+    return read(buf, from, to).form();
+  }
+
+  /**
+   * One element as dumped, read in one pass: its key's bytes (null when it has none), its
+   * NFTA_SET_ELEM_FLAGS (an interval's end element has NFT_SET_ELEM_INTERVAL_END, 1) and the parts
+   * of its form, built only when asked for (an interval's end element counts by its key alone).
+   */
+  record Read(byte[] key, byte[] value, boolean verdict, int code, String chain, int flags, byte[] userData) {
+    String form() {
+      return element(key, value, verdict, code, chain, flags, userData);
+    }
+
+    /** Whether this is an interval's end element (NFT_SET_ELEM_INTERVAL_END). */
+    boolean end() {
+      return flags == 1;
+    }
+
+    /** The form of the range this start element opens, ending before endKey (as {@link #range(String, byte[])} of {@link #form()}). */
+    String rangeForm(byte[] endKey) {
+      StringBuilder sb = new StringBuilder(64);
+      appendElement(sb, key, value, verdict, code, chain, flags, userData);
+      sb.append('-');
+      raw(sb, endKey);
+      return sb.toString();
+    }
+
+    /** The form of that range's key (as {@link #range(String, byte[])} of {@link #key(byte[])}). */
+    String rangeKey(byte[] endKey) {
+      StringBuilder sb = new StringBuilder(24);
+      raw(sb, key);
+      sb.append('-');
+      raw(sb, endKey);
+      return sb.toString();
+    }
+  }
+
+  static Read read(byte[] buf, int from, int to) {
     byte[] key = null;
     byte[] value = null;
     byte[] userData = null;
@@ -72,32 +119,41 @@ final class ExpressionForms {
     int code = 0;
     String chain = null;
     int flags = 0;
-    ByteBuffer in = ByteBuffer.wrap(buf);
-    for (int[] a : attributes(buf, from, to)) {
-      switch (a[0]) {
-        case 1 -> key = valueBytes(buf, a); // NFTA_SET_ELEM_KEY
+    for (int at = from; at + 4 <= to; ) {
+      int len = u16(buf, at);
+      if (len < 4 || at + len > to) {
+        break;
+      }
+      int type = u16(buf, at + 2) & TYPE_MASK;
+      int vFrom = at + 4;
+      int vTo = at + len;
+      switch (type) {
+        case 1 -> key = valueBytes(buf, vFrom, vTo); // NFTA_SET_ELEM_KEY
         case 2 -> { // NFTA_SET_ELEM_DATA
-          for (int[] b : attributes(buf, a[1], a[2])) {
-            if (b[0] == 1) { // NFTA_DATA_VALUE
-              value = java.util.Arrays.copyOfRange(buf, b[1], b[2]);
-            } else if (b[0] == 2) { // NFTA_DATA_VERDICT
+          int[] data = attributes(buf, vFrom, vTo);
+          for (int i = 0; i < data.length; i += 3) {
+            if (data[i] == 1) { // NFTA_DATA_VALUE
+              value = java.util.Arrays.copyOfRange(buf, data[i + 1], data[i + 2]);
+            } else if (data[i] == 2) { // NFTA_DATA_VERDICT
               verdict = true;
-              for (int[] c : attributes(buf, b[1], b[2])) {
-                if (c[0] == 1 && c[2] - c[1] == 4) { // NFTA_VERDICT_CODE
-                  code = in.getInt(c[1]);
-                } else if (c[0] == 2) { // NFTA_VERDICT_CHAIN
-                  chain = string(buf, c[1], c[2]);
+              int[] v = attributes(buf, data[i + 1], data[i + 2]);
+              for (int j = 0; j < v.length; j += 3) {
+                if (v[j] == 1 && v[j + 2] - v[j + 1] == 4) { // NFTA_VERDICT_CODE
+                  code = be32(buf, v[j + 1]);
+                } else if (v[j] == 2) { // NFTA_VERDICT_CHAIN
+                  chain = string(buf, v[j + 1], v[j + 2]);
                 }
               }
             }
           }
         }
-        case 3 -> flags = a[2] - a[1] == 4 ? in.getInt(a[1]) : -1; // NFTA_SET_ELEM_FLAGS
-        case 6 -> userData = java.util.Arrays.copyOfRange(buf, a[1], a[2]); // NFTA_SET_ELEM_USERDATA
+        case 3 -> flags = len == 8 ? be32(buf, vFrom) : -1; // NFTA_SET_ELEM_FLAGS
+        case 6 -> userData = java.util.Arrays.copyOfRange(buf, vFrom, vTo); // NFTA_SET_ELEM_USERDATA
         default -> { }
       }
+      at += (len + 3) & ~3;
     }
-    return element(key, value, verdict, code, chain, flags, userData);
+    return new Read(key, value, verdict, code, chain, flags, userData);
   }
 
   /**
@@ -110,6 +166,12 @@ final class ExpressionForms {
   static String element(byte[] key, byte[] value, boolean verdict, int code, String chain, int flags,
       byte[] userData) {
     StringBuilder sb = new StringBuilder(64);
+    appendElement(sb, key, value, verdict, code, chain, flags, userData);
+    return sb.toString();
+  }
+
+  private static void appendElement(StringBuilder sb, byte[] key, byte[] value, boolean verdict, int code,
+      String chain, int flags, byte[] userData) {
     raw(sb, key);
     if (value != null) {
       sb.append('v');
@@ -129,7 +191,6 @@ final class ExpressionForms {
       sb.append('u');
       raw(sb, userData);
     }
-    return sb.toString();
   }
 
   /** The form of an element's key alone, as {@link #key(byte[], int, int)} reads it back. */
@@ -148,12 +209,7 @@ final class ExpressionForms {
 
   /** The form of an element's key alone. */
   static String key(byte[] buf, int from, int to) {
-    for (int[] a : attributes(buf, from, to)) {
-      if (a[0] == 1) { // NFTA_SET_ELEM_KEY
-        return key(valueBytes(buf, a));
-      }
-    }
-    return key(null);
+    return key(read(buf, from, to).key());
   }
 
   /**
@@ -182,10 +238,11 @@ final class ExpressionForms {
   }
 
   /** An nft_data holding a value: its bytes, or null. */
-  private static byte[] valueBytes(byte[] buf, int[] a) {
-    for (int[] b : attributes(buf, a[1], a[2])) {
-      if (b[0] == 1) { // NFTA_DATA_VALUE
-        return java.util.Arrays.copyOfRange(buf, b[1], b[2]);
+  private static byte[] valueBytes(byte[] buf, int from, int to) {
+    int[] a = attributes(buf, from, to);
+    for (int i = 0; i < a.length; i += 3) {
+      if (a[i] == 1) { // NFTA_DATA_VALUE
+        return java.util.Arrays.copyOfRange(buf, a[i + 1], a[i + 2]);
       }
     }
     return null;
@@ -248,37 +305,60 @@ final class ExpressionForms {
   }
 
   /** An nft_data: a value (hex) or a verdict (code and chain). */
-  private static String data(byte[] buf, int[] a) {
+  private static String data(byte[] buf, int from, int to) {
     Map<Integer, String> inner = new TreeMap<>();
-    for (int[] b : attributes(buf, a[1], a[2])) {
-      if (b[0] == 2) { // NFTA_DATA_VERDICT
+    int[] b = attributes(buf, from, to);
+    for (int i = 0; i < b.length; i += 3) {
+      if (b[i] == 2) { // NFTA_DATA_VERDICT
         Map<Integer, String> verdict = new TreeMap<>();
-        for (int[] c : attributes(buf, b[1], b[2])) {
-          verdict.put(c[0], c[0] == 2 ? string(buf, c[1], c[2]) : HEX.formatHex(buf, c[1], c[2]));
+        int[] c = attributes(buf, b[i + 1], b[i + 2]);
+        for (int j = 0; j < c.length; j += 3) {
+          verdict.put(c[j], c[j] == 2 ? string(buf, c[j + 1], c[j + 2]) : HEX.formatHex(buf, c[j + 1], c[j + 2]));
         }
         inner.put(2, verdict.toString());
       } else {
-        inner.put(b[0], HEX.formatHex(buf, b[1], b[2]));
+        inner.put(b[i], HEX.formatHex(buf, b[i + 1], b[i + 2]));
       }
     }
     return inner.toString();
   }
 
-  /** The attributes in buf[from, to): {type, start of value, end of value, nested (1/0)}. */
-  private static List<int[]> attributes(byte[] buf, int from, int to) {
-    ByteBuffer in = ByteBuffer.wrap(buf).order(ByteOrder.nativeOrder());
-    List<int[]> out = new ArrayList<>();
+  /**
+   * The attributes in buf[from, to), three ints each: type (without the nested and byte-order
+   * bits), start and end of the value. One array per level, not one per attribute: a read-back
+   * at 10,000 Services walks millions of them.
+   */
+  private static int[] attributes(byte[] buf, int from, int to) {
+    int count = 0;
     int at = from;
     while (at + 4 <= to) {
-      int len = in.getShort(at) & 0xffff;
-      int type = in.getShort(at + 2) & 0xffff;
+      int len = u16(buf, at);
       if (len < 4 || at + len > to) {
         break;
       }
-      out.add(new int[] {type & TYPE_MASK, at + 4, at + len, (type & NLA_F_NESTED) != 0 ? 1 : 0});
+      count++;
+      at += (len + 3) & ~3;
+    }
+    int[] out = new int[count * 3];
+    at = from;
+    for (int i = 0; i < out.length; i += 3) {
+      int len = u16(buf, at);
+      out[i] = u16(buf, at + 2) & TYPE_MASK;
+      out[i + 1] = at + 4;
+      out[i + 2] = at + len;
       at += (len + 3) & ~3;
     }
     return out;
+  }
+
+  /** A netlink attribute header field (host byte order). */
+  private static int u16(byte[] buf, int at) {
+    return (short) SHORT.get(buf, at) & 0xffff;
+  }
+
+  /** A netfilter integer (big-endian). */
+  private static int be32(byte[] buf, int at) {
+    return (buf[at] & 0xff) << 24 | (buf[at + 1] & 0xff) << 16 | (buf[at + 2] & 0xff) << 8 | (buf[at + 3] & 0xff);
   }
 
   private static String string(byte[] buf, int from, int to) {

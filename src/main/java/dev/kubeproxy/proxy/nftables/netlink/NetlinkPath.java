@@ -18,6 +18,9 @@ public interface NetlinkPath extends dev.kubeproxy.proxy.nftables.TableReader {
    */
   boolean tryRun(Transaction tx) throws NftablesException;
 
+  /** The chains and sets (not maps) of this family's table, as {@link dev.kubeproxy.proxy.nftables.Nftables#list}. */
+  dev.kubeproxy.proxy.nftables.Nftables.TableContents contents() throws NftablesException;
+
   /** nf_tables' generation number in this namespace, which every commit by anyone moves on by one. */
   long generation() throws IOException;
 }

@@ -32,6 +32,7 @@ final class TableDump {
   private static final int GETSETELEM = 13;
   private static final int NLM_F_REQUEST = 0x1;
   private static final int NLM_F_DUMP = 0x300;
+  private static final int ENOENT = 2;
   private static final int NFT_SET_ANONYMOUS = 0x1;
   private static final int NFT_SET_INTERVAL = 0x4;
   private static final int NFT_SET_MAP = 0x8;
@@ -46,6 +47,31 @@ final class TableDump {
     this.exchange = exchange;
     this.nfproto = nfproto;
     this.elements = elements;
+  }
+
+  /**
+   * Which chains and sets (maps and anonymous sets not included) exist: two dumps of names, no
+   * rules or elements (what a full rewrite needs to remove an earlier table's leftovers).
+   */
+  dev.kubeproxy.proxy.nftables.Nftables.TableContents contents() throws IOException {
+    Set<String> chains = new java.util.LinkedHashSet<>();
+    Set<String> sets = new java.util.LinkedHashSet<>();
+    try {
+      dump(GETCHAIN, (buf, m) -> chains.add(Attributes.ofNetfilterMessage(buf, m, 12).string(3)));
+      dump(GETSET, (buf, m) -> {
+        Attributes a = Attributes.ofNetfilterMessage(buf, m, 13);
+        if ((a.be32(3, 0) & (NFT_SET_ANONYMOUS | NFT_SET_MAP)) == 0) {
+          sets.add(a.string(2));
+        }
+      });
+    } catch (NetlinkExchange.NetlinkError e) {
+      if (e.errno() == ENOENT) {
+        return dev.kubeproxy.proxy.nftables.Nftables.TableContents.absent(); // no such table (the set dump says so)
+      }
+      throw e;
+    }
+    // A table of ours always holds base chains, so chains and sets tell whether it exists.
+    return new dev.kubeproxy.proxy.nftables.Nftables.TableContents(!chains.isEmpty() || !sets.isEmpty(), chains, sets);
   }
 
   KernelTable read() throws IOException {
@@ -77,10 +103,8 @@ final class TableDump {
       TreeSet<String> forms = new TreeSet<>();
       boolean isMap = (flags & NFT_SET_MAP) != 0;
       if ((flags & NFT_SET_INTERVAL) != 0 && !isAnonymous) {
-        List<Bound> bounds = new ArrayList<>();
-        dumpElements(name, (buf, from, to) -> bounds.add(new Bound(rawKey(buf, from, to),
-            Attributes.parse(buf, from, to, 10).be32(3, 0) == 1, ExpressionForms.key(buf, from, to),
-            ExpressionForms.element(buf, from, to))));
+        List<ExpressionForms.Read> bounds = new ArrayList<>();
+        dumpElements(name, (buf, from, to) -> bounds.add(ExpressionForms.read(buf, from, to)));
         ranges(name, bounds, entries);
         containers.put(name, entries);
         if (isMap) {
@@ -89,14 +113,13 @@ final class TableDump {
         continue;
       }
       dumpElements(name, (buf, from, to) -> {
-        String form = ExpressionForms.element(buf, from, to);
+        ExpressionForms.Read r = ExpressionForms.read(buf, from, to);
         if (isAnonymous) {
-          forms.add(form);
+          forms.add(r.form());
           return;
         }
-        String key = ExpressionForms.key(buf, from, to);
-        byte[] raw = rawKey(buf, from, to);
-        entries.put(key, new KernelTable.Entry(form, () -> decode(name, isMap, raw)));
+        byte[] raw = r.key();
+        entries.put(ExpressionForms.key(raw), new KernelTable.Entry(r.form(), () -> decode(name, isMap, raw)));
       });
       if (isAnonymous) {
         anonymous.put(name, forms.toString());
@@ -118,45 +141,36 @@ final class TableDump {
     return new KernelTable(true, chains, containers, maps);
   }
 
-  /** A start (with the value) or end element of an interval set, with its forms. */
-  private record Bound(byte[] key, boolean end, String keyForm, String form) {}
-
   /**
    * Pairs the start and end elements of an interval map (the kernel dumps them separately, in no
    * useful order) into one entry per range, in the forms the encoder gives; an end without a start
    * (nft's "nothing below the first range" marker) is no entry, a start without an end is one that
    * cannot be decoded (the map is then refilled).
    */
-  private static void ranges(String set, List<Bound> bounds, Map<String, KernelTable.Entry> entries) {
+  private static void ranges(String set, List<ExpressionForms.Read> bounds, Map<String, KernelTable.Entry> entries) {
+    byte[] none = new byte[0];
     bounds.sort((a, b) -> {
-      int c = java.util.Arrays.compareUnsigned(a.key() == null ? new byte[0] : a.key(),
-          b.key() == null ? new byte[0] : b.key());
+      int c = java.util.Arrays.compareUnsigned(a.key() == null ? none : a.key(), b.key() == null ? none : b.key());
       return c != 0 ? c : Boolean.compare(!a.end(), !b.end()); // an end before a start at the same key
     });
-    Bound open = null;
-    for (Bound b : bounds) {
+    ExpressionForms.Read open = null; // a start element (an end counts by its key alone)
+    for (ExpressionForms.Read b : bounds) {
       if (!b.end()) {
         if (open != null) {
-          entries.put(open.keyForm(), new KernelTable.Entry(open.form(), () -> null));
+          entries.put(ExpressionForms.key(open.key()), new KernelTable.Entry(open.form(), () -> null));
         }
         open = b;
       } else if (open != null && open.key() != null && b.key() != null) {
-        Bound start = open;
-        String text = ElementCodec.rangeText(start.key(), b.key());
-        entries.put(ExpressionForms.range(start.keyForm(), b.key()),
-            new KernelTable.Entry(ExpressionForms.range(start.form(), b.key()),
-                () -> new Element(set, true, List.of(text), null, null)));
+        byte[] first = open.key();
+        byte[] end = b.key();
+        entries.put(open.rangeKey(end), new KernelTable.Entry(open.rangeForm(end),
+            () -> new Element(set, true, List.of(ElementCodec.rangeText(first, end)), null, null)));
         open = null;
       }
     }
     if (open != null) {
-      entries.put(open.keyForm(), new KernelTable.Entry(open.form(), () -> null));
+      entries.put(ExpressionForms.key(open.key()), new KernelTable.Entry(open.form(), () -> null));
     }
-  }
-
-  /** The key's bytes of an element (NFTA_SET_ELEM_KEY: NFTA_DATA_VALUE), or null. */
-  private static byte[] rawKey(byte[] buf, int from, int to) {
-    return Attributes.parse(buf, from, to, 10).nested(1, 2).bytes(1);
   }
 
   /** The element decoded, or null when it is not one this agent writes. */
@@ -200,8 +214,14 @@ final class TableDump {
     exchange.dump(w.toBytes(), seq, msg -> {
       byte[] buf = exchange.buffer();
       int[] list = range(buf, msg, 3); // NFTA_SET_ELEM_LIST_ELEMENTS
-      for (int[] elem : children(buf, list[0], list[1])) {
-        handler.accept(buf, elem[0], elem[1]);
+      java.nio.ByteBuffer in = java.nio.ByteBuffer.wrap(buf).order(java.nio.ByteOrder.nativeOrder());
+      for (int at = list[0]; at + 4 <= list[1]; ) { // each NFTA_LIST_ELEM
+        int len = in.getShort(at) & 0xffff;
+        if (len < 4 || at + len > list[1]) {
+          break;
+        }
+        handler.accept(buf, at + 4, at + len);
+        at += (len + 3) & ~3;
       }
     });
   }
@@ -212,10 +232,6 @@ final class TableDump {
       return a;
     }
     return new int[] {0, 0};
-  }
-
-  private static List<int[]> children(byte[] buf, int from, int to) {
-    return children(buf, from, to, -1);
   }
 
   /** The values of the attributes in buf[from, to) (of one type, or all when type is -1). */
