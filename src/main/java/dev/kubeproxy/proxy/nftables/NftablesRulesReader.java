@@ -76,8 +76,17 @@ final class NftablesRulesReader {
       for (Slot slot : slots) {
         String prefix = "add element " + Transaction.familyKeyword(family) + " " + Transaction.TABLE + " " + slot.map()
             + " { ";
-        if (line.startsWith(prefix) && slot.holds(line.substring(prefix.length()))) {
-          out.add(line);
+        if (line.startsWith(prefix) && line.endsWith(" }")) {
+          // One command holds the elements of many chains: keep this chain's only.
+          List<String> held = new ArrayList<>();
+          for (String element : line.substring(prefix.length(), line.length() - 2).split(" , ")) {
+            if (slot.holds(element)) {
+              held.add(element.strip());
+            }
+          }
+          if (!held.isEmpty()) {
+            out.add(prefix + String.join(" , ", held) + " }");
+          }
         }
       }
     }

@@ -84,4 +84,16 @@ class NftablesRulesReaderTest {
     ProgrammedRules rules = new NftablesRulesReader(IpFamily.IPv4).fromDryRun(printed, PORT, List.of());
     assertEquals(List.of(printed.get(0), printed.get(2), printed.get(3)), rules.lines());
   }
+
+  @Test
+  void dryRunElementsOfOneChainAmongOthersInOneCommand() {
+    List<String> printed = List.of(
+        "add rule ip kube-proxy service-65XLO5OJ-shop/shop/tcp/http meta l4proto tcp dnat ip addr . port to numgen"
+            + " random mod 24504480 offset 33554432 map @endpoint-ranges-tcp-0",
+        "add element ip kube-proxy endpoint-ranges-tcp-0 { 0-12252239 : 10.244.1.7 . 8080 , 33554432-45806671 :"
+            + " 10.244.1.8 . 8080 , 45806672-58058911 : 10.244.2.8 . 8080 , 67108864-79361103 : 10.244.2.9 . 8080 }");
+    ProgrammedRules rules = new NftablesRulesReader(IpFamily.IPv4).fromDryRun(printed, PORT, List.of());
+    assertEquals(List.of(printed.get(0), "add element ip kube-proxy endpoint-ranges-tcp-0 { 33554432-45806671 :"
+        + " 10.244.1.8 . 8080 , 45806672-58058911 : 10.244.2.8 . 8080 }"), rules.lines());
+  }
 }
