@@ -44,7 +44,7 @@ class LauncherIT {
     assertTrue(out.contains("Kubernetes v"), out);
     for (String flag : List.of("-XX:+UseSerialGC", "-XX:MinHeapFreeRatio=25", "-XX:MaxHeapFreeRatio=30",
         "-XX:InitialHeapSize=33554432",
-        "-XX:-ShrinkHeapInSteps", "-XX:TieredStopAtLevel=1", "-XX:+ExitOnOutOfMemoryError")) {
+        "-XX:-ShrinkHeapInSteps", "-XX:NewRatio=4", "-XX:TieredStopAtLevel=1", "-XX:+ExitOnOutOfMemoryError")) {
       assertTrue(out.contains(flag), flag + " in " + out);
     }
     assertTrue(out.contains("-XX:MaxRAMPercentage=50"), "JAVA_OPTS after the launcher's 60: " + out);

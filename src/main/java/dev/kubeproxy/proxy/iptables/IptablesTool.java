@@ -9,6 +9,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -214,6 +215,16 @@ public final class IptablesTool {
           + result.stderr().trim());
     }
     return result.stdout();
+  }
+
+  /** iptables-save -t TABLE output handed over one line at a time, never held whole (see {@link CommandRunner#runLines}). */
+  public void saveLines(String table, Consumer<String> lines) throws IOException {
+    List<String> argv = List.of(saveCommand(), "-t", table);
+    CommandRunner.Result result = runner.runLines(argv, lines);
+    if (!result.ok()) {
+      throw new IOException(String.join(" ", argv) + " failed (exit status " + result.exitCode() + "): "
+          + result.stderr().trim());
+    }
   }
 
   /** Splits iptables-save output of several tables into table name → that table's lines. */

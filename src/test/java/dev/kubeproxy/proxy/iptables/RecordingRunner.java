@@ -4,6 +4,7 @@ import dev.kubeproxy.platform.CommandRunner;
 import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 /**
  * Runs commands through another runner and keeps what tests and the benchmark look at afterwards:
@@ -37,6 +38,16 @@ final class RecordingRunner extends CommandRunner {
     } finally {
       long took = System.nanoTime() - start;
       (restore ? restoreNanos : otherNanos).addAndGet(took);
+    }
+  }
+
+  @Override
+  public Result runLines(List<String> argv, Consumer<String> lines) throws IOException {
+    long start = System.nanoTime();
+    try {
+      return delegate.runLines(argv, lines);
+    } finally {
+      otherNanos.addAndGet(System.nanoTime() - start);
     }
   }
 
