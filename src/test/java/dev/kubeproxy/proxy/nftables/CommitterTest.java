@@ -31,6 +31,11 @@ class CommitterTest {
     }
 
     @Override
+    public Nftables.TableContents contents() {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
     public long generation() {
       return 1;
     }
