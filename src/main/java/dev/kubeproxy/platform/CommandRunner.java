@@ -79,17 +79,26 @@ public class CommandRunner {
       // The command may exit before reading all its input; its exit status tells what happened.
     }
     try {
-      if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-        process.destroyForcibly();
-        throw new IOException(String.join(" ", command) + " did not finish within " + timeout.toSeconds()
-            + " s and was killed");
-      }
+      awaitExit(process, command);
       return new Result(process.exitValue(), out.text(), err.text());
     } catch (InterruptedException e) {
-      process.destroyForcibly();
-      Thread.currentThread().interrupt();
-      throw new IOException("interrupted while running " + String.join(" ", command), e);
+      throw interrupted(process, command, e);
     }
+  }
+
+  /** Waits for the command within the time limit; kills it past that. */
+  private void awaitExit(Process process, List<String> command) throws IOException, InterruptedException {
+    if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+      process.destroyForcibly();
+      throw new IOException(String.join(" ", command) + " did not finish within " + timeout.toSeconds()
+          + " s and was killed");
+    }
+  }
+
+  private static IOException interrupted(Process process, List<String> command, InterruptedException e) {
+    process.destroyForcibly();
+    Thread.currentThread().interrupt();
+    return new IOException("interrupted while running " + String.join(" ", command), e);
   }
 
   /**
@@ -107,17 +116,11 @@ public class CommandRunner {
     LineReader out = LineReader.start(process.getInputStream(), lines, "stdout of " + command.get(0));
     StreamReader err = StreamReader.start(process.getErrorStream(), "stderr of " + command.get(0));
     try {
-      if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-        process.destroyForcibly();
-        throw new IOException(String.join(" ", command) + " did not finish within " + timeout.toSeconds()
-            + " s and was killed");
-      }
+      awaitExit(process, command);
       out.finish();
       return new Result(process.exitValue(), "", err.text());
     } catch (InterruptedException e) {
-      process.destroyForcibly();
-      Thread.currentThread().interrupt();
-      throw new IOException("interrupted while running " + String.join(" ", command), e);
+      throw interrupted(process, command, e);
     }
   }
 

@@ -7,7 +7,6 @@ import dev.kubeproxy.cluster.ClusterEvent;
 import dev.kubeproxy.cluster.NodeInfo;
 import dev.kubeproxy.config.FeatureGates;
 import dev.kubeproxy.config.KubeProxyConfiguration;
-import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.platform.CommandRunner;
 import dev.kubeproxy.platform.HeapCompaction;

@@ -146,9 +146,9 @@ class ReportBuilderTest {
     Port p = report("ipvs", "ns/shop", null, null).ports().get(0);
     Map<String, Boolean> plan = new HashMap<>();
     p.policy().forEach(x -> plan.put(x.name(), x.value()));
-    assertEquals(true, plan.get("clusterRealServers"));
-    assertEquals(false, plan.get("localRealServers"));
-    assertEquals(false, plan.get("externalVirtualServers"));
+    assertEquals(Boolean.TRUE, plan.get("clusterRealServers"));
+    assertEquals(Boolean.FALSE, plan.get("localRealServers"));
+    assertEquals(Boolean.FALSE, plan.get("externalVirtualServers"));
   }
 
   @Test
