@@ -6,12 +6,14 @@ import dev.kubeproxy.platform.netlink.NetlinkExchange;
 import dev.kubeproxy.platform.netlink.NetlinkMessage;
 import dev.kubeproxy.proxy.nftables.Element;
 import dev.kubeproxy.proxy.nftables.KernelTable;
+import dev.kubeproxy.proxy.nftables.Nftables;
 import dev.kubeproxy.proxy.nftables.Transaction;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -53,9 +55,9 @@ final class TableDump {
    * Which chains and sets (maps and anonymous sets not included) exist: two dumps of names, no
    * rules or elements (what a full rewrite needs to remove an earlier table's leftovers).
    */
-  dev.kubeproxy.proxy.nftables.Nftables.TableContents contents() throws IOException {
-    Set<String> chains = new java.util.LinkedHashSet<>();
-    Set<String> sets = new java.util.LinkedHashSet<>();
+  Nftables.TableContents contents() throws IOException {
+    Set<String> chains = new LinkedHashSet<>();
+    Set<String> sets = new LinkedHashSet<>();
     try {
       dump(GETCHAIN, (buf, m) -> chains.add(Attributes.ofNetfilterMessage(buf, m, 12).string(3)));
       dump(GETSET, (buf, m) -> {
@@ -66,12 +68,12 @@ final class TableDump {
       });
     } catch (NetlinkExchange.NetlinkError e) {
       if (e.errno() == ENOENT) {
-        return dev.kubeproxy.proxy.nftables.Nftables.TableContents.absent(); // no such table (the set dump says so)
+        return Nftables.TableContents.absent(); // no such table (the set dump says so)
       }
       throw e;
     }
     // A table of ours always holds base chains, so chains and sets tell whether it exists.
-    return new dev.kubeproxy.proxy.nftables.Nftables.TableContents(!chains.isEmpty() || !sets.isEmpty(), chains, sets);
+    return new Nftables.TableContents(!chains.isEmpty() || !sets.isEmpty(), chains, sets);
   }
 
   KernelTable read() throws IOException {
