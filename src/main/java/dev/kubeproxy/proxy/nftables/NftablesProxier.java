@@ -202,23 +202,30 @@ public class NftablesProxier implements ProxyBackend {
    * removed), or compared with the table read back at a reconcile.
    */
   private Transaction fullTransaction(ProxyState state, SyncPlan plan, Instant start) throws NftablesException {
-    boolean load = plan.kind() == SyncKind.LOAD;
-    boolean rewriteAll = plan.kind() != SyncKind.RECONCILE;
-    listedAt = rewriteAll ? -1 : committer.generation();
-    KernelTable kernel = rewriteAll ? KernelTable.absent() : committer.reader().read();
-    Nftables.TableContents existing = rewriteAll ? committer.list() : Nftables.TableContents.absent();
-    FullTransactionBuilder.Desired desired = fullBuilder.build(state, plan.kind(), nodePortAddresses.resolve());
-    reconciled = kernel.exists();
-    if (reconciled) {
-      return reconcile(desired.transaction(), kernel, start);
+    if (plan.kind() == SyncKind.RECONCILE) {
+      listedAt = committer.generation();
+      // The kernel's table is read on another thread while the desired one is built and compared.
+      try (TableReadAhead kernel = TableReadAhead.start(committer.reader(), "nftables-read-" + settings.family())) {
+        FullTransactionBuilder.Desired desired = fullBuilder.build(state, plan.kind(), nodePortAddresses.resolve());
+        Optional<TableReconciler.Result> differences = TableReconciler.reconcile(desired.transaction(), kernel);
+        reconciled = differences.isPresent();
+        if (reconciled) {
+          return reconcile(differences.get(), start);
+        }
+        fullBuilder.removeLeftovers(desired, Nftables.TableContents.absent(), false, staleChains, start);
+        return desired.transaction(); // no table: loaded whole
+      }
     }
-    fullBuilder.removeLeftovers(desired, existing, load, staleChains, start);
+    listedAt = -1;
+    reconciled = false;
+    Nftables.TableContents existing = committer.list();
+    FullTransactionBuilder.Desired desired = fullBuilder.build(state, plan.kind(), nodePortAddresses.resolve());
+    fullBuilder.removeLeftovers(desired, existing, plan.kind() == SyncKind.LOAD, staleChains, start);
     return desired.transaction();
   }
 
   /** The reconciling form of a full sync: only what differs between the kernel and the model. */
-  private Transaction reconcile(Transaction full, KernelTable kernel, Instant start) {
-    TableReconciler.Result r = TableReconciler.reconcile(full, kernel, committer.reader());
+  private Transaction reconcile(TableReconciler.Result r, Instant start) {
     Set<String> unexpected = new HashSet<>(r.unexpectedChains());
     staleChains.retainOnly(unexpected::contains);
     for (String chain : r.unexpectedChains()) {

@@ -1,5 +1,8 @@
 package dev.kubeproxy.proxy.nftables;
 
+import java.util.Optional;
+import java.util.function.Supplier;
+
 /**
  * Reads this family's kube-proxy table back from the kernel, for the reconciling full sync, and
  * gives the form in which the model's rules and elements compare with what it read: exactly, so
@@ -7,8 +10,15 @@ package dev.kubeproxy.proxy.nftables;
  */
 public interface TableReader {
 
-  /** The whole table: chains with their rules, sets and maps with their elements. */
-  KernelTable read() throws NftablesException;
+  /**
+   * Reads the whole table into a visitor: chains with their rules, sets and maps with their
+   * elements.
+   *
+   * @param visitors a fresh visitor for each attempt (a read that the table changed under is
+   *                 repeated from the start)
+   * @return the visitor of the read that held; empty when there is no table
+   */
+  <V extends TableVisitor> Optional<V> read(Supplier<V> visitors) throws NftablesException;
 
   /** A rule as it would read back once written (matches, statement and comment). */
   String ruleForm(Rule rule);

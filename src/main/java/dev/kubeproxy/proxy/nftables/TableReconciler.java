@@ -1,11 +1,17 @@
 package dev.kubeproxy.proxy.nftables;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * Turns a full-sync transaction (the whole desired table) into the smaller transaction that brings
@@ -15,89 +21,179 @@ import java.util.Objects;
  * them after the grace period). Everything else is left alone, which is what makes the periodic
  * resync of a large table cheap. Rules and elements compare exactly, in the forms of the
  * {@link TableReader} that read the table (a rule edited in place is found like any other change).
+ *
+ * <p>It compares while the table is read ({@link TableVisitor}): each rule and each element is
+ * checked as it arrives and only the differences are kept, so the table read back is never held
+ * whole beside the desired one (at 10,000 Services that pair kept the collector busy for about as
+ * long as the comparison itself).
  */
-final class TableReconciler {
+final class TableReconciler implements TableVisitor {
   /** The desired table, read from a full-sync transaction. */
   private static final class Desired {
     final Map<String, Chain> chains = new LinkedHashMap<>();
     final Map<String, List<Rule>> rules = new HashMap<>();
     final Map<String, NftObject> containers = new LinkedHashMap<>();
     final Map<String, LinkedHashMap<List<String>, Element>> elements = new HashMap<>();
+
+    Collection<Element> elements(String container) {
+      LinkedHashMap<List<String>, Element> e = elements.get(container);
+      return e == null ? List.of() : e.values();
+    }
   }
+
+  /** A kernel chain's rules so far: how many, and whether each was the desired one at its place. */
+  private static final class ChainRules {
+    int count;
+    boolean same = true;
+  }
+
+  /** What a set or map the kernel has needs: the elements to delete and add, or a flush and refill. */
+  private record ElementChanges(List<Element> deletions, List<Element> additions, boolean flush, int kernelCount) {}
+
+  /** A desired element and its form. */
+  private record Wanted(Element element, String form) {}
 
   /** The transaction to send and the chains it flushed because nothing wants them any more. */
   record Result(Transaction transaction, List<String> unexpectedChains, int rewrittenChains,
       int elementChanges) {}
 
-  private TableReconciler() {}
+  private final Desired want;
+  private final TableReader forms;
+  private final Map<String, ChainRules> kernelChains = new LinkedHashMap<>();
+  private final Set<String> kernelContainers = new LinkedHashSet<>();
+  private final Set<String> kernelMaps = new HashSet<>();
+  private final Map<String, ElementChanges> elementChanges = new HashMap<>();
+  /** The desired elements of the container being read that no kernel element has matched yet, by key form. */
+  private LinkedHashMap<String, Wanted> unmatched;
+  private List<Supplier<Element>> unwanted;
+  private int kernelCount;
 
-  static Result reconcile(Transaction full, KernelTable kernel, TableReader forms) {
+  private TableReconciler(Desired want, TableReader forms) {
+    this.want = want;
+    this.forms = forms;
+  }
+
+  /**
+   * Reads the kernel's table with reader and compares it with the full transaction.
+   *
+   * @return the differences; empty when the kernel has no table
+   */
+  static Optional<Result> reconcile(Transaction full, TableReader reader) throws NftablesException {
     Desired want = read(full);
+    return reader.read(() -> new TableReconciler(want, reader)).map(TableReconciler::result);
+  }
+
+  @Override
+  public void chain(String name) {
+    kernelChains.putIfAbsent(name, new ChainRules());
+  }
+
+  @Override
+  public void rule(String chain, String form) {
+    ChainRules seen = kernelChains.computeIfAbsent(chain, k -> new ChainRules());
+    List<Rule> desired = want.rules.getOrDefault(chain, List.of());
+    int at = seen.count++;
+    if (seen.same && (at >= desired.size() || !forms.ruleForm(desired.get(at)).equals(form))) {
+      seen.same = false;
+    }
+  }
+
+  @Override
+  public void container(String name, boolean map) {
+    kernelContainers.add(name);
+    if (map) {
+      kernelMaps.add(name);
+    }
+    NftObject desired = want.containers.get(name);
+    if (desired == null || dynamic(desired)) {
+      return; // deleted whole, or filled by the rules (affinity sets): its elements are not compared
+    }
+    unmatched = new LinkedHashMap<>();
+    for (Element d : want.elements(name)) {
+      String key = forms.keyForm(d);
+      unmatched.put(key, new Wanted(d, forms.elementForm(d))); // both now: the encoder reuses the key it just encoded
+    }
+    unwanted = new ArrayList<>();
+    kernelCount = 0;
+  }
+
+  @Override
+  public void element(String key, String form, Supplier<Element> decoder) {
+    if (unmatched == null) {
+      return;
+    }
+    kernelCount++;
+    Wanted d = unmatched.get(key);
+    if (d != null && d.form().equals(form)) {
+      unmatched.remove(key);
+    } else {
+      unwanted.add(decoder); // absent from the model, or another value: deleted (and the desired one added)
+    }
+  }
+
+  @Override
+  public void endContainer(String name) {
+    if (unmatched == null) {
+      return;
+    }
+    List<Element> deletions = new ArrayList<>(unwanted.size());
+    boolean undecodable = false;
+    for (Supplier<Element> u : unwanted) {
+      Element gone = u.get();
+      undecodable |= gone == null;
+      deletions.add(gone);
+    }
+    // Something this agent cannot name is in it: empty the set or map and fill it again.
+    elementChanges.put(name, undecodable
+        ? new ElementChanges(List.of(), new ArrayList<>(want.elements(name)), true, kernelCount)
+        : new ElementChanges(deletions, unmatched.values().stream().map(Wanted::element).toList(), false, kernelCount));
+    unmatched = null;
+    unwanted = null;
+  }
+
+  /** The transaction: what is missing first, element deletions before the chains they may point at. */
+  private Result result() {
     Transaction tx = new Transaction();
     tx.add(new Table("rules for kube-proxy"));
     for (Chain chain : want.chains.values()) {
-      if (!kernel.chains().containsKey(chain.name())) {
+      if (!kernelChains.containsKey(chain.name())) {
         tx.add(chain);
       }
     }
     for (Map.Entry<String, NftObject> c : want.containers.entrySet()) {
-      if (!kernel.containers().containsKey(c.getKey())) {
+      if (!kernelContainers.contains(c.getKey())) {
         tx.add(c.getValue());
       }
     }
     // Elements first out (they may point at chains flushed below), then the chains, then new elements.
     List<Element> additions = new ArrayList<>();
-    int elementChanges = 0;
+    int changedElements = 0;
     for (Map.Entry<String, NftObject> c : want.containers.entrySet()) {
       if (dynamic(c.getValue())) {
         continue; // affinity sets: the rules fill them
       }
-      Map<List<String>, Element> desired = want.elements.getOrDefault(c.getKey(), new LinkedHashMap<>());
-      Map<String, KernelTable.Entry> actual = kernel.containers().getOrDefault(c.getKey(), Map.of());
-      // One pass over the desired elements (a look-up and a comparison each); the kernel's
-      // elements are walked only when some of them matched nothing.
-      List<String> matched = new ArrayList<>(desired.size());
-      List<Element> missing = new ArrayList<>();
-      for (Element d : desired.values()) {
-        String key = forms.keyForm(d);
-        KernelTable.Entry now = actual.get(key);
-        if (now != null && forms.elementForm(d).equals(now.form())) {
-          matched.add(key);
-        } else {
-          missing.add(d);
-        }
-      }
-      List<Element> deletions = new ArrayList<>();
-      boolean undecodable = false;
-      if (matched.size() != actual.size()) {
-        java.util.Set<String> keep = new java.util.HashSet<>(matched);
-        for (Map.Entry<String, KernelTable.Entry> e : actual.entrySet()) {
-          if (!keep.contains(e.getKey())) {
-            Element gone = e.getValue().element();
-            undecodable |= gone == null;
-            deletions.add(gone);
-          }
-        }
-      }
-      if (undecodable) {
-        // Something this agent cannot name is in it: empty the set or map and fill it again.
-        tx.flush(c.getValue());
-        additions.addAll(desired.values());
-        elementChanges += actual.size() + desired.size();
+      ElementChanges changes = elementChanges.get(c.getKey());
+      if (changes == null) { // not in the kernel: all of it
+        additions.addAll(want.elements(c.getKey()));
+        changedElements += want.elements(c.getKey()).size();
         continue;
       }
-      deletions.forEach(tx::delete);
-      additions.addAll(missing);
-      elementChanges += deletions.size() + missing.size();
+      if (changes.flush()) {
+        tx.flush(c.getValue());
+        changedElements += changes.kernelCount();
+      }
+      changes.deletions().forEach(tx::delete);
+      additions.addAll(changes.additions());
+      changedElements += changes.deletions().size() + changes.additions().size();
     }
     int rewritten = 0;
     for (Chain chain : want.chains.values()) {
       List<Rule> rules = want.rules.getOrDefault(chain.name(), List.of());
-      List<String> actual = kernel.chains().get(chain.name());
-      if (actual != null && sameRules(rules, actual, forms)) {
+      ChainRules seen = kernelChains.get(chain.name());
+      if (seen != null && seen.same && seen.count == rules.size()) {
         continue;
       }
-      if (actual != null && !actual.isEmpty()) {
+      if (seen != null && seen.count > 0) {
         tx.flush(chain);
       }
       rules.forEach(tx::add);
@@ -107,32 +203,20 @@ final class TableReconciler {
       tx.add(e);
     }
     List<String> unexpected = new ArrayList<>();
-    for (Map.Entry<String, List<String>> c : kernel.chains().entrySet()) {
+    for (Map.Entry<String, ChainRules> c : kernelChains.entrySet()) {
       if (!want.chains.containsKey(c.getKey())) {
-        if (!c.getValue().isEmpty()) {
+        if (c.getValue().count > 0) {
           tx.flush(Chain.regular(c.getKey()));
         }
         unexpected.add(c.getKey());
       }
     }
-    for (String name : kernel.containers().keySet()) {
+    for (String name : kernelContainers) {
       if (!want.containers.containsKey(name)) {
-        tx.delete(kernel.maps().contains(name) ? new NftMap(name, "", null) : NftSet.of(name, "", null));
+        tx.delete(kernelMaps.contains(name) ? new NftMap(name, "", null) : NftSet.of(name, "", null));
       }
     }
-    return new Result(tx, unexpected, rewritten, elementChanges);
-  }
-
-  private static boolean sameRules(List<Rule> desired, List<String> actual, TableReader forms) {
-    if (desired.size() != actual.size()) {
-      return false;
-    }
-    for (int i = 0; i < desired.size(); i++) {
-      if (!forms.ruleForm(desired.get(i)).equals(actual.get(i))) {
-        return false;
-      }
-    }
-    return true;
+    return new Result(tx, unexpected, rewritten, changedElements);
   }
 
   private static boolean dynamic(NftObject container) {

@@ -41,7 +41,7 @@ class CommitterTest {
     }
 
     @Override
-    public KernelTable read() {
+    public <V extends TableVisitor> java.util.Optional<V> read(java.util.function.Supplier<V> visitors) {
       throw new UnsupportedOperationException();
     }
 

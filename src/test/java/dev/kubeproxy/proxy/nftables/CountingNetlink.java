@@ -43,10 +43,11 @@ final class CountingNetlink implements NetlinkPath, AutoCloseable {
   }
 
   @Override
-  public KernelTable read() throws NftablesException {
+  public <V extends TableVisitor> java.util.Optional<V> read(java.util.function.Supplier<V> visitors)
+      throws NftablesException {
     long start = System.nanoTime();
     long cpu = java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
-    KernelTable t = delegate.read();
+    java.util.Optional<V> t = delegate.read(visitors);
     reads++;
     readNanos += System.nanoTime() - start;
     readCpuNanos += java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() - cpu;

@@ -6,7 +6,9 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 
 /**
  * An in-memory kube-proxy table that applies transactions like the kernel does (atomically, with the
@@ -73,12 +75,18 @@ public final class FakeNftables implements Nftables, TableReader {
     return new TableContents(true, new LinkedHashSet<>(state.chains.keySet()), sets);
   }
 
-  /** The table in the fake's forms: rules and elements as nft text. */
   @Override
-  public synchronized KernelTable read() {
+  public synchronized <V extends TableVisitor> Optional<V> read(Supplier<V> visitors) {
     if (!state.exists) {
-      return KernelTable.absent();
+      return Optional.empty();
     }
+    V visitor = visitors.get();
+    table().replay(visitor);
+    return Optional.of(visitor);
+  }
+
+  /** The table in the fake's forms (rules and elements as nft text); there must be one. */
+  synchronized KernelTable table() {
     Map<String, List<String>> chains = new LinkedHashMap<>();
     state.chains.forEach((name, c) -> {
       List<String> forms = new ArrayList<>();
@@ -96,7 +104,7 @@ public final class FakeNftables implements Nftables, TableReader {
         maps.add(name);
       }
     });
-    return new KernelTable(true, chains, containers, maps);
+    return new KernelTable(chains, containers, maps);
   }
 
   @Override

@@ -170,12 +170,12 @@ class NftablesResyncTest {
   }
 
   private String serviceChain() {
-    return fake.read().chains().keySet().stream().filter(c -> c.startsWith("service-")).findFirst().orElseThrow();
+    return fake.table().chains().keySet().stream().filter(c -> c.startsWith("service-")).findFirst().orElseThrow();
   }
 
   /** One change an admin (or another program) might make to the table by hand. */
   private void drift(Random random) throws Exception {
-    KernelTable t = fake.read();
+    KernelTable t = fake.table();
     List<String> chains = new ArrayList<>(t.chains().keySet());
     switch (random.nextInt(6)) {
       case 0 -> { // delete an element

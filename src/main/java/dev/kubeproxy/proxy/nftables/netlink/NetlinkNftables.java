@@ -8,11 +8,14 @@ import dev.kubeproxy.platform.netlink.NetlinkMessage;
 import dev.kubeproxy.platform.netlink.NetlinkSocket;
 import dev.kubeproxy.proxy.IpFamily;
 import dev.kubeproxy.proxy.nftables.NftablesException;
+import dev.kubeproxy.proxy.nftables.TableVisitor;
 import dev.kubeproxy.proxy.nftables.Transaction;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Optional;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * Sends transactions to nf_tables over netlink directly, skipping the nft process, which spends
@@ -208,13 +211,14 @@ public final class NetlinkNftables implements NetlinkPath, AutoCloseable {
    * the generation number moved while they ran (someone committed in between).
    */
   @Override
-  public dev.kubeproxy.proxy.nftables.KernelTable read() throws NftablesException {
+  public <V extends TableVisitor> Optional<V> read(Supplier<V> visitors) throws NftablesException {
     try {
       for (int attempt = 1; ; attempt++) {
         long before = generation();
-        dev.kubeproxy.proxy.nftables.KernelTable table = dump.read();
+        V visitor = visitors.get();
+        boolean exists = dump.read(visitor);
         if (generation() == before) {
-          return table;
+          return exists ? Optional.of(visitor) : Optional.empty();
         }
         if (attempt == READ_ATTEMPTS) {
           throw new NftablesException("netlink: the table kept changing while it was read (" + READ_ATTEMPTS

@@ -5,13 +5,12 @@ import dev.kubeproxy.platform.netlink.MessageWriter;
 import dev.kubeproxy.platform.netlink.NetlinkExchange;
 import dev.kubeproxy.platform.netlink.NetlinkMessage;
 import dev.kubeproxy.proxy.nftables.Element;
-import dev.kubeproxy.proxy.nftables.KernelTable;
 import dev.kubeproxy.proxy.nftables.Nftables;
+import dev.kubeproxy.proxy.nftables.TableVisitor;
 import dev.kubeproxy.proxy.nftables.Transaction;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -76,80 +75,69 @@ final class TableDump {
     return new Nftables.TableContents(!chains.isEmpty() || !sets.isEmpty(), chains, sets);
   }
 
-  KernelTable read() throws IOException {
-    Map<String, List<String>> chains = new LinkedHashMap<>();
-    dump(GETCHAIN, (buf, m) -> {
-      Attributes a = Attributes.ofNetfilterMessage(buf, m, 12);
-      chains.put(a.string(3), new ArrayList<>()); // NFTA_CHAIN_NAME
-    });
+  /**
+   * Reads the table into visitor: chain names, then each set and map with its elements, then the
+   * rules, each as it arrives (anonymous sets are held, as parts of the rules' forms).
+   *
+   * @return false when there is no table (nothing was visited then)
+   */
+  boolean read(TableVisitor visitor) throws IOException {
+    List<String> chains = new ArrayList<>();
+    dump(GETCHAIN, (buf, m) -> chains.add(Attributes.ofNetfilterMessage(buf, m, 12).string(3))); // NFTA_CHAIN_NAME
     if (chains.isEmpty()) {
-      return KernelTable.absent(); // a table of ours always has its base chains
+      return false; // a table of ours always has its base chains
     }
+    chains.forEach(visitor::chain);
     Map<String, Integer> setFlags = new LinkedHashMap<>();
     dump(GETSET, (buf, m) -> {
       Attributes a = Attributes.ofNetfilterMessage(buf, m, 13);
       setFlags.put(a.string(2), (int) a.be32(3, 0)); // NFTA_SET_NAME, NFTA_SET_FLAGS
     });
-    Map<String, Map<String, KernelTable.Entry>> containers = new LinkedHashMap<>();
     Map<String, String> anonymous = new HashMap<>();
-    Set<String> maps = new HashSet<>();
     for (Map.Entry<String, Integer> s : setFlags.entrySet()) {
       String name = s.getKey();
       int flags = s.getValue();
-      boolean isAnonymous = (flags & NFT_SET_ANONYMOUS) != 0;
-      if ((flags & (NFT_SET_EVAL | NFT_SET_TIMEOUT)) != 0 && !isAnonymous) {
-        containers.put(name, Map.of()); // affinity sets: filled by the packet path, not compared
+      boolean isMap = (flags & NFT_SET_MAP) != 0;
+      if ((flags & NFT_SET_ANONYMOUS) != 0) {
+        TreeSet<String> forms = new TreeSet<>();
+        dumpElements(name, (buf, from, to) -> forms.add(ExpressionForms.read(buf, from, to).form()));
+        anonymous.put(name, forms.toString());
         continue;
       }
-      Map<String, KernelTable.Entry> entries = new LinkedHashMap<>();
-      TreeSet<String> forms = new TreeSet<>();
-      boolean isMap = (flags & NFT_SET_MAP) != 0;
-      if ((flags & NFT_SET_INTERVAL) != 0 && !isAnonymous) {
+      visitor.container(name, isMap);
+      if ((flags & (NFT_SET_EVAL | NFT_SET_TIMEOUT)) != 0) {
+        visitor.endContainer(name); // affinity sets: filled by the packet path, not compared
+        continue;
+      }
+      if ((flags & NFT_SET_INTERVAL) != 0) {
         List<ExpressionForms.Read> bounds = new ArrayList<>();
         dumpElements(name, (buf, from, to) -> bounds.add(ExpressionForms.read(buf, from, to)));
-        ranges(name, bounds, entries);
-        containers.put(name, entries);
-        if (isMap) {
-          maps.add(name);
-        }
-        continue;
-      }
-      dumpElements(name, (buf, from, to) -> {
-        ExpressionForms.Read r = ExpressionForms.read(buf, from, to);
-        if (isAnonymous) {
-          forms.add(r.form());
-          return;
-        }
-        byte[] raw = r.key();
-        entries.put(ExpressionForms.key(raw), new KernelTable.Entry(r.form(), () -> decode(name, isMap, raw)));
-      });
-      if (isAnonymous) {
-        anonymous.put(name, forms.toString());
+        ranges(name, bounds, visitor);
       } else {
-        containers.put(name, entries);
-        if (isMap) {
-          maps.add(name);
-        }
+        dumpElements(name, (buf, from, to) -> {
+          ExpressionForms.Read r = ExpressionForms.read(buf, from, to);
+          byte[] raw = r.key();
+          visitor.element(ExpressionForms.key(raw), r.form(), () -> decode(name, isMap, raw));
+        });
       }
+      visitor.endContainer(name);
     }
     dump(GETRULE, (buf, m) -> {
       Attributes a = Attributes.ofNetfilterMessage(buf, m, 7);
-      String chain = a.string(2); // NFTA_RULE_CHAIN
       int[] expressions = range(buf, m, 4); // NFTA_RULE_EXPRESSIONS
-      String form = ExpressionForms.rule(buf, expressions[0], expressions[1], a.bytes(7),
-          set -> anonymous.getOrDefault(set, "?" + set));
-      chains.computeIfAbsent(chain, k -> new ArrayList<>()).add(form);
+      visitor.rule(a.string(2), ExpressionForms.rule(buf, expressions[0], expressions[1], a.bytes(7), // NFTA_RULE_CHAIN
+          set -> anonymous.getOrDefault(set, "?" + set)));
     });
-    return new KernelTable(true, chains, containers, maps);
+    return true;
   }
 
   /**
    * Pairs the start and end elements of an interval map (the kernel dumps them separately, in no
-   * useful order) into one entry per range, in the forms the encoder gives; an end without a start
-   * (nft's "nothing below the first range" marker) is no entry, a start without an end is one that
-   * cannot be decoded (the map is then refilled).
+   * useful order) into one element per range, in the forms the encoder gives; an end without a
+   * start (nft's "nothing below the first range" marker) is no element, a start without an end is
+   * one that cannot be decoded (the map is then refilled).
    */
-  private static void ranges(String set, List<ExpressionForms.Read> bounds, Map<String, KernelTable.Entry> entries) {
+  private static void ranges(String set, List<ExpressionForms.Read> bounds, TableVisitor visitor) {
     byte[] none = new byte[0];
     bounds.sort((a, b) -> {
       int c = java.util.Arrays.compareUnsigned(a.key() == null ? none : a.key(), b.key() == null ? none : b.key());
@@ -159,19 +147,19 @@ final class TableDump {
     for (ExpressionForms.Read b : bounds) {
       if (!b.end()) {
         if (open != null) {
-          entries.put(ExpressionForms.key(open.key()), new KernelTable.Entry(open.form(), () -> null));
+          visitor.element(ExpressionForms.key(open.key()), open.form(), () -> null);
         }
         open = b;
       } else if (open != null && open.key() != null && b.key() != null) {
         byte[] first = open.key();
         byte[] end = b.key();
-        entries.put(open.rangeKey(end), new KernelTable.Entry(open.rangeForm(end),
-            () -> new Element(set, true, List.of(ElementCodec.rangeText(first, end)), null, null)));
+        visitor.element(open.rangeKey(end), open.rangeForm(end),
+            () -> new Element(set, true, List.of(ElementCodec.rangeText(first, end)), null, null));
         open = null;
       }
     }
     if (open != null) {
-      entries.put(ExpressionForms.key(open.key()), new KernelTable.Entry(open.form(), () -> null));
+      visitor.element(ExpressionForms.key(open.key()), open.form(), () -> null);
     }
   }
 
