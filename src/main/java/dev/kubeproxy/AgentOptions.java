@@ -7,8 +7,6 @@ import dev.kubeproxy.config.KubeProxyConfiguration;
  * that are not part of the configuration file (upstream's Options placeholders).
  *
  * @param config       the effective configuration (defaults, file or flags, platform defaults applied)
- * @param configFile   the --config path, or null (read and watched by ConfigVerticle, before these
- *                     options are built)
  * @param master       --master: the API server address overriding the kubeconfig, or null
  * @param hostname     the node name: hostnameOverride (trimmed, lower-cased) or the OS hostname
  * @param manifestsDir --manifests: read cluster objects from this directory instead of the API, or null
@@ -20,7 +18,6 @@ import dev.kubeproxy.config.KubeProxyConfiguration;
  */
 public record AgentOptions(
     KubeProxyConfiguration config,
-    String configFile,
     String master,
     String hostname,
     String manifestsDir,
@@ -34,8 +31,8 @@ public record AgentOptions(
   }
 
   /** Without the flag values (tests, and callers that have none). */
-  public AgentOptions(KubeProxyConfiguration config, String configFile, String master, String hostname,
-      String manifestsDir, boolean dryRun, boolean cleanup, boolean initOnly) {
-    this(config, configFile, master, hostname, manifestsDir, dryRun, cleanup, initOnly, null);
+  public AgentOptions(KubeProxyConfiguration config, String master, String hostname, String manifestsDir,
+      boolean dryRun, boolean cleanup, boolean initOnly) {
+    this(config, master, hostname, manifestsDir, dryRun, cleanup, initOnly, null);
   }
 }

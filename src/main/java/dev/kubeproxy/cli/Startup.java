@@ -142,7 +142,7 @@ public final class Startup {
     for (FlagDef def : sortedFlags()) {
       flagValues.put(def.name(), flags.displayValue(def));
     }
-    AgentOptions agent = new AgentOptions(config, options.configFile(), options.master(), hostname,
+    AgentOptions agent = new AgentOptions(config, options.master(), hostname,
         options.manifestsDir(), options.dryRun(), options.cleanup(), options.initOnly(), flagValues);
     return new Run(agent, options);
   }

@@ -29,11 +29,11 @@ final class Fixtures {
     c.clientConnection.burst = 100;
     c.clientConnection.contentType = "application/vnd.kubernetes.protobuf";
     c.configSyncPeriod = Duration.ZERO;
-    return new AgentOptions(c, null, null, hostname, null, false, false, false);
+    return new AgentOptions(c, null, hostname, null, false, false, false);
   }
 
   static AgentOptions withManifests(AgentOptions o, String dir) {
-    return new AgentOptions(o.config(), o.configFile(), o.master(), o.hostname(), dir, o.dryRun(), o.cleanup(), o.initOnly());
+    return new AgentOptions(o.config(), o.master(), o.hostname(), dir, o.dryRun(), o.cleanup(), o.initOnly());
   }
 
   static V1Service service(String ns, String name, String clusterIP, Map<String, String> labels) {

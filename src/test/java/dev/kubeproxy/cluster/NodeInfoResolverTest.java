@@ -73,7 +73,7 @@ class NodeInfoResolverTest {
     Path wrong = Files.writeString(tmp.resolve("wrong-kubeconfig"), Files.readString(api.writeKubeconfig(tmp))
         .replace(api.url(), "http://127.0.0.1:1"));
     AgentOptions base = Fixtures.options(wrong.toString(), "node-1");
-    AgentOptions o = new AgentOptions(base.config(), null, api.url(), "node-1", null, false, false, false);
+    AgentOptions o = new AgentOptions(base.config(), api.url(), "node-1", null, false, false, false);
     assertEquals(List.of("192.168.200.10", "::1"), get(resolve(o)).nodeIPs());
   }
 

@@ -211,7 +211,7 @@ class MetricsServerVerticleTest {
       c.featureGates = new java.util.TreeMap<>(java.util.Map.of("ComponentStatusz", true, "ComponentFlagz", true));
     });
     java.util.TreeMap<String, String> flags = new java.util.TreeMap<>(java.util.Map.of("v", "4", "proxy-mode", "nftables"));
-    AgentOptions opts = new AgentOptions(base.config(), null, null, "node-1", null, false, false, false, flags);
+    AgentOptions opts = new AgentOptions(base.config(), null, "node-1", null, false, false, false, flags);
     MetricsServerVerticle v = new MetricsServerVerticle(opts, metrics, verbosity::add);
     Await.result(vertx.deployVerticle(v));
     int port = v.actualPort();

@@ -71,7 +71,7 @@ class DebugServicesResponderTest {
     config.clusterCIDR = "10.244.0.0/16";
     config.nftables.syncPeriod = Duration.ofMillis(400);
     config.nftables.minSyncPeriod = Duration.ZERO;
-    AgentOptions options = new AgentOptions(config, null, null, "node-a", null, false, false, false);
+    AgentOptions options = new AgentOptions(config, null, "node-a", null, false, false, false);
     NodeInfo node = new NodeInfo("node-a", List.of("192.168.200.1"), List.of(), Map.of());
     ReadableBackend backend = new ReadableBackend();
     vertx.deployVerticle(new ProxierVerticle(options, node, (o, n, r) -> List.of(backend), new CommandRunner(),
@@ -119,7 +119,7 @@ class DebugServicesResponderTest {
     EventBusCodecs.register(vertx);
     KubeProxyConfiguration config = new KubeProxyConfiguration();
     config.mode = "nftables";
-    AgentOptions options = new AgentOptions(config, null, null, "node-a", null, false, false, false);
+    AgentOptions options = new AgentOptions(config, null, "node-a", null, false, false, false);
     NodeInfo node = new NodeInfo("node-a", List.of("192.168.200.1"), List.of(), Map.of());
     vertx.deployVerticle(new ProxierVerticle(options, node, (o, n, r) -> List.of(new ReadableBackend()),
         new CommandRunner(), new ProxierVerticleTest.RecordingMetrics()), ProxierVerticle.DEPLOYMENT)

@@ -138,7 +138,7 @@ public final class ModelBenchmark {
         config.mode = "nftables";
         config.nftables.syncPeriod = Duration.ofSeconds(30);
         config.nftables.minSyncPeriod = Duration.ofSeconds(1);
-        AgentOptions options = new AgentOptions(config, null, null, "node-0", null, true, false, false);
+        AgentOptions options = new AgentOptions(config, null, "node-0", null, true, false, false);
         ProxierVerticle verticle = new ProxierVerticle(options, new NodeInfo("node-0", List.of("192.168.200.1"),
             List.of(), Map.of()), (o, n, r) -> List.of(backend), new CommandRunner(), new ProxyMetrics());
         String id = vertx.deployVerticle(verticle, ProxierVerticle.DEPLOYMENT).toCompletionStage().toCompletableFuture().get();

@@ -171,7 +171,7 @@ class ProxierVerticleTest {
     config.iptables.minSyncPeriod = Duration.ZERO;
     config.nftables.syncPeriod = Duration.ofMillis(400);
     config.nftables.minSyncPeriod = Duration.ZERO;
-    AgentOptions options = new AgentOptions(config, null, null, "node-a", null, dryRun, false, false);
+    AgentOptions options = new AgentOptions(config, null, "node-a", null, dryRun, false, false);
     NodeInfo node = new NodeInfo("node-a", List.of("192.168.200.1"), List.of(), Map.of("topology.kubernetes.io/zone", "z1"));
     ProxierVerticle verticle = new ProxierVerticle(options, node, (o, n, r) -> List.of(backends), commands, metrics,
         () -> conntrack);

@@ -60,7 +60,7 @@ class ProxiersTest {
     c.nftables.minSyncPeriod = Duration.ofSeconds(2);
     c.clusterCIDR = "10.244.0.0/16,fd00:10:244::/64";
     c.nodePortAddresses = List.of("192.168.200.0/24", "fd00:200::/64");
-    return new AgentOptions(c, null, null, "node-a", null, false, false, false);
+    return new AgentOptions(c, null, "node-a", null, false, false, false);
   }
 
   private static NodeInfo node(String... ips) {
@@ -87,7 +87,7 @@ class ProxiersTest {
   void ipvsDryRunIsDualStackWithoutProbes() {
     ProbeRunner runner = new ProbeRunner(b -> true);
     KubeProxyConfiguration c = options("ipvs").config();
-    AgentOptions dry = new AgentOptions(c, null, null, "node-a", null, true, false, false);
+    AgentOptions dry = new AgentOptions(c, null, "node-a", null, true, false, false);
     List<ProxyBackend> backends = create(dry, node("fd00:200::1", "192.168.200.1"), runner);
     assertEquals(List.of(IpFamily.IPv6, IpFamily.IPv4), backends.stream().map(ProxyBackend::family).toList());
     assertTrue(backends.get(0) instanceof dev.kubeproxy.proxy.ipvs.IpvsProxier);
@@ -133,7 +133,7 @@ class ProxiersTest {
   @Test
   void iptablesDryRunProbesNothingAndRunsAsOnAHostWithBothTools() {
     AgentOptions o = options("iptables");
-    AgentOptions dry = new AgentOptions(o.config(), null, null, "node-a", null, true, false, false);
+    AgentOptions dry = new AgentOptions(o.config(), null, "node-a", null, true, false, false);
     ProbeRunner noTools = new ProbeRunner(b -> false);
     List<ProxyBackend> v4First = create(dry, node("192.168.200.1"), noTools);
     assertEquals(List.of(IpFamily.IPv4, IpFamily.IPv6), v4First.stream().map(ProxyBackend::family).toList());
@@ -202,7 +202,7 @@ class ProxiersTest {
     assertEquals(List.of("::1"), v6.nodeIPs(), "no node IP of the family: loopback");
     assertEquals(List.of("fd00:200::/64"), v6.nodePortAddresses());
 
-    AgentOptions dry = new AgentOptions(o.config(), null, null, "node-a", null, true, false, false);
+    AgentOptions dry = new AgentOptions(o.config(), null, "node-a", null, true, false, false);
     assertSame(System.out, Proxiers.settings(dry, node(), IpFamily.IPv4, LocalTrafficDetector.noop()).dryRunOutput());
   }
 

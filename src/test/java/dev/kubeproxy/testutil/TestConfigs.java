@@ -41,6 +41,6 @@ public final class TestConfigs {
   public static AgentOptions options(Consumer<KubeProxyConfiguration> edit) {
     KubeProxyConfiguration c = defaults();
     edit.accept(c);
-    return new AgentOptions(c, null, null, "node-1", null, false, false, false);
+    return new AgentOptions(c, null, "node-1", null, false, false, false);
   }
 }

@@ -125,7 +125,7 @@ class BadObjectsKernelTest {
       kubeconfig = api.writeKubeconfig(tmp).toString();
     }
     config.clientConnection.kubeconfig = kubeconfig;
-    AgentOptions options = new AgentOptions(config, null, null, "node-1", manifestsDir, false, false, false);
+    AgentOptions options = new AgentOptions(config, null, "node-1", manifestsDir, false, false, false);
     ProxierSettings settings = Fixtures.settings(IpFamily.IPv4, List.of(), clusterCidr("10.244.0.0/16"), false, true, null);
     ProxierVerticle.BackendFactory backends = (o, n, r) -> List.<ProxyBackend>of(mode.equals("iptables")
         ? new IptablesProxier(settings, r, new ProxyMetrics(), new Sysctls(tmp.resolve("sys")), List::of, IptablesBackend.LEGACY)

@@ -93,7 +93,7 @@ class FlushRepairKernelTest {
     config.mode = "iptables";
     config.iptables.syncPeriod = SYNC_PERIOD;
     config.iptables.minSyncPeriod = Duration.ZERO;
-    AgentOptions options = new AgentOptions(config, null, null, "node-1", dir.toString(), false, false, false);
+    AgentOptions options = new AgentOptions(config, null, "node-1", dir.toString(), false, false, false);
     ProxierSettings settings = Fixtures.settings(IpFamily.IPv4, List.of(), clusterCidr("10.244.0.0/16"), false, true, null);
     ProxierVerticle.BackendFactory backends = (o, n, r) -> List.<ProxyBackend>of(
         new IptablesProxier(settings, r, new ProxyMetrics(), new Sysctls(tmp.resolve("sys")), List::of, IptablesBackend.LEGACY));
