@@ -34,17 +34,20 @@
  * <p>Syncs ({@link dev.kubeproxy.proxy.nftables.NftablesProxier} coordinates): the first sync of
  * the process loads the whole table in one transaction. Every syncPeriod, after a failure and when
  * the ServiceCIDRs change, a full sync reads the table back over netlink
- * ({@link dev.kubeproxy.proxy.nftables.TableReader}), compares every rule and element exactly and
- * sends only what differs from the model ({@link dev.kubeproxy.proxy.nftables.TableReconciler});
+ * ({@link dev.kubeproxy.proxy.nftables.TableReader}, on a thread of its own while the desired
+ * table is built: {@link dev.kubeproxy.proxy.nftables.TableReadAhead}), compares every rule and
+ * element exactly as it arrives and sends only what differs from the model
+ * ({@link dev.kubeproxy.proxy.nftables.TableReconciler}, a {@link dev.kubeproxy.proxy.nftables.TableVisitor});
  * without a netlink socket it rewrites the whole table. The syncs in between send only the changed
  * chains and elements. The parts: SyncPlanner (which kind of sync, and why), FullTransactionBuilder
  * and PartialTransactionBuilder (over AppliedTable, what the table holds per service port),
  * Committer (netlink or nft, and the commit generations), StaleChains, SyncFailures (counters and
  * the service ports the kernel refuses).
  *
- * <p>Owns: one family's kube-proxy table and its sync state, on the proxier's worker. May call: the
- * proxy model and plan (ProxyState, ServicePortPlan, SyncResult), proxy.nftables.netlink, platform
- * (commands, addresses), config (sync settings), metrics, logging; nothing in iptables, ipvs,
- * cluster or health.
+ * <p>Owns: one family's kube-proxy table and its sync state, on the proxier's worker (and, during a
+ * reconcile, the reading thread that dumps the table). May call: the proxy model and plan
+ * (ProxyState, ServicePortPlan, SyncResult), proxy.nftables.netlink, platform (commands,
+ * addresses), config (sync settings), metrics, logging; nothing in iptables, ipvs, cluster or
+ * health.
  */
 package dev.kubeproxy.proxy.nftables;
