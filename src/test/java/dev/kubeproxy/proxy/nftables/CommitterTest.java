@@ -24,7 +24,9 @@ class CommitterTest {
   }
 
   /** A netlink path that is never used for a transaction here: only its presence matters. */
-  private static final NetlinkPath NETLINK = new NetlinkPath() {
+  private static final NetlinkPath NETLINK = new UnusedNetlink();
+
+  private static final class UnusedNetlink extends FormlessReader implements NetlinkPath {
     @Override
     public boolean tryRun(Transaction tx) {
       return false;
@@ -44,22 +46,7 @@ class CommitterTest {
     public <V extends TableVisitor> java.util.Optional<V> read(java.util.function.Supplier<V> visitors) {
       throw new UnsupportedOperationException();
     }
-
-    @Override
-    public String ruleForm(Rule rule) {
-      return "";
-    }
-
-    @Override
-    public String keyForm(Element element) {
-      return "";
-    }
-
-    @Override
-    public String elementForm(Element element) {
-      return "";
-    }
-  };
+  }
 
   private List<String> lines() {
     String s = buffer.toString(StandardCharsets.UTF_8);

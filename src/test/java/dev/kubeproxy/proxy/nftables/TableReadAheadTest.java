@@ -45,28 +45,10 @@ class TableReadAheadTest {
     }
   }
 
-  /** A reader whose read is given as code; the forms are not used here. */
-  abstract static class ScriptedReader implements TableReader {
-    @Override
-    public String ruleForm(Rule rule) {
-      return "";
-    }
-
-    @Override
-    public String keyForm(Element element) {
-      return "";
-    }
-
-    @Override
-    public String elementForm(Element element) {
-      return "";
-    }
-  }
-
   @Test
   void handsOverTheWholeReadInOrderAcrossBatches() throws Exception {
     int elements = 5_000; // many batches
-    TableReader reader = new ScriptedReader() {
+    TableReader reader = new FormlessReader() {
       @Override
       public <V extends TableVisitor> Optional<V> read(Supplier<V> visitors) {
         V v = visitors.get();
@@ -91,7 +73,7 @@ class TableReadAheadTest {
 
   @Test
   void aReadThatStartedOverReachesAFreshVisitorWithTheLastAttemptOnly() throws Exception {
-    TableReader reader = new ScriptedReader() {
+    TableReader reader = new FormlessReader() {
       @Override
       public <V extends TableVisitor> Optional<V> read(Supplier<V> visitors) {
         V first = visitors.get();
@@ -117,7 +99,7 @@ class TableReadAheadTest {
 
   @Test
   void noTableIsEmptyAndAFailureIsTheReadersOwn() throws Exception {
-    TableReader absent = new ScriptedReader() {
+    TableReader absent = new FormlessReader() {
       @Override
       public <V extends TableVisitor> Optional<V> read(Supplier<V> visitors) {
         return Optional.empty();
@@ -126,7 +108,7 @@ class TableReadAheadTest {
     try (TableReadAhead ahead = TableReadAhead.start(absent, "test-read")) {
       assertFalse(ahead.read(Recorder::new).isPresent());
     }
-    TableReader failing = new ScriptedReader() {
+    TableReader failing = new FormlessReader() {
       @Override
       public <V extends TableVisitor> Optional<V> read(Supplier<V> visitors) throws NftablesException {
         visitors.get().chain("services");
@@ -142,7 +124,7 @@ class TableReadAheadTest {
   @Test
   void closeWithoutReadingLetsTheReaderFinishBeforeItReturns() throws Exception {
     CountDownLatch finished = new CountDownLatch(1);
-    TableReader big = new ScriptedReader() {
+    TableReader big = new FormlessReader() {
       @Override
       public <V extends TableVisitor> Optional<V> read(Supplier<V> visitors) {
         V v = visitors.get();
