@@ -7,7 +7,6 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -86,20 +85,15 @@ final class TableReadAhead implements TableReader, AutoCloseable {
   @Override
   public void close() {
     abandoned = true;
-    while (!done.isDone() || !queue.isEmpty()) {
-      queue.clear(); // unblocks the reading thread, which drops the rest of its read
-      try {
-        done.get(10, TimeUnit.MILLISECONDS);
-      } catch (Exception e) {
-        if (e instanceof InterruptedException) {
-          Thread.currentThread().interrupt();
-          return;
-        }
-        // not done yet, or failed: either way nobody waits for its outcome any more
-      }
-      if (done.isDone()) {
-        queue.clear();
-      }
+    // Frees the reading thread if it waits on a full queue: from now on it drops what it reads,
+    // so at most the batch it was putting arrives, and the queue never fills again.
+    queue.clear();
+    try {
+      done.handle((exists, failure) -> null).get(); // its outcome no longer matters, only that it ended
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException e) {
+      throw new IllegalStateException(e); // handle() does not fail
     }
   }
 
