@@ -200,6 +200,16 @@ public final class NftablesBenchmark {
     return java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() / 1_000_000;
   }
 
+  /** Collections so far and the time they took (all threads stop for them). */
+  static long[] collections() {
+    long[] c = new long[2];
+    for (var gc : java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()) {
+      c[0] += Math.max(0, gc.getCollectionCount());
+      c[1] += Math.max(0, gc.getCollectionTime());
+    }
+    return c;
+  }
+
   public static void main(String[] args) throws Exception {
     int[] sizes = args.length == 0 ? new int[] {1000, 10000} : Arrays.stream(args).mapToInt(Integer::parseInt).toArray();
     ProxierSettings settings = new ProxierSettings(IpFamily.IPv4, "node-a", List.of("192.168.200.1"),
@@ -391,18 +401,21 @@ public final class NftablesBenchmark {
         nft.reset();
         netlink.resetReads();
         long sent = netlink.nanos();
+        long[] gc = collections();
         t = System.nanoTime();
         long cpu = threadCpuMillis();
         p.sync(model.now(Set.of()));
         long elapsed = System.nanoTime() - t;
+        long[] gcAfter = collections();
         if (run >= 0) {
           unchanged[run] = elapsed;
         }
         System.out.printf("full resync of the populated table, read back over netlink (%s): %,d ms (reading"
             + " %,d ms, sending %,d ms, transaction %,d commands; CPU of the syncing thread %,d ms, of the reading"
-            + " thread %,d ms; load %s)%n", run < 0 ? "after the changes above" : "nothing changed", elapsed / 1_000_000,
-            netlink.readNanos() / 1_000_000, (netlink.nanos() - sent + nft.runNanos) / 1_000_000,
-            p.lastTransaction().size(), threadCpuMillis() - cpu, netlink.readCpuNanos() / 1_000_000, load());
+            + " thread %,d ms; %d collections, %,d ms; load %s)%n", run < 0 ? "after the changes above" : "nothing changed",
+            elapsed / 1_000_000, netlink.readNanos() / 1_000_000, (netlink.nanos() - sent + nft.runNanos) / 1_000_000,
+            p.lastTransaction().size(), threadCpuMillis() - cpu, netlink.readCpuNanos() / 1_000_000, gcAfter[0] - gc[0],
+            gcAfter[1] - gc[1], load());
       }
       Arrays.sort(unchanged);
       System.out.printf("target full resync of the populated table, read back over netlink, nothing changed, median of"

@@ -4,7 +4,6 @@ import dev.kubeproxy.proxy.IpFamily;
 import dev.kubeproxy.proxy.nftables.Element;
 import dev.kubeproxy.proxy.nftables.ElementValue;
 import dev.kubeproxy.proxy.nftables.Verdict;
-import java.io.ByteArrayOutputStream;
 import java.util.List;
 
 /**
@@ -23,6 +22,9 @@ final class ElementCodec {
   private static final Layout VERDICTS_BY_DESTINATION =
       new Layout(List.of(Field.ADDRESS, Field.PROTOCOL, Field.PORT), List.of());
   private static final Layout VERDICTS_BY_NODEPORT = new Layout(List.of(Field.PROTOCOL, Field.PORT), List.of());
+  private static final Layout HAIRPIN =
+      new Layout(List.of(Field.ADDRESS, Field.ADDRESS, Field.PROTOCOL, Field.PORT), null);
+  private static final Layout ADDRESSES = new Layout(List.of(Field.ADDRESS), null);
 
   private final IpFamily family;
 
@@ -30,13 +32,29 @@ final class ElementCodec {
     this.family = family;
   }
 
-  private static Layout layout(String container) throws Unsupported {
-    if (container.startsWith("endpoint-ranges-")) {
-      return new Layout(List.of(Field.NUMGEN), List.of(Field.ADDRESS, Field.PORT));
+  private static final Layout ENDPOINT_RANGES = new Layout(List.of(Field.NUMGEN), List.of(Field.ADDRESS, Field.PORT));
+
+  /** The container whose layout was looked up last, and that layout (a resync asks for it per element). */
+  private record Cached(String container, Layout layout) {}
+
+  private Cached last = new Cached("", null);
+
+  private Layout layout(String container) throws Unsupported {
+    Cached c = last; // one read: the reading thread decodes keys with this codec too
+    if (c.container() != container) { // the elements of one set share its name's instance
+      c = new Cached(container, layoutByName(container));
+      last = c;
+    }
+    return c.layout();
+  }
+
+  private static Layout layoutByName(String container) throws Unsupported {
+    if (interval(container)) {
+      return ENDPOINT_RANGES;
     }
     return switch (container) {
-      case "hairpin-connections" -> new Layout(List.of(Field.ADDRESS, Field.ADDRESS, Field.PROTOCOL, Field.PORT), null);
-      case "cluster-ips", "nodeport-ips" -> new Layout(List.of(Field.ADDRESS), null);
+      case "hairpin-connections" -> HAIRPIN;
+      case "cluster-ips", "nodeport-ips" -> ADDRESSES;
       case "service-ips", "no-endpoint-services", "firewall-ips" -> VERDICTS_BY_DESTINATION;
       case "service-nodeports", "no-endpoint-nodeports" -> VERDICTS_BY_NODEPORT;
       default -> throw new Unsupported("elements of " + container);
@@ -67,12 +85,31 @@ final class ElementCodec {
     }
     String text = e.key().get(0);
     int dash = text.indexOf('-');
-    long lo = Values.number(dash < 0 ? text : text.substring(0, dash), 0, Integer.MAX_VALUE);
-    long hi = dash < 0 ? lo : Values.number(text.substring(dash + 1), 0, Integer.MAX_VALUE);
+    long lo = decimal(text, 0, dash < 0 ? text.length() : dash);
+    long hi = dash < 0 ? lo : decimal(text, dash + 1, text.length());
     if (hi < lo) {
       throw new Unsupported("range " + text);
     }
     return new long[] {lo, hi};
+  }
+
+  /** A decimal number in text[from, to), 0 to Integer.MAX_VALUE (no substring: every endpoint's element has two). */
+  private static long decimal(String text, int from, int to) throws Unsupported {
+    if (to - from < 1 || to - from > 10) {
+      throw new Unsupported("not a number: " + text);
+    }
+    long v = 0;
+    for (int i = from; i < to; i++) {
+      char c = text.charAt(i);
+      if (c < '0' || c > '9') {
+        throw new Unsupported("not a number: " + text);
+      }
+      v = v * 10 + (c - '0');
+    }
+    if (v > Integer.MAX_VALUE) {
+      throw new Unsupported("out of range: " + text);
+    }
+    return v;
   }
 
   /** The text of a range read back from its start and end keys (big-endian, end one past the last). */
@@ -98,12 +135,18 @@ final class ElementCodec {
     return value.isEmpty();
   }
 
-  /** The data of an endpoint-ranges element: address . port. */
+  /** The data of an endpoint-ranges element: address . port, each field padded to four bytes. */
   byte[] value(Element e) throws Unsupported {
     if (!(e.value() instanceof ElementValue.Target t)) {
       throw new Unsupported("element without an endpoint value: " + e);
     }
-    return encode(layout(e.container()).value(), List.of(t.address(), Integer.toString(t.port())));
+    byte[] address = Values.address(t.address(), family);
+    byte[] port = Values.port(t.port());
+    byte[] out = new byte[address.length + 4];
+    System.arraycopy(address, 0, out, 0, address.length);
+    out[address.length] = port[0];
+    out[address.length + 1] = port[1];
+    return out;
   }
 
   boolean isMap(Element e) throws Unsupported {
@@ -142,20 +185,24 @@ final class ElementCodec {
     if (parts.size() != fields.size()) {
       throw new Unsupported("element " + parts);
     }
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    for (int i = 0; i < parts.size(); i++) {
+    byte[][] values = new byte[parts.size()][];
+    int size = 0;
+    for (int i = 0; i < values.length; i++) {
       String part = parts.get(i);
-      byte[] bytes = switch (fields.get(i)) {
+      values[i] = switch (fields.get(i)) {
         case ADDRESS -> Values.address(part, family);
         case PROTOCOL -> Values.protocol(part);
         case PORT -> Values.port(part);
         case NUMGEN -> Values.hostInt(Values.number(part, 0, Integer.MAX_VALUE));
       };
-      out.writeBytes(bytes);
-      if (fields.size() > 1) {
-        out.writeBytes(new byte[(4 - bytes.length % 4) % 4]); // concatenations align each field
-      }
+      size += values.length > 1 ? (values[i].length + 3) & ~3 : values[i].length; // concatenations align each field
     }
-    return out.toByteArray();
+    byte[] out = new byte[size];
+    int at = 0;
+    for (byte[] v : values) {
+      System.arraycopy(v, 0, out, at, v.length);
+      at += values.length > 1 ? (v.length + 3) & ~3 : v.length;
+    }
+    return out;
   }
 }

@@ -1,71 +1,18 @@
 package dev.kubeproxy.proxy.nftables.netlink;
 
 import java.nio.ByteOrder;
-import java.util.HexFormat;
-import java.util.Map;
-import java.util.TreeMap;
-import java.util.function.Function;
 
 /**
- * The normalized form in which a rule's expressions compare between what the encoder writes and
- * what the kernel dumps: each expression's name and attributes (sorted by type, nested ones
- * recursively), with the values the kernel fills in when they are not sent made explicit on both
- * sides (a lookup's flags 0, a nat's maximum registers equal to its minimum ones and its implied
- * range flags, a bitwise's boolean operation, a dynset's zero timeout and flags), and anonymous
- * sets replaced by their elements. Two rules with the same form do the same.
+ * The forms in which set and map elements compare between what the encoder writes and what the
+ * kernel dumps (key, value or verdict, flags, user data), and the attribute walking they share
+ * with {@link RuleForm}.
  */
 final class ExpressionForms {
-    private static final int TYPE_MASK = 0x3fff;
-  private static final HexFormat HEX = HexFormat.of();
-  private static final String ZERO32 = "00000000";
+  private static final int TYPE_MASK = 0x3fff;
   private static final java.lang.invoke.VarHandle SHORT =
       java.lang.invoke.MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.nativeOrder());
 
   private ExpressionForms() {}
-
-  /**
-   * The form of an NFTA_RULE_EXPRESSIONS payload and the rule's user data.
-   *
-   * @param anonymous an anonymous set's form by the name (or "#id" for one created in the same
-   *                  batch) a lookup gives
-   */
-  static String rule(byte[] buf, int from, int to, byte[] userData, Function<String, String> anonymous) {
-    StringBuilder sb = new StringBuilder();
-    int[] list = attributes(buf, from, to);
-    for (int e = 0; e < list.length; e += 3) { // NFTA_LIST_ELEM
-      String name = null;
-      int dataFrom = 0;
-      int dataTo = 0;
-      int[] expr = attributes(buf, list[e + 1], list[e + 2]);
-      for (int i = 0; i < expr.length; i += 3) {
-        if (expr[i] == 1) {
-          name = string(buf, expr[i + 1], expr[i + 2]);
-        } else if (expr[i] == 2) {
-          dataFrom = expr[i + 1];
-          dataTo = expr[i + 2];
-        }
-      }
-      Map<Integer, String> attrs = new TreeMap<>();
-      int[] data = attributes(buf, dataFrom, dataTo);
-      for (int i = 0; i < data.length; i += 3) {
-        int type = data[i];
-        attrs.put(type, holdsData(name, type) ? data(buf, data[i + 1], data[i + 2])
-            : HEX.formatHex(buf, data[i + 1], data[i + 2]));
-      }
-      normalize(name, attrs, anonymous);
-      sb.append(name).append('{'); // as attrs.toString(), without the intermediate string
-      String separator = "";
-      for (Map.Entry<Integer, String> a : attrs.entrySet()) {
-        sb.append(separator).append(a.getKey().intValue()).append('=').append(a.getValue());
-        separator = ", ";
-      }
-      sb.append("};");
-    }
-    if (userData != null) {
-      sb.append("userdata=").append(HEX.formatHex(userData));
-    }
-    return sb.toString();
-  }
 
   /**
    * The form of one set element as the kernel dumps it: key, data (a value, or a verdict's code
@@ -225,16 +172,18 @@ final class ExpressionForms {
     }
   }
 
-  /** Length, then one char per byte (nothing but the length 0 for null). */
+  /** Length, then one char per byte (nothing but the length 0 for null), appended at once. */
   private static void raw(StringBuilder sb, byte[] bytes) {
     if (bytes == null) {
       sb.append((char) 0);
       return;
     }
-    sb.append((char) bytes.length);
-    for (byte b : bytes) {
-      sb.append(SPREAD[b & 0xff]);
+    char[] chars = new char[bytes.length + 1];
+    chars[0] = (char) bytes.length;
+    for (int i = 0; i < bytes.length; i++) {
+      chars[i + 1] = SPREAD[bytes[i] & 0xff];
     }
+    sb.append(chars);
   }
 
   /** An nft_data holding a value: its bytes, or null. */
@@ -248,87 +197,12 @@ final class ExpressionForms {
     return null;
   }
 
-  private static void normalize(String name, Map<Integer, String> attrs, Function<String, String> anonymous) {
-    switch (name == null ? "" : name) {
-      case "lookup" -> {
-        if (ZERO32.equals(attrs.get(5))) {
-          attrs.remove(5); // NFTA_LOOKUP_FLAGS
-        }
-        String set = attrs.get(1);
-        String id = attrs.remove(4); // NFTA_LOOKUP_SET_ID
-        String setName = set == null ? "" : stringOf(set);
-        if (setName.startsWith("__set") || setName.startsWith("__map")) {
-          String key = id != null && setName.contains("%d") ? "#" + Long.parseLong(id, 16) : setName;
-          attrs.put(1, "anonymous" + anonymous.apply(key));
-        } else {
-          attrs.put(1, setName);
-        }
-      }
-      case "nat" -> {
-        if (attrs.containsKey(3) && attrs.get(3).equals(attrs.get(4))) {
-          attrs.remove(4); // NFTA_NAT_REG_ADDR_MAX
-        }
-        if (attrs.containsKey(5) && attrs.get(5).equals(attrs.get(6))) {
-          attrs.remove(6); // NFTA_NAT_REG_PROTO_MAX
-        }
-        long flags = attrs.containsKey(7) ? Long.parseLong(attrs.get(7), 16) : 0;
-        flags |= (attrs.containsKey(3) ? 1 : 0) | (attrs.containsKey(5) ? 2 : 0); // MAP_IPS, PROTO_SPECIFIED
-        attrs.put(7, String.format("%08x", flags));
-      }
-      case "bitwise" -> {
-        if (ZERO32.equals(attrs.get(6))) {
-          attrs.remove(6); // NFTA_BITWISE_OP: boolean
-        }
-      }
-      case "dynset" -> {
-        attrs.remove(2); // NFTA_DYNSET_SET_ID
-        attrs.computeIfPresent(1, (k, v) -> stringOf(v)); // NFTA_DYNSET_SET_NAME
-        if ("0000000000000000".equals(attrs.get(6))) {
-          attrs.remove(6); // NFTA_DYNSET_TIMEOUT
-        }
-        if (ZERO32.equals(attrs.get(9))) {
-          attrs.remove(9); // NFTA_DYNSET_FLAGS
-        }
-      }
-      default -> { }
-    }
-  }
-
-  /** Whether an expression's attribute is an nft_data (nested; the kernel dumps it without NLA_F_NESTED). */
-  private static boolean holdsData(String expression, int type) {
-    return switch (expression == null ? "" : expression) {
-      case "cmp" -> type == 3; // NFTA_CMP_DATA
-      case "immediate" -> type == 2; // NFTA_IMMEDIATE_DATA
-      case "bitwise" -> type == 4 || type == 5; // NFTA_BITWISE_MASK, NFTA_BITWISE_XOR
-      default -> false;
-    };
-  }
-
-  /** An nft_data: a value (hex) or a verdict (code and chain). */
-  private static String data(byte[] buf, int from, int to) {
-    Map<Integer, String> inner = new TreeMap<>();
-    int[] b = attributes(buf, from, to);
-    for (int i = 0; i < b.length; i += 3) {
-      if (b[i] == 2) { // NFTA_DATA_VERDICT
-        Map<Integer, String> verdict = new TreeMap<>();
-        int[] c = attributes(buf, b[i + 1], b[i + 2]);
-        for (int j = 0; j < c.length; j += 3) {
-          verdict.put(c[j], c[j] == 2 ? string(buf, c[j + 1], c[j + 2]) : HEX.formatHex(buf, c[j + 1], c[j + 2]));
-        }
-        inner.put(2, verdict.toString());
-      } else {
-        inner.put(b[i], HEX.formatHex(buf, b[i + 1], b[i + 2]));
-      }
-    }
-    return inner.toString();
-  }
-
   /**
    * The attributes in buf[from, to), three ints each: type (without the nested and byte-order
    * bits), start and end of the value. One array per level, not one per attribute: a read-back
    * at 10,000 Services walks millions of them.
    */
-  private static int[] attributes(byte[] buf, int from, int to) {
+  static int[] attributes(byte[] buf, int from, int to) {
     int count = 0;
     int at = from;
     while (at + 4 <= to) {
@@ -361,16 +235,11 @@ final class ExpressionForms {
     return (buf[at] & 0xff) << 24 | (buf[at + 1] & 0xff) << 16 | (buf[at + 2] & 0xff) << 8 | (buf[at + 3] & 0xff);
   }
 
-  private static String string(byte[] buf, int from, int to) {
+  static String string(byte[] buf, int from, int to) {
     int end = from;
     while (end < to && buf[end] != 0) {
       end++;
     }
     return new String(buf, from, end - from, java.nio.charset.StandardCharsets.UTF_8);
-  }
-
-  private static String stringOf(String hex) {
-    byte[] raw = HEX.parseHex(hex);
-    return string(raw, 0, raw.length);
   }
 }

@@ -125,7 +125,7 @@ final class TableDump {
     dump(GETRULE, (buf, m) -> {
       Attributes a = Attributes.ofNetfilterMessage(buf, m, 7);
       int[] expressions = range(buf, m, 4); // NFTA_RULE_EXPRESSIONS
-      visitor.rule(a.string(2), ExpressionForms.rule(buf, expressions[0], expressions[1], a.bytes(7), // NFTA_RULE_CHAIN
+      visitor.rule(a.string(2), RuleForm.of(buf, expressions[0], expressions[1], a.bytes(7), // NFTA_RULE_CHAIN
           set -> anonymous.getOrDefault(set, "?" + set)));
     });
     return true;

@@ -6,9 +6,9 @@
  * (typed rules to expressions), {@link dev.kubeproxy.proxy.nftables.netlink.ElementCodec} (set
  * elements) and {@link dev.kubeproxy.proxy.nftables.netlink.SetDeclarations} (sets and maps),
  * written as nft 1.0 writes them; {@link dev.kubeproxy.proxy.nftables.netlink.TableDump} reads the
- * table with nf_tables dumps, and {@link dev.kubeproxy.proxy.nftables.netlink.ExpressionForms}
- * gives the normalized form in which written and read rules compare. What the encoder does not know
- * is left to nft.
+ * table with nf_tables dumps, and {@link dev.kubeproxy.proxy.nftables.netlink.RuleForm} and
+ * {@link dev.kubeproxy.proxy.nftables.netlink.ExpressionForms} give the normalized forms in which
+ * written and read rules and elements compare. What the encoder does not know is left to nft.
  *
  * <p>Owns one family's nf_tables socket (the proxier's worker uses it). May call: proxy.nftables (the
  * typed objects it encodes and reads back), platform.netlink, platform (addresses), the proxy
