@@ -260,7 +260,7 @@ final class BatchEncoder {
    * its parts (no message written and parsed: a resync computes it for every element).
    */
   String elementForm(Element e) throws Unsupported {
-    if (e == lastKeyed && !e.inMap() && e.comment() == null && !ElementCodec.interval(e.container())) {
+    if (e == lastKeyed && !elements.isMap(e) && e.comment() == null && !ElementCodec.interval(e.container())) {
       return lastKeyForm; // a set's element without a comment is its key (one string for both, 100,000 times)
     }
     byte[] key = e == lastKeyed ? lastKey : elements.key(e);

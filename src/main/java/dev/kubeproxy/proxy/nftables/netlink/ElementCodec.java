@@ -25,14 +25,13 @@ final class ElementCodec {
   private static final Layout HAIRPIN =
       new Layout(List.of(Field.ADDRESS, Field.ADDRESS, Field.PROTOCOL, Field.PORT), null);
   private static final Layout ADDRESSES = new Layout(List.of(Field.ADDRESS), null);
+  private static final Layout ENDPOINT_RANGES = new Layout(List.of(Field.NUMGEN), List.of(Field.ADDRESS, Field.PORT));
 
   private final IpFamily family;
 
   ElementCodec(IpFamily family) {
     this.family = family;
   }
-
-  private static final Layout ENDPOINT_RANGES = new Layout(List.of(Field.NUMGEN), List.of(Field.ADDRESS, Field.PORT));
 
   /** The container whose layout was looked up last, and that layout (a resync asks for it per element). */
   private record Cached(String container, Layout layout) {}
