@@ -62,7 +62,7 @@ public class CommandRunner {
   }
 
   /** Runs argv, feeding stdin (may be null) and collecting both output streams. */
-  public Result run(List<String> argv, String stdin) throws IOException {
+  public Result run(List<String> argv, CharSequence stdin) throws IOException {
     List<String> command = new ArrayList<>(prefix);
     command.addAll(argv);
     Process process = new ProcessBuilder(command).start();
@@ -72,7 +72,7 @@ public class CommandRunner {
     try (Writer in = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8)) {
       if (stdin != null) {
         for (int at = 0; at < stdin.length(); at += STDIN_CHUNK) {
-          in.write(stdin, at, Math.min(STDIN_CHUNK, stdin.length() - at));
+          in.append(stdin, at, Math.min(at + STDIN_CHUNK, stdin.length()));
         }
       }
     } catch (IOException e) {

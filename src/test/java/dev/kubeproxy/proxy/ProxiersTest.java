@@ -37,7 +37,7 @@ class ProxiersTest {
     }
 
     @Override
-    public Result run(List<String> argv, String stdin) throws IOException {
+    public Result run(List<String> argv, CharSequence stdin) throws IOException {
       commands.add(argv);
       if (!works.test(argv.get(0))) {
         throw new IOException("Cannot run program \"" + argv.get(0) + "\": error=2, No such file or directory");

@@ -342,9 +342,11 @@ public class IptablesProxier implements ProxyBackend {
 
   /** Applies the ruleset; a refusal names the service port owning the refused line, if any. */
   private void restore(IptablesTool t, SyncPlan plan, Ruleset ruleset) throws RulesetRefused {
+    RestoreOrder order = RestoreOrder.of(ruleset.payload()); // the tool's fastest order, same rules
     try {
-      t.restore(ruleset.payload(), null);
-    } catch (IptablesTool.RestoreException e) {
+      t.restore(order.input(), null);
+    } catch (IptablesTool.RestoreException sent) {
+      IptablesTool.RestoreException e = sent.renumbered(order::originalLine);
       throw new RulesetRefused(restoreFailure(plan, e), e, plan.kind(), ruleset.serviceAtLine(e.lineNumber()));
     }
   }

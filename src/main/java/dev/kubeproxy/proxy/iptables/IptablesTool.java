@@ -126,11 +126,19 @@ public final class IptablesTool {
 
   /** A restore that failed: the tool's message and, when it names one, the failing input line. */
   public static final class RestoreException extends Exception {
+    private final String failure;
     private final int lineNumber;
     private final String failingLine;
 
-    RestoreException(String message, int lineNumber, String failingLine) {
-      super(message);
+    /** @param failure the command, its exit status and its output */
+    RestoreException(String failure, int lineNumber, String failingLine) {
+      this(failure, lineNumber, failingLine, "");
+    }
+
+    private RestoreException(String failure, int lineNumber, String failingLine, String sentAs) {
+      super(failingLine == null ? failure
+          : failure + "; failing input line " + lineNumber + sentAs + ": " + failingLine);
+      this.failure = failure;
       this.lineNumber = lineNumber;
       this.failingLine = failingLine;
     }
@@ -144,13 +152,22 @@ public final class IptablesTool {
     public String failingLine() {
       return failingLine;
     }
+
+    /**
+     * The same refusal of an input sent in another order of its lines (RestoreOrder), with the
+     * line numbered as in the input's own order (the dry run's, the one the owners are known by).
+     */
+    RestoreException renumbered(java.util.function.IntUnaryOperator toOwnOrder) {
+      return lineNumber == 0 ? this : new RestoreException(failure, toOwnOrder.applyAsInt(lineNumber), failingLine,
+          " (line " + lineNumber + " as sent, chains in name order)");
+    }
   }
 
   /**
    * Runs iptables-restore --noflush --counters (optionally for one table, -T) with the given input.
    * Atomic per table: on failure the kernel keeps the previous rules of that table.
    */
-  public void restore(String input, String onlyTable) throws RestoreException {
+  public void restore(CharSequence input, String onlyTable) throws RestoreException {
     List<String> argv = new ArrayList<>();
     argv.add(restoreCommand());
     argv.addAll(restoreWaitFlags());
@@ -177,33 +194,33 @@ public final class IptablesTool {
       lineNumber = Integer.parseInt(m.group(1));
       failingLine = lineOf(input, lineNumber);
     }
-    StringBuilder message = new StringBuilder()
-        .append(restoreCommand()).append(" failed (exit status ").append(result.exitCode()).append("): ")
-        .append(output.isEmpty() ? "no message" : output);
-    if (failingLine != null) {
-      message.append("; failing input line ").append(lineNumber).append(": ").append(failingLine);
-    }
-    throw new RestoreException(message.toString(), lineNumber, failingLine);
+    String failure = restoreCommand() + " failed (exit status " + result.exitCode() + "): "
+        + (output.isEmpty() ? "no message" : output);
+    throw new RestoreException(failure, lineNumber, failingLine);
   }
 
   /** Line n (1-based) of text, or null when there is no such line. */
-  static String lineOf(String text, int n) {
+  static String lineOf(CharSequence text, int n) {
     if (n < 1) {
       return null;
     }
     int start = 0;
-    for (int i = 1; i < n; i++) {
-      int next = text.indexOf('\n', start);
-      if (next < 0) {
+    for (int line = 1; line < n; start++) {
+      if (start >= text.length()) {
         return null;
       }
-      start = next + 1;
+      if (text.charAt(start) == '\n') {
+        line++;
+      }
     }
     if (start >= text.length()) {
       return null;
     }
-    int end = text.indexOf('\n', start);
-    return end < 0 ? text.substring(start) : text.substring(start, end);
+    int end = start;
+    while (end < text.length() && text.charAt(end) != '\n') {
+      end++;
+    }
+    return text.subSequence(start, end).toString();
   }
 
   /** iptables-save -t TABLE output; table null = every table that exists (creating none). */

@@ -144,6 +144,32 @@ class IptablesKernelTest {
     }
   }
 
+  /**
+   * The restore input is sent with its chains in name order (RestoreOrder), not in the order it was
+   * generated in: the line the kernel refuses must still be blamed on the Service that wrote it.
+   */
+  @ParameterizedTest
+  @EnumSource(IptablesBackend.class)
+  void aRefusedLineIsBlamedOnItsServiceInTheOrderItWasSent(IptablesBackend backend) throws Exception {
+    IptablesProxier proxier = proxier(IpFamily.IPv4, backend);
+    ModelFixtures.StateBuilder state = state();
+    for (int i = 0; i < 6; i++) {
+      String ip = i == 4 ? "10.96.0.300" : "10.96.0." + (20 + i);
+      state.add(svc(spn("demo", "svc-" + i, "http", "TCP"), ip, 80), ready("10.244.1." + (10 + i), 8080, false),
+          ready("10.244.2." + (10 + i), 8080, false));
+    }
+    double failuresBefore = metric("kubeproxy_sync_proxy_rules_iptables_restore_failures_total");
+    SyncResult result = proxier.sync(state.build());
+    assertEquals(List.of(spn("demo", "svc-4", "http", "TCP")), result.refusedPorts());
+    assertEquals(failuresBefore + 1, metric("kubeproxy_sync_proxy_rules_iptables_restore_failures_total"),
+        "one refusal, blamed on the Service that wrote the refused line");
+    String nat = save(backend, IpFamily.IPv4, "nat");
+    for (int i = 0; i < 6; i++) {
+      assertEquals(i != 4, nat.contains("\"demo/svc-" + i + ":http cluster IP\""), "svc-" + i + ": " + nat);
+    }
+    proxier.cleanup();
+  }
+
   @Test
   void ipv6FullSyncAndCleanupOnLegacy() throws Exception {
     IptablesProxier proxier = proxier(IpFamily.IPv6, IptablesBackend.LEGACY);

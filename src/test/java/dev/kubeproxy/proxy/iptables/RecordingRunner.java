@@ -27,10 +27,10 @@ final class RecordingRunner extends CommandRunner {
   }
 
   @Override
-  public Result run(List<String> argv, String stdin) throws IOException {
+  public Result run(List<String> argv, CharSequence stdin) throws IOException {
     boolean restore = !argv.isEmpty() && argv.get(0).endsWith("-restore");
     if (restore) {
-      lastRestoreInput = stdin;
+      lastRestoreInput = stdin == null ? null : stdin.toString();
     }
     long start = System.nanoTime();
     try {

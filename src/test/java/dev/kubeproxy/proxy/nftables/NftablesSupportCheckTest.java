@@ -27,7 +27,8 @@ class NftablesSupportCheckTest {
     }
 
     @Override
-    public Result run(List<String> argv, String stdin) throws IOException {
+    public Result run(List<String> argv, CharSequence input) throws IOException {
+      String stdin = input == null ? null : input.toString();
       if (version == null) {
         throw new IOException("Cannot run program \"nft\": error=2, No such file or directory");
       }
