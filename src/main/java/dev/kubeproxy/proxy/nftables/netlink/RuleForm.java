@@ -146,30 +146,27 @@ final class RuleForm {
 
   /** An nft_data: a value, or a verdict (code and chain). */
   private static void data(StringBuilder sb, byte[] buf, int from, int to) {
-    int[] inner = sortedByType(ExpressionForms.attributes(buf, from, to));
+    nested(sb, buf, from, to, false);
+  }
+
+  /**
+   * Nested attributes in type order, each written raw except an nft_data's NFTA_DATA_VERDICT
+   * (nested again) and a verdict's NFTA_VERDICT_CHAIN (a name).
+   */
+  private static void nested(StringBuilder sb, byte[] buf, int from, int to, boolean verdict) {
+    int[] attrs = sortedByType(ExpressionForms.attributes(buf, from, to));
     sb.append('{');
-    for (int i = 0; i < inner.length; i += 3) {
-      if (i + 3 < inner.length && inner[i + 3] == inner[i]) {
-        continue;
+    for (int i = 0; i < attrs.length; i += 3) {
+      if (i + 3 < attrs.length && attrs[i + 3] == attrs[i]) {
+        continue; // sent twice: the last one counts
       }
-      sb.append(inner[i]).append('=');
-      if (inner[i] == 2) { // NFTA_DATA_VERDICT
-        int[] verdict = sortedByType(ExpressionForms.attributes(buf, inner[i + 1], inner[i + 2]));
-        sb.append('{');
-        for (int j = 0; j < verdict.length; j += 3) {
-          if (j + 3 < verdict.length && verdict[j + 3] == verdict[j]) {
-            continue;
-          }
-          sb.append(verdict[j]).append('=');
-          if (verdict[j] == 2) { // NFTA_VERDICT_CHAIN
-            text(sb, ExpressionForms.string(buf, verdict[j + 1], verdict[j + 2]));
-          } else {
-            raw(sb, buf, verdict[j + 1], verdict[j + 2]);
-          }
-        }
-        sb.append('}');
+      sb.append(attrs[i]).append('=');
+      if (attrs[i] == 2 && !verdict) { // NFTA_DATA_VERDICT
+        nested(sb, buf, attrs[i + 1], attrs[i + 2], true);
+      } else if (attrs[i] == 2) { // NFTA_VERDICT_CHAIN
+        text(sb, ExpressionForms.string(buf, attrs[i + 1], attrs[i + 2]));
       } else {
-        raw(sb, buf, inner[i + 1], inner[i + 2]);
+        raw(sb, buf, attrs[i + 1], attrs[i + 2]);
       }
     }
     sb.append('}');
