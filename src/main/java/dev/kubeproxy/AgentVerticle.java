@@ -176,28 +176,31 @@ public class AgentVerticle extends VerticleBase {
         .compose(source -> runAgent(options, mode, context, source, platform, leftoversRemoved));
   }
 
-  /** The cluster source is opened once: node discovery and the cluster watch both read from it. */
+  /**
+   * The cluster source is opened once: node discovery and the cluster watch both read from it. Once
+   * the node is known the servers start and the objects are read; only the proxier's backends and
+   * first sync wait for the host set-up and the leftovers' removal.
+   */
   private Future<?> runAgent(AgentOptions options, ProxyMode mode, AgentContext context, ClusterSource source,
                              Future<PlatformSetup.Result> platform, Future<?> leftoversRemoved) {
-    return NodeInfoResolver.resolve(vertx, options, source).compose(node -> Future.all(platform, leftoversRemoved)
-        .compose(both -> {
-          PlatformSetup.Result setup = platform.result();
-          if (options.initOnly()) {
-            return initOnly(options, node, context);
-          }
-          vertx.eventBus().publish(EventBusAddresses.NODE_ELIGIBLE, true); // known now; Node events refine it
-          return deployChild(new MetricsServerVerticle(options, context))
-              .compose(v2 -> deployChild(new ServiceHealthServerVerticle(options, node)))
-              .compose(v2 -> deployProxierAndWatch(options, node, context, source))
-              .map(v2 -> {
-                if (setup.sysfsReadOnly()) {
-                  // recorded now: the event recorder lives in the cluster watch, deployed last
-                  vertx.eventBus().publish(EventBusAddresses.EVENTS, EventRequest.readOnlySysFS());
-                }
-                Log.v(2).info("kube-proxy started", "mode", mode, "node", node.name());
-                return null;
-              });
-        }));
+    Future<?> hostReady = Future.all(platform, leftoversRemoved);
+    return NodeInfoResolver.resolve(vertx, options, source).compose(node -> {
+      if (options.initOnly()) {
+        return hostReady.compose(both -> initOnly(options, node, context));
+      }
+      vertx.eventBus().publish(EventBusAddresses.NODE_ELIGIBLE, true); // known now; Node events refine it
+      return deployChild(new MetricsServerVerticle(options, context))
+          .compose(v2 -> deployChild(new ServiceHealthServerVerticle(options, node)))
+          .compose(v2 -> deployProxierAndWatch(options, node, context, source, hostReady))
+          .map(v2 -> {
+            if (platform.result().sysfsReadOnly()) {
+              // recorded now: the event recorder lives in the cluster watch, deployed last
+              vertx.eventBus().publish(EventBusAddresses.EVENTS, EventRequest.readOnlySysFS());
+            }
+            Log.v(2).info("kube-proxy started", "mode", mode, "node", node.name());
+            return null;
+          });
+    });
   }
 
   /**
@@ -206,8 +209,8 @@ public class AgentVerticle extends VerticleBase {
    * lists overlaps the backends' probes and privileged set-up. Fails as soon as either fails.
    */
   private Future<?> deployProxierAndWatch(AgentOptions options, NodeInfo node, AgentContext context,
-                                          ClusterSource source) {
-    ProxierVerticle proxier = new ProxierVerticle(options, node, context);
+                                          ClusterSource source, Future<?> hostReady) {
+    ProxierVerticle proxier = new ProxierVerticle(options, node, context).startingAfter(hostReady);
     Future<String> proxierStarted = deployChild(proxier, ProxierVerticle.DEPLOYMENT);
     Future<String> watchStarted = proxier.listening()
         .compose(v -> deployChild(new ClusterWatchVerticle(options, node, source)));

@@ -74,6 +74,8 @@ public class ProxierVerticle extends VerticleBase {
   private List<Runnable> early = new ArrayList<>();
   /** Completed once the event consumers are registered, before the backends are built. */
   private final Promise<Void> listening = Promise.promise();
+  /** What the backends wait for (the agent's host set-up). */
+  private Future<?> hostReady = Future.succeededFuture();
 
   private final Map<String, List<String>> serviceCIDRs = new HashMap<>();
   private boolean servicesSynced;
@@ -146,6 +148,7 @@ public class ProxierVerticle extends VerticleBase {
             listening.tryFail(ar.cause());
           }
         })
+        .compose(v -> onThisContext(hostReady))
         .compose(v -> {
           try {
             List<ProxyBackend> backends = backendFactory.create(options, nodeInfo, commandRunner);
@@ -159,6 +162,30 @@ public class ProxierVerticle extends VerticleBase {
             return Future.failedFuture(e);
           }
         });
+  }
+
+  /**
+   * Builds the backends, and so runs the first sync, only once hostReady has completed (the
+   * agent's host set-up: OOM score, conntrack sysctls, an earlier mode's leftovers removed); the
+   * events that arrive meanwhile (the cluster objects being read) wait as before. Its failure
+   * fails this verticle's start. Call before deploying.
+   */
+  public ProxierVerticle startingAfter(Future<?> hostReady) {
+    this.hostReady = hostReady;
+    return this;
+  }
+
+  /** Completes on this verticle's context once f has (f's own callbacks run on the context that completed it). */
+  private Future<Void> onThisContext(Future<?> f) {
+    Promise<Void> here = Promise.promise();
+    f.onComplete(ar -> context.runOnContext(x -> {
+      if (ar.succeeded()) {
+        here.complete();
+      } else {
+        here.fail(ar.cause());
+      }
+    }));
+    return here.future();
   }
 
   private void startFamilies(List<ProxyBackend> backends) {

@@ -27,6 +27,8 @@ import dev.kubeproxy.cluster.objects.ClusterObjects;
 import dev.kubeproxy.cluster.objects.EndpointSlice;
 import dev.kubeproxy.cluster.objects.Node;
 import dev.kubeproxy.cluster.objects.Service;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.junit5.VertxExtension;
 import java.time.Duration;
@@ -164,6 +166,15 @@ class ProxierVerticleTest {
   }
 
   private ProxierVerticle deploy(String mode, boolean dryRun, FakeBackend... backends) throws Exception {
+    ProxierVerticle verticle = verticle(mode, dryRun, (o, n, r) -> List.of(backends));
+    vertx.deployVerticle(verticle, ProxierVerticle.DEPLOYMENT).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    if (nodeListDelivered) {
+      synced(ClusterEvent.Kind.NODE);
+    }
+    return verticle;
+  }
+
+  private ProxierVerticle verticle(String mode, boolean dryRun, ProxierVerticle.BackendFactory backends) {
     KubeProxyConfiguration config = new KubeProxyConfiguration();
     config.mode = mode;
     config.featureGates = new HashMap<>(featureGates);
@@ -173,13 +184,7 @@ class ProxierVerticleTest {
     config.nftables.minSyncPeriod = Duration.ZERO;
     AgentOptions options = new AgentOptions(config, null, "node-a", null, dryRun, false, false);
     NodeInfo node = new NodeInfo("node-a", List.of("192.168.200.1"), List.of(), Map.of("topology.kubernetes.io/zone", "z1"));
-    ProxierVerticle verticle = new ProxierVerticle(options, node, (o, n, r) -> List.of(backends), commands, metrics,
-        () -> conntrack);
-    vertx.deployVerticle(verticle, ProxierVerticle.DEPLOYMENT).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-    if (nodeListDelivered) {
-      synced(ClusterEvent.Kind.NODE);
-    }
-    return verticle;
+    return new ProxierVerticle(options, node, backends, commands, metrics, () -> conntrack);
   }
 
   /** The last version sent per address and key, as the cluster source's sink keeps it for the events' old state. */
@@ -242,6 +247,48 @@ class ProxierVerticleTest {
     await("first sync", () -> v4.states.size() == 1);
     assertEquals(Map.of("topology.kubernetes.io/zone", "z9"), v4.last().nodeLabels(),
         "the first sync already knows the Node's labels");
+  }
+
+  /** The agent's host set-up (OOM score, conntrack sysctls, leftovers) runs while the objects are read. */
+  @Test
+  void theObjectsAreReadWhileTheHostIsSetUpAndTheBackendsWaitForIt() throws Exception {
+    FakeBackend v4 = new FakeBackend(IpFamily.IPv4);
+    AtomicBoolean built = new AtomicBoolean();
+    Promise<Void> hostReady = Promise.promise();
+    ProxierVerticle verticle = verticle("iptables", false, (o, n, r) -> {
+      built.set(true);
+      return List.of(v4);
+    }).startingAfter(hostReady.future());
+    Future<String> deployed = vertx.deployVerticle(verticle, ProxierVerticle.DEPLOYMENT);
+    // listening (so the cluster watch starts reading) does not wait for the host set-up
+    verticle.listening().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    upsertService(service("demo", "web", "10.96.0.10", port("http", 80, "TCP")));
+    upsertSlice(webSlice("web-1", "IPv4", "10.244.0.5", "node-a"));
+    synced(ClusterEvent.Kind.NODE);
+    synced(ClusterEvent.Kind.SERVICE);
+    synced(ClusterEvent.Kind.ENDPOINT_SLICE);
+    Thread.sleep(300); // the events are kept until the backends exist
+    assertFalse(built.get(), "no backend is built before the host set-up is done");
+    assertFalse(deployed.isComplete());
+    hostReady.complete();
+    deployed.toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    await("first sync", () -> v4.states.size() == 1);
+    assertEquals(List.of(new ServicePortName(WEB, "http", "TCP")), new ArrayList<>(v4.last().services().keySet()),
+        "what was read meanwhile is in the first sync");
+  }
+
+  @Test
+  void aFailedHostSetUpFailsTheStart() throws Exception {
+    AtomicBoolean built = new AtomicBoolean();
+    ProxierVerticle verticle = verticle("iptables", false, (o, n, r) -> {
+      built.set(true);
+      return List.of();
+    }).startingAfter(Future.failedFuture(new java.io.IOException("conntrack: cannot set nf_conntrack_max")));
+    java.util.concurrent.ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(
+        java.util.concurrent.ExecutionException.class, () -> vertx.deployVerticle(verticle, ProxierVerticle.DEPLOYMENT)
+            .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS));
+    assertEquals("conntrack: cannot set nf_conntrack_max", e.getCause().getMessage());
+    assertFalse(built.get());
   }
 
   @Test
