@@ -103,12 +103,52 @@ class RestoreOrderTest {
         -A KUBE-B -j ACCEPT
         COMMIT
         """;
-    for (String input : new String[] {declaredAfterARule, insertion, deletionBeforeARule}) {
+    String declaredTwice = """
+        *nat
+        :KUBE-B - [0:0]
+        :KUBE-A - [0:0]
+        :KUBE-B - [0:0]
+        -A KUBE-B -j ACCEPT
+        COMMIT
+        """;
+    String ruleOfAChainNotDeclared = """
+        *nat
+        :KUBE-B - [0:0]
+        -A KUBE-B -j ACCEPT
+        -A KUBE-A -j ACCEPT
+        COMMIT
+        """;
+    for (String input : new String[] {declaredAfterARule, insertion, deletionBeforeARule, declaredTwice,
+        ruleOfAChainNotDeclared}) {
       assertEquals(input, RestoreOrder.of(input).input().toString());
     }
     String unterminated = "*nat\n:KUBE-B - [0:0]\n:KUBE-A - [0:0]\nCOMMIT";
     assertEquals(unterminated, RestoreOrder.of(unterminated).input().toString());
     assertEquals(3, RestoreOrder.of(unterminated).originalLine(3));
+  }
+
+  @Test
+  void commentsBeforeATablesFirstLineAndLinesOutsideTablesStayWhereTheyWere() {
+    String input = """
+        # generated
+        *nat
+        # the service chains
+        :KUBE-B - [0:0]
+        :KUBE-A - [0:0]
+        -A KUBE-B -j ACCEPT
+        -A KUBE-A -j ACCEPT
+        COMMIT
+        """;
+    assertEquals("""
+        # generated
+        *nat
+        # the service chains
+        :KUBE-A - [0:0]
+        :KUBE-B - [0:0]
+        -A KUBE-A -j ACCEPT
+        -A KUBE-B -j ACCEPT
+        COMMIT
+        """, RestoreOrder.of(input).input().toString());
   }
 
   @Test
