@@ -11,7 +11,8 @@ import java.util.function.Function;
  * sets replaced by their elements' forms. Two rules with the same form do the same.
  *
  * <p>Values are written as they are, one char per byte after their length (a compact Latin-1
- * string, never printed): a resync at 10,000 Services computes some 60,000 of these on each side.
+ * string, never printed): a resync at 10,000 Services × 10 endpoints computes some 20,000 of
+ * these on each side.
  */
 final class RuleForm {
   /** The expressions the encoder writes, by name: their names are not copied out of each rule. */
@@ -19,6 +20,7 @@ final class RuleForm {
       "bitwise", "counter", "ct", "fib", "dynset", "masq", "reject", "limit", "log", "byteorder", "range"};
   private static final byte[][] NAME_BYTES = java.util.Arrays.stream(NAMES)
       .map(n -> n.getBytes(java.nio.charset.StandardCharsets.US_ASCII)).toArray(byte[][]::new);
+
   private RuleForm() {}
 
   /**
