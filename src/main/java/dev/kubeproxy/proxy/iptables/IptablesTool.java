@@ -192,7 +192,7 @@ public final class IptablesTool {
     Matcher m = FAILED_LINE.matcher(output);
     if (m.find()) {
       lineNumber = Integer.parseInt(m.group(1));
-      failingLine = lineOf(input, lineNumber);
+      failingLine = lineOf(input.toString(), lineNumber); // a copy of the input, on a failure only
     }
     String failure = restoreCommand() + " failed (exit status " + result.exitCode() + "): "
         + (output.isEmpty() ? "no message" : output);
@@ -200,27 +200,23 @@ public final class IptablesTool {
   }
 
   /** Line n (1-based) of text, or null when there is no such line. */
-  static String lineOf(CharSequence text, int n) {
+  static String lineOf(String text, int n) {
     if (n < 1) {
       return null;
     }
     int start = 0;
-    for (int line = 1; line < n; start++) {
-      if (start >= text.length()) {
+    for (int i = 1; i < n; i++) {
+      int next = text.indexOf('\n', start);
+      if (next < 0) {
         return null;
       }
-      if (text.charAt(start) == '\n') {
-        line++;
-      }
+      start = next + 1;
     }
     if (start >= text.length()) {
       return null;
     }
-    int end = start;
-    while (end < text.length() && text.charAt(end) != '\n') {
-      end++;
-    }
-    return text.subSequence(start, end).toString();
+    int end = text.indexOf('\n', start);
+    return end < 0 ? text.substring(start) : text.substring(start, end);
   }
 
   /** iptables-save -t TABLE output; table null = every table that exists (creating none). */

@@ -41,28 +41,25 @@ final class RestoreOrder {
     if (payload.isEmpty() || payload.charAt(payload.length() - 1) != '\n') {
       return identity(payload); // lines could not be moved without gluing the last one to another
     }
-    int[] starts = lineStarts(payload);
-    int lines = starts.length - 1;
-    StringBuilder out = new StringBuilder(payload.length());
-    int[] original = new int[lines];
-    int written = 0;
+    Reordering r = new Reordering(payload);
+    int lines = r.starts.length - 1;
     int i = 0;
     while (i < lines) {
-      if (payload.charAt(starts[i]) == '*') {
+      if (payload.charAt(r.starts[i]) == '*') {
         int commit = i + 1;
-        while (commit < lines && !isLine(payload, starts, commit, "COMMIT")) {
+        while (commit < lines && !r.isLine(commit, "COMMIT")) {
           commit++;
         }
         if (commit < lines) {
-          written = table(payload, starts, i, commit, out, original, written);
+          r.table(i, commit);
           i = commit + 1;
           continue;
         }
       }
-      out.append(payload, starts[i], starts[i + 1]); // outside a table: where it was
-      original[written++] = i++;
+      r.copy(i, i + 1); // outside a table: where it was
+      i++;
     }
-    return new RestoreOrder(out, original);
+    return new RestoreOrder(r.out, r.original);
   }
 
   private static RestoreOrder identity(String payload) {
@@ -73,42 +70,74 @@ final class RestoreOrder {
     return new RestoreOrder(payload, original);
   }
 
-  /**
-   * Writes the table from its header line to its COMMIT line, reordered when that is safe. Without
-   * a map per line: at 10,000 Services a table has ~40,000 declarations and ~130,000 runs of one
-   * chain's rules, and this runs in every sync, often before the JIT has compiled it.
-   */
-  private static int table(String payload, int[] starts, int header, int commit, StringBuilder out, int[] original,
-      int written) {
-    int body = header + 1;
-    while (body < commit && payload.charAt(starts[body]) == '#') {
-      body++; // comments before the first line stay before it
+  /** The input's lines, and the reordered input as it is written. */
+  private static final class Reordering {
+    final String payload;
+    final int[] starts;
+    final StringBuilder out;
+    /** The original line of each line written so far. */
+    final int[] original;
+    int written;
+
+    Reordering(String payload) {
+      this.payload = payload;
+      this.starts = lineStarts(payload);
+      this.out = new StringBuilder(payload.length());
+      this.original = new int[starts.length - 1];
     }
-    int declarationsEnd = body;
-    while (declarationsEnd < commit && payload.charAt(starts[declarationsEnd]) == ':') {
-      declarationsEnd++;
+
+    /**
+     * Writes the table from its header line to its COMMIT line, reordered when that is safe.
+     * Without a map per line: at 10,000 Services a table has ~40,000 declarations and ~130,000
+     * runs of one chain's rules, and this runs in every sync, often before the JIT has compiled it.
+     */
+    void table(int header, int commit) {
+      int body = header + 1;
+      while (body < commit && payload.charAt(starts[body]) == '#') {
+        body++; // comments before the first line stay before it
+      }
+      int declarationsEnd = body;
+      while (declarationsEnd < commit && payload.charAt(starts[declarationsEnd]) == ':') {
+        declarationsEnd++;
+      }
+      int rulesEnd = declarationsEnd;
+      while (rulesEnd < commit && payload.startsWith("-A ", starts[rulesEnd])) {
+        rulesEnd++;
+      }
+      int deletionsEnd = rulesEnd;
+      while (deletionsEnd < commit && payload.startsWith("-X ", starts[deletionsEnd])) {
+        deletionsEnd++;
+      }
+      Chains chains = deletionsEnd == commit ? Chains.declared(payload, starts, body, declarationsEnd) : null;
+      int[] runs = chains == null ? null : chains.runs(payload, starts, declarationsEnd, rulesEnd);
+      if (runs == null) { // anything else (-I, -D, a declaration after a rule, a chain declared twice or not at all)
+        copy(header, commit + 1);
+        return;
+      }
+      copy(header, body);
+      for (int d : chains.inNameOrder) {
+        copy(body + d, body + d + 1);
+      }
+      for (int r = 0; r < runs.length; r += 2) {
+        copy(runs[r], runs[r + 1]);
+      }
+      copy(rulesEnd, commit + 1); // the -X lines, COMMIT
     }
-    int rulesEnd = declarationsEnd;
-    while (rulesEnd < commit && payload.startsWith("-A ", starts[rulesEnd])) {
-      rulesEnd++;
+
+    /** Writes lines [from, to) as they are. */
+    void copy(int from, int to) {
+      if (from < to) {
+        out.append(payload, starts[from], starts[to]);
+      }
+      for (int l = from; l < to; l++) {
+        original[written++] = l;
+      }
     }
-    int deletionsEnd = rulesEnd;
-    while (deletionsEnd < commit && payload.startsWith("-X ", starts[deletionsEnd])) {
-      deletionsEnd++;
+
+    boolean isLine(int line, String text) {
+      int length = starts[line + 1] - starts[line] - 1; // without its '\n'
+      return length == text.length() && payload.startsWith(text, starts[line]);
     }
-    Chains chains = deletionsEnd == commit ? Chains.declared(payload, starts, body, declarationsEnd) : null;
-    int[] runs = chains == null ? null : chains.runs(payload, starts, declarationsEnd, rulesEnd);
-    if (runs == null) { // anything else (-I, -D, a declaration after a rule, a chain declared twice or not at all)
-      return copy(payload, starts, header, commit + 1, out, original, written);
-    }
-    written = copy(payload, starts, header, body, out, original, written);
-    for (int d : chains.inNameOrder) {
-      written = copy(payload, starts, body + d, body + d + 1, out, original, written);
-    }
-    for (int r = 0; r < runs.length; r += 2) {
-      written = copy(payload, starts, runs[r], runs[r + 1], out, original, written);
-    }
-    return copy(payload, starts, rulesEnd, commit + 1, out, original, written); // the -X lines, COMMIT
   }
 
   /** A table's declared chains: their names, their order by name, and a lookup of a name in the input. */
@@ -162,7 +191,7 @@ final class RestoreOrder {
 
     /** The declaration of the chain named by payload[from, to), or -1. */
     int find(String payload, int from, int to) {
-      int h = 0;
+      int h = 0; // String.hashCode of that name, without making the String
       for (int i = from; i < to; i++) {
         h = 31 * h + payload.charAt(i);
       }
@@ -220,27 +249,10 @@ final class RestoreOrder {
     }
   }
 
-  /** Copies lines [from, to) as they are. */
-  private static int copy(String payload, int[] starts, int from, int to, StringBuilder out, int[] original,
-      int written) {
-    if (from < to) {
-      out.append(payload, starts[from], starts[to]);
-    }
-    for (int l = from; l < to; l++) {
-      original[written++] = l;
-    }
-    return written;
-  }
-
   /** Where a chain name starting at from ends: at a space or the line's end (its '\n'). */
   private static int nameEnd(String payload, int from, int lineEnd) {
     int space = payload.indexOf(' ', from);
     return space >= 0 && space < lineEnd ? space : lineEnd - 1;
-  }
-
-  private static boolean isLine(String payload, int[] starts, int line, String text) {
-    int length = starts[line + 1] - starts[line] - 1; // without its '\n'
-    return length == text.length() && payload.startsWith(text, starts[line]);
   }
 
   /** The start of each line and, last, the end of the input. */
@@ -249,13 +261,13 @@ final class RestoreOrder {
     int lines = 0;
     for (int at = 0; at < payload.length(); ) {
       if (lines + 2 > starts.length) {
-        starts = java.util.Arrays.copyOf(starts, starts.length * 2);
+        starts = Arrays.copyOf(starts, starts.length * 2);
       }
       starts[lines++] = at;
       int newline = payload.indexOf('\n', at);
       at = newline < 0 ? payload.length() : newline + 1;
     }
     starts[lines] = payload.length();
-    return java.util.Arrays.copyOf(starts, lines + 1);
+    return Arrays.copyOf(starts, lines + 1);
   }
 }

@@ -134,18 +134,12 @@ final class ElementCodec {
     return value.isEmpty();
   }
 
-  /** The data of an endpoint-ranges element: address . port, each field padded to four bytes. */
+  /** The data of an endpoint-ranges element: address . port. */
   byte[] value(Element e) throws Unsupported {
     if (!(e.value() instanceof ElementValue.Target t)) {
       throw new Unsupported("element without an endpoint value: " + e);
     }
-    byte[] address = Values.address(t.address(), family);
-    byte[] port = Values.port(t.port());
-    byte[] out = new byte[address.length + 4];
-    System.arraycopy(address, 0, out, 0, address.length);
-    out[address.length] = port[0];
-    out[address.length + 1] = port[1];
-    return out;
+    return encode(layout(e.container()).value(), List.of(t.address(), Integer.toString(t.port())));
   }
 
   boolean isMap(Element e) throws Unsupported {
