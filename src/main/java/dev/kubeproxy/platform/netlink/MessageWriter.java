@@ -55,9 +55,8 @@ public final class MessageWriter {
   }
 
   public void bytes(int type, byte[] value) {
-    int len = 4 + value.length;
-    ensure(align(len));
-    buf.putShort((short) len).putShort((short) type).put(value);
+    header(type, value.length);
+    buf.put(value);
     pad();
   }
 
@@ -69,22 +68,34 @@ public final class MessageWriter {
 
   /** A 32-bit big-endian integer attribute. */
   public void u32(int type, int value) {
-    bytes(type, ByteBuffer.allocate(4).putInt(value).array());
+    header(type, 4);
+    buf.putInt(buf.order() == ByteOrder.BIG_ENDIAN ? value : Integer.reverseBytes(value));
   }
 
   /** A 16-bit integer attribute in host byte order (NLA_U16 of generic netlink families). */
   public void hostU16(int type, int value) {
-    bytes(type, ByteBuffer.allocate(2).order(ByteOrder.nativeOrder()).putShort((short) value).array());
+    header(type, 2);
+    buf.putShort((short) value);
+    pad();
   }
 
   /** A 32-bit integer attribute in host byte order (NLA_U32 of generic netlink families). */
   public void hostU32(int type, int value) {
-    bytes(type, ByteBuffer.allocate(4).order(ByteOrder.nativeOrder()).putInt(value).array());
+    header(type, 4);
+    buf.putInt(value);
   }
 
   /** A 16-bit big-endian integer attribute (a port in network byte order). */
   public void be16(int type, int value) {
-    bytes(type, ByteBuffer.allocate(2).putShort((short) value).array());
+    header(type, 2);
+    buf.putShort(buf.order() == ByteOrder.BIG_ENDIAN ? (short) value : Short.reverseBytes((short) value));
+    pad();
+  }
+
+  /** An attribute's header, with room for its value (written in place: no array per integer). */
+  private void header(int type, int valueLength) {
+    ensure(align(4 + valueLength));
+    buf.putShort((short) (4 + valueLength)).putShort((short) type);
   }
 
   /** Starts a nested attribute; returns its start for {@link #endNested}. */

@@ -206,15 +206,17 @@ public class NftablesProxier implements ProxyBackend {
       listedAt = committer.generation();
       // The kernel's table is read on another thread while the desired one is built and compared.
       try (TableReadAhead kernel = TableReadAhead.start(committer.reader(), "nftables-read-" + settings.family())) {
-        FullTransactionBuilder.Desired desired = fullBuilder.build(state, plan.kind(), nodePortAddresses.resolve());
-        Optional<TableReconciler.Result> differences = TableReconciler.reconcile(desired.transaction(), kernel);
+        DesiredTable desired = fullBuilder.buildForReconcile(state, nodePortAddresses.resolve());
+        Optional<TableReconciler.Result> differences = TableReconciler.reconcile(desired, kernel);
         reconciled = differences.isPresent();
         if (reconciled) {
           return reconcile(differences.get(), start);
         }
-        fullBuilder.removeLeftovers(desired, Nftables.TableContents.absent(), false, staleChains, start);
-        return desired.transaction(); // no table: loaded whole
       }
+      // No table: written whole, as a rewrite (the ports' rules just built are reused).
+      FullTransactionBuilder.Desired whole = fullBuilder.build(state, SyncKind.REWRITE, nodePortAddresses.resolve());
+      fullBuilder.removeLeftovers(whole, Nftables.TableContents.absent(), false, staleChains, start);
+      return whole.transaction();
     }
     listedAt = -1;
     reconciled = false;

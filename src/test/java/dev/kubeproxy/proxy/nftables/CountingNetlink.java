@@ -14,6 +14,7 @@ final class CountingNetlink implements NetlinkPath, AutoCloseable {
   private long reads;
   private long readNanos;
   private long readCpuNanos;
+  private long readAllocatedBytes;
 
   private CountingNetlink(NetlinkNftables delegate) {
     this.delegate = delegate;
@@ -47,10 +48,12 @@ final class CountingNetlink implements NetlinkPath, AutoCloseable {
       throws NftablesException {
     long start = System.nanoTime();
     long cpu = java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
+    long allocated = NftablesBenchmark.threadAllocatedBytes();
     java.util.Optional<V> t = delegate.read(visitors);
     reads++;
     readNanos += System.nanoTime() - start;
     readCpuNanos += java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() - cpu;
+    readAllocatedBytes += NftablesBenchmark.threadAllocatedBytes() - allocated;
     return t;
   }
 
@@ -94,10 +97,16 @@ final class CountingNetlink implements NetlinkPath, AutoCloseable {
     return readCpuNanos;
   }
 
+  /** Bytes the reading threads allocated since the last reset. */
+  long readAllocatedBytes() {
+    return readAllocatedBytes;
+  }
+
   void resetReads() {
     reads = 0;
     readNanos = 0;
     readCpuNanos = 0;
+    readAllocatedBytes = 0;
   }
 
   /** Batches applied over netlink so far. */

@@ -200,6 +200,12 @@ public final class NftablesBenchmark {
     return java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() / 1_000_000;
   }
 
+  /** Bytes this thread has allocated so far (-1 where the JVM cannot tell). */
+  static long threadAllocatedBytes() {
+    return java.lang.management.ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean t
+        ? t.getCurrentThreadAllocatedBytes() : -1;
+  }
+
   /** Collections so far and the time they took (all threads stop for them). */
   static long[] collections() {
     long[] c = new long[2];
@@ -404,17 +410,21 @@ public final class NftablesBenchmark {
         long[] gc = collections();
         t = System.nanoTime();
         long cpu = threadCpuMillis();
+        long allocated = threadAllocatedBytes();
         p.sync(model.now(Set.of()));
         long elapsed = System.nanoTime() - t;
+        long syncAllocated = threadAllocatedBytes() - allocated;
         long[] gcAfter = collections();
         if (run >= 0) {
           unchanged[run] = elapsed;
         }
         System.out.printf("full resync of the populated table, read back over netlink (%s): %,d ms (reading"
             + " %,d ms, sending %,d ms, transaction %,d commands; CPU of the syncing thread %,d ms, of the reading"
-            + " thread %,d ms; %d collections, %,d ms; load %s)%n", run < 0 ? "after the changes above" : "nothing changed",
+            + " thread %,d ms; allocated by the syncing thread %,d MB, by the reading thread %,d MB; %d collections,"
+            + " %,d ms; load %s)%n", run < 0 ? "after the changes above" : "nothing changed",
             elapsed / 1_000_000, netlink.readNanos() / 1_000_000, (netlink.nanos() - sent + nft.runNanos) / 1_000_000,
-            p.lastTransaction().size(), threadCpuMillis() - cpu, netlink.readCpuNanos() / 1_000_000, gcAfter[0] - gc[0],
+            p.lastTransaction().size(), threadCpuMillis() - cpu, netlink.readCpuNanos() / 1_000_000,
+            syncAllocated >> 20, netlink.readAllocatedBytes() >> 20, gcAfter[0] - gc[0],
             gcAfter[1] - gc[1], load());
       }
       Arrays.sort(unchanged);

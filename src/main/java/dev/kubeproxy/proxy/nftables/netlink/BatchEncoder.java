@@ -54,12 +54,17 @@ final class BatchEncoder {
   private final ElementCodec elements;
   private final SetDeclarations sets;
   private final boolean v6;
+  /** Where element and rule forms are written (this encoder's thread's: the reading thread has its own). */
+  private final ExpressionForms.FormChars chars = new ExpressionForms.FormChars();
+  private final RuleForm ruleForms = new RuleForm();
   /**
    * The element whose key {@link #keyForm} encoded last, and that key: a resync asks for an
-   * element's key form and then, when the kernel has that key, for its whole form.
+   * element's key form and then for its whole form.
    */
   private Element lastKeyed;
   private byte[] lastKey;
+  /** Its range's end key (null: not in an interval map). */
+  private byte[] lastEnd;
   private String lastKeyForm;
   /** The command of each message written so far (by sequence number - firstSequence). */
   private List<Transaction.Operation> commands;
@@ -244,14 +249,14 @@ final class BatchEncoder {
         MessageWriter w = new MessageWriter(FORM_BUFFER);
         anonymousElement(w, a, i);
         byte[] b = w.toBytes();
-        forms.add(ExpressionForms.element(b, 4, b.length));
+        forms.add(ExpressionForms.read(b, 4, b.length).form(chars));
       }
       anonymous.put("#" + a.id(), forms.toString());
     }
     MessageWriter w = new MessageWriter(FORM_BUFFER);
     encoded.expressions().forEach(e -> e.accept(w));
     byte[] b = w.toBytes();
-    return RuleForm.of(b, 0, b.length, r.comment() == null ? null : UserData.comment(r.comment()),
+    return ruleForms.of(b, 0, b.length, r.comment() == null ? null : UserData.comment(r.comment()),
         anonymous::get);
   }
 
@@ -260,10 +265,12 @@ final class BatchEncoder {
    * its parts (no message written and parsed: a resync computes it for every element).
    */
   String elementForm(Element e) throws Unsupported {
-    if (e == lastKeyed && !elements.isMap(e) && e.comment() == null && !ElementCodec.interval(e.container())) {
+    boolean keyed = e == lastKeyed;
+    if (keyed && !elements.isMap(e) && e.comment() == null && lastEnd == null) {
       return lastKeyForm; // a set's element without a comment is its key (one string for both, 100,000 times)
     }
-    byte[] key = e == lastKeyed ? lastKey : elements.key(e);
+    byte[] key = keyed ? lastKey : elements.key(e);
+    byte[] end = keyed ? lastEnd : elements.isInterval(e) ? elements.endKey(e) : null;
     byte[] value = null;
     boolean verdict = false;
     int code = 0;
@@ -278,20 +285,18 @@ final class BatchEncoder {
         value = elements.value(e);
       }
     }
-    String form = ExpressionForms.element(key, value, verdict, code, chain, 0,
-        e.comment() == null ? null : UserData.comment(e.comment()));
-    return ElementCodec.interval(e.container()) ? ExpressionForms.range(form, elements.endKey(e)) : form;
+    return ExpressionForms.element(chars, key, value, verdict, code, chain, 0,
+        e.comment() == null ? null : UserData.comment(e.comment()), end);
   }
 
   /** An element's key in the form {@link TableDump} reads it back in. */
   String keyForm(Element e) throws Unsupported {
     byte[] key = elements.key(e);
-    String form = ExpressionForms.key(key);
-    if (ElementCodec.interval(e.container())) {
-      form = ExpressionForms.range(form, elements.endKey(e));
-    }
+    byte[] end = elements.isInterval(e) ? elements.endKey(e) : null;
+    String form = ExpressionForms.key(chars, key, end);
     lastKeyed = e;
     lastKey = key;
+    lastEnd = end;
     lastKeyForm = form;
     return form;
   }

@@ -17,15 +17,17 @@ final class ElementCodec {
   private enum Field { ADDRESS, PROTOCOL, PORT, NUMGEN }
 
   /** The key fields of a container, and its value fields (null: a set; empty: a verdict map). */
-  private record Layout(List<Field> key, List<Field> value) {}
+  private record Layout(Field[] key, Field[] value) {}
 
+  private static final Field[] VERDICT = {};
   private static final Layout VERDICTS_BY_DESTINATION =
-      new Layout(List.of(Field.ADDRESS, Field.PROTOCOL, Field.PORT), List.of());
-  private static final Layout VERDICTS_BY_NODEPORT = new Layout(List.of(Field.PROTOCOL, Field.PORT), List.of());
+      new Layout(new Field[] {Field.ADDRESS, Field.PROTOCOL, Field.PORT}, VERDICT);
+  private static final Layout VERDICTS_BY_NODEPORT = new Layout(new Field[] {Field.PROTOCOL, Field.PORT}, VERDICT);
   private static final Layout HAIRPIN =
-      new Layout(List.of(Field.ADDRESS, Field.ADDRESS, Field.PROTOCOL, Field.PORT), null);
-  private static final Layout ADDRESSES = new Layout(List.of(Field.ADDRESS), null);
-  private static final Layout ENDPOINT_RANGES = new Layout(List.of(Field.NUMGEN), List.of(Field.ADDRESS, Field.PORT));
+      new Layout(new Field[] {Field.ADDRESS, Field.ADDRESS, Field.PROTOCOL, Field.PORT}, null);
+  private static final Layout ADDRESSES = new Layout(new Field[] {Field.ADDRESS}, null);
+  private static final Layout ENDPOINT_RANGES =
+      new Layout(new Field[] {Field.NUMGEN}, new Field[] {Field.ADDRESS, Field.PORT});
 
   private final IpFamily family;
 
@@ -61,10 +63,13 @@ final class ElementCodec {
   }
 
   byte[] key(Element e) throws Unsupported {
-    if (interval(e.container())) {
-      return bigEndian(range(e)[0]);
-    }
-    return encode(layout(e.container()).key(), e.key());
+    Layout layout = layout(e.container());
+    return layout == ENDPOINT_RANGES ? bigEndian(range(e)[0]) : encode(layout.key(), e.key());
+  }
+
+  /** Whether the element's container is an interval map (looked up like its layout, not by its name's prefix). */
+  boolean isInterval(Element e) throws Unsupported {
+    return layout(e.container()) == ENDPOINT_RANGES;
   }
 
   /** Whether the container's keys are ranges (each element a start and an end element). */
@@ -119,19 +124,19 @@ final class ElementCodec {
   }
 
   private static byte[] bigEndian(long value) {
-    return java.nio.ByteBuffer.allocate(4).putInt((int) value).array();
+    return new byte[] {(byte) (value >>> 24), (byte) (value >>> 16), (byte) (value >>> 8), (byte) value};
   }
 
   /** True when the element's container maps to verdicts ("goto x", "drop"). */
   boolean verdictValue(Element e) throws Unsupported {
-    List<Field> value = layout(e.container()).value();
+    Field[] value = layout(e.container()).value();
     if (value == null || e.value() == null) {
       throw new Unsupported("element without the value its map needs: " + e);
     }
-    if (value.isEmpty() != (e.value() instanceof Verdict)) {
+    if ((value.length == 0) != (e.value() instanceof Verdict)) {
       throw new Unsupported("element whose value does not fit its map: " + e);
     }
-    return value.isEmpty();
+    return value.length == 0;
   }
 
   /** The data of an endpoint-ranges element: address . port. */
@@ -148,17 +153,11 @@ final class ElementCodec {
 
   /** The key parts of a key read back (to delete an element this agent does not want). */
   List<String> decodeKey(String container, byte[] key) throws Unsupported {
-    List<Field> fields = layout(container).key();
-    List<String> parts = new java.util.ArrayList<>(fields.size());
+    Field[] fields = layout(container).key();
+    List<String> parts = new java.util.ArrayList<>(fields.length);
     int at = 0;
-    int addressBytes = family == IpFamily.IPv6 ? 16 : 4;
     for (Field f : fields) {
-      int size = switch (f) {
-        case ADDRESS -> addressBytes;
-        case PROTOCOL -> 1;
-        case PORT -> 2;
-        case NUMGEN -> 4;
-      };
+      int size = size(f);
       if (at + size > key.length) {
         throw new Unsupported("key of " + container);
       }
@@ -169,33 +168,47 @@ final class ElementCodec {
         case PORT -> Integer.toString((v[0] & 0xff) << 8 | (v[1] & 0xff));
         case NUMGEN -> Integer.toString(java.nio.ByteBuffer.wrap(v).order(java.nio.ByteOrder.nativeOrder()).getInt());
       });
-      at += fields.size() > 1 ? (size + 3) & ~3 : size;
+      at += fields.length > 1 ? (size + 3) & ~3 : size;
     }
     return parts;
   }
 
-  private byte[] encode(List<Field> fields, List<String> parts) throws Unsupported {
-    if (parts.size() != fields.size()) {
+  /** The fields written in place, each padded to four bytes in a concatenation (one array per key or value). */
+  private byte[] encode(Field[] fields, List<String> parts) throws Unsupported {
+    if (parts.size() != fields.length) {
       throw new Unsupported("element " + parts);
     }
-    byte[][] values = new byte[parts.size()][];
+    boolean concatenation = fields.length > 1;
     int size = 0;
-    for (int i = 0; i < values.length; i++) {
-      String part = parts.get(i);
-      values[i] = switch (fields.get(i)) {
-        case ADDRESS -> Values.address(part, family);
-        case PROTOCOL -> Values.protocol(part);
-        case PORT -> Values.port(part);
-        case NUMGEN -> Values.hostInt(Values.number(part, 0, Integer.MAX_VALUE));
-      };
-      size += values.length > 1 ? (values[i].length + 3) & ~3 : values[i].length; // concatenations align each field
+    for (Field f : fields) {
+      size += concatenation ? (size(f) + 3) & ~3 : size(f);
     }
     byte[] out = new byte[size];
     int at = 0;
-    for (byte[] v : values) {
-      System.arraycopy(v, 0, out, at, v.length);
-      at += values.length > 1 ? (v.length + 3) & ~3 : v.length;
+    for (int i = 0; i < fields.length; i++) {
+      String part = parts.get(i);
+      Field f = fields[i];
+      switch (f) {
+        case ADDRESS -> System.arraycopy(Values.address(part, family), 0, out, at, size(f));
+        case PROTOCOL -> out[at] = (byte) Values.protocolNumber(part);
+        case PORT -> {
+          int port = Values.number(part, 0, 65535);
+          out[at] = (byte) (port >> 8);
+          out[at + 1] = (byte) port;
+        }
+        case NUMGEN -> System.arraycopy(Values.hostInt(Values.number(part, 0, Integer.MAX_VALUE)), 0, out, at, 4);
+      }
+      at += concatenation ? (size(f) + 3) & ~3 : size(f);
     }
     return out;
+  }
+
+  private int size(Field f) {
+    return switch (f) {
+      case ADDRESS -> family == IpFamily.IPv6 ? 16 : 4;
+      case PROTOCOL -> 1;
+      case PORT -> 2;
+      case NUMGEN -> 4;
+    };
   }
 }

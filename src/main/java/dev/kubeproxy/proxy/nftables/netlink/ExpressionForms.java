@@ -15,23 +15,18 @@ final class ExpressionForms {
   private ExpressionForms() {}
 
   /**
-   * The form of one set element as the kernel dumps it: key, data (a value, or a verdict's code
-   * and chain), non-zero flags and user data; timeouts and expirations (the packet path's) are
-   * left out. Built by {@link #element(byte[], byte[], boolean, int, String, int, byte[])} like the
-   * encoder's side.
-   */
-  static String element(byte[] buf, int from, int to) {
-    return read(buf, from, to).form();
-  }
-
-  /**
    * One element as dumped, read in one pass: its key's bytes (null when it has none), its
    * NFTA_SET_ELEM_FLAGS (an interval's end element has NFT_SET_ELEM_INTERVAL_END, 1) and the parts
    * of its form, built only when asked for (an interval's end element counts by its key alone).
    */
   record Read(byte[] key, byte[] value, boolean verdict, int code, String chain, int flags, byte[] userData) {
-    String form() {
-      return element(key, value, verdict, code, chain, flags, userData);
+    /**
+     * The form of the element as the kernel dumps it: key, data (a value, or a verdict's code and
+     * chain), non-zero flags and user data; timeouts and expirations (the packet path's) are left
+     * out. Built like the encoder's side ({@link ExpressionForms#element}).
+     */
+    String form(FormChars f) {
+      return element(f, key, value, verdict, code, chain, flags, userData, null);
     }
 
     /** Whether this is an interval's end element (NFT_SET_ELEM_INTERVAL_END). */
@@ -39,22 +34,14 @@ final class ExpressionForms {
       return flags == 1;
     }
 
-    /** The form of the range this start element opens, ending before endKey (as {@link #range(String, byte[])} of {@link #form()}). */
-    String rangeForm(byte[] endKey) {
-      StringBuilder sb = new StringBuilder(64);
-      appendElement(sb, key, value, verdict, code, chain, flags, userData);
-      sb.append('-');
-      raw(sb, endKey);
-      return sb.toString();
+    /** The form of the range this start element opens, ending before endKey (the encoder's element form of a range). */
+    String rangeForm(FormChars f, byte[] endKey) {
+      return element(f, key, value, verdict, code, chain, flags, userData, endKey);
     }
 
-    /** The form of that range's key (as {@link #range(String, byte[])} of {@link #key(byte[])}). */
-    String rangeKey(byte[] endKey) {
-      StringBuilder sb = new StringBuilder(24);
-      raw(sb, key);
-      sb.append('-');
-      raw(sb, endKey);
-      return sb.toString();
+    /** The form of that range's key. */
+    String rangeKey(FormChars f, byte[] endKey) {
+      return ExpressionForms.key(f, key, endKey);
     }
   }
 
@@ -107,56 +94,43 @@ final class ExpressionForms {
    * The form of an element from its parts: each length-prefixed, one char per byte (a compact
    * string that compares like the bytes; it is never printed).
    *
-   * @param value   a value's bytes, or null
-   * @param verdict whether the data is a verdict (code and chain, null for none)
+   * @param value    a value's bytes, or null
+   * @param verdict  whether the data is a verdict (code and chain, null for none)
+   * @param rangeEnd the end key of an interval map's range (as {@link Read#rangeForm}), or null
    */
-  static String element(byte[] key, byte[] value, boolean verdict, int code, String chain, int flags,
-      byte[] userData) {
-    StringBuilder sb = new StringBuilder(64);
-    appendElement(sb, key, value, verdict, code, chain, flags, userData);
-    return sb.toString();
+  static String element(FormChars f, byte[] key, byte[] value, boolean verdict, int code, String chain,
+      int flags, byte[] userData, byte[] rangeEnd) {
+    f.clear();
+    appendElement(f, key, value, verdict, code, chain, flags, userData);
+    return rangeEnd == null ? f.done() : f.append('-').raw(rangeEnd).done();
   }
 
-  private static void appendElement(StringBuilder sb, byte[] key, byte[] value, boolean verdict, int code,
+  private static void appendElement(FormChars f, byte[] key, byte[] value, boolean verdict, int code,
       String chain, int flags, byte[] userData) {
-    raw(sb, key);
+    f.raw(key);
     if (value != null) {
-      sb.append('v');
-      raw(sb, value);
+      f.append('v').raw(value);
     }
     if (verdict) {
-      sb.append('g').append((char) (code >>> 24)).append((char) (code >>> 16 & 0xff))
+      f.append('g').append((char) (code >>> 24)).append((char) (code >>> 16 & 0xff))
           .append((char) (code >>> 8 & 0xff)).append((char) (code & 0xff));
       if (chain != null) {
-        sb.append((char) chain.length()).append(chain);
+        f.append((char) chain.length()).append(chain);
       }
     }
     if (flags != 0) {
-      sb.append('f').append(Integer.toHexString(flags));
+      f.append('f').append(Integer.toHexString(flags));
     }
     if (userData != null) {
-      sb.append('u');
-      raw(sb, userData);
+      f.append('u').raw(userData);
     }
   }
 
-  /** The form of an element's key alone, as {@link #key(byte[], int, int)} reads it back. */
-  static String key(byte[] key) {
-    StringBuilder sb = new StringBuilder(24);
-    raw(sb, key);
-    return sb.toString();
-  }
-
-  /** The form of a range of an interval map: its start element's (or key's) form and its end key. */
-  static String range(String startForm, byte[] endKey) {
-    StringBuilder sb = new StringBuilder(startForm.length() + 8).append(startForm).append('-');
-    raw(sb, endKey);
-    return sb.toString();
-  }
-
-  /** The form of an element's key alone. */
-  static String key(byte[] buf, int from, int to) {
-    return key(read(buf, from, to).key());
+  /** The form of an element's key alone (with the end key of its range, or null). */
+  static String key(FormChars f, byte[] key, byte[] rangeEnd) {
+    f.clear();
+    f.raw(key);
+    return rangeEnd == null ? f.done() : f.append('-').raw(rangeEnd).done();
   }
 
   /**
@@ -172,18 +146,56 @@ final class ExpressionForms {
     }
   }
 
-  /** Length, then one char per byte (nothing but the length 0 for null), appended at once. */
-  private static void raw(StringBuilder sb, byte[] bytes) {
-    if (bytes == null) {
-      sb.append((char) 0);
-      return;
+  /**
+   * Where forms are written, one at a time, by one thread (the reading thread and the syncing one
+   * each have theirs, and each builds hundreds of thousands of forms per resync): the string made
+   * from it is the only allocation, where a StringBuilder grows, widens to two bytes per char and
+   * is copied again.
+   */
+  static final class FormChars {
+    private char[] chars = new char[256];
+    private int length;
+
+    void clear() {
+      length = 0;
     }
-    char[] chars = new char[bytes.length + 1];
-    chars[0] = (char) bytes.length;
-    for (int i = 0; i < bytes.length; i++) {
-      chars[i + 1] = SPREAD[bytes[i] & 0xff];
+
+    /** Length, then one char per byte (nothing but the length 0 for null). */
+    FormChars raw(byte[] bytes) {
+      if (bytes == null) {
+        return append((char) 0);
+      }
+      room(bytes.length + 1);
+      chars[length++] = (char) bytes.length;
+      for (byte b : bytes) {
+        chars[length++] = SPREAD[b & 0xff];
+      }
+      return this;
     }
-    sb.append(chars);
+
+    FormChars append(char c) {
+      room(1);
+      chars[length++] = c;
+      return this;
+    }
+
+    FormChars append(String s) {
+      room(s.length());
+      s.getChars(0, s.length(), chars, length);
+      length += s.length();
+      return this;
+    }
+
+    String done() {
+      return new String(chars, 0, length);
+    }
+
+
+    private void room(int more) {
+      if (length + more > chars.length) {
+        chars = java.util.Arrays.copyOf(chars, Math.max(chars.length * 2, length + more));
+      }
+    }
   }
 
   /** An nft_data holding a value: its bytes, or null. */

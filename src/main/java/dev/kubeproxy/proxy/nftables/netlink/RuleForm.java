@@ -10,9 +10,10 @@ import java.util.function.Function;
  * range flags, a bitwise's boolean operation, a dynset's zero timeout and flags), and anonymous
  * sets replaced by their elements' forms. Two rules with the same form do the same.
  *
- * <p>Values are written as they are, one char per byte after their length (a compact Latin-1
- * string, never printed): a resync at 10,000 Services × 10 endpoints computes some 20,000 of
- * these on each side.
+ * <p>Values are written as they are, one char per byte after their length, and attribute types and
+ * lengths as one char each (a compact string, never printed), into a buffer of this instance's: a
+ * resync at 10,000 Services × 10 endpoints computes some 40,000 of these on each side, the reading
+ * thread with its instance and the syncing thread with another.
  */
 final class RuleForm {
   /** The expressions the encoder writes, by name: their names are not copied out of each rule. */
@@ -21,7 +22,8 @@ final class RuleForm {
   private static final byte[][] NAME_BYTES = java.util.Arrays.stream(NAMES)
       .map(n -> n.getBytes(java.nio.charset.StandardCharsets.US_ASCII)).toArray(byte[][]::new);
 
-  private RuleForm() {}
+  private char[] chars = new char[512];
+  private int length;
 
   /**
    * The form of an NFTA_RULE_EXPRESSIONS payload and the rule's user data.
@@ -29,8 +31,8 @@ final class RuleForm {
    * @param anonymous an anonymous set's form by the name (or "#id" for one created in the same
    *                  batch) a lookup gives
    */
-  static String of(byte[] buf, int from, int to, byte[] userData, Function<String, String> anonymous) {
-    StringBuilder sb = new StringBuilder(to - from + 16);
+  String of(byte[] buf, int from, int to, byte[] userData, Function<String, String> anonymous) {
+    length = 0;
     int[] list = ExpressionForms.attributes(buf, from, to);
     for (int e = 0; e < list.length; e += 3) { // NFTA_LIST_ELEM
       String name = "";
@@ -45,23 +47,23 @@ final class RuleForm {
           dataTo = expr[i + 2];
         }
       }
-      sb.append(name).append('{');
-      expression(sb, buf, name, sortedByType(ExpressionForms.attributes(buf, dataFrom, dataTo)), anonymous);
-      sb.append('}');
+      append(name);
+      append('{');
+      expression(buf, name, sortedByType(ExpressionForms.attributes(buf, dataFrom, dataTo)), anonymous);
+      append('}');
     }
     if (userData != null) {
-      sb.append('u');
-      raw(sb, userData, 0, userData.length);
+      append('u');
+      raw(userData, 0, userData.length);
     }
-    return sb.toString();
+    return new String(chars, 0, length);
   }
 
   /**
    * An expression's attributes in type order. A lookup's set and a nat's flags are always written
    * (at their place in that order), as they come out of normalizing.
    */
-  private static void expression(StringBuilder sb, byte[] buf, String name, int[] attrs,
-      Function<String, String> anonymous) {
+  private void expression(byte[] buf, String name, int[] attrs, Function<String, String> anonymous) {
     int implied = switch (name) {
       case "lookup" -> 1; // NFTA_LOOKUP_SET: by name, or the anonymous set's elements
       case "nat" -> 7; // NFTA_NAT_FLAGS
@@ -73,8 +75,8 @@ final class RuleForm {
         continue; // sent twice: the last one counts
       }
       if (implied >= 0 && implied <= type) {
-        sb.append(implied).append('=');
-        impliedValue(sb, buf, name, attrs, anonymous);
+        append((char) implied);
+        impliedValue(buf, name, attrs, anonymous);
         boolean replaced = implied == type;
         implied = -1;
         if (replaced) {
@@ -84,42 +86,42 @@ final class RuleForm {
       if (defaulted(name, type, buf, attrs, i)) {
         continue;
       }
-      sb.append(type).append('=');
+      append((char) type);
       int from = attrs[i + 1];
       int to = attrs[i + 2];
       if (holdsData(name, type)) {
-        data(sb, buf, from, to);
+        nested(buf, from, to, false); // an nft_data: a value, or a verdict (code and chain)
       } else if (name.equals("dynset") && type == 1) { // NFTA_DYNSET_SET_NAME
-        text(sb, ExpressionForms.string(buf, from, to));
+        text(ExpressionForms.string(buf, from, to));
       } else {
-        raw(sb, buf, from, to);
+        raw(buf, from, to);
       }
     }
     if (implied >= 0) {
-      sb.append(implied).append('=');
-      impliedValue(sb, buf, name, attrs, anonymous);
+      append((char) implied);
+      impliedValue(buf, name, attrs, anonymous);
     }
   }
 
   /** A lookup's set or a nat's flags, as normalized. */
-  private static void impliedValue(StringBuilder sb, byte[] buf, String name, int[] attrs,
-      Function<String, String> anonymous) {
+  private void impliedValue(byte[] buf, String name, int[] attrs, Function<String, String> anonymous) {
     if (name.equals("lookup")) {
       int set = find(attrs, 1);
       int id = find(attrs, 4); // NFTA_LOOKUP_SET_ID
       String setName = set < 0 ? "" : ExpressionForms.string(buf, attrs[set + 1], attrs[set + 2]);
       if (setName.startsWith("__set") || setName.startsWith("__map")) {
         String key = id >= 0 && setName.contains("%d") ? "#" + unsigned(buf, attrs[id + 1], attrs[id + 2]) : setName;
-        sb.append('a');
-        text(sb, anonymous.apply(key));
+        append('a');
+        text(anonymous.apply(key));
       } else {
-        text(sb, setName);
+        text(setName);
       }
     } else { // nat: the range flags its registers imply (NF_NAT_RANGE_MAP_IPS, NF_NAT_RANGE_PROTO_SPECIFIED)
       int flags = find(attrs, 7);
       long value = flags < 0 ? 0 : unsigned(buf, attrs[flags + 1], attrs[flags + 2]);
       value |= (find(attrs, 3) >= 0 ? 1 : 0) | (find(attrs, 5) >= 0 ? 2 : 0);
-      sb.append(value).append(';');
+      append((char) (value >>> 16));
+      append((char) value);
     }
   }
 
@@ -146,32 +148,27 @@ final class RuleForm {
     };
   }
 
-  /** An nft_data: a value, or a verdict (code and chain). */
-  private static void data(StringBuilder sb, byte[] buf, int from, int to) {
-    nested(sb, buf, from, to, false);
-  }
-
   /**
    * Nested attributes in type order, each written raw except an nft_data's NFTA_DATA_VERDICT
    * (nested again) and a verdict's NFTA_VERDICT_CHAIN (a name).
    */
-  private static void nested(StringBuilder sb, byte[] buf, int from, int to, boolean verdict) {
+  private void nested(byte[] buf, int from, int to, boolean verdict) {
     int[] attrs = sortedByType(ExpressionForms.attributes(buf, from, to));
-    sb.append('{');
+    append('{');
     for (int i = 0; i < attrs.length; i += 3) {
       if (i + 3 < attrs.length && attrs[i + 3] == attrs[i]) {
         continue; // sent twice: the last one counts
       }
-      sb.append(attrs[i]).append('=');
+      append((char) attrs[i]);
       if (attrs[i] == 2 && !verdict) { // NFTA_DATA_VERDICT
-        nested(sb, buf, attrs[i + 1], attrs[i + 2], true);
+        nested(buf, attrs[i + 1], attrs[i + 2], true);
       } else if (attrs[i] == 2) { // NFTA_VERDICT_CHAIN
-        text(sb, ExpressionForms.string(buf, attrs[i + 1], attrs[i + 2]));
+        text(ExpressionForms.string(buf, attrs[i + 1], attrs[i + 2]));
       } else {
-        raw(sb, buf, attrs[i + 1], attrs[i + 2]);
+        raw(buf, attrs[i + 1], attrs[i + 2]);
       }
     }
-    sb.append('}');
+    append('}');
   }
 
   /** An NFTA_EXPR_NAME (NUL-terminated). */
@@ -245,16 +242,36 @@ final class RuleForm {
     return v;
   }
 
-  /** Length, ':', then one char per byte. */
-  private static void raw(StringBuilder sb, byte[] buf, int from, int to) {
-    sb.append(to - from).append(':');
+  /** Length, then one char per byte. */
+  private void raw(byte[] buf, int from, int to) {
+    room(to - from + 1);
+    chars[length++] = (char) (to - from);
     for (int i = from; i < to; i++) {
-      sb.append((char) (buf[i] & 0xff));
+      chars[length++] = (char) (buf[i] & 0xff);
     }
   }
 
-  /** 's', length, ':', then the text. */
-  private static void text(StringBuilder sb, String s) {
-    sb.append('s').append(s.length()).append(':').append(s);
+  /** 's', length, then the text. */
+  private void text(String s) {
+    append('s');
+    append((char) s.length());
+    append(s);
+  }
+
+  private void append(char c) {
+    room(1);
+    chars[length++] = c;
+  }
+
+  private void append(String s) {
+    room(s.length());
+    s.getChars(0, s.length(), chars, length);
+    length += s.length();
+  }
+
+  private void room(int more) {
+    if (length + more > chars.length) {
+      chars = java.util.Arrays.copyOf(chars, Math.max(chars.length * 2, length + more));
+    }
   }
 }

@@ -43,6 +43,9 @@ final class TableDump {
   private final NetlinkExchange exchange;
   private final int nfproto;
   private final ElementCodec elements;
+  /** Where this dump's element and rule forms are written (it runs on the reading thread). */
+  private final ExpressionForms.FormChars chars = new ExpressionForms.FormChars();
+  private final RuleForm ruleForms = new RuleForm();
 
   TableDump(NetlinkExchange exchange, int nfproto, ElementCodec elements) {
     this.exchange = exchange;
@@ -100,7 +103,7 @@ final class TableDump {
       boolean isMap = (flags & NFT_SET_MAP) != 0;
       if ((flags & NFT_SET_ANONYMOUS) != 0) {
         TreeSet<String> forms = new TreeSet<>();
-        dumpElements(name, (buf, from, to) -> forms.add(ExpressionForms.read(buf, from, to).form()));
+        dumpElements(name, (buf, from, to) -> forms.add(ExpressionForms.read(buf, from, to).form(chars)));
         anonymous.put(name, forms.toString());
         continue;
       }
@@ -117,7 +120,7 @@ final class TableDump {
         dumpElements(name, (buf, from, to) -> {
           ExpressionForms.Read r = ExpressionForms.read(buf, from, to);
           byte[] raw = r.key();
-          visitor.element(ExpressionForms.key(raw), r.form(), () -> decode(name, isMap, raw));
+          visitor.element(ExpressionForms.key(chars, raw, null), r.form(chars), () -> decode(name, isMap, raw));
         });
       }
       visitor.endContainer(name);
@@ -125,7 +128,7 @@ final class TableDump {
     dump(GETRULE, (buf, m) -> {
       Attributes a = Attributes.ofNetfilterMessage(buf, m, 7);
       int[] expressions = range(buf, m, 4); // NFTA_RULE_EXPRESSIONS
-      visitor.rule(a.string(2), RuleForm.of(buf, expressions[0], expressions[1], a.bytes(7), // NFTA_RULE_CHAIN
+      visitor.rule(a.string(2), ruleForms.of(buf, expressions[0], expressions[1], a.bytes(7), // NFTA_RULE_CHAIN
           set -> anonymous.getOrDefault(set, "?" + set)));
     });
     return true;
@@ -137,7 +140,7 @@ final class TableDump {
    * start (nft's "nothing below the first range" marker) is no element, a start without an end is
    * one that cannot be decoded (the map is then refilled).
    */
-  private static void ranges(String set, List<ExpressionForms.Read> bounds, TableVisitor visitor) {
+  private void ranges(String set, List<ExpressionForms.Read> bounds, TableVisitor visitor) {
     byte[] none = new byte[0];
     bounds.sort((a, b) -> {
       int c = java.util.Arrays.compareUnsigned(a.key() == null ? none : a.key(), b.key() == null ? none : b.key());
@@ -147,19 +150,19 @@ final class TableDump {
     for (ExpressionForms.Read b : bounds) {
       if (!b.end()) {
         if (open != null) {
-          visitor.element(ExpressionForms.key(open.key()), open.form(), () -> null);
+          visitor.element(ExpressionForms.key(chars, open.key(), null), open.form(chars), () -> null);
         }
         open = b;
       } else if (open != null && open.key() != null && b.key() != null) {
         byte[] first = open.key();
         byte[] end = b.key();
-        visitor.element(open.rangeKey(end), open.rangeForm(end),
+        visitor.element(open.rangeKey(chars, end), open.rangeForm(chars, end),
             () -> new Element(set, true, List.of(ElementCodec.rangeText(first, end)), null, null));
         open = null;
       }
     }
     if (open != null) {
-      visitor.element(ExpressionForms.key(open.key()), open.form(), () -> null);
+      visitor.element(ExpressionForms.key(chars, open.key(), null), open.form(chars), () -> null);
     }
   }
 
