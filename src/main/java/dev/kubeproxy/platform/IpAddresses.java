@@ -40,6 +40,19 @@ public final class IpAddresses {
   /** Four decimal parts of at most 8 digits each, each ≤ 255 (one pass, no splitting: it runs for every element of a resync). */
   private static byte[] parseIPv4(String text) {
     byte[] out = new byte[4];
+    return parseIPv4(text, out, 0) ? out : null;
+  }
+
+  /**
+   * Parses an IPv4 text as {@link #parse} does into out[at, at + 4), without an array of its own
+   * (a resync encodes 200,000 addresses into element keys).
+   *
+   * @return false when the text is not an IPv4 address (out is then undefined there)
+   */
+  public static boolean parseIPv4(String text, byte[] out, int at) {
+    if (text == null || text.isEmpty()) {
+      return false;
+    }
     int part = 0;
     int digits = 0;
     int v = 0;
@@ -47,19 +60,19 @@ public final class IpAddresses {
       char c = i == n ? '.' : text.charAt(i);
       if (c == '.') {
         if (digits == 0 || part == 4 || v > 255) {
-          return null;
+          return false;
         }
-        out[part++] = (byte) v;
+        out[at + part++] = (byte) v;
         digits = 0;
         v = 0;
       } else if (c >= '0' && c <= '9' && digits < 8) {
         v = v * 10 + (c - '0');
         digits++;
       } else {
-        return null;
+        return false;
       }
     }
-    return part == 4 ? out : null;
+    return part == 4;
   }
 
   /** The canonical text of an IP, or null when it does not parse. */

@@ -56,4 +56,18 @@ class IpAddressesTest {
     assertFalse(IpAddresses.isLoopback("10.0.0.1"));
     assertFalse(IpAddresses.isLoopback("::2"));
   }
+
+  @Test
+  void ipv4IsParsedIntoAnArrayAtAnOffset() {
+    byte[] out = new byte[8];
+    assertTrue(IpAddresses.parseIPv4("10.96.0.255", out, 4));
+    org.junit.jupiter.api.Assertions.assertArrayEquals(new byte[] {0, 0, 0, 0, 10, 96, 0, (byte) 255}, out);
+    assertTrue(IpAddresses.parseIPv4("010.1.2.3", out, 0), "leading zeros read as decimal, as upstream");
+    assertEquals(10, out[0]);
+    assertFalse(IpAddresses.parseIPv4("10.0.0", out, 0));
+    assertFalse(IpAddresses.parseIPv4("10.0.0.256", out, 0));
+    assertFalse(IpAddresses.parseIPv4("10.0.0.1.2", out, 0));
+    assertFalse(IpAddresses.parseIPv4("::1", out, 0));
+    assertFalse(IpAddresses.parseIPv4("", out, 0));
+  }
 }

@@ -1,5 +1,6 @@
 package dev.kubeproxy.proxy.nftables.netlink;
 
+import dev.kubeproxy.platform.IpAddresses;
 import dev.kubeproxy.proxy.IpFamily;
 import dev.kubeproxy.proxy.nftables.Element;
 import dev.kubeproxy.proxy.nftables.ElementValue;
@@ -189,7 +190,11 @@ final class ElementCodec {
       String part = parts.get(i);
       Field f = fields[i];
       switch (f) {
-        case ADDRESS -> System.arraycopy(Values.address(part, family), 0, out, at, size(f));
+        case ADDRESS -> {
+          if (family == IpFamily.IPv6 || !IpAddresses.parseIPv4(part, out, at)) {
+            System.arraycopy(Values.address(part, family), 0, out, at, size(f)); // IPv6, or the error
+          }
+        }
         case PROTOCOL -> out[at] = (byte) Values.protocolNumber(part);
         case PORT -> {
           int port = Values.number(part, 0, 65535);
