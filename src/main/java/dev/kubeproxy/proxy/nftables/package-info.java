@@ -36,7 +36,9 @@
  * the ServiceCIDRs change, a full sync reads the table back over netlink
  * ({@link dev.kubeproxy.proxy.nftables.TableReader}, on a thread of its own while the desired
  * table is built: {@link dev.kubeproxy.proxy.nftables.TableReadAhead}), compares every rule and
- * element exactly as it arrives and sends only what differs from the model
+ * element exactly as it arrives with the desired table
+ * ({@link dev.kubeproxy.proxy.nftables.DesiredTable}; one set's elements at a time,
+ * {@link dev.kubeproxy.proxy.nftables.DesiredElements}) and sends only what differs
  * ({@link dev.kubeproxy.proxy.nftables.TableReconciler}, a {@link dev.kubeproxy.proxy.nftables.TableVisitor});
  * without a netlink socket it rewrites the whole table. The syncs in between send only the changed
  * chains and elements. The parts: SyncPlanner (which kind of sync, and why), FullTransactionBuilder
