@@ -242,7 +242,7 @@ final class RuleForm {
     return v;
   }
 
-  /** Length, then one char per byte. */
+  /** Length (an attribute's, at most 65,535, fits one char), then one char per byte. */
   private void raw(byte[] buf, int from, int to) {
     room(to - from + 1);
     chars[length++] = (char) (to - from);
@@ -251,9 +251,10 @@ final class RuleForm {
     }
   }
 
-  /** 's', length, then the text. */
+  /** 's', length (two chars: an anonymous set's form may be longer than one holds), then the text. */
   private void text(String s) {
     append('s');
+    append((char) (s.length() >>> 16));
     append((char) s.length());
     append(s);
   }
