@@ -50,6 +50,23 @@ class ManifestSourceTest {
   }
 
   @Test
+  void theNodeLookupParsesOnlyFilesThatCanHoldANode() throws Exception {
+    Files.writeString(tmp.resolve("10-svc.yaml"), "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n"
+        + "spec:\n  clusterIP: 10.96.0.10\n  ports:\n  - port: 80\n");
+    Files.writeString(tmp.resolve("20-broken.yaml"), "kind: Service\nmetadata: [unclosed\n");
+    ManifestSource source = new ManifestSource(vertx,
+        Fixtures.withManifests(Fixtures.options(null, "node-1"), tmp.toString()));
+    assertEquals(null, source.node("node-1"));
+
+    // A kind spelled with an escape is still read: the text search cannot tell, so the file is parsed.
+    Files.writeString(tmp.resolve("00-node.json"), "{\"apiVersion\": \"v1\", \"kind\": \"\\u004eode\", "
+        + "\"metadata\": {\"name\": \"node-1\"}, \"status\": {\"addresses\": "
+        + "[{\"type\": \"InternalIP\", \"address\": \"192.168.200.10\"}]}}");
+    assertEquals("node-1", source.node("node-1").metadata().name());
+    assertEquals(null, source.node("node-2"));
+  }
+
+  @Test
   void examplesDirectory() throws Exception {
     deploy(Path.of("conf/examples"));
     await("synced", WAIT, () -> bus.synced.containsAll(Set.of(Kind.SERVICE, Kind.ENDPOINT_SLICE, Kind.NODE)));
