@@ -55,7 +55,7 @@ final class BatchEncoder {
   private final SetDeclarations sets;
   private final boolean v6;
   /** Where element and rule forms are written (this encoder's thread's: the reading thread has its own). */
-  private final ExpressionForms.FormChars chars = new ExpressionForms.FormChars();
+  private final FormChars chars = new FormChars();
   private final RuleForm ruleForms = new RuleForm();
   /**
    * The element whose key {@link #keyForm} encoded last, and that key: a resync asks for an
@@ -340,7 +340,7 @@ final class BatchEncoder {
   /** An element; in an interval map its start element (with the value) and its end element. */
   private void element(MessageWriter w, Element e, boolean adds) throws Unsupported {
     start(w, e, adds);
-    if (ElementCodec.interval(e.container())) {
+    if (elements.isInterval(e)) {
       int elem = w.beginNested(1); // NFTA_LIST_ELEM
       Expressions.value(w, 1, elements.endKey(e)); // NFTA_SET_ELEM_KEY
       w.u32(3, 1); // NFTA_SET_ELEM_FLAGS: NFT_SET_ELEM_INTERVAL_END

@@ -74,7 +74,7 @@ final class ElementCodec {
   }
 
   /** Whether the container's keys are ranges (each element a start and an end element). */
-  static boolean interval(String container) {
+  private static boolean interval(String container) {
     return container.startsWith("endpoint-ranges-");
   }
 

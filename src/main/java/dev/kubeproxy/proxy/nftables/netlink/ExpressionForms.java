@@ -100,8 +100,7 @@ final class ExpressionForms {
    */
   static String element(FormChars f, byte[] key, byte[] value, boolean verdict, int code, String chain,
       int flags, byte[] userData, byte[] rangeEnd) {
-    f.clear();
-    appendElement(f, key, value, verdict, code, chain, flags, userData);
+    appendElement(f.clear(), key, value, verdict, code, chain, flags, userData);
     return rangeEnd == null ? f.done() : f.append('-').raw(rangeEnd).done();
   }
 
@@ -128,74 +127,8 @@ final class ExpressionForms {
 
   /** The form of an element's key alone (with the end key of its range, or null). */
   static String key(FormChars f, byte[] key, byte[] rangeEnd) {
-    f.clear();
-    f.raw(key);
+    f.clear().raw(key);
     return rangeEnd == null ? f.done() : f.append('-').raw(rangeEnd).done();
-  }
-
-  /**
-   * One char per byte value, spread over 16 bits: String's hash (a polynomial in 31) of the plain
-   * bytes of addresses collides so often (a × 31 + b) that the maps of 100,000 keys turn their
-   * buckets into trees.
-   */
-  private static final char[] SPREAD = new char[256];
-
-  static {
-    for (int b = 0; b < 256; b++) {
-      SPREAD[b] = (char) ((b * 0x9E3779B1) >>> 16);
-    }
-  }
-
-  /**
-   * Where forms are written, one at a time, by one thread (the reading thread and the syncing one
-   * each have theirs, and each builds hundreds of thousands of forms per resync): the string made
-   * from it is the only allocation, where a StringBuilder grows, widens to two bytes per char and
-   * is copied again.
-   */
-  static final class FormChars {
-    private char[] chars = new char[256];
-    private int length;
-
-    void clear() {
-      length = 0;
-    }
-
-    /** Length, then one char per byte (nothing but the length 0 for null). */
-    FormChars raw(byte[] bytes) {
-      if (bytes == null) {
-        return append((char) 0);
-      }
-      room(bytes.length + 1);
-      chars[length++] = (char) bytes.length;
-      for (byte b : bytes) {
-        chars[length++] = SPREAD[b & 0xff];
-      }
-      return this;
-    }
-
-    FormChars append(char c) {
-      room(1);
-      chars[length++] = c;
-      return this;
-    }
-
-    FormChars append(String s) {
-      room(s.length());
-      s.getChars(0, s.length(), chars, length);
-      length += s.length();
-      return this;
-    }
-
-    String done() {
-      return new String(chars, 0, length);
-    }
-
-
-    private void room(int more) {
-      if (length + more > chars.length) {
-        chars = java.util.Arrays.copyOf(chars, Math.max(chars.length * 2, length + more));
-      }
-    }
   }
 
   /** An nft_data holding a value: its bytes, or null. */

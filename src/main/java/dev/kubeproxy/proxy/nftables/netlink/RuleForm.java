@@ -22,8 +22,7 @@ final class RuleForm {
   private static final byte[][] NAME_BYTES = java.util.Arrays.stream(NAMES)
       .map(n -> n.getBytes(java.nio.charset.StandardCharsets.US_ASCII)).toArray(byte[][]::new);
 
-  private char[] chars = new char[512];
-  private int length;
+  private final FormChars chars = new FormChars();
 
   /**
    * The form of an NFTA_RULE_EXPRESSIONS payload and the rule's user data.
@@ -32,7 +31,7 @@ final class RuleForm {
    *                  batch) a lookup gives
    */
   String of(byte[] buf, int from, int to, byte[] userData, Function<String, String> anonymous) {
-    length = 0;
+    chars.clear();
     int[] list = ExpressionForms.attributes(buf, from, to);
     for (int e = 0; e < list.length; e += 3) { // NFTA_LIST_ELEM
       String name = "";
@@ -47,16 +46,16 @@ final class RuleForm {
           dataTo = expr[i + 2];
         }
       }
-      append(name);
-      append('{');
+      chars.append(name);
+      chars.append('{');
       expression(buf, name, sortedByType(ExpressionForms.attributes(buf, dataFrom, dataTo)), anonymous);
-      append('}');
+      chars.append('}');
     }
     if (userData != null) {
-      append('u');
-      raw(userData, 0, userData.length);
+      chars.append('u');
+      chars.bytes(userData, 0, userData.length);
     }
-    return new String(chars, 0, length);
+    return chars.done();
   }
 
   /**
@@ -75,7 +74,7 @@ final class RuleForm {
         continue; // sent twice: the last one counts
       }
       if (implied >= 0 && implied <= type) {
-        append((char) implied);
+        chars.append((char) implied);
         impliedValue(buf, name, attrs, anonymous);
         boolean replaced = implied == type;
         implied = -1;
@@ -86,7 +85,7 @@ final class RuleForm {
       if (defaulted(name, type, buf, attrs, i)) {
         continue;
       }
-      append((char) type);
+      chars.append((char) type);
       int from = attrs[i + 1];
       int to = attrs[i + 2];
       if (holdsData(name, type)) {
@@ -94,11 +93,11 @@ final class RuleForm {
       } else if (name.equals("dynset") && type == 1) { // NFTA_DYNSET_SET_NAME
         text(ExpressionForms.string(buf, from, to));
       } else {
-        raw(buf, from, to);
+        chars.bytes(buf, from, to);
       }
     }
     if (implied >= 0) {
-      append((char) implied);
+      chars.append((char) implied);
       impliedValue(buf, name, attrs, anonymous);
     }
   }
@@ -111,7 +110,7 @@ final class RuleForm {
       String setName = set < 0 ? "" : ExpressionForms.string(buf, attrs[set + 1], attrs[set + 2]);
       if (setName.startsWith("__set") || setName.startsWith("__map")) {
         String key = id >= 0 && setName.contains("%d") ? "#" + unsigned(buf, attrs[id + 1], attrs[id + 2]) : setName;
-        append('a');
+        chars.append('a');
         text(anonymous.apply(key));
       } else {
         text(setName);
@@ -120,8 +119,8 @@ final class RuleForm {
       int flags = find(attrs, 7);
       long value = flags < 0 ? 0 : unsigned(buf, attrs[flags + 1], attrs[flags + 2]);
       value |= (find(attrs, 3) >= 0 ? 1 : 0) | (find(attrs, 5) >= 0 ? 2 : 0);
-      append((char) (value >>> 16));
-      append((char) value);
+      chars.append((char) (value >>> 16));
+      chars.append((char) value);
     }
   }
 
@@ -154,21 +153,21 @@ final class RuleForm {
    */
   private void nested(byte[] buf, int from, int to, boolean verdict) {
     int[] attrs = sortedByType(ExpressionForms.attributes(buf, from, to));
-    append('{');
+    chars.append('{');
     for (int i = 0; i < attrs.length; i += 3) {
       if (i + 3 < attrs.length && attrs[i + 3] == attrs[i]) {
         continue; // sent twice: the last one counts
       }
-      append((char) attrs[i]);
+      chars.append((char) attrs[i]);
       if (attrs[i] == 2 && !verdict) { // NFTA_DATA_VERDICT
         nested(buf, attrs[i + 1], attrs[i + 2], true);
       } else if (attrs[i] == 2) { // NFTA_VERDICT_CHAIN
         text(ExpressionForms.string(buf, attrs[i + 1], attrs[i + 2]));
       } else {
-        raw(buf, attrs[i + 1], attrs[i + 2]);
+        chars.bytes(buf, attrs[i + 1], attrs[i + 2]);
       }
     }
-    append('}');
+    chars.append('}');
   }
 
   /** An NFTA_EXPR_NAME (NUL-terminated). */
@@ -242,37 +241,8 @@ final class RuleForm {
     return v;
   }
 
-  /** Length (an attribute's, at most 65,535, fits one char), then one char per byte. */
-  private void raw(byte[] buf, int from, int to) {
-    room(to - from + 1);
-    chars[length++] = (char) (to - from);
-    for (int i = from; i < to; i++) {
-      chars[length++] = (char) (buf[i] & 0xff);
-    }
-  }
-
   /** 's', length (two chars: an anonymous set's form may be longer than one holds), then the text. */
   private void text(String s) {
-    append('s');
-    append((char) (s.length() >>> 16));
-    append((char) s.length());
-    append(s);
-  }
-
-  private void append(char c) {
-    room(1);
-    chars[length++] = c;
-  }
-
-  private void append(String s) {
-    room(s.length());
-    s.getChars(0, s.length(), chars, length);
-    length += s.length();
-  }
-
-  private void room(int more) {
-    if (length + more > chars.length) {
-      chars = java.util.Arrays.copyOf(chars, Math.max(chars.length * 2, length + more));
-    }
+    chars.append('s').append((char) (s.length() >>> 16)).append((char) s.length()).append(s);
   }
 }

@@ -44,7 +44,7 @@ final class TableDump {
   private final int nfproto;
   private final ElementCodec elements;
   /** Where this dump's element and rule forms are written (it runs on the reading thread). */
-  private final ExpressionForms.FormChars chars = new ExpressionForms.FormChars();
+  private final FormChars chars = new FormChars();
   private final RuleForm ruleForms = new RuleForm();
 
   TableDump(NetlinkExchange exchange, int nfproto, ElementCodec elements) {

@@ -1,0 +1,76 @@
+package dev.kubeproxy.proxy.nftables.netlink;
+
+/**
+ * Where forms ({@link ExpressionForms}, {@link RuleForm}) are written, one at a time, by one thread
+ * (the reading thread and the syncing one each have theirs, and each builds hundreds of thousands
+ * of forms per resync): the string made from it is the only allocation, where a StringBuilder
+ * grows, widens to two bytes per char and is copied again.
+ */
+final class FormChars {
+  /**
+   * One char per byte value, spread over 16 bits: String's hash (a polynomial in 31) of the plain
+   * bytes of addresses collides so often (a × 31 + b) that the maps of 100,000 keys turn their
+   * buckets into trees.
+   */
+  private static final char[] SPREAD = new char[256];
+
+  static {
+    for (int b = 0; b < 256; b++) {
+      SPREAD[b] = (char) ((b * 0x9E3779B1) >>> 16);
+    }
+  }
+
+  private char[] chars = new char[256];
+  private int length;
+
+  FormChars clear() {
+    length = 0;
+    return this;
+  }
+
+  /** Length, then one spread char per byte (nothing but the length 0 for null): an element's key or value. */
+  FormChars raw(byte[] bytes) {
+    if (bytes == null) {
+      return append((char) 0);
+    }
+    room(bytes.length + 1);
+    chars[length++] = (char) bytes.length;
+    for (byte b : bytes) {
+      chars[length++] = SPREAD[b & 0xff];
+    }
+    return this;
+  }
+
+  /** Length (an attribute's, at most 65,535, fits one char), then one char per byte as it is: a rule's attribute. */
+  FormChars bytes(byte[] buf, int from, int to) {
+    room(to - from + 1);
+    chars[length++] = (char) (to - from);
+    for (int i = from; i < to; i++) {
+      chars[length++] = (char) (buf[i] & 0xff);
+    }
+    return this;
+  }
+
+  FormChars append(char c) {
+    room(1);
+    chars[length++] = c;
+    return this;
+  }
+
+  FormChars append(String s) {
+    room(s.length());
+    s.getChars(0, s.length(), chars, length);
+    length += s.length();
+    return this;
+  }
+
+  String done() {
+    return new String(chars, 0, length);
+  }
+
+  private void room(int more) {
+    if (length + more > chars.length) {
+      chars = java.util.Arrays.copyOf(chars, Math.max(chars.length * 2, length + more));
+    }
+  }
+}
