@@ -2,8 +2,6 @@ package dev.kubeproxy.proxy.iptables;
 
 import dev.kubeproxy.AgentContext;
 import dev.kubeproxy.logging.Log;
-import dev.kubeproxy.platform.Cidr;
-
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.platform.CommandRunner;
 import dev.kubeproxy.proxy.IpFamily;
@@ -15,9 +13,7 @@ import dev.kubeproxy.proxy.ServicePortName;
 import dev.kubeproxy.proxy.SyncResult;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -31,7 +27,7 @@ import java.util.function.Supplier;
  *
  * <p>A sync goes plan ({@link #plan}: full or partial, and why), prepare the kernel side
  * ({@link #prepare}: iptables-save, jump rules, nfacct counters at a full sync), build
- * ({@link RulesetGenerator}), restore, and record (metrics, the rules monitor). A sync is full at
+ * ({@link RulesetGenerator}, over {@link NodePortIPs}), restore, and record (metrics, the rules monitor). A sync is full at
  * the first sync, after a failure, when the model asks (node labels changed), when the canary is
  * gone or the rules monitor saw a change, and once per syncPeriod (not in large clusters).
  * A restore the kernel refuses in a full sync is pinned on the Service owning the refused line,
@@ -75,13 +71,12 @@ public class IptablesProxier implements ProxyBackend {
   private final ProxierSettings settings;
   private final CommandRunner runner;
   private final Sysctls sysctls;
-  private final Supplier<List<String>> interfaceAddresses;
+  private final NodePortIPs nodePorts;
   private final ProxyMetrics metrics;
   private final RulesetGenerator generator = new RulesetGenerator();
   private final RulesMonitor monitor = new RulesMonitor();
   private final BaseChains baseChains = new BaseChains();
   private final RefusedServicePorts refused = new RefusedServicePorts("iptables-restore");
-  private final boolean localhostNodePorts;
 
   private final Callable<NfacctCounters> nfacctOpener;
   /** The nfacct client, opened at the first full sync; null when there is none. */
@@ -142,9 +137,7 @@ public class IptablesProxier implements ProxyBackend {
     this.runner = runner;
     this.metrics = metrics;
     this.sysctls = sysctls;
-    this.interfaceAddresses = interfaceAddresses;
-    this.localhostNodePorts = settings.family() == IpFamily.IPv4 && settings.localhostNodePorts()
-        && containsIPv4Loopback(settings.nodePortAddresses());
+    this.nodePorts = new NodePortIPs(settings, interfaceAddresses);
   }
 
   @Override
@@ -176,7 +169,7 @@ public class IptablesProxier implements ProxyBackend {
     if (settings.dryRun()) {
       return;
     }
-    if (localhostNodePorts) {
+    if (nodePorts.localhost()) {
       try {
         sysctls.write("net.ipv4.conf.all.route_localnet", "1");
         Log.info("Set sysctl for localhost NodePorts", "sysctl", "net.ipv4.conf.all.route_localnet", "value", 1);
@@ -439,83 +432,11 @@ public class IptablesProxier implements ProxyBackend {
   }
 
   private RulesetOptions options(boolean randomFully) {
-    boolean matchAll = matchesAll(settings.nodePortAddresses());
-    List<String> nodePortIPs = matchAll ? List.of() : nodePortIPs();
+    boolean matchAll = nodePorts.matchAll();
+    List<String> nodePortIPs = matchAll ? List.of() : nodePorts.resolve();
     return new RulesetOptions(settings.family(), settings.masqueradeMark(), settings.masqueradeAll(),
-        localhostNodePorts, settings.localDetector(), randomFully, conntrackTcpLiberal(), matchAll, nodePortIPs,
+        nodePorts.localhost(), settings.localDetector(), randomFully, conntrackTcpLiberal(), matchAll, nodePortIPs,
         settings.nodeIPs());
-  }
-
-  /** The node's addresses inside nodePortAddresses (loopback only where localhost NodePorts work). */
-  private List<String> nodePortIPs() {
-    List<Cidr> cidrs = new ArrayList<>();
-    for (String cidr : settings.nodePortAddresses()) {
-      cidrs.add(Cidr.parse(cidr));
-    }
-    Set<String> out = new LinkedHashSet<>();
-    List<String> addresses;
-    try {
-      addresses = interfaceAddresses.get();
-    } catch (RuntimeException e) {
-      Log.error("Failed to get node ip address matching nodeport cidrs, services with nodeport may not work "
-          + "as intended", e);
-      return List.of();
-    }
-    for (String ip : addresses) {
-      if (NodeAddresses.familyOf(ip) != settings.family()) {
-        continue;
-      }
-      boolean inside = false;
-      for (Cidr cidr : cidrs) {
-        inside |= cidr.contains(ip);
-      }
-      if (!inside) {
-        continue;
-      }
-      if (NodeAddresses.isLoopback(ip)) {
-        if (settings.family() == IpFamily.IPv6) {
-          Log.error("--nodeport-addresses includes localhost but localhost NodePorts are not supported on IPv6",
-              "address", ip);
-          continue;
-        } else if (!localhostNodePorts) {
-          Log.error("--nodeport-addresses includes localhost but --iptables-localhost-nodeports=false was passed",
-              "address", ip);
-          continue;
-        }
-      }
-      out.add(ip);
-    }
-    return new ArrayList<>(out);
-  }
-
-  static boolean matchesAll(List<String> nodePortAddresses) {
-    if (nodePortAddresses.isEmpty()) {
-      return true;
-    }
-    for (String cidr : nodePortAddresses) {
-      if (Cidr.parse(cidr).matchesAll()) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  static boolean containsIPv4Loopback(List<String> nodePortAddresses) {
-    if (nodePortAddresses.isEmpty()) {
-      return true;
-    }
-    boolean anyIPv4 = false;
-    for (String text : nodePortAddresses) {
-      if (text.indexOf(':') >= 0) {
-        continue;
-      }
-      anyIPv4 = true;
-      Cidr cidr = Cidr.parse(text);
-      if ((cidr.network()[0] & 0xff) == 127 || cidr.contains("127.0.0.0")) {
-        return true;
-      }
-    }
-    return !anyIPv4;
   }
 
   @Override

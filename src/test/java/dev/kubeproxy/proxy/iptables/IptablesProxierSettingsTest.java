@@ -75,12 +75,12 @@ class IptablesProxierSettingsTest {
 
   @Test
   void localhostNodePortsNeedsIPv4LoopbackInNodePortAddresses() {
-    assertTrue(IptablesProxier.containsIPv4Loopback(List.of()));
-    assertTrue(IptablesProxier.containsIPv4Loopback(List.of("0.0.0.0/0")));
-    assertTrue(IptablesProxier.containsIPv4Loopback(List.of("127.0.0.1/32")));
-    assertFalse(IptablesProxier.containsIPv4Loopback(List.of("192.168.200.0/24")));
-    assertTrue(IptablesProxier.matchesAll(List.of("192.168.200.0/24", "0.0.0.0/0")));
-    assertFalse(IptablesProxier.matchesAll(List.of("192.168.200.0/24")));
+    assertTrue(NodePortIPs.containsIPv4Loopback(List.of()));
+    assertTrue(NodePortIPs.containsIPv4Loopback(List.of("0.0.0.0/0")));
+    assertTrue(NodePortIPs.containsIPv4Loopback(List.of("127.0.0.1/32")));
+    assertFalse(NodePortIPs.containsIPv4Loopback(List.of("192.168.200.0/24")));
+    assertTrue(NodePortIPs.matchesAll(List.of("192.168.200.0/24", "0.0.0.0/0")));
+    assertFalse(NodePortIPs.matchesAll(List.of("192.168.200.0/24")));
   }
 
   @Test
