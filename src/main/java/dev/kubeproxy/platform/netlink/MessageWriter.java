@@ -114,6 +114,17 @@ public final class MessageWriter {
     return buf.position();
   }
 
+  /** Empties the writer for the next message (its buffer is kept). */
+  public MessageWriter reset() {
+    buf.clear();
+    return this;
+  }
+
+  /** The buffer itself: what was written is its first {@link #size()} bytes, until the next write. */
+  public byte[] buffer() {
+    return buf.array();
+  }
+
   public byte[] toBytes() {
     return Arrays.copyOf(buf.array(), buf.position());
   }

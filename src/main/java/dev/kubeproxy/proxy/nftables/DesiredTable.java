@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Consumer;
 
 /**
  * The whole table as the model wants it, in the shape a reconcile compares with the kernel's:
@@ -105,16 +106,17 @@ final class DesiredTable {
 
   /** A container's elements: those added, then those of its endpoint blocks (made now). */
   List<Element> elements(String container) {
-    List<Element> added = elements.getOrDefault(container, List.of());
-    List<ServicePortRules.EndpointBlock> shardBlocks = blocks.get(container);
-    if (shardBlocks == null) {
-      return added;
-    }
-    List<Element> out = new ArrayList<>(added);
-    for (ServicePortRules.EndpointBlock b : shardBlocks) {
-      b.addElements(out);
-    }
+    List<Element> out = new ArrayList<>();
+    forEachElement(container, out::add);
     return out;
+  }
+
+  /** A container's elements in the order of {@link #elements}, made one at a time (none held here). */
+  void forEachElement(String container, Consumer<Element> to) {
+    elements.getOrDefault(container, List.of()).forEach(to);
+    for (ServicePortRules.EndpointBlock b : blocks.getOrDefault(container, List.of())) {
+      b.forEachElement(to);
+    }
   }
 
   private static String containerName(NftObject o) {

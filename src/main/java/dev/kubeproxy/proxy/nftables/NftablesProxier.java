@@ -54,6 +54,7 @@ public class NftablesProxier implements ProxyBackend {
   private final SyncPlanner planner = new SyncPlanner();
   private final AppliedTable applied = new AppliedTable();
   private final StaleChains staleChains = new StaleChains();
+  private final DesiredElements desiredElements = new DesiredElements();
   private final FullTransactionBuilder fullBuilder;
   private final PartialTransactionBuilder partialBuilder;
   private final Committer committer;
@@ -207,7 +208,7 @@ public class NftablesProxier implements ProxyBackend {
       // The kernel's table is read on another thread while the desired one is built and compared.
       try (TableReadAhead kernel = TableReadAhead.start(committer.reader(), "nftables-read-" + settings.family())) {
         DesiredTable desired = fullBuilder.buildForReconcile(state, nodePortAddresses.resolve());
-        Optional<TableReconciler.Result> differences = TableReconciler.reconcile(desired, kernel);
+        Optional<TableReconciler.Result> differences = TableReconciler.reconcile(desired, kernel, desiredElements);
         reconciled = differences.isPresent();
         if (reconciled) {
           return reconcile(differences.get(), start);

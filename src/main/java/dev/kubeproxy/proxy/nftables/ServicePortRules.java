@@ -39,11 +39,12 @@ public record ServicePortRules(
 
   /** A policy chain's endpoints in equal key ranges of its region (from offset) of an endpoint-ranges map. */
   public record EndpointBlock(String map, int offset, List<Endpoint> endpoints) {
-    void addElements(List<Element> out) {
+    /** Its elements, made one at a time. */
+    void forEachElement(java.util.function.Consumer<Element> to) {
       EndpointSlots.Slot slot = new EndpointSlots.Slot(map, offset);
       for (int i = 0; i < endpoints.size(); i++) {
         Endpoint ep = endpoints.get(i);
-        out.add(Element.ofMap(map, List.of(slot.range(i, endpoints.size())), new ElementValue.Target(ep.ip(), ep.port()),
+        to.accept(Element.ofMap(map, List.of(slot.range(i, endpoints.size())), new ElementValue.Target(ep.ip(), ep.port()),
             null));
       }
     }
@@ -57,7 +58,7 @@ public record ServicePortRules(
     List<Element> out = new ArrayList<>(otherElements.size() + 16);
     out.addAll(otherElements.subList(0, blocksAt));
     for (EndpointBlock b : blocks) {
-      b.addElements(out);
+      b.forEachElement(out::add);
     }
     out.addAll(otherElements.subList(blocksAt, otherElements.size()));
     return out;

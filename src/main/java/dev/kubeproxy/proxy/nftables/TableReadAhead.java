@@ -189,12 +189,12 @@ final class TableReadAhead implements TableReader, AutoCloseable {
   }
 
   @Override
-  public String keyForm(Element element) {
-    return reader.keyForm(element);
+  public void keyForm(Element element, FormArena out) {
+    reader.keyForm(element, out);
   }
 
   @Override
-  public String elementForm(Element element) {
-    return reader.elementForm(element);
+  public void elementForm(Element element, FormArena out) {
+    reader.elementForm(element, out);
   }
 }

@@ -23,9 +23,9 @@ public interface TableReader {
   /** A rule as it would read back once written (matches, statement and comment). */
   String ruleForm(Rule rule);
 
-  /** An element's key as it reads back (identifies the element inside its set or map). */
-  String keyForm(Element element);
+  /** Appends an element's key as it reads back (which identifies it inside its set or map) to out. */
+  void keyForm(Element element, FormArena out);
 
-  /** An element as it reads back: key, value and comment. */
-  String elementForm(Element element);
+  /** Appends an element as it reads back (key, value and comment) to out. */
+  void elementForm(Element element, FormArena out);
 }

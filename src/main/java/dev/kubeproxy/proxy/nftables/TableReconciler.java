@@ -45,23 +45,28 @@ final class TableReconciler implements TableVisitor {
   private final Set<String> kernelContainers = new LinkedHashSet<>();
   private final Set<String> kernelMaps = new HashSet<>();
   private final Map<String, ElementChanges> elementChanges = new HashMap<>();
+  /** Where each container's desired elements are kept while it is read (one for every resync of the table). */
+  private final DesiredElements desiredElements;
   /** The desired elements of the container being read (null: its elements are not compared). */
   private DesiredElements desired;
   private List<Supplier<Element>> unwanted;
   private int kernelCount;
 
-  private TableReconciler(DesiredTable want, TableReader forms) {
+  private TableReconciler(DesiredTable want, TableReader forms, DesiredElements desiredElements) {
     this.want = want;
     this.forms = forms;
+    this.desiredElements = desiredElements;
   }
 
   /**
    * Reads the kernel's table with reader and compares it with the desired one.
    *
+   * @param desiredElements where the desired elements of each set are kept while it is compared
    * @return the differences; empty when the kernel has no table
    */
-  static Optional<Result> reconcile(DesiredTable want, TableReader reader) throws NftablesException {
-    return reader.read(() -> new TableReconciler(want, reader)).map(TableReconciler::result);
+  static Optional<Result> reconcile(DesiredTable want, TableReader reader, DesiredElements desiredElements)
+      throws NftablesException {
+    return reader.read(() -> new TableReconciler(want, reader, desiredElements)).map(TableReconciler::result);
   }
 
   @Override
@@ -89,7 +94,7 @@ final class TableReconciler implements TableVisitor {
     if (declared == null || dynamic(declared)) {
       return; // deleted whole, or filled by the rules (affinity sets): its elements are not compared
     }
-    desired = new DesiredElements(want.elements(name), forms);
+    desired = desiredElements.fill(elements -> want.forEachElement(name, elements), forms);
     unwanted = new ArrayList<>();
     kernelCount = 0;
   }
@@ -120,9 +125,20 @@ final class TableReconciler implements TableVisitor {
     // Something this agent cannot name is in it: empty the set or map and fill it again.
     elementChanges.put(name, undecodable
         ? new ElementChanges(List.of(), new ArrayList<>(want.elements(name)), true, kernelCount)
-        : new ElementChanges(deletions, desired.missing(), false, kernelCount));
+        : new ElementChanges(deletions, missing(name, desired.missing()), false, kernelCount));
     desired = null;
     unwanted = null;
+  }
+
+  /** The desired elements of a container at these places of its order (made again only when some are missing). */
+  private List<Element> missing(String container, java.util.BitSet places) {
+    if (places.isEmpty()) {
+      return List.of();
+    }
+    List<Element> all = want.elements(container);
+    List<Element> out = new ArrayList<>(places.cardinality());
+    places.stream().forEach(i -> out.add(all.get(i)));
+    return out;
   }
 
   /** The transaction: what is missing first, element deletions before the chains they may point at. */

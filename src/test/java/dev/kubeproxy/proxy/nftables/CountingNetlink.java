@@ -68,13 +68,13 @@ final class CountingNetlink implements NetlinkPath, AutoCloseable {
   }
 
   @Override
-  public String keyForm(Element element) {
-    return delegate.keyForm(element);
+  public void keyForm(Element element, FormArena out) {
+    delegate.keyForm(element, out);
   }
 
   @Override
-  public String elementForm(Element element) {
-    return delegate.elementForm(element);
+  public void elementForm(Element element, FormArena out) {
+    delegate.elementForm(element, out);
   }
 
   /** Time spent encoding the batches sent (the rest of {@link #nanos} is the kernel's). */

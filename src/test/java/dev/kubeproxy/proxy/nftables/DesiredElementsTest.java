@@ -12,13 +12,13 @@ class DesiredElementsTest {
   /** Forms that are the key text, and the key text with the comment: what a test can read at a glance. */
   private static final TableReader TEXT_FORMS = new FormlessReader() {
     @Override
-    public String keyForm(Element e) {
-      return e.keyText();
+    public void keyForm(Element e, FormArena out) {
+      out.append(e.keyText());
     }
 
     @Override
-    public String elementForm(Element e) {
-      return e.comment() == null ? e.keyText() : e.keyText() + " # " + e.comment();
+    public void elementForm(Element e, FormArena out) {
+      out.append(e.comment() == null ? e.keyText() : e.keyText() + " # " + e.comment());
     }
 
     @Override
@@ -27,42 +27,52 @@ class DesiredElementsTest {
     }
   };
 
+  private static DesiredElements desired(List<Element> elements) {
+    return new DesiredElements().fill(elements::forEach, TEXT_FORMS);
+  }
+
+  /** The keys of the desired elements that {@link DesiredElements#missing()} names. */
+  private static List<String> missingKeys(DesiredElements desired, List<Element> elements) {
+    return desired.missing().stream().mapToObj(i -> elements.get(i).keyText()).toList();
+  }
+
   private static Element element(String key, String comment) {
     return Element.ofMap("m", List.of(key), null, comment);
   }
 
   @Test
   void kernelElementsAsDesiredAreSettledTheOthersMissing() {
-    DesiredElements desired = new DesiredElements(
-        List.of(element("a", null), element("b", "x"), element("c", null)), TEXT_FORMS);
+    List<Element> elements = List.of(element("a", null), element("b", "x"), element("c", null));
+    DesiredElements desired = desired(elements);
 
     assertTrue(desired.holds("a", "a"));
     assertFalse(desired.holds("b", "b # y"), "same key, another comment: not as desired");
     assertFalse(desired.holds("z", "z"), "a key nobody wants");
 
-    assertEquals(List.of("b", "c"), desired.missing().stream().map(Element::keyText).toList());
+    assertEquals(List.of("b", "c"), missingKeys(desired, elements));
   }
 
   @Test
   void aKeyIsSettledOnceAndARepeatedKeyCountsOnce() {
-    DesiredElements desired = new DesiredElements(
-        List.of(element("a", null), element("a", "later"), element("b", null)), TEXT_FORMS);
+    List<Element> elements = List.of(element("a", null), element("a", "later"), element("b", null));
+    DesiredElements desired = desired(elements);
 
     assertFalse(desired.holds("a", "a # later"), "the first element of a key is the one wanted");
-    assertEquals(List.of("a", "b"), desired.missing().stream().map(Element::keyText).toList());
+    assertEquals(List.of("a", "b"), missingKeys(desired, elements));
     assertTrue(desired.holds("a", "a"));
     assertFalse(desired.holds("a", "a"), "the kernel holds one element per key");
-    assertEquals(List.of("b"), desired.missing().stream().map(Element::keyText).toList());
+    assertEquals(List.of("b"), missingKeys(desired, elements));
   }
 
   @Test
   void keysWithTheSameHashAreToldApart() {
     assertEquals("Aa".hashCode(), "BB".hashCode());
-    DesiredElements desired = new DesiredElements(List.of(element("Aa", null), element("BB", null)), TEXT_FORMS);
+    List<Element> elements = List.of(element("Aa", null), element("BB", null));
+    DesiredElements desired = desired(elements);
 
     assertFalse(desired.holds("AaBB", "AaBB"));
     assertTrue(desired.holds("BB", "BB"));
-    assertEquals(List.of("Aa"), desired.missing().stream().map(Element::keyText).toList());
+    assertEquals(List.of("Aa"), missingKeys(desired, elements));
   }
 
   @Test
@@ -71,13 +81,46 @@ class DesiredElementsTest {
     for (int i = 0; i < 5000; i++) {
       elements.add(element("10.0." + i / 256 + "." + i % 256, null));
     }
-    DesiredElements desired = new DesiredElements(elements, TEXT_FORMS);
+    DesiredElements desired = desired(elements);
 
     for (int i = 0; i < 5000; i += 2) {
       String key = "10.0." + i / 256 + "." + i % 256;
       assertTrue(desired.holds(key, key), key);
     }
-    assertEquals(2500, desired.missing().size());
-    assertTrue(new DesiredElements(List.of(), TEXT_FORMS).missing().isEmpty());
+    assertEquals(2500, desired.missing().cardinality());
+    assertTrue(desired(List.of()).missing().isEmpty());
+  }
+
+  @Test
+  void aRefillForgetsTheSetBefore() {
+    DesiredElements desired = new DesiredElements();
+    List<Element> big = new ArrayList<>();
+    for (int i = 0; i < 3000; i++) {
+      big.add(element("k" + i, i % 2 == 0 ? null : "c" + i));
+    }
+    desired.fill(big::forEach, TEXT_FORMS);
+    assertTrue(desired.holds("k1", "k1 # c1"));
+
+    List<Element> small = List.of(element("k2", null), element("s", "x"));
+    desired.fill(small::forEach, TEXT_FORMS);
+
+    assertFalse(desired.holds("k1", "k1 # c1"), "an element of the set before");
+    assertFalse(desired.holds("k2", "k2 # c2"));
+    assertTrue(desired.holds("s", "s # x"));
+    assertEquals(List.of("k2"), missingKeys(desired, small));
+  }
+
+  @Test
+  void aRefillOfTheSameSizeFindsItsOwnElements() {
+    DesiredElements desired = new DesiredElements();
+    desired.fill(List.of(element("x", null), element("y", null))::forEach, TEXT_FORMS);
+
+    List<Element> next = List.of(element("x", null), element("w", null));
+    desired.fill(next::forEach, TEXT_FORMS);
+
+    assertTrue(desired.holds("x", "x"), "not taken for a repeat of the set before's x");
+    assertTrue(desired.holds("w", "w"));
+    assertFalse(desired.holds("y", "y"));
+    assertTrue(missingKeys(desired, next).isEmpty());
   }
 }

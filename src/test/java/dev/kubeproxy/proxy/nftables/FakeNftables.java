@@ -97,7 +97,7 @@ public final class FakeNftables implements Nftables, TableReader {
     java.util.Set<String> maps = new java.util.HashSet<>();
     state.containers.forEach((name, c) -> {
       Map<String, KernelTable.Entry> elements = new LinkedHashMap<>();
-      c.elements.forEach((key, e) -> elements.put(keyForm(e), new KernelTable.Entry(elementForm(e),
+      c.elements.forEach((key, e) -> elements.put(e.keyText(), new KernelTable.Entry(elementText(e),
           () -> new Element(e.container(), e.inMap(), e.key(), null, null))));
       containers.put(name, elements);
       if (c.definition instanceof NftMap) {
@@ -113,13 +113,13 @@ public final class FakeNftables implements Nftables, TableReader {
   }
 
   @Override
-  public String keyForm(Element element) {
-    return element.keyText();
+  public void keyForm(Element element, FormArena out) {
+    out.append(element.keyText());
   }
 
   @Override
-  public String elementForm(Element element) {
-    return elementText(element);
+  public void elementForm(Element element, FormArena out) {
+    out.append(elementText(element));
   }
 
   /** Test hook: changes the table behind the agent's back, like an admin running nft by hand. */

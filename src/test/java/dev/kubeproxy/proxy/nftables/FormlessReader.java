@@ -8,12 +8,8 @@ abstract class FormlessReader implements TableReader {
   }
 
   @Override
-  public String keyForm(Element element) {
-    return "";
-  }
+  public void keyForm(Element element, FormArena out) {}
 
   @Override
-  public String elementForm(Element element) {
-    return "";
-  }
+  public void elementForm(Element element, FormArena out) {}
 }

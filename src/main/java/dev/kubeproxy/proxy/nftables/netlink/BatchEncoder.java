@@ -57,6 +57,8 @@ final class BatchEncoder {
   /** Where element and rule forms are written (this encoder's thread's: the reading thread has its own). */
   private final FormChars chars = new FormChars();
   private final RuleForm ruleForms = new RuleForm();
+  /** Where a rule is written to compute its form. */
+  private final MessageWriter ruleWriter = new MessageWriter(FORM_BUFFER);
   /**
    * The element whose key {@link #keyForm} encoded last, and that key: a resync asks for an
    * element's key form and then for its whole form.
@@ -65,7 +67,6 @@ final class BatchEncoder {
   private byte[] lastKey;
   /** Its range's end key (null: not in an interval map). */
   private byte[] lastEnd;
-  private String lastKeyForm;
   /** The command of each message written so far (by sequence number - firstSequence). */
   private List<Transaction.Operation> commands;
   private int nextSetId;
@@ -246,28 +247,27 @@ final class BatchEncoder {
       java.util.TreeSet<String> forms = new java.util.TreeSet<>();
       int count = a.addresses() != null ? a.addresses().size() : a.chains().size();
       for (int i = 0; i < count; i++) {
-        MessageWriter w = new MessageWriter(FORM_BUFFER);
+        MessageWriter w = ruleWriter.reset();
         anonymousElement(w, a, i);
-        byte[] b = w.toBytes();
-        forms.add(ExpressionForms.read(b, 4, b.length).form(chars));
+        forms.add(ExpressionForms.read(w.buffer(), 4, w.size()).form(chars));
       }
       anonymous.put("#" + a.id(), forms.toString());
     }
-    MessageWriter w = new MessageWriter(FORM_BUFFER);
+    MessageWriter w = ruleWriter.reset();
     encoded.expressions().forEach(e -> e.accept(w));
-    byte[] b = w.toBytes();
-    return ruleForms.of(b, 0, b.length, r.comment() == null ? null : UserData.comment(r.comment()),
+    return ruleForms.of(w.buffer(), 0, w.size(), r.comment() == null ? null : UserData.comment(r.comment()),
         anonymous::get);
   }
 
   /**
    * An element (key, value, comment) in the form {@link TableDump} reads it back in, built from
-   * its parts (no message written and parsed: a resync computes it for every element).
+   * its parts (no message written and parsed: a resync computes it for every element); valid
+   * until the next form.
    */
-  String elementForm(Element e) throws Unsupported {
+  FormChars elementForm(Element e) throws Unsupported {
     boolean keyed = e == lastKeyed;
     if (keyed && !elements.isMap(e) && e.comment() == null && lastEnd == null) {
-      return lastKeyForm; // a set's element without a comment is its key (one string for both, 100,000 times)
+      return ExpressionForms.key(chars, lastKey, null); // a set's element without a comment is its key
     }
     byte[] key = keyed ? lastKey : elements.key(e);
     byte[] end = keyed ? lastEnd : elements.isInterval(e) ? elements.endKey(e) : null;
@@ -289,16 +289,14 @@ final class BatchEncoder {
         e.comment() == null ? null : UserData.comment(e.comment()), end);
   }
 
-  /** An element's key in the form {@link TableDump} reads it back in. */
-  String keyForm(Element e) throws Unsupported {
+  /** An element's key in the form {@link TableDump} reads it back in; valid until the next form. */
+  FormChars keyForm(Element e) throws Unsupported {
     byte[] key = elements.key(e);
     byte[] end = elements.isInterval(e) ? elements.endKey(e) : null;
-    String form = ExpressionForms.key(chars, key, end);
     lastKeyed = e;
     lastKey = key;
     lastEnd = end;
-    lastKeyForm = form;
-    return form;
+    return ExpressionForms.key(chars, key, end);
   }
 
   private static boolean sameElementBatch(Transaction.Operation first, Transaction.Operation op) {

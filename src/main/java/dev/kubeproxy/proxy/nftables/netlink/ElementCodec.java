@@ -65,7 +65,11 @@ final class ElementCodec {
 
   byte[] key(Element e) throws Unsupported {
     Layout layout = layout(e.container());
-    return layout == ENDPOINT_RANGES ? bigEndian(range(e)[0]) : encode(layout.key(), e.key());
+    if (layout == ENDPOINT_RANGES) {
+      parseRange(e);
+      return bigEndian(rangeLow);
+    }
+    return encode(layout.key(), e.key());
   }
 
   /** Whether the element's container is an interval map (looked up like its layout, not by its name's prefix). */
@@ -80,11 +84,16 @@ final class ElementCodec {
 
   /** The key of the end element of a range: one past its last key. */
   byte[] endKey(Element e) throws Unsupported {
-    return bigEndian(range(e)[1] + 1);
+    parseRange(e);
+    return bigEndian(rangeHigh + 1);
   }
 
-  /** The first and last key of an element of an interval map ("LO-HI", or "K"). */
-  private static long[] range(Element e) throws Unsupported {
+  /** The first and last key of the range parsed last (no array for them: every endpoint's element has a range). */
+  private long rangeLow;
+  private long rangeHigh;
+
+  /** Parses the range of an element of an interval map ("LO-HI", or "K") into rangeLow and rangeHigh. */
+  private void parseRange(Element e) throws Unsupported {
     if (e.key().size() != 1) {
       throw new Unsupported("element " + e.key());
     }
@@ -95,7 +104,8 @@ final class ElementCodec {
     if (hi < lo) {
       throw new Unsupported("range " + text);
     }
-    return new long[] {lo, hi};
+    rangeLow = lo;
+    rangeHigh = hi;
   }
 
   /** A decimal number in text[from, to), 0 to Integer.MAX_VALUE (no substring: every endpoint's element has two). */
@@ -140,12 +150,36 @@ final class ElementCodec {
     return value.length == 0;
   }
 
-  /** The data of an endpoint-ranges element: address . port. */
+  /** The data of an endpoint-ranges element: address . port, each padded to four bytes. */
   byte[] value(Element e) throws Unsupported {
-    if (!(e.value() instanceof ElementValue.Target t)) {
+    if (!(e.value() instanceof ElementValue.Target t) || layout(e.container()) != ENDPOINT_RANGES) {
       throw new Unsupported("element without an endpoint value: " + e);
     }
-    return encode(layout(e.container()).value(), List.of(t.address(), Integer.toString(t.port())));
+    if (t.port() < 0 || t.port() > 65535) {
+      throw new Unsupported("out of range: port " + t.port());
+    }
+    int size = size(Field.ADDRESS);
+    byte[] out = new byte[size + 4];
+    address(t.address(), out, 0);
+    out[size] = (byte) (t.port() >> 8);
+    out[size + 1] = (byte) t.port();
+    return out;
+  }
+
+  /** The address text parsed last, and its bytes: a hairpin element holds its endpoint's twice. */
+  private String lastAddress;
+  private final byte[] lastAddressBytes = new byte[16];
+
+  private void address(String text, byte[] out, int at) throws Unsupported {
+    int size = size(Field.ADDRESS);
+    if (text != lastAddress) { // the same instance: the same address
+      lastAddress = null; // until parsed: a failed parse leaves the bytes half written
+      if (family == IpFamily.IPv6 || !IpAddresses.parseIPv4(text, lastAddressBytes, 0)) {
+        System.arraycopy(Values.address(text, family), 0, lastAddressBytes, 0, size); // IPv6, or the error
+      }
+      lastAddress = text;
+    }
+    System.arraycopy(lastAddressBytes, 0, out, at, size);
   }
 
   boolean isMap(Element e) throws Unsupported {
@@ -190,11 +224,7 @@ final class ElementCodec {
       String part = parts.get(i);
       Field f = fields[i];
       switch (f) {
-        case ADDRESS -> {
-          if (family == IpFamily.IPv6 || !IpAddresses.parseIPv4(part, out, at)) {
-            System.arraycopy(Values.address(part, family), 0, out, at, size(f)); // IPv6, or the error
-          }
-        }
+        case ADDRESS -> address(part, out, at);
         case PROTOCOL -> out[at] = (byte) Values.protocolNumber(part);
         case PORT -> {
           int port = Values.number(part, 0, 65535);

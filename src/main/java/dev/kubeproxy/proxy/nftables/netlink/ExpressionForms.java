@@ -26,7 +26,7 @@ final class ExpressionForms {
      * out. Built like the encoder's side ({@link ExpressionForms#element}).
      */
     String form(FormChars f) {
-      return element(f, key, value, verdict, code, chain, flags, userData, null);
+      return element(f, key, value, verdict, code, chain, flags, userData, null).done();
     }
 
     /** Whether this is an interval's end element (NFT_SET_ELEM_INTERVAL_END). */
@@ -36,12 +36,12 @@ final class ExpressionForms {
 
     /** The form of the range this start element opens, ending before endKey (the encoder's element form of a range). */
     String rangeForm(FormChars f, byte[] endKey) {
-      return element(f, key, value, verdict, code, chain, flags, userData, endKey);
+      return element(f, key, value, verdict, code, chain, flags, userData, endKey).done();
     }
 
     /** The form of that range's key. */
     String rangeKey(FormChars f, byte[] endKey) {
-      return ExpressionForms.key(f, key, endKey);
+      return ExpressionForms.key(f, key, endKey).done();
     }
   }
 
@@ -98,10 +98,10 @@ final class ExpressionForms {
    * @param verdict  whether the data is a verdict (code and chain, null for none)
    * @param rangeEnd the end key of an interval map's range (as {@link Read#rangeForm}), or null
    */
-  static String element(FormChars f, byte[] key, byte[] value, boolean verdict, int code, String chain,
+  static FormChars element(FormChars f, byte[] key, byte[] value, boolean verdict, int code, String chain,
       int flags, byte[] userData, byte[] rangeEnd) {
     appendElement(f.clear(), key, value, verdict, code, chain, flags, userData);
-    return rangeEnd == null ? f.done() : f.append('-').raw(rangeEnd).done();
+    return rangeEnd == null ? f : f.append('-').raw(rangeEnd);
   }
 
   private static void appendElement(FormChars f, byte[] key, byte[] value, boolean verdict, int code,
@@ -126,9 +126,9 @@ final class ExpressionForms {
   }
 
   /** The form of an element's key alone (with the end key of its range, or null). */
-  static String key(FormChars f, byte[] key, byte[] rangeEnd) {
+  static FormChars key(FormChars f, byte[] key, byte[] rangeEnd) {
     f.clear().raw(key);
-    return rangeEnd == null ? f.done() : f.append('-').raw(rangeEnd).done();
+    return rangeEnd == null ? f : f.append('-').raw(rangeEnd);
   }
 
   /** An nft_data holding a value: its bytes, or null. */

@@ -64,6 +64,11 @@ final class FormChars {
     return this;
   }
 
+  /** Copies the form written to out (where a set's desired forms are kept without a string each). */
+  void appendTo(dev.kubeproxy.proxy.nftables.FormArena out) {
+    out.append(chars, 0, length);
+  }
+
   String done() {
     return new String(chars, 0, length);
   }

@@ -7,6 +7,7 @@ import dev.kubeproxy.platform.netlink.NetlinkExchange;
 import dev.kubeproxy.platform.netlink.NetlinkMessage;
 import dev.kubeproxy.platform.netlink.NetlinkSocket;
 import dev.kubeproxy.proxy.IpFamily;
+import dev.kubeproxy.proxy.nftables.FormArena;
 import dev.kubeproxy.proxy.nftables.NftablesException;
 import dev.kubeproxy.proxy.nftables.TableVisitor;
 import dev.kubeproxy.proxy.nftables.Transaction;
@@ -252,20 +253,20 @@ public final class NetlinkNftables implements NetlinkPath, AutoCloseable {
   }
 
   @Override
-  public String keyForm(dev.kubeproxy.proxy.nftables.Element element) {
+  public void keyForm(dev.kubeproxy.proxy.nftables.Element element, FormArena out) {
     try {
-      return encoder.keyForm(element);
+      encoder.keyForm(element).appendTo(out);
     } catch (Unsupported e) {
-      return "unwritable: " + element.container() + " " + element.keyText();
+      out.append("unwritable: " + element.container() + " " + element.keyText());
     }
   }
 
   @Override
-  public String elementForm(dev.kubeproxy.proxy.nftables.Element element) {
+  public void elementForm(dev.kubeproxy.proxy.nftables.Element element, FormArena out) {
     try {
-      return encoder.elementForm(element);
+      encoder.elementForm(element).appendTo(out);
     } catch (Unsupported e) {
-      return "unwritable: " + e.getMessage();
+      out.append("unwritable: " + e.getMessage());
     }
   }
 

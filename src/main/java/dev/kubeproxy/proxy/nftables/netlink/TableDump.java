@@ -120,7 +120,7 @@ final class TableDump {
         dumpElements(name, (buf, from, to) -> {
           ExpressionForms.Read r = ExpressionForms.read(buf, from, to);
           byte[] raw = r.key();
-          visitor.element(ExpressionForms.key(chars, raw, null), r.form(chars), () -> decode(name, isMap, raw));
+          visitor.element(ExpressionForms.key(chars, raw, null).done(), r.form(chars), () -> decode(name, isMap, raw));
         });
       }
       visitor.endContainer(name);
@@ -150,7 +150,7 @@ final class TableDump {
     for (ExpressionForms.Read b : bounds) {
       if (!b.end()) {
         if (open != null) {
-          visitor.element(ExpressionForms.key(chars, open.key(), null), open.form(chars), () -> null);
+          visitor.element(ExpressionForms.key(chars, open.key(), null).done(), open.form(chars), () -> null);
         }
         open = b;
       } else if (open != null && open.key() != null && b.key() != null) {
@@ -162,7 +162,7 @@ final class TableDump {
       }
     }
     if (open != null) {
-      visitor.element(ExpressionForms.key(chars, open.key(), null), open.form(chars), () -> null);
+      visitor.element(ExpressionForms.key(chars, open.key(), null).done(), open.form(chars), () -> null);
     }
   }
 

@@ -107,6 +107,19 @@ class BatchEncoderTest {
   }
 
   @Test
+  void anAddressThatDoesNotParseLeavesTheKeysOfOthersAsTheyWere() throws Exception {
+    String endpoint = "10.244.1.5";
+    Element hairpin = Element.ofSet("hairpin-connections", endpoint, endpoint, "tcp", "8080");
+    String form = v4.keyForm(hairpin).done();
+
+    assertThrows(Unsupported.class, () -> v4.keyForm(Element.ofSet("hairpin-connections",
+        "11.9.9.300", "11.9.9.300", "tcp", "8080")));
+
+    assertEquals(form, v4.keyForm(Element.ofSet("hairpin-connections", endpoint, endpoint, "tcp", "8080")).done());
+    assertEquals(form, v4.elementForm(hairpin).done(), "a set's element without a comment reads back as its key");
+  }
+
+  @Test
   void whatTheEncoderDoesNotKnowIsLeftToNft() {
     List<Transaction> nftOnly = List.of(
         new Transaction().flush(new Table("rules for kube-proxy")),
