@@ -14,6 +14,7 @@ final class CountingNetlink implements NetlinkPath, AutoCloseable {
   private long reads;
   private long readNanos;
   private long readCpuNanos;
+  private long readUserNanos;
   private long readAllocatedBytes;
 
   private CountingNetlink(NetlinkNftables delegate) {
@@ -47,12 +48,15 @@ final class CountingNetlink implements NetlinkPath, AutoCloseable {
   public <V extends TableVisitor> java.util.Optional<V> read(java.util.function.Supplier<V> visitors)
       throws NftablesException {
     long start = System.nanoTime();
-    long cpu = java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
+    java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+    long cpu = threads.getCurrentThreadCpuTime();
+    long user = threads.getCurrentThreadUserTime();
     long allocated = NftablesBenchmark.threadAllocatedBytes();
     java.util.Optional<V> t = delegate.read(visitors);
     reads++;
     readNanos += System.nanoTime() - start;
-    readCpuNanos += java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() - cpu;
+    readCpuNanos += threads.getCurrentThreadCpuTime() - cpu;
+    readUserNanos += threads.getCurrentThreadUserTime() - user;
     readAllocatedBytes += NftablesBenchmark.threadAllocatedBytes() - allocated;
     return t;
   }
@@ -97,6 +101,11 @@ final class CountingNetlink implements NetlinkPath, AutoCloseable {
     return readCpuNanos;
   }
 
+  /** Of {@link #readCpuNanos}, the part in the kernel (system time: the dumps' own work). */
+  long readKernelNanos() {
+    return readCpuNanos - readUserNanos;
+  }
+
   /** Bytes the reading threads allocated since the last reset. */
   long readAllocatedBytes() {
     return readAllocatedBytes;
@@ -106,6 +115,7 @@ final class CountingNetlink implements NetlinkPath, AutoCloseable {
     reads = 0;
     readNanos = 0;
     readCpuNanos = 0;
+    readUserNanos = 0;
     readAllocatedBytes = 0;
   }
 

@@ -420,10 +420,11 @@ public final class NftablesBenchmark {
         }
         System.out.printf("full resync of the populated table, read back over netlink (%s): %,d ms (reading"
             + " %,d ms, sending %,d ms, transaction %,d commands; CPU of the syncing thread %,d ms, of the reading"
-            + " thread %,d ms; allocated by the syncing thread %,d MB, by the reading thread %,d MB; %d collections,"
-            + " %,d ms; load %s)%n", run < 0 ? "after the changes above" : "nothing changed",
+            + " thread %,d ms, %,d ms of it in the kernel's dumps; allocated by the syncing thread %,d MB, by the reading"
+            + " thread %,d MB; %d collections, %,d ms; load %s)%n", run < 0 ? "after the changes above" : "nothing changed",
             elapsed / 1_000_000, netlink.readNanos() / 1_000_000, (netlink.nanos() - sent + nft.runNanos) / 1_000_000,
             p.lastTransaction().size(), threadCpuMillis() - cpu, netlink.readCpuNanos() / 1_000_000,
+            netlink.readKernelNanos() / 1_000_000,
             syncAllocated >> 20, netlink.readAllocatedBytes() >> 20, gcAfter[0] - gc[0],
             gcAfter[1] - gc[1], load());
       }
