@@ -78,12 +78,7 @@ public class IptablesProxier implements ProxyBackend {
   private final BaseChains baseChains = new BaseChains();
   private final RefusedServicePorts refused = new RefusedServicePorts("iptables-restore");
 
-  private final Callable<NfacctCounters> nfacctOpener;
-  /** The nfacct client, opened at the first full sync; null when there is none. */
-  private NfacctCounters nfacct;
-  private boolean nfacctOpened;
-  /** The nfacct counters that exist, as found at the last full sync; their rules count packets. */
-  private Set<String> nfacctCounters = Set.of();
+  private final RuleCounters counters;
 
   private IptablesTool tool;
   /** Chooses iptables-legacy or -nft at the first use of {@link #tool()}, unless a backend was given. */
@@ -132,7 +127,7 @@ public class IptablesProxier implements ProxyBackend {
       ProxierSettings settings, CommandRunner runner, ProxyMetrics metrics, Sysctls sysctls,
       Supplier<List<String>> interfaceAddresses, BackendSelector backends, Callable<NfacctCounters> nfacct) {
     this.backends = backends;
-    this.nfacctOpener = nfacct;
+    this.counters = new RuleCounters(nfacct);
     this.settings = settings;
     this.runner = runner;
     this.metrics = metrics;
@@ -317,7 +312,7 @@ public class IptablesProxier implements ProxyBackend {
         Log.error("Failed to execute iptables-save: stale chains will not be deleted", e);
       }
       baseChains.ensure(t, tables);
-      ensureNfacctCounters();
+      counters.ensure();
       if (tables != null) {
         known.addAll(IptablesTool.chainsOf(tables.getOrDefault("nat", "")));
         lastStaleScanNanos = System.nanoTime();
@@ -397,38 +392,7 @@ public class IptablesProxier implements ProxyBackend {
   }
 
   RulesetOptions options(IptablesTool t) {
-    return options(t.supportsRandomFully()).withNfacctCounters(nfacctCounters);
-  }
-
-  /**
-   * Full syncs only (upstream 1.31 syncProxyRules): make sure each counter exists; a counter that
-   * cannot be created just loses its metric, and its rule is written without "-m nfacct".
-   */
-  private void ensureNfacctCounters() {
-    if (!nfacctOpened) {
-      nfacctOpened = true;
-      if (nfacctOpener != null) {
-        try {
-          nfacct = nfacctOpener.call();
-        } catch (Exception e) {
-          Log.error("Failed to create nfacct runner, nfacct based metrics won't be available", "err", e.getMessage());
-        }
-      }
-    }
-    if (nfacct == null) {
-      return;
-    }
-    Set<String> ensured = new HashSet<>();
-    for (String counter : List.of(NfacctCounters.CT_STATE_INVALID_DROPPED, NfacctCounters.LOCALHOST_NODEPORT_ACCEPTED)) {
-      try {
-        nfacct.ensure(counter);
-        ensured.add(counter);
-      } catch (IOException | RuntimeException e) {
-        Log.error("Failed to create nfacct counter; the corresponding metric will not be updated", "counter", counter,
-            "err", e.getMessage());
-      }
-    }
-    nfacctCounters = Set.copyOf(ensured);
+    return options(t.supportsRandomFully()).withNfacctCounters(counters.existing());
   }
 
   private RulesetOptions options(boolean randomFully) {

@@ -124,7 +124,7 @@ final class TableReconciler implements TableVisitor {
     }
     // Something this agent cannot name is in it: empty the set or map and fill it again.
     elementChanges.put(name, undecodable
-        ? new ElementChanges(List.of(), new ArrayList<>(want.elements(name)), true, kernelCount)
+        ? new ElementChanges(List.of(), want.elements(name), true, kernelCount)
         : new ElementChanges(deletions, missing(name, desired.missing()), false, kernelCount));
     desired = null;
     unwanted = null;

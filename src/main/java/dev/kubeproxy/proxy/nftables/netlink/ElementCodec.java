@@ -161,9 +161,14 @@ final class ElementCodec {
     int size = size(Field.ADDRESS);
     byte[] out = new byte[size + 4];
     address(t.address(), out, 0);
-    out[size] = (byte) (t.port() >> 8);
-    out[size + 1] = (byte) t.port();
+    port(t.port(), out, size);
     return out;
+  }
+
+  /** A port in network order. */
+  private static void port(int port, byte[] out, int at) {
+    out[at] = (byte) (port >> 8);
+    out[at + 1] = (byte) port;
   }
 
   /** The address text parsed last, and its bytes: a hairpin element holds its endpoint's twice. */
@@ -226,11 +231,7 @@ final class ElementCodec {
       switch (f) {
         case ADDRESS -> address(part, out, at);
         case PROTOCOL -> out[at] = (byte) Values.protocolNumber(part);
-        case PORT -> {
-          int port = Values.number(part, 0, 65535);
-          out[at] = (byte) (port >> 8);
-          out[at + 1] = (byte) port;
-        }
+        case PORT -> port(Values.number(part, 0, 65535), out, at);
         case NUMGEN -> System.arraycopy(Values.hostInt(Values.number(part, 0, Integer.MAX_VALUE)), 0, out, at, 4);
       }
       at += concatenation ? (size(f) + 3) & ~3 : size(f);
