@@ -34,9 +34,6 @@ final class DesiredElements {
   private int mask;
   /** Elements the kernel holds as desired, and repeated keys (the first of a key counts, as in the kernel). */
   private final BitSet settled = new BitSet();
-  /** A kernel element's key form and form, copied out of their strings to compare. */
-  private char[] key = new char[64];
-  private char[] form = new char[64];
 
   /**
    * Takes the desired elements of the next set (those of the one before are forgotten).
@@ -73,7 +70,7 @@ final class DesiredElements {
     mask = 2 * slotCount - 1;
     for (int i = 0; i < count; i++) {
       int h = arena.hash(bounds[2 * i], bounds[2 * i + 1]);
-      int slot = find(h, bounds[2 * i], bounds[2 * i + 1], null, 0);
+      int slot = find(h, null, bounds[2 * i], bounds[2 * i + 1]);
       if (slots[slot + 1] == 0) {
         slots[slot] = h;
         slots[slot + 1] = i + 1;
@@ -85,21 +82,18 @@ final class DesiredElements {
   }
 
   /**
-   * Whether the kernel's element of this key form is desired with this form; if so it needs
-   * nothing and is not among {@link #missing()}.
+   * Whether the kernel's element whose key form is forms[keyStart, keyEnd) and element form
+   * forms[keyEnd, end) is desired with that form; if so it needs nothing and is not among
+   * {@link #missing()}.
    */
-  boolean holds(String keyForm, String elementForm) {
-    int n = keyForm.length();
-    key = copy(keyForm, key);
-    int i = slots[find(FormArena.hash(key, 0, n), 0, 0, key, n) + 1] - 1;
+  boolean holds(char[] forms, int keyStart, int keyEnd, int end) {
+    int i = slots[find(FormArena.hash(forms, keyStart, keyEnd), forms, keyStart, keyEnd) + 1] - 1;
     if (i < 0 || settled.get(i)) {
       return false;
     }
     int from = bounds[2 * i + 1];
     int to = bounds[2 * i + 2];
-    form = copy(elementForm, form);
-    if (!(from == to ? arena.holds(bounds[2 * i], from, form, elementForm.length())
-        : arena.holds(from, to, form, elementForm.length()))) {
+    if (!(from == to ? arena.holds(bounds[2 * i], from, forms, keyEnd, end) : arena.holds(from, to, forms, keyEnd, end))) {
       return false;
     }
     settled.set(i);
@@ -114,24 +108,18 @@ final class DesiredElements {
     return out;
   }
 
-  private static char[] copy(String s, char[] into) {
-    char[] out = s.length() > into.length ? new char[Math.max(s.length(), into.length * 2)] : into;
-    s.getChars(0, s.length(), out, 0);
-    return out;
-  }
-
   /**
    * The slot (its first int) of a key form: the one that holds it, or the empty one where it would
-   * go. The key is arena[start, end) when other is null, else other[0, otherLength).
+   * go. The key is other[start, end), or arena[start, end) when other is null.
    */
-  private int find(int h, int start, int end, char[] other, int otherLength) {
+  private int find(int h, char[] other, int start, int end) {
     int slot = (h * 0x9E3779B1 >>> shift) << 1; // Fibonacci hashing: the forms of neighbouring keys spread out
     while (slots[slot + 1] != 0) {
       if (slots[slot] == h) {
         int j = slots[slot + 1] - 1;
         int from = bounds[2 * j];
         int to = bounds[2 * j + 1];
-        if (other != null ? arena.holds(from, to, other, otherLength) : sameKey(from, to, start, end)) {
+        if (other != null ? arena.holds(from, to, other, start, end) : sameKey(from, to, start, end)) {
           return slot;
         }
       }

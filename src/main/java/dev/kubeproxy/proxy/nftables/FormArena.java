@@ -34,9 +34,9 @@ public final class FormArena {
     return length;
   }
 
-  /** Whether chars [start, end) are exactly other[0, otherLength). */
-  boolean holds(int start, int end, char[] other, int otherLength) {
-    return Arrays.equals(chars, start, end, other, 0, otherLength);
+  /** Whether chars [start, end) are exactly other[otherStart, otherEnd). */
+  boolean holds(int start, int end, char[] other, int otherStart, int otherEnd) {
+    return Arrays.equals(chars, start, end, other, otherStart, otherEnd);
   }
 
   /** Whether the count chars at a and those at b are the same. */

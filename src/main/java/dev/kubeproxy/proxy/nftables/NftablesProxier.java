@@ -55,6 +55,8 @@ public class NftablesProxier implements ProxyBackend {
   private final AppliedTable applied = new AppliedTable();
   private final StaleChains staleChains = new StaleChains();
   private final DesiredElements desiredElements = new DesiredElements();
+  /** Where a reconcile's read-back waits to be compared (kept across resyncs, like the desired elements). */
+  private final TableReadAhead.Batches readBatches = new TableReadAhead.Batches();
   private final FullTransactionBuilder fullBuilder;
   private final PartialTransactionBuilder partialBuilder;
   private final Committer committer;
@@ -206,7 +208,8 @@ public class NftablesProxier implements ProxyBackend {
     if (plan.kind() == SyncKind.RECONCILE) {
       listedAt = committer.generation();
       // The kernel's table is read on another thread while the desired one is built and compared.
-      try (TableReadAhead kernel = TableReadAhead.start(committer.reader(), "nftables-read-" + settings.family())) {
+      try (TableReadAhead kernel = TableReadAhead.start(committer.reader(), "nftables-read-" + settings.family(),
+          readBatches)) {
         DesiredTable desired = fullBuilder.buildForReconcile(state, nodePortAddresses.resolve());
         Optional<TableReconciler.Result> differences = TableReconciler.reconcile(desired, kernel, desiredElements);
         reconciled = differences.isPresent();

@@ -28,4 +28,11 @@ public interface TableReader {
 
   /** Appends an element as it reads back (key, value and comment) to out. */
   void elementForm(Element element, FormArena out);
+
+  /**
+   * The element of a container whose key, in {@link #keyForm} form, is forms[start, end), to
+   * delete it; null when it is not one this agent writes (its whole set or map is then flushed and
+   * refilled). Called on the thread that compares, possibly while a read is under way.
+   */
+  Element decode(String container, boolean map, char[] forms, int start, int end);
 }

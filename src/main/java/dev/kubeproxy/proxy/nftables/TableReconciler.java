@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Supplier;
 
 /**
  * Turns the whole desired table ({@link DesiredTable}) into the transaction that brings
@@ -49,7 +48,10 @@ final class TableReconciler implements TableVisitor {
   private final DesiredElements desiredElements;
   /** The desired elements of the container being read (null: its elements are not compared). */
   private DesiredElements desired;
-  private List<Supplier<Element>> unwanted;
+  /** The kernel's elements of that container that are not desired as they are, decoded (null: one could not be). */
+  private List<Element> unwanted;
+  private String container;
+  private boolean map;
   private int kernelCount;
 
   private TableReconciler(DesiredTable want, TableReader forms, DesiredElements desiredElements) {
@@ -96,17 +98,19 @@ final class TableReconciler implements TableVisitor {
     }
     desired = desiredElements.fill(elements -> want.forEachElement(name, elements), forms);
     unwanted = new ArrayList<>();
+    container = name;
+    this.map = map;
     kernelCount = 0;
   }
 
   @Override
-  public void element(String key, String form, Supplier<Element> decoder) {
+  public void element(char[] forms, int keyStart, int keyEnd, int end) {
     if (desired == null) {
       return;
     }
     kernelCount++;
-    if (!desired.holds(key, form)) {
-      unwanted.add(decoder); // absent from the model, or another value: deleted (and the desired one added)
+    if (!desired.holds(forms, keyStart, keyEnd, end)) { // absent from the model, or another value: deleted (and the desired one added)
+      unwanted.add(this.forms.decode(container, map, forms, keyStart, keyEnd));
     }
   }
 
@@ -115,17 +119,10 @@ final class TableReconciler implements TableVisitor {
     if (desired == null) {
       return;
     }
-    List<Element> deletions = new ArrayList<>(unwanted.size());
-    boolean undecodable = false;
-    for (Supplier<Element> u : unwanted) {
-      Element gone = u.get();
-      undecodable |= gone == null;
-      deletions.add(gone);
-    }
     // Something this agent cannot name is in it: empty the set or map and fill it again.
-    elementChanges.put(name, undecodable
+    elementChanges.put(name, unwanted.contains(null)
         ? new ElementChanges(List.of(), want.elements(name), true, kernelCount)
-        : new ElementChanges(deletions, missing(name, desired.missing()), false, kernelCount));
+        : new ElementChanges(unwanted, missing(name, desired.missing()), false, kernelCount));
     desired = null;
     unwanted = null;
   }

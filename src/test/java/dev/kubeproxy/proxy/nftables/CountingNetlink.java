@@ -81,6 +81,11 @@ final class CountingNetlink implements NetlinkPath, AutoCloseable {
     delegate.elementForm(element, out);
   }
 
+  @Override
+  public Element decode(String container, boolean map, char[] forms, int start, int end) {
+    return delegate.decode(container, map, forms, start, end);
+  }
+
   /** Time spent encoding the batches sent (the rest of {@link #nanos} is the kernel's). */
   long encodeNanos() {
     return encodeNanos;

@@ -93,12 +93,11 @@ public final class FakeNftables implements Nftables, TableReader {
       c.rules.forEach(r -> forms.add(ruleForm(r)));
       chains.put(name, forms);
     });
-    Map<String, Map<String, KernelTable.Entry>> containers = new LinkedHashMap<>();
+    Map<String, Map<String, String>> containers = new LinkedHashMap<>();
     java.util.Set<String> maps = new java.util.HashSet<>();
     state.containers.forEach((name, c) -> {
-      Map<String, KernelTable.Entry> elements = new LinkedHashMap<>();
-      c.elements.forEach((key, e) -> elements.put(e.keyText(), new KernelTable.Entry(elementText(e),
-          () -> new Element(e.container(), e.inMap(), e.key(), null, null))));
+      Map<String, String> elements = new LinkedHashMap<>();
+      c.elements.forEach((key, e) -> elements.put(e.keyText(), elementText(e)));
       containers.put(name, elements);
       if (c.definition instanceof NftMap) {
         maps.add(name);
@@ -120,6 +119,12 @@ public final class FakeNftables implements Nftables, TableReader {
   @Override
   public void elementForm(Element element, FormArena out) {
     out.append(elementText(element));
+  }
+
+  /** From the key's text alone, like the kernel's reader (no lock: a read may be under way on another thread). */
+  @Override
+  public Element decode(String container, boolean map, char[] forms, int start, int end) {
+    return new Element(container, map, List.of(new String(forms, start, end - start).split(" \\. ")), null, null);
   }
 
   /** Test hook: changes the table behind the agent's back, like an admin running nft by hand. */

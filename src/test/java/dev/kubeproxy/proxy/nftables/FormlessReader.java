@@ -12,4 +12,9 @@ abstract class FormlessReader implements TableReader {
 
   @Override
   public void elementForm(Element element, FormArena out) {}
+
+  @Override
+  public Element decode(String container, boolean map, char[] forms, int start, int end) {
+    return null;
+  }
 }

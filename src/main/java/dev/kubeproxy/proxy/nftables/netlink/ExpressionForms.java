@@ -26,7 +26,7 @@ final class ExpressionForms {
      * out. Built like the encoder's side ({@link ExpressionForms#element}).
      */
     String form(FormChars f) {
-      return element(f, key, value, verdict, code, chain, flags, userData, null).done();
+      return appendTo(f.clear(), null).done();
     }
 
     /** Whether this is an interval's end element (NFT_SET_ELEM_INTERVAL_END). */
@@ -34,14 +34,12 @@ final class ExpressionForms {
       return flags == 1;
     }
 
-    /** The form of the range this start element opens, ending before endKey (the encoder's element form of a range). */
-    String rangeForm(FormChars f, byte[] endKey) {
-      return element(f, key, value, verdict, code, chain, flags, userData, endKey).done();
-    }
-
-    /** The form of that range's key. */
-    String rangeKey(FormChars f, byte[] endKey) {
-      return ExpressionForms.key(f, key, endKey).done();
+    /**
+     * Appends the form of the element to f; for a range's start element, of the range ending
+     * before rangeEnd (the encoder's element form of a range), else rangeEnd is null.
+     */
+    FormChars appendTo(FormChars f, byte[] rangeEnd) {
+      return appendElement(f, key, value, verdict, code, chain, flags, userData, rangeEnd);
     }
   }
 
@@ -100,12 +98,11 @@ final class ExpressionForms {
    */
   static FormChars element(FormChars f, byte[] key, byte[] value, boolean verdict, int code, String chain,
       int flags, byte[] userData, byte[] rangeEnd) {
-    appendElement(f.clear(), key, value, verdict, code, chain, flags, userData);
-    return rangeEnd == null ? f : f.append('-').raw(rangeEnd);
+    return appendElement(f.clear(), key, value, verdict, code, chain, flags, userData, rangeEnd);
   }
 
-  private static void appendElement(FormChars f, byte[] key, byte[] value, boolean verdict, int code,
-      String chain, int flags, byte[] userData) {
+  private static FormChars appendElement(FormChars f, byte[] key, byte[] value, boolean verdict, int code,
+      String chain, int flags, byte[] userData, byte[] rangeEnd) {
     f.raw(key);
     if (value != null) {
       f.append('v').raw(value);
@@ -123,11 +120,17 @@ final class ExpressionForms {
     if (userData != null) {
       f.append('u').raw(userData);
     }
+    return rangeEnd == null ? f : f.append('-').raw(rangeEnd);
   }
 
   /** The form of an element's key alone (with the end key of its range, or null). */
   static FormChars key(FormChars f, byte[] key, byte[] rangeEnd) {
-    f.clear().raw(key);
+    return appendKey(f.clear(), key, rangeEnd);
+  }
+
+  /** Appends that form to f. */
+  static FormChars appendKey(FormChars f, byte[] key, byte[] rangeEnd) {
+    f.raw(key);
     return rangeEnd == null ? f : f.append('-').raw(rangeEnd);
   }
 

@@ -13,10 +13,20 @@ final class FormChars {
    * buckets into trees.
    */
   private static final char[] SPREAD = new char[256];
+  /** The spread chars in order, and the byte of each: to read a key back from its form. */
+  private static final char[] SPREAD_SORTED = new char[256];
+  private static final byte[] BYTE_OF_SORTED = new byte[256];
 
   static {
+    long[] pairs = new long[256];
     for (int b = 0; b < 256; b++) {
       SPREAD[b] = (char) ((b * 0x9E3779B1) >>> 16);
+      pairs[b] = (long) SPREAD[b] << 8 | b;
+    }
+    java.util.Arrays.sort(pairs);
+    for (int i = 0; i < 256; i++) {
+      SPREAD_SORTED[i] = (char) (pairs[i] >>> 8);
+      BYTE_OF_SORTED[i] = (byte) pairs[i];
     }
   }
 
@@ -39,6 +49,25 @@ final class FormChars {
       chars[length++] = SPREAD[b & 0xff];
     }
     return this;
+  }
+
+  /**
+   * The bytes of the {@link #raw} part at forms[at] (its length char), if it lies before end and
+   * every char is one that {@link #raw} writes; else null.
+   */
+  static byte[] rawAt(char[] forms, int at, int end) {
+    if (at >= end || at + 1 + forms[at] > end) {
+      return null;
+    }
+    byte[] out = new byte[forms[at]];
+    for (int i = 0; i < out.length; i++) {
+      int sorted = java.util.Arrays.binarySearch(SPREAD_SORTED, forms[at + 1 + i]);
+      if (sorted < 0) {
+        return null;
+      }
+      out[i] = BYTE_OF_SORTED[sorted];
+    }
+    return out;
   }
 
   /** Length (an attribute's, at most 65,535, fits one char), then one char per byte as it is: a rule's attribute. */
@@ -67,6 +96,15 @@ final class FormChars {
   /** Copies the form written to out (where a set's desired forms are kept without a string each). */
   void appendTo(dev.kubeproxy.proxy.nftables.FormArena out) {
     out.append(chars, 0, length);
+  }
+
+  /** The chars written so far (valid until the next write): forms[0, {@link #length()}). */
+  char[] chars() {
+    return chars;
+  }
+
+  int length() {
+    return length;
   }
 
   String done() {

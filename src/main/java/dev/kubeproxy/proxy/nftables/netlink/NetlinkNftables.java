@@ -270,6 +270,11 @@ public final class NetlinkNftables implements NetlinkPath, AutoCloseable {
     }
   }
 
+  @Override
+  public dev.kubeproxy.proxy.nftables.Element decode(String container, boolean map, char[] forms, int start, int end) {
+    return dump.decode(container, map, forms, start, end);
+  }
+
   /** How long the last transaction tried took to encode (for the benchmark's split of a sync). */
   public long lastEncodeNanos() {
     return lastEncodeNanos;

@@ -21,8 +21,8 @@ import java.util.TreeSet;
 /**
  * Reads the kube-proxy table of one family with nf_tables dumps (NFT_MSG_GETCHAIN, GETSET, GETRULE,
  * then GETSETELEM per set): chains with their rules in the forms of {@link ExpressionForms}, sets
- * and maps with their elements (keyed by key form, each decoded to an {@link Element} to delete
- * it). Anonymous sets are not containers of their own: their elements are part of the form of the
+ * and maps with their elements (by key form, from which {@link #decode} names one to delete it).
+ * Anonymous sets are not containers of their own: their elements are part of the form of the
  * rule that looks them up.
  */
 final class TableDump {
@@ -39,6 +39,8 @@ final class TableDump {
   private static final int NFT_SET_MAP = 0x8;
   private static final int NFT_SET_TIMEOUT = 0x10;
   private static final int NFT_SET_EVAL = 0x20;
+  /** Ends the key form of a range's start element dumped without its end (no key form ends so). */
+  private static final char UNENDED = '?';
 
   private final NetlinkExchange exchange;
   private final int nfproto;
@@ -115,13 +117,9 @@ final class TableDump {
       if ((flags & NFT_SET_INTERVAL) != 0) {
         List<ExpressionForms.Read> bounds = new ArrayList<>();
         dumpElements(name, (buf, from, to) -> bounds.add(ExpressionForms.read(buf, from, to)));
-        ranges(name, bounds, visitor);
+        ranges(bounds, visitor);
       } else {
-        dumpElements(name, (buf, from, to) -> {
-          ExpressionForms.Read r = ExpressionForms.read(buf, from, to);
-          byte[] raw = r.key();
-          visitor.element(ExpressionForms.key(chars, raw, null).done(), r.form(chars), () -> decode(name, isMap, raw));
-        });
+        dumpElements(name, (buf, from, to) -> element(visitor, ExpressionForms.read(buf, from, to), null, false));
       }
       visitor.endContainer(name);
     }
@@ -140,7 +138,7 @@ final class TableDump {
    * start (nft's "nothing below the first range" marker) is no element, a start without an end is
    * one that cannot be decoded (the map is then refilled).
    */
-  private void ranges(String set, List<ExpressionForms.Read> bounds, TableVisitor visitor) {
+  private void ranges(List<ExpressionForms.Read> bounds, TableVisitor visitor) {
     byte[] none = new byte[0];
     bounds.sort((a, b) -> {
       int c = java.util.Arrays.compareUnsigned(a.key() == null ? none : a.key(), b.key() == null ? none : b.key());
@@ -150,32 +148,58 @@ final class TableDump {
     for (ExpressionForms.Read b : bounds) {
       if (!b.end()) {
         if (open != null) {
-          visitor.element(ExpressionForms.key(chars, open.key(), null).done(), open.form(chars), () -> null);
+          element(visitor, open, null, true);
         }
         open = b;
       } else if (open != null && open.key() != null && b.key() != null) {
-        byte[] first = open.key();
-        byte[] end = b.key();
-        visitor.element(open.rangeKey(chars, end), open.rangeForm(chars, end),
-            () -> new Element(set, true, List.of(ElementCodec.rangeText(first, end)), null, null));
+        element(visitor, open, b.key(), false);
         open = null;
       }
     }
     if (open != null) {
-      visitor.element(ExpressionForms.key(chars, open.key(), null).done(), open.form(chars), () -> null);
+      element(visitor, open, null, true);
     }
   }
 
-  /** The element decoded, or null when it is not one this agent writes. */
-  private Element decode(String set, boolean isMap, byte[] key) {
-    if (key == null) {
+  /**
+   * Hands an element to visitor: its key form and its form written one after the other.
+   *
+   * @param rangeEnd the end key of the range a start element opens, or null
+   * @param unended  a range's start without its end: its key form gets {@link #UNENDED}, so that it
+   *                 names no element
+   */
+  private void element(TableVisitor visitor, ExpressionForms.Read r, byte[] rangeEnd, boolean unended) {
+    ExpressionForms.appendKey(chars.clear(), r.key(), rangeEnd);
+    if (unended) {
+      chars.append(UNENDED);
+    }
+    int keyEnd = chars.length();
+    r.appendTo(chars, rangeEnd);
+    visitor.element(chars.chars(), 0, keyEnd, chars.length());
+  }
+
+  /**
+   * The element whose key form, as visited, is forms[start, end) (one key, or a range's start and
+   * end); null when it is not one this agent writes. Any thread: it uses nothing of the read.
+   */
+  Element decode(String set, boolean isMap, char[] forms, int start, int end) {
+    byte[] key = FormChars.rawAt(forms, start, end);
+    if (key == null || key.length == 0) {
       return null;
     }
-    try {
-      return new Element(set, isMap, elements.decodeKey(set, key), null, null);
-    } catch (Unsupported e) {
+    int at = start + 1 + key.length;
+    if (at == end) {
+      try {
+        return new Element(set, isMap, elements.decodeKey(set, key), null, null);
+      } catch (Unsupported e) {
+        return null;
+      }
+    }
+    byte[] rangeEnd = forms[at] == '-' ? FormChars.rawAt(forms, at + 1, end) : null; // else UNENDED
+    if (rangeEnd == null || at + 2 + rangeEnd.length != end) {
       return null;
     }
+    return new Element(set, isMap, List.of(ElementCodec.rangeText(key, rangeEnd)), null, null);
   }
 
   @FunctionalInterface
