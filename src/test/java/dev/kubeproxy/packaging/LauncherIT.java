@@ -40,13 +40,14 @@ class LauncherIT {
 
   @Test
   void theLaunchersOptionsReachTheJvmAndJavaOptsWin() throws Exception {
-    String out = launch("-XX:+PrintCommandLineFlags -XX:MaxRAMPercentage=50", "--version");
+    String out = launch("-XX:+PrintCommandLineFlags -XshowSettings:properties -XX:MaxRAMPercentage=50", "--version");
     assertTrue(out.contains("Kubernetes v"), out);
-    for (String flag : List.of("-XX:+UseSerialGC", "-XX:MinHeapFreeRatio=25", "-XX:MaxHeapFreeRatio=30",
+    for (String flag : List.of("-XX:+UseSerialGC", "-XX:MinHeapFreeRatio=60", "-XX:MaxHeapFreeRatio=80",
         "-XX:InitialHeapSize=33554432",
         "-XX:-ShrinkHeapInSteps", "-XX:NewRatio=4", "-XX:TieredStopAtLevel=1", "-XX:+ExitOnOutOfMemoryError")) {
       assertTrue(out.contains(flag), flag + " in " + out);
     }
+    assertTrue(out.contains("kube-proxy.steady-heap-free-ratios = 25,30"), "the ratios after the initial load: " + out);
     assertTrue(out.contains("-XX:MaxRAMPercentage=50"), "JAVA_OPTS after the launcher's 60: " + out);
     assertFalse(out.contains("SharedArchiveFile"), "no archive beside the jar: " + out);
   }

@@ -163,4 +163,39 @@ class RestoreOrderTest {
     assertEquals("iptables-restore failed (exit status 2): line 13 failed; failing input line 19 (line 13 as sent,"
         + " chains in name order): -A KUBE-SEP-Y -j DNAT --to-destination 10.244.0.8:80", own.getMessage());
   }
+
+  /** As the tool reads it: in chunks (any size), each chunk the same chars as the whole. */
+  @Test
+  void theReorderedInputReadsTheSameInChunksAndByChar() {
+    CharSequence input = RestoreOrder.of(INPUT).input();
+    String whole = input.toString();
+    assertEquals(INPUT.length(), input.length());
+    for (int chunk : new int[] {1, 7, 40, 64, INPUT.length()}) {
+      StringBuilder read = new StringBuilder();
+      for (int at = 0; at < input.length(); at += chunk) {
+        read.append(input.subSequence(at, Math.min(at + chunk, input.length())));
+      }
+      assertEquals(whole, read.toString(), "chunks of " + chunk);
+    }
+    StringBuilder byChar = new StringBuilder();
+    for (int i = 0; i < input.length(); i++) {
+      byChar.append(input.charAt(i));
+    }
+    assertEquals(whole, byChar.toString());
+    assertEquals("", input.subSequence(5, 5).toString());
+    org.junit.jupiter.api.Assertions.assertThrows(IndexOutOfBoundsException.class, () -> input.subSequence(3, 2));
+    org.junit.jupiter.api.Assertions.assertThrows(IndexOutOfBoundsException.class, () -> input.charAt(input.length()));
+  }
+
+  @Test
+  void anInputWhoseLinesStayWhereTheyAreIsHandedOverAsItIs() {
+    String inOrder = """
+        *nat
+        :KUBE-A - [0:0]
+        :KUBE-B - [0:0]
+        -A KUBE-A -j KUBE-B
+        COMMIT
+        """;
+    org.junit.jupiter.api.Assertions.assertSame(inOrder, RestoreOrder.of(inOrder).input());
+  }
 }
