@@ -9,7 +9,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.Pattern;
 
 /**
  * Checks a Service or EndpointSlice the way the API server's validation does (upstream
@@ -28,9 +27,6 @@ public final class ObjectValidator {
     }
   }
 
-  private static final Pattern DNS1035_LABEL = Pattern.compile("[a-z]([-a-z0-9]*[a-z0-9])?");
-  private static final Pattern QUALIFIED_NAME_PART = Pattern.compile("([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]");
-  private static final Pattern IANA_SVC_NAME = Pattern.compile("[-a-z0-9]+");
   private static final Set<String> PROTOCOLS = Set.of("TCP", "UDP", "SCTP");
   private static final Set<String> SERVICE_TYPES = Set.of("ClusterIP", "NodePort", "LoadBalancer", "ExternalName");
   private static final Set<String> TRAFFIC_POLICIES = Set.of("Cluster", "Local");
@@ -202,7 +198,7 @@ public final class ObjectValidator {
       errors.add(new FieldError("endpoints", "Too many: " + endpoints.size() + ": must have at most 1000 items"));
     }
     // Every endpoint of every slice passes here (100,000 at 10,000 Services × 10 in the initial
-    // load): field paths are made only for an error, and names are checked without a regex.
+    // load): field paths are made only for an error.
     for (int i = 0; i < endpoints.size(); i++) {
       EndpointSlice.Endpoint ep = endpoints.get(i);
       if (ep == null) {
@@ -217,7 +213,7 @@ public final class ObjectValidator {
       for (int j = 0; j < addresses.size(); j++) {
         String a = addresses.get(j);
         if ("FQDN".equals(addressType)) {
-          if (!isDns1123Subdomain(a)) {
+          if (!NameFormats.isDns1123Subdomain(a)) {
             errors.add(dns1123SubdomainError(endpointField(i, ".addresses[" + j + "]"), a));
           }
         } else if ("IPv4".equals(addressType) || "IPv6".equals(addressType)) {
@@ -228,10 +224,10 @@ public final class ObjectValidator {
           }
         }
       }
-      if (ep.hostname() != null && !isDns1123Label(ep.hostname())) {
+      if (ep.hostname() != null && !NameFormats.isDns1123Label(ep.hostname())) {
         errors.add(dns1123LabelError(endpointField(i, ".hostname"), ep.hostname()));
       }
-      if (ep.nodeName() != null && !ep.nodeName().isEmpty() && !isDns1123Subdomain(ep.nodeName())) {
+      if (ep.nodeName() != null && !ep.nodeName().isEmpty() && !NameFormats.isDns1123Subdomain(ep.nodeName())) {
         errors.add(dns1123SubdomainError(endpointField(i, ".nodeName"), ep.nodeName()));
       }
     }
@@ -275,7 +271,7 @@ public final class ObjectValidator {
     if (name == null || name.isEmpty()) {
       errors.add(new FieldError("metadata.name", "Required value: name or generateName is required"));
     } else if (service) {
-      if (name.length() > 63 || !DNS1035_LABEL.matcher(name).matches()) {
+      if (!NameFormats.isDns1035Label(name)) {
         errors.add(new FieldError("metadata.name", "Invalid value: " + quote(name) + ": a DNS-1035 label must consist"
             + " of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an"
             + " alphanumeric character, at most 63 characters"));
@@ -291,7 +287,7 @@ public final class ObjectValidator {
       for (Map.Entry<String, String> e : labels.entrySet()) {
         qualifiedName("metadata.labels", e.getKey(), errors);
         String v = e.getValue() == null ? "" : e.getValue();
-        if (!v.isEmpty() && (v.length() > 63 || !QUALIFIED_NAME_PART.matcher(v).matches())) {
+        if (!NameFormats.isLabelValue(v)) {
           errors.add(new FieldError("metadata.labels", "Invalid value: " + quote(v) + ": a valid label must be an"
               + " empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an"
               + " alphanumeric character, at most 63 characters"));
@@ -305,12 +301,7 @@ public final class ObjectValidator {
 
   private static void qualifiedName(String field, String key, List<FieldError> errors) {
     String k = key == null ? "" : key;
-    int slash = k.indexOf('/');
-    String prefix = slash < 0 ? null : k.substring(0, slash);
-    String name = slash < 0 ? k : k.substring(slash + 1);
-    boolean ok = !name.isEmpty() && name.length() <= 63 && QUALIFIED_NAME_PART.matcher(name).matches()
-        && (prefix == null || (!prefix.isEmpty() && isDns1123Subdomain(prefix)));
-    if (!ok) {
+    if (!NameFormats.isQualifiedName(k)) {
       errors.add(new FieldError(field, "Invalid value: " + quote(k) + ": name part must consist of alphanumeric"
           + " characters, '-', '_' or '.', and must start and end with an alphanumeric character (at most 63), with an"
           + " optional DNS subdomain prefix and '/'"));
@@ -318,13 +309,13 @@ public final class ObjectValidator {
   }
 
   private static void dns1123Label(String field, String value, List<FieldError> errors) {
-    if (!isDns1123Label(value)) {
+    if (!NameFormats.isDns1123Label(value)) {
       errors.add(dns1123LabelError(field, value));
     }
   }
 
   private static void dns1123Subdomain(String field, String value, List<FieldError> errors) {
-    if (!isDns1123Subdomain(value)) {
+    if (!NameFormats.isDns1123Subdomain(value)) {
       errors.add(dns1123SubdomainError(field, value));
     }
   }
@@ -341,57 +332,13 @@ public final class ObjectValidator {
         + " character, at most 253 characters");
   }
 
-  /** IsDNS1123Label: 1 to 63 of [a-z0-9-], the first and the last [a-z0-9]. */
-  static boolean isDns1123Label(String value) {
-    return value != null && value.length() <= 63 && isLabel(value, 0, value.length());
-  }
-
-  /** IsDNS1123Subdomain: at most 253 chars, labels as above (any length each) joined by '.'. */
-  static boolean isDns1123Subdomain(String value) {
-    if (value == null || value.length() > 253) {
-      return false;
-    }
-    for (int from = 0; ; ) {
-      int dot = value.indexOf('.', from);
-      if (!isLabel(value, from, dot < 0 ? value.length() : dot)) {
-        return false;
-      }
-      if (dot < 0) {
-        return true;
-      }
-      from = dot + 1;
-    }
-  }
-
-  /** Whether value[from, to) is [a-z0-9]([-a-z0-9]*[a-z0-9])?. */
-  private static boolean isLabel(String value, int from, int to) {
-    if (from >= to || !isLowerAlphanumeric(value.charAt(from)) || !isLowerAlphanumeric(value.charAt(to - 1))) {
-      return false;
-    }
-    for (int i = from + 1; i < to - 1; i++) {
-      char c = value.charAt(i);
-      if (c != '-' && !isLowerAlphanumeric(c)) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  private static boolean isLowerAlphanumeric(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-  }
-
   private static String endpointField(int endpoint, String rest) {
     return "endpoints[" + endpoint + "]" + rest;
   }
 
-  /** IsValidPortName: an IANA service name (at most 15, a letter, no leading, trailing or double '-'). */
   private static void portName(String field, String value, List<FieldError> errors) {
     String v = value == null ? "" : value;
-    boolean ok = !v.isEmpty() && v.length() <= 15 && IANA_SVC_NAME.matcher(v).matches()
-        && v.chars().anyMatch(c -> c >= 'a' && c <= 'z') && !v.startsWith("-") && !v.endsWith("-")
-        && !v.contains("--");
-    if (!ok) {
+    if (!NameFormats.isPortName(v)) {
       errors.add(new FieldError(field, "Invalid value: " + quote(v) + ": must be a port number 1-65535 or an IANA"
           + " service name (at most 15 lower case letters, digits or '-', with a letter)"));
     }

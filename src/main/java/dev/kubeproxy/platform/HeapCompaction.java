@@ -1,6 +1,7 @@
 package dev.kubeproxy.platform;
 
 import com.sun.management.HotSpotDiagnosticMXBean;
+import dev.kubeproxy.logging.Log;
 import java.lang.management.ManagementFactory;
 
 /**
@@ -73,7 +74,7 @@ public final class HeapCompaction {
     } catch (NumberFormatException e) {
       // reported below
     }
-    dev.kubeproxy.logging.Log.warn("Ignoring -D" + STEADY_RATIOS_PROPERTY + ": not \"min,max\" percent with min <= max",
+    Log.warn("Ignoring -D" + STEADY_RATIOS_PROPERTY + ": not \"min,max\" percent with min <= max",
         "value", value);
     return null;
   }

@@ -1,6 +1,7 @@
 package dev.kubeproxy.proxy.nftables;
 
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -104,13 +105,13 @@ final class TableReconciler implements TableVisitor {
   }
 
   @Override
-  public void element(char[] forms, int keyStart, int keyEnd, int end) {
+  public void element(char[] chars, int keyStart, int keyEnd, int end) {
     if (desired == null) {
       return;
     }
     kernelCount++;
-    if (!desired.holds(forms, keyStart, keyEnd, end)) { // absent from the model, or another value: deleted (and the desired one added)
-      unwanted.add(this.forms.decode(container, map, forms, keyStart, keyEnd));
+    if (!desired.holds(chars, keyStart, keyEnd, end)) { // absent from the model, or another value: deleted (and the desired one added)
+      unwanted.add(forms.decode(container, map, chars, keyStart, keyEnd));
     }
   }
 
@@ -128,7 +129,7 @@ final class TableReconciler implements TableVisitor {
   }
 
   /** The desired elements of a container at these places of its order (made again only when some are missing). */
-  private List<Element> missing(String container, java.util.BitSet places) {
+  private List<Element> missing(String container, BitSet places) {
     if (places.isEmpty()) {
       return List.of();
     }

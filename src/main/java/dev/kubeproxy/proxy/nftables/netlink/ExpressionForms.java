@@ -94,7 +94,7 @@ final class ExpressionForms {
    *
    * @param value    a value's bytes, or null
    * @param verdict  whether the data is a verdict (code and chain, null for none)
-   * @param rangeEnd the end key of an interval map's range (as {@link Read#rangeForm}), or null
+   * @param rangeEnd the end key of an interval map's range (as {@link Read#appendTo}), or null
    */
   static FormChars element(FormChars f, byte[] key, byte[] value, boolean verdict, int code, String chain,
       int flags, byte[] userData, byte[] rangeEnd) {
