@@ -1,8 +1,8 @@
 package dev.kubeproxy.cluster;
 
 import dev.kubeproxy.logging.Log;
+import dev.kubeproxy.cluster.objects.ClusterObject;
 import dev.kubeproxy.cluster.objects.ObjectList;
-import io.kubernetes.client.common.KubernetesObject;
 import io.kubernetes.client.informer.ListerWatcher;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
@@ -17,7 +17,7 @@ import io.kubernetes.client.util.Watchable;
  * ({@link ItemDecoder}): one that does not fit its model is left out and reported, never failing
  * the list or the watch.
  */
-final class BackoffListerWatcher<T extends KubernetesObject> implements ListerWatcher<T, ObjectList<T>> {
+final class BackoffListerWatcher<T extends ClusterObject> implements ListerWatcher<T, ObjectList<T>> {
   private static final long INITIAL_BACKOFF_MS = 800;
   private static final long MAX_BACKOFF_MS = 30_000;
 

@@ -2,6 +2,7 @@ package dev.kubeproxy.cluster;
 
 import dev.kubeproxy.AgentOptions;
 import dev.kubeproxy.cluster.ClusterEvent.Kind;
+import dev.kubeproxy.cluster.objects.ClusterObject;
 import dev.kubeproxy.cluster.objects.EndpointSlice;
 import dev.kubeproxy.cluster.objects.Node;
 import dev.kubeproxy.cluster.objects.ObjectDecoder;
@@ -84,7 +85,14 @@ final class InformerSource implements ClusterSource {
       if (!response.isSuccessful()) {
         throw new ApiException(response.code(), response.headers().toMultimap(), body);
       }
-      return ObjectDecoder.node(ItemDecoder.JSON.readTree(body), "");
+      try (com.fasterxml.jackson.core.JsonParser p = ItemDecoder.JSON.getFactory().createParser(body)) {
+        p.nextToken();
+        ObjectDecoder.Decoded<Node> node = ObjectDecoder.NODE.read(p, "");
+        if (node.problem() != null) {
+          throw new Exception("Node " + name + " does not decode: " + node.problem());
+        }
+        return node.object();
+      }
     } catch (ApiException e) {
       throw new Exception(e.getCode() == 404 ? "nodes \"" + name + "\" not found"
           : ApiClients.describe(client.getBasePath(), e), e);
@@ -143,13 +151,13 @@ final class InformerSource implements ClusterSource {
     for (Selection s : Selection.watched(options)) {
       switch (s.kind()) {
         case SERVICE -> register(sink, s, "Services", "/api/v1/services", "Service", Service.class,
-            ObjectDecoder::service, resync);
+            ObjectDecoder.SERVICE, resync);
         case ENDPOINT_SLICE -> register(sink, s, "EndpointSlices", "/apis/discovery.k8s.io/v1/endpointslices",
-            "EndpointSlice", EndpointSlice.class, ObjectDecoder::endpointSlice, resync);
+            "EndpointSlice", EndpointSlice.class, ObjectDecoder.ENDPOINT_SLICE, resync);
         case SERVICE_CIDR -> register(sink, s, "ServiceCIDRs", "/apis/networking.k8s.io/v1beta1/servicecidrs",
-            "ServiceCIDR", ServiceCidr.class, ObjectDecoder::serviceCidr, resync);
+            "ServiceCIDR", ServiceCidr.class, ObjectDecoder.SERVICE_CIDR, resync);
         case NODE -> register(sink, s, "Node " + options.hostname(), "/api/v1/nodes", "Node", Node.class,
-            ObjectDecoder::node, resync);
+            ObjectDecoder.NODE, resync);
       }
     }
     Log.info("Starting service config controller");
@@ -186,7 +194,7 @@ final class InformerSource implements ClusterSource {
     return w.informer.hasSynced() && w.delivered.containsAll(w.informer.getIndexer().listKeys());
   }
 
-  private <T extends KubernetesObject> void register(ClusterEventSink sink, Selection selection, String what,
+  private <T extends ClusterObject> void register(ClusterEventSink sink, Selection selection, String what,
       String path, String kindName, Class<T> type, ObjectDecoder.Reader<T> reader, long resync) {
     Kind kind = selection.kind();
     BackoffListerWatcher<T> lw = new BackoffListerWatcher<>(client, what, calls(path, selection),

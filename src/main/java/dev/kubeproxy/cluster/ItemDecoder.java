@@ -4,12 +4,13 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kubeproxy.cluster.objects.ObjectDecoder;
 import dev.kubeproxy.cluster.objects.ObjectList;
-import io.kubernetes.client.common.KubernetesObject;
+import dev.kubeproxy.cluster.objects.ObjectMeta;
+import dev.kubeproxy.cluster.objects.ClusterObject;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -17,9 +18,9 @@ import java.util.List;
  * Decodes the objects of a list or watch one at a time. One item that does not fit (a Service
  * with {@code port: "eighty"}) is left out and reported by namespace and name, and every other
  * item counts: a whole-list decode would fail every list, retried forever, and nothing new would
- * ever be seen. The list body is streamed: one item's tree at a time, never the whole list's.
+ * ever be seen. The list body is decoded as it streams in: no tree, of the list or of an item.
  */
-final class ItemDecoder<T extends KubernetesObject> {
+final class ItemDecoder<T extends ClusterObject> {
   static final ObjectMapper JSON = new ObjectMapper();
 
   /** Told about each item left out. */
@@ -51,14 +52,20 @@ final class ItemDecoder<T extends KubernetesObject> {
         JsonToken value = p.nextToken();
         if (field.equals("items") && value == JsonToken.START_ARRAY) {
           while (p.nextToken() != JsonToken.END_ARRAY) {
-            T item = decodeOrReport(JSON.readTree(p));
+            T item = decodeOrReport(reader.read(p, ""));
             if (item != null) {
               items.add(item);
             }
           }
         } else if (field.equals("metadata") && value == JsonToken.START_OBJECT) {
-          JsonNode meta = JSON.readTree(p);
-          resourceVersion = meta.path("resourceVersion").asText(null);
+          while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String metaField = p.currentName();
+            p.nextToken();
+            if (metaField.equals("resourceVersion")) {
+              resourceVersion = p.getValueAsString(null);
+            }
+            p.skipChildren();
+          }
         } else {
           p.skipChildren();
         }
@@ -67,36 +74,23 @@ final class ItemDecoder<T extends KubernetesObject> {
     return new ObjectList<>(resourceVersion, items);
   }
 
-  /** The object, or null (reported) when it does not decode. */
-  T decodeOrReport(JsonNode item) {
-    try {
-      return reader.read(item, "");
-    } catch (RuntimeException e) {
-      JsonNode meta = item == null ? null : item.path("metadata");
-      reporter.undecodable(text(meta, "namespace"), text(meta, "name"), kind + " does not decode: " + e.getMessage());
-      return null;
+  /** The object in this tree (a watch event's), as far as it decodes. */
+  ObjectDecoder.Decoded<T> decode(JsonNode item) {
+    try (JsonParser p = item.traverse()) {
+      p.nextToken();
+      return reader.read(p, "");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // a tree in memory has nothing to fail on
     }
   }
 
-  /** The object; throws when it does not decode. */
-  T decodeWithoutReport(JsonNode item) {
-    return reader.read(item, "");
-  }
-
-  /**
-   * An object carrying only this item's metadata: enough for a delete by key or for a bookmark's
-   * resourceVersion, when the rest does not decode.
-   */
-  T metadataOnly(JsonNode item) {
-    ObjectNode stub = JSON.createObjectNode();
-    if (item != null && item.get("metadata") != null) {
-      stub.set("metadata", item.get("metadata"));
+  /** The object, or null (reported) when a field does not decode. */
+  T decodeOrReport(ObjectDecoder.Decoded<T> decoded) {
+    if (decoded.problem() == null) {
+      return decoded.object();
     }
-    return reader.read(stub, "");
-  }
-
-  private static String text(JsonNode o, String field) {
-    JsonNode e = o == null ? null : o.get(field);
-    return e != null && e.isValueNode() ? e.asText() : "";
+    ObjectMeta meta = decoded.object().metadata();
+    reporter.undecodable(meta.namespace(), meta.name(), kind + " does not decode: " + decoded.problem());
+    return null;
   }
 }

@@ -2,7 +2,8 @@ package dev.kubeproxy.cluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.MappingIterator;
-import io.kubernetes.client.common.KubernetesObject;
+import dev.kubeproxy.cluster.objects.ClusterObject;
+import dev.kubeproxy.cluster.objects.ObjectDecoder;
 import io.kubernetes.client.openapi.models.V1Status;
 import io.kubernetes.client.util.Watch;
 import io.kubernetes.client.util.Watchable;
@@ -17,7 +18,7 @@ import java.util.NoSuchElementException;
  * exception; a deleted one or a bookmark still counts by its metadata. An ERROR event carries the
  * API's Status, as client-java's informers expect.
  */
-final class ItemWiseWatch<T extends KubernetesObject> implements Watchable<T> {
+final class ItemWiseWatch<T extends ClusterObject> implements Watchable<T> {
   private final okhttp3.Response response;
   private final MappingIterator<JsonNode> events;
   private final ItemDecoder<T> decoder;
@@ -62,15 +63,12 @@ final class ItemWiseWatch<T extends KubernetesObject> implements Watchable<T> {
     if (object == null || object.isNull()) {
       return null;
     }
+    ObjectDecoder.Decoded<T> decoded = decoder.decode(object);
     if ("DELETED".equals(type) || "BOOKMARK".equals(type)) {
-      try {
-        return new Watch.Response<>(type, decoder.decodeWithoutReport(object));
-      } catch (RuntimeException e) {
-        return new Watch.Response<>(type, decoder.metadataOnly(object));
-      }
+      return new Watch.Response<>(type, decoded.object()); // what decodes: at least the key and version count
     }
-    T decoded = decoder.decodeOrReport(object);
-    return decoded == null ? null : new Watch.Response<>(type, decoded);
+    T item = decoder.decodeOrReport(decoded);
+    return item == null ? null : new Watch.Response<>(type, item);
   }
 
   @Override

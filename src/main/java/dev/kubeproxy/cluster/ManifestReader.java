@@ -1,17 +1,19 @@
 package dev.kubeproxy.cluster;
 
 import dev.kubeproxy.logging.Log;
+import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.MappingIterator;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.kubeproxy.cluster.objects.ObjectDecoder;
 import dev.kubeproxy.cluster.objects.ClusterObject;
+import dev.kubeproxy.cluster.objects.ObjectMeta;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,16 +29,16 @@ import java.util.Set;
  * is left out and handed to the caller's {@link BadObject}, and the file's other objects still count.
  */
 final class ManifestReader {
-  private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
-  private static final ObjectMapper JSON_MAPPER = new ObjectMapper();
+  private static final JsonFactory YAML = new YAMLFactory();
+  private static final JsonFactory JSON = new JsonFactory();
 
   /** apiVersion + " " + kind → its reader. */
   private static final Map<String, ObjectDecoder.Reader<? extends ClusterObject>> READERS = Map.of(
-      "v1 Service", ObjectDecoder::service,
-      "discovery.k8s.io/v1 EndpointSlice", ObjectDecoder::endpointSlice,
-      "v1 Node", ObjectDecoder::node,
-      "networking.k8s.io/v1beta1 ServiceCIDR", ObjectDecoder::serviceCidr,
-      "networking.k8s.io/v1 ServiceCIDR", ObjectDecoder::serviceCidr);
+      "v1 Service", ObjectDecoder.SERVICE,
+      "discovery.k8s.io/v1 EndpointSlice", ObjectDecoder.ENDPOINT_SLICE,
+      "v1 Node", ObjectDecoder.NODE,
+      "networking.k8s.io/v1beta1 ServiceCIDR", ObjectDecoder.SERVICE_CIDR,
+      "networking.k8s.io/v1 ServiceCIDR", ObjectDecoder.SERVICE_CIDR);
 
   /** A file that cannot be used, with where the problem is. */
   static final class ManifestException extends Exception {
@@ -78,19 +80,15 @@ final class ManifestReader {
 
   /** Objects of these kinds (null: all); one that does not decode is reported to bad and left out. */
   static List<ClusterObject> read(Path file, Set<String> kinds, BadObject bad) throws ManifestException {
-    ObjectMapper mapper = file.getFileName().toString().endsWith(".json") ? JSON_MAPPER : YAML;
+    JsonFactory factory = file.getFileName().toString().endsWith(".json") ? JSON : YAML;
     List<ClusterObject> out = new ArrayList<>();
-    try (MappingIterator<JsonNode> docs = mapper.readerFor(JsonNode.class).readValues(Files.newBufferedReader(file))) {
+    try (JsonParser parser = factory.createParser(file.toFile())) {
       int index = 0;
-      while (docs.hasNextValue()) {
-        JsonParser parser = docs.getParser();
-        JsonLocation start = parser.currentTokenLocation();
-        JsonNode doc = docs.nextValue();
-        index++;
-        if (doc == null || doc.isNull() || doc.isMissingNode() || (doc.isObject() && doc.isEmpty())) {
-          continue;
+      for (JsonToken t = parser.nextToken(); t != null; t = parser.nextToken()) {
+        Document doc = new Document(file, parser.currentTokenLocation(), ++index, kinds, out, bad);
+        if (t != JsonToken.VALUE_NULL) { // an empty YAML document
+          doc.read(parser);
         }
-        addDocument(file, start, index, doc, kinds, out, bad);
       }
     } catch (JsonProcessingException e) {
       JsonLocation at = e.getLocation();
@@ -99,53 +97,125 @@ final class ManifestReader {
           .filter(l -> !l.isBlank() && !l.startsWith(" ")).toList());
       throw new ManifestException(file, at == null ? 0 : at.getLineNr(), at == null ? 0 : at.getColumnNr(), problem);
     } catch (IOException | RuntimeException e) {
-      if (e.getCause() instanceof JsonProcessingException jpe && jpe.getLocation() != null) {
-        throw new ManifestException(file, jpe.getLocation().getLineNr(), jpe.getLocation().getColumnNr(), jpe.getOriginalMessage());
-      }
       throw new ManifestException(file, 0, 0, "cannot read: " + e.getMessage());
     }
     return out;
   }
 
-  private static void addDocument(Path file, JsonLocation at, int index, JsonNode doc, Set<String> kinds,
-      List<ClusterObject> out, BadObject bad) throws ManifestException {
-    long line = at.getLineNr();
-    long col = at.getColumnNr();
-    if (!doc.isObject()) {
-      throw new ManifestException(file, line, col, "document " + index + " is not an object");
-    }
-    String apiVersion = doc.path("apiVersion").asText("");
-    String kind = doc.path("kind").asText("");
-    if (apiVersion.isEmpty() || kind.isEmpty()) {
-      throw new ManifestException(file, line, col, "document " + index + " has no apiVersion or kind");
-    }
-    if (kind.equals("List")) {
-      for (JsonNode item : doc.path("items")) {
-        addDocument(file, at, index, item, kinds, out, bad);
+  /** One document of a file (a "kind: List" document's items share its position). */
+  private record Document(Path file, JsonLocation at, int index, Set<String> kinds, List<ClusterObject> out,
+                          BadObject bad) {
+    /**
+     * Reads the object at the parser, which ends on its END_OBJECT. Its apiVersion and kind come
+     * first in every manifest kubectl or an API server writes: the rest is then decoded straight
+     * from the parser. When another field comes before them, the object is read into a tree first.
+     */
+    void read(JsonParser parser) throws IOException, ManifestException {
+      if (parser.currentToken() != JsonToken.START_OBJECT) {
+        throw problem("document " + index + " is not an object");
       }
-      return;
+      String apiVersion = null;
+      String kind = null;
+      JsonToken t = parser.nextToken();
+      if (t == JsonToken.END_OBJECT) {
+        return; // an empty document
+      }
+      while (t == JsonToken.FIELD_NAME && (apiVersion == null || kind == null)) {
+        String field = parser.currentName();
+        if (!field.equals("apiVersion") && !field.equals("kind")) {
+          break;
+        }
+        parser.nextToken();
+        String value = parser.getValueAsString("");
+        parser.skipChildren();
+        if (field.equals("apiVersion")) {
+          apiVersion = value;
+        } else {
+          kind = value;
+        }
+        t = parser.nextToken();
+      }
+      if (t == JsonToken.FIELD_NAME && (apiVersion == null || kind == null)) {
+        readReordered(parser, apiVersion, kind);
+        return;
+      }
+      if (apiVersion == null || apiVersion.isEmpty() || kind == null || kind.isEmpty()) {
+        throw problem("document " + index + " has no apiVersion or kind");
+      }
+      if (kind.equals("List")) {
+        readItems(parser);
+      } else if (kinds != null && !kinds.contains(kind)) {
+        skipFields(parser);
+      } else {
+        readObject(parser, apiVersion, kind);
+      }
     }
-    if (kinds != null && !kinds.contains(kind)) {
-      return;
+
+    /** The rest of an object whose apiVersion or kind comes after another field, as a tree with them first. */
+    private void readReordered(JsonParser parser, String apiVersion, String kind) throws IOException, ManifestException {
+      ObjectNode rest = Trees.MAPPER.readTree(parser);
+      ObjectNode ordered = Trees.MAPPER.createObjectNode();
+      JsonNode version = rest.remove("apiVersion");
+      JsonNode kindNode = rest.remove("kind");
+      ordered.put("apiVersion", version != null ? version.asText("") : apiVersion);
+      ordered.put("kind", kindNode != null ? kindNode.asText("") : kind);
+      ordered.setAll(rest);
+      try (JsonParser tree = ordered.traverse()) {
+        tree.nextToken();
+        read(tree);
+      }
     }
-    ObjectDecoder.Reader<? extends ClusterObject> reader = READERS.get(apiVersion + " " + kind);
-    if (reader == null) {
-      Log.info("Skipping an object kube-proxy does not read (only Services, EndpointSlices, Nodes and ServiceCIDRs)",
-          "file", file + ":" + line, "apiVersion", apiVersion, "kind", kind);
-      return;
+
+    /** A "kind: List" document: each of its items is a document at the List's position. */
+    private void readItems(JsonParser parser) throws IOException, ManifestException {
+      for (JsonToken t = parser.currentToken(); t == JsonToken.FIELD_NAME; t = parser.nextToken()) {
+        String field = parser.currentName();
+        if (field.equals("items") && parser.nextToken() == JsonToken.START_ARRAY) {
+          while (parser.nextToken() != JsonToken.END_ARRAY) {
+            read(parser);
+          }
+        } else {
+          parser.nextToken();
+          parser.skipChildren();
+        }
+      }
     }
-    String name = doc.path("metadata").path("name").asText("");
-    if (name.isEmpty()) {
-      throw new ManifestException(file, line, col, "document " + index + " (" + kind + ") has no metadata.name");
+
+    private void readObject(JsonParser parser, String apiVersion, String kind) throws IOException, ManifestException {
+      ObjectDecoder.Reader<? extends ClusterObject> reader = READERS.get(apiVersion + " " + kind);
+      if (reader == null) {
+        Log.info("Skipping an object kube-proxy does not read (only Services, EndpointSlices, Nodes and ServiceCIDRs)",
+            "file", file + ":" + at.getLineNr(), "apiVersion", apiVersion, "kind", kind);
+        skipFields(parser);
+        return;
+      }
+      ObjectDecoder.Decoded<? extends ClusterObject> decoded = reader.read(parser, "default");
+      ObjectMeta meta = decoded.object().metadata();
+      if (decoded.problem() != null) {
+        bad.report(kind, meta.namespace(), meta.name(), file + ":" + at.getLineNr() + ":" + at.getColumnNr() + ": "
+            + kind + " does not match the " + apiVersion + " schema: " + decoded.problem());
+      } else if (meta.name().isEmpty()) {
+        throw problem("document " + index + " (" + kind + ") has no metadata.name");
+      } else {
+        out.add(decoded.object());
+      }
     }
-    ClusterObject object;
-    try {
-      object = reader.read(doc, "default");
-    } catch (ObjectDecoder.DecodeException e) {
-      bad.report(kind, doc.path("metadata").path("namespace").asText(""), name, file + ":" + line + ":" + col + ": "
-          + kind + " does not match the " + apiVersion + " schema: " + e.getMessage());
-      return;
+
+    /** Passes over the rest of the object, the parser standing on a FIELD_NAME or the END_OBJECT. */
+    private static void skipFields(JsonParser parser) throws IOException {
+      for (JsonToken t = parser.currentToken(); t == JsonToken.FIELD_NAME; t = parser.nextToken()) {
+        parser.nextToken();
+        parser.skipChildren();
+      }
     }
-    out.add(object);
+
+    private ManifestException problem(String message) {
+      return new ManifestException(file, at.getLineNr(), at.getColumnNr(), message);
+    }
+  }
+
+  /** A tree reader, only for an object whose apiVersion or kind does not come first. */
+  private static final class Trees {
+    static final ObjectMapper MAPPER = new ObjectMapper();
   }
 }

@@ -1,287 +1,325 @@
 package dev.kubeproxy.cluster.objects;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.core.JsonParser;
+import java.io.IOException;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
 /**
- * Reads the lean objects from a JSON tree (an API list item or watch object, or a --manifests
- * YAML/JSON document). Like upstream's Go decoder it ignores fields it does not know and refuses
- * a known field of the wrong type (a port "eighty"); the error names the field. Values repeated
- * across many objects (namespaces, node names, zones, protocols, port names, label keys and
- * values) are interned, so 10,000 EndpointSlices do not each carry their own copies.
+ * Reads the lean objects straight from a JSON or YAML parser (an API list item or watch object, or
+ * a --manifests document), without building a tree first: at 10,000 Services the trees were most
+ * of the initial load's reading time and garbage. Like upstream's Go decoder it ignores fields it
+ * does not know and refuses a known field of the wrong type (a port "eighty"): the object is still
+ * read as far as it goes (its name, for the report) and comes back with a problem naming the field.
+ * Values repeated across many objects (namespaces, node names, zones, protocols, port names, label
+ * keys and values) are interned, so 10,000 EndpointSlices do not each carry their own copies.
  */
 public final class ObjectDecoder {
-  /** A known field of the wrong type; the message starts with its path. */
-  public static final class DecodeException extends RuntimeException {
-    DecodeException(String message) {
-      super(message, null, false, false);
-    }
+  /** The object as far as it decodes, and its first field of the wrong type (null when none). */
+  public record Decoded<T>(T object, String problem) {}
 
-    DecodeException at(String prefix) {
-      String m = getMessage();
-      return new DecodeException(prefix + (m.startsWith("[") ? "" : ".") + m);
-    }
-  }
-
-  /** Reads one kind of object; objects without a namespace get defaultNamespace. */
+  /**
+   * Reads one kind of object; objects without a namespace get defaultNamespace. The parser stands
+   * on the object's START_OBJECT (or JSON null), or on a FIELD_NAME inside it when the caller has
+   * read the fields before it (a manifest's apiVersion and kind); it is left on the END_OBJECT.
+   */
   @FunctionalInterface
   public interface Reader<T> {
-    T read(JsonNode object, String defaultNamespace);
+    Decoded<T> read(JsonParser parser, String defaultNamespace) throws IOException;
   }
+
+  /** One kind's fields read through a cursor. */
+  @FunctionalInterface
+  private interface Fields<T> {
+    T read(JsonCursor in, String defaultNamespace) throws IOException;
+  }
+
+  public static final Reader<Service> SERVICE = reader(ObjectDecoder::service);
+  public static final Reader<EndpointSlice> ENDPOINT_SLICE = reader(ObjectDecoder::endpointSlice);
+  public static final Reader<Node> NODE = reader(ObjectDecoder::node);
+  public static final Reader<ServiceCidr> SERVICE_CIDR = reader(ObjectDecoder::serviceCidr);
 
   private static final Set<String> READ_ANNOTATIONS = Set.copyOf(ObjectMeta.READ_ANNOTATIONS);
 
   private ObjectDecoder() {}
 
-  public static Service service(JsonNode o, String defaultNamespace) {
-    ObjectMeta meta = metadata(o, defaultNamespace);
-    JsonNode spec = object(o, "spec");
-    List<Service.Port> ports = new ArrayList<>();
-    try {
-      JsonNode clientIP = object(object(spec, "sessionAffinityConfig"), "clientIP");
-      forEach(spec, "ports", p -> ports.add(new Service.Port(text(p, "name", true), text(p, "protocol", true),
-          integer(p, "port"), integer(p, "nodePort"), targetPortNumber(p), targetPortName(p))));
-      return new Service(meta, text(spec, "type", true), text(spec, "clusterIP", false),
-          texts(spec, "clusterIPs", false), texts(spec, "ipFamilies", true), text(spec, "ipFamilyPolicy", true),
-          ports, texts(spec, "externalIPs", false), texts(spec, "loadBalancerSourceRanges", false),
-          text(spec, "sessionAffinity", true), integer(clientIP, "timeoutSeconds"),
-          text(spec, "externalTrafficPolicy", true), text(spec, "internalTrafficPolicy", true),
-          integer(spec, "healthCheckNodePort"), text(spec, "trafficDistribution", true), ingress(o));
-    } catch (DecodeException e) {
-      throw e.at("spec");
-    }
+  private static <T> Reader<T> reader(Fields<T> fields) {
+    return (parser, defaultNamespace) -> {
+      JsonCursor in = new JsonCursor(parser);
+      T object = fields.read(in, defaultNamespace);
+      return new Decoded<>(object, in.problem());
+    };
   }
 
-  private static List<Service.Ingress> ingress(JsonNode service) {
-    List<Service.Ingress> out = new ArrayList<>();
-    try {
-      forEach(object(object(service, "status"), "loadBalancer"), "ingress", i -> out.add(
-          new Service.Ingress(text(i, "ip", false), text(i, "hostname", false), text(i, "ipMode", true))));
-    } catch (DecodeException e) {
-      throw e.at("status.loadBalancer");
-    }
-    return out;
-  }
-
-  private static Integer targetPortNumber(JsonNode port) {
-    JsonNode t = port.get("targetPort");
-    return t != null && t.isNumber() ? integer(port, "targetPort") : null;
-  }
-
-  private static String targetPortName(JsonNode port) {
-    JsonNode t = port.get("targetPort");
-    return t != null && !t.isNumber() ? text(port, "targetPort", true) : null;
-  }
-
-  public static EndpointSlice endpointSlice(JsonNode o, String defaultNamespace) {
-    ObjectMeta meta = metadata(o, defaultNamespace);
-    List<EndpointSlice.Endpoint> endpoints = new ArrayList<>();
-    forEach(o, "endpoints", e -> {
-      JsonNode conditions = object(e, "conditions");
-      JsonNode hints = object(e, "hints");
-      List<String> zones = new ArrayList<>();
-      List<String> nodes = new ArrayList<>();
-      try {
-        forEach(hints, "forZones", z -> zones.add(text(z, "name", true)));
-        forEach(hints, "forNodes", n -> nodes.add(text(n, "name", true)));
-      } catch (DecodeException x) {
-        throw x.at("hints");
-      }
-      Boolean[] ready = new Boolean[3];
-      try {
-        ready[0] = bool(conditions, "ready");
-        ready[1] = bool(conditions, "serving");
-        ready[2] = bool(conditions, "terminating");
-      } catch (DecodeException x) {
-        throw x.at("conditions");
-      }
-      endpoints.add(new EndpointSlice.Endpoint(texts(e, "addresses", false), ready[0], ready[1], ready[2],
-          text(e, "hostname", false), text(e, "nodeName", true), text(e, "zone", true), zones, nodes));
-    });
-    List<EndpointSlice.Port> ports = new ArrayList<>();
-    forEach(o, "ports", p -> ports.add(new EndpointSlice.Port(text(p, "name", true), text(p, "protocol", true),
-        integer(p, "port"))));
-    return new EndpointSlice(meta, text(o, "addressType", true), endpoints, ports);
-  }
-
-  public static Node node(JsonNode o, String defaultNamespace) {
-    ObjectMeta meta = metadata(o, "");
-    JsonNode spec = object(o, "spec");
-    List<String> taints = new ArrayList<>();
-    List<Node.Address> addresses = new ArrayList<>();
-    try {
-      forEach(spec, "taints", t -> taints.add(text(t, "key", true)));
-    } catch (DecodeException e) {
-      throw e.at("spec");
-    }
-    try {
-      forEach(object(o, "status"), "addresses", a -> addresses.add(new Node.Address(text(a, "type", true),
-          text(a, "address", false))));
-    } catch (DecodeException e) {
-      throw e.at("status");
-    }
-    try {
-      return new Node(meta, text(spec, "podCIDR", false), texts(spec, "podCIDRs", false), taints, addresses);
-    } catch (DecodeException e) {
-      throw e.at("spec");
-    }
-  }
-
-  public static ServiceCidr serviceCidr(JsonNode o, String defaultNamespace) {
-    ObjectMeta meta = metadata(o, "");
-    try {
-      return new ServiceCidr(meta, texts(object(o, "spec"), "cidrs", false));
-    } catch (DecodeException e) {
-      throw e.at("spec");
-    }
-  }
-
-  /** The metadata alone (a deleted object or a bookmark whose rest does not decode). */
-  public static ObjectMeta metadata(JsonNode o, String defaultNamespace) {
-    JsonNode m = object(o, "metadata");
-    try {
-      String namespace = text(m, "namespace", true);
-      Map<String, String> labels = stringMap(m, "labels", true, null);
-      List<String> annotationKeys = new ArrayList<>();
-      Map<String, String> annotations = stringMap(m, "annotations", false, annotationKeys);
-      annotations.keySet().retainAll(READ_ANNOTATIONS);
-      return new ObjectMeta(namespace == null || namespace.isEmpty() ? defaultNamespace : namespace,
-          text(m, "name", false), text(m, "resourceVersion", false), labels, annotations, annotationKeys,
-          text(m, "deletionTimestamp", false));
-    } catch (DecodeException e) {
-      throw e.at("metadata");
-    }
-  }
-
-  // --- typed field access: null when absent or JSON null, an error when of another type ---
-
-  private static JsonNode object(JsonNode parent, String field) {
-    JsonNode v = parent == null ? null : parent.get(field);
-    if (v == null || v.isNull()) {
-      return null;
-    }
-    if (!v.isObject()) {
-      throw new DecodeException(field + ": expected an object, got " + describe(v));
-    }
-    return v;
-  }
-
-  private static String text(JsonNode parent, String field, boolean intern) {
-    JsonNode v = parent == null ? null : parent.get(field);
-    if (v == null || v.isNull()) {
-      return null;
-    }
-    if (!v.isTextual()) {
-      throw new DecodeException(field + ": expected a string, got " + describe(v));
-    }
-    return intern ? v.textValue().intern() : v.textValue();
-  }
-
-  private static Integer integer(JsonNode parent, String field) {
-    JsonNode v = parent == null ? null : parent.get(field);
-    if (v == null || v.isNull()) {
-      return null;
-    }
-    if (!v.isIntegralNumber() || !v.canConvertToInt()) {
-      throw new DecodeException(field + ": expected a 32-bit integer, got " + describe(v));
-    }
-    return v.intValue();
-  }
-
-  private static Boolean bool(JsonNode parent, String field) {
-    JsonNode v = parent == null ? null : parent.get(field);
-    if (v == null || v.isNull()) {
-      return null;
-    }
-    if (!v.isBoolean()) {
-      throw new DecodeException(field + ": expected a boolean, got " + describe(v));
-    }
-    return v.booleanValue();
-  }
-
-  /** A list of strings; a null element reads as "" (as Go decodes it). */
-  private static List<String> texts(JsonNode parent, String field, boolean intern) {
-    JsonNode v = array(parent, field);
-    if (v == null || v.isEmpty()) {
-      return List.of();
-    }
-    List<String> out = new ArrayList<>(v.size());
-    for (int i = 0; i < v.size(); i++) {
-      JsonNode e = v.get(i);
-      if (e.isNull()) {
-        out.add("");
-      } else if (!e.isTextual()) {
-        throw new DecodeException(field + "[" + i + "]: expected a string, got " + describe(e));
-      } else {
-        out.add(intern ? e.textValue().intern() : e.textValue());
+  private static Service service(JsonCursor in, String defaultNamespace) throws IOException {
+    ObjectMeta meta = null;
+    ServiceSpec spec = new ServiceSpec();
+    List<Service.Ingress> ingress = List.of();
+    for (String f = in.firstField(); f != null; f = in.nextField()) {
+      switch (f) {
+        case "metadata" -> meta = metadata(in, defaultNamespace);
+        case "spec" -> spec = serviceSpec(in);
+        case "status" -> ingress = orEmpty(in.field("loadBalancer",
+            () -> in.field("ingress", () -> in.list(() -> ingress(in)))));
+        default -> in.skip();
       }
     }
-    return out;
+    return new Service(orEmpty(meta, defaultNamespace), spec.type, spec.clusterIP, spec.clusterIPs, spec.ipFamilies,
+        spec.ipFamilyPolicy, spec.ports, spec.externalIPs, spec.loadBalancerSourceRanges, spec.sessionAffinity,
+        spec.clientIPTimeoutSeconds, spec.externalTrafficPolicy, spec.internalTrafficPolicy,
+        spec.healthCheckNodePort, spec.trafficDistribution, ingress);
   }
 
-  private static JsonNode array(JsonNode parent, String field) {
-    JsonNode v = parent == null ? null : parent.get(field);
-    if (v == null || v.isNull()) {
-      return null;
-    }
-    if (!v.isArray()) {
-      throw new DecodeException(field + ": expected an array, got " + describe(v));
-    }
-    return v;
+  /** A Service's spec as read so far. */
+  private static final class ServiceSpec {
+    String type;
+    String clusterIP;
+    List<String> clusterIPs = List.of();
+    List<String> ipFamilies = List.of();
+    String ipFamilyPolicy;
+    List<Service.Port> ports = List.of();
+    List<String> externalIPs = List.of();
+    List<String> loadBalancerSourceRanges = List.of();
+    String sessionAffinity;
+    Integer clientIPTimeoutSeconds;
+    String externalTrafficPolicy;
+    String internalTrafficPolicy;
+    Integer healthCheckNodePort;
+    String trafficDistribution;
   }
 
-  private interface Element {
-    void read(JsonNode element);
-  }
-
-  /** Each element of an array of objects; a null element reads as an empty object (as Go decodes it). */
-  private static void forEach(JsonNode parent, String field, Element element) {
-    JsonNode v = array(parent, field);
-    if (v == null) {
-      return;
-    }
-    for (int i = 0; i < v.size(); i++) {
-      JsonNode e = v.get(i);
-      if (!e.isNull() && !e.isObject()) {
-        throw new DecodeException(field + "[" + i + "]: expected an object, got " + describe(e));
-      }
-      try {
-        element.read(e.isNull() ? com.fasterxml.jackson.databind.node.MissingNode.getInstance() : e);
-      } catch (DecodeException x) {
-        throw x.at(field + "[" + i + "]");
-      }
-    }
-  }
-
-  private static Map<String, String> stringMap(JsonNode parent, String field, boolean intern, List<String> keys) {
-    JsonNode v = object(parent, field);
-    if (v == null) {
-      return new HashMap<>();
-    }
-    Map<String, String> out = new HashMap<>();
-    for (Map.Entry<String, JsonNode> e : v.properties()) {
-      JsonNode value = e.getValue();
-      String key = e.getKey().intern();
-      if (keys != null) {
-        keys.add(key);
-      }
-      if (value.isNull()) {
-        out.put(key, "");
-      } else if (!value.isTextual()) {
-        throw new DecodeException(field + "." + e.getKey() + ": expected a string, got " + describe(value));
-      } else {
-        out.put(key, intern ? value.textValue().intern() : value.textValue());
+  private static ServiceSpec serviceSpec(JsonCursor in) throws IOException {
+    ServiceSpec s = new ServiceSpec();
+    for (String f = in.firstField(); f != null; f = in.nextField()) {
+      switch (f) {
+        case "type" -> s.type = in.text(true);
+        case "clusterIP" -> s.clusterIP = in.text(false);
+        case "clusterIPs" -> s.clusterIPs = in.texts(false);
+        case "ipFamilies" -> s.ipFamilies = in.texts(true);
+        case "ipFamilyPolicy" -> s.ipFamilyPolicy = in.text(true);
+        case "ports" -> s.ports = in.list(() -> servicePort(in));
+        case "externalIPs" -> s.externalIPs = in.texts(false);
+        case "loadBalancerSourceRanges" -> s.loadBalancerSourceRanges = in.texts(false);
+        case "sessionAffinity" -> s.sessionAffinity = in.text(true);
+        case "sessionAffinityConfig" -> s.clientIPTimeoutSeconds =
+            in.field("clientIP", () -> in.field("timeoutSeconds", in::integer));
+        case "externalTrafficPolicy" -> s.externalTrafficPolicy = in.text(true);
+        case "internalTrafficPolicy" -> s.internalTrafficPolicy = in.text(true);
+        case "healthCheckNodePort" -> s.healthCheckNodePort = in.integer();
+        case "trafficDistribution" -> s.trafficDistribution = in.text(true);
+        default -> in.skip();
       }
     }
-    return out;
+    return s;
   }
 
-  private static String describe(JsonNode v) {
-    String s = v.isContainerNode() ? (v.isArray() ? "an array" : "an object") : v.toString();
-    return s.length() > 40 ? s.substring(0, 40) + "..." : s;
+  private static Service.Port servicePort(JsonCursor in) throws IOException {
+    String name = null;
+    String protocol = null;
+    Integer port = null;
+    Integer nodePort = null;
+    Integer targetPortNumber = null;
+    String targetPortName = null;
+    for (String f = in.firstField(); f != null; f = in.nextField()) {
+      switch (f) {
+        case "name" -> name = in.text(true);
+        case "protocol" -> protocol = in.text(true);
+        case "port" -> port = in.integer();
+        case "nodePort" -> nodePort = in.integer();
+        case "targetPort" -> { // an IntOrString
+          boolean number = in.isNumber();
+          targetPortNumber = number ? in.integer() : null;
+          targetPortName = number ? null : in.text(true);
+        }
+        default -> in.skip();
+      }
+    }
+    return new Service.Port(name, protocol, port, nodePort, targetPortNumber, targetPortName);
+  }
+
+  private static Service.Ingress ingress(JsonCursor in) throws IOException {
+    String ip = null;
+    String hostname = null;
+    String ipMode = null;
+    for (String f = in.firstField(); f != null; f = in.nextField()) {
+      switch (f) {
+        case "ip" -> ip = in.text(false);
+        case "hostname" -> hostname = in.text(false);
+        case "ipMode" -> ipMode = in.text(true);
+        default -> in.skip();
+      }
+    }
+    return new Service.Ingress(ip, hostname, ipMode);
+  }
+
+  private static EndpointSlice endpointSlice(JsonCursor in, String defaultNamespace) throws IOException {
+    ObjectMeta meta = null;
+    String addressType = null;
+    List<EndpointSlice.Endpoint> endpoints = List.of();
+    List<EndpointSlice.Port> ports = List.of();
+    for (String f = in.firstField(); f != null; f = in.nextField()) {
+      switch (f) {
+        case "metadata" -> meta = metadata(in, defaultNamespace);
+        case "addressType" -> addressType = in.text(true);
+        case "endpoints" -> endpoints = in.list(() -> endpoint(in));
+        case "ports" -> ports = in.list(() -> endpointPort(in));
+        default -> in.skip();
+      }
+    }
+    return new EndpointSlice(orEmpty(meta, defaultNamespace), addressType, endpoints, ports);
+  }
+
+  private static EndpointSlice.Endpoint endpoint(JsonCursor in) throws IOException {
+    List<String> addresses = List.of();
+    Boolean ready = null;
+    Boolean serving = null;
+    Boolean terminating = null;
+    String hostname = null;
+    String nodeName = null;
+    String zone = null;
+    List<String> zoneHints = List.of();
+    List<String> nodeHints = List.of();
+    for (String f = in.firstField(); f != null; f = in.nextField()) {
+      switch (f) {
+        case "addresses" -> addresses = in.texts(false);
+        case "conditions" -> {
+          for (String c = in.firstField(); c != null; c = in.nextField()) {
+            switch (c) {
+              case "ready" -> ready = in.bool();
+              case "serving" -> serving = in.bool();
+              case "terminating" -> terminating = in.bool();
+              default -> in.skip();
+            }
+          }
+        }
+        case "hostname" -> hostname = in.text(false);
+        case "nodeName" -> nodeName = in.text(true);
+        case "zone" -> zone = in.text(true);
+        case "hints" -> {
+          for (String h = in.firstField(); h != null; h = in.nextField()) {
+            switch (h) {
+              case "forZones" -> zoneHints = names(in);
+              case "forNodes" -> nodeHints = names(in);
+              default -> in.skip();
+            }
+          }
+        }
+        default -> in.skip();
+      }
+    }
+    return new EndpointSlice.Endpoint(addresses, ready, serving, terminating, hostname, nodeName, zone, zoneHints,
+        nodeHints);
+  }
+
+  /** The names of a list of {name: ...} objects (hints, taints' keys): "" for a missing one, as Go reads it. */
+  private static List<String> names(JsonCursor in) throws IOException {
+    return in.list(() -> orEmpty(in.field("name", () -> in.text(true))));
+  }
+
+  private static EndpointSlice.Port endpointPort(JsonCursor in) throws IOException {
+    String name = null;
+    String protocol = null;
+    Integer port = null;
+    for (String f = in.firstField(); f != null; f = in.nextField()) {
+      switch (f) {
+        case "name" -> name = in.text(true);
+        case "protocol" -> protocol = in.text(true);
+        case "port" -> port = in.integer();
+        default -> in.skip();
+      }
+    }
+    return new EndpointSlice.Port(name, protocol, port);
+  }
+
+  private static Node node(JsonCursor in, String defaultNamespace) throws IOException {
+    ObjectMeta meta = null;
+    String podCIDR = null;
+    List<String> podCIDRs = List.of();
+    List<String> taintKeys = List.of();
+    List<Node.Address> addresses = List.of();
+    for (String f = in.firstField(); f != null; f = in.nextField()) {
+      switch (f) {
+        case "metadata" -> meta = metadata(in, "");
+        case "spec" -> {
+          for (String s = in.firstField(); s != null; s = in.nextField()) {
+            switch (s) {
+              case "podCIDR" -> podCIDR = in.text(false);
+              case "podCIDRs" -> podCIDRs = in.texts(false);
+              case "taints" -> taintKeys = in.list(() -> orEmpty(in.field("key", () -> in.text(true))));
+              default -> in.skip();
+            }
+          }
+        }
+        case "status" -> addresses = orEmpty(in.field("addresses", () -> in.list(() -> nodeAddress(in))));
+        default -> in.skip();
+      }
+    }
+    return new Node(orEmpty(meta, ""), podCIDR, podCIDRs, taintKeys, addresses);
+  }
+
+  private static Node.Address nodeAddress(JsonCursor in) throws IOException {
+    String type = null;
+    String address = null;
+    for (String f = in.firstField(); f != null; f = in.nextField()) {
+      switch (f) {
+        case "type" -> type = in.text(true);
+        case "address" -> address = in.text(false);
+        default -> in.skip();
+      }
+    }
+    return new Node.Address(type, address);
+  }
+
+  private static ServiceCidr serviceCidr(JsonCursor in, String defaultNamespace) throws IOException {
+    ObjectMeta meta = null;
+    List<String> cidrs = List.of();
+    for (String f = in.firstField(); f != null; f = in.nextField()) {
+      switch (f) {
+        case "metadata" -> meta = metadata(in, "");
+        case "spec" -> cidrs = orEmpty(in.field("cidrs", () -> in.texts(false)));
+        default -> in.skip();
+      }
+    }
+    return new ServiceCidr(orEmpty(meta, ""), cidrs);
+  }
+
+  private static ObjectMeta metadata(JsonCursor in, String defaultNamespace) throws IOException {
+    String namespace = null;
+    String name = null;
+    String resourceVersion = null;
+    Map<String, String> labels = null;
+    Map<String, String> annotations = null;
+    List<String> annotationKeys = List.of();
+    String deletionTimestamp = null;
+    for (String f = in.firstField(); f != null; f = in.nextField()) {
+      switch (f) {
+        case "namespace" -> namespace = in.text(true);
+        case "name" -> name = in.text(false);
+        case "resourceVersion" -> resourceVersion = in.text(false);
+        case "labels" -> labels = in.stringMap(true, null, null);
+        case "annotations" -> {
+          annotationKeys = new ArrayList<>();
+          annotations = in.stringMap(false, annotationKeys, READ_ANNOTATIONS);
+        }
+        case "deletionTimestamp" -> deletionTimestamp = in.text(false);
+        default -> in.skip();
+      }
+    }
+    return new ObjectMeta(namespace == null || namespace.isEmpty() ? defaultNamespace : namespace, name,
+        resourceVersion, labels, annotations, annotationKeys, deletionTimestamp);
+  }
+
+  private static ObjectMeta orEmpty(ObjectMeta meta, String defaultNamespace) {
+    return meta != null ? meta : new ObjectMeta(defaultNamespace, null, null, null, null, List.of(), null);
+  }
+
+  private static <V> List<V> orEmpty(List<V> list) {
+    return list != null ? list : List.of();
+  }
+
+  private static String orEmpty(String s) {
+    return s != null ? s : "";
   }
 }

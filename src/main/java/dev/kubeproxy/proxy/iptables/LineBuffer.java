@@ -137,6 +137,14 @@ final class LineBuffer {
     return discard ? 0 : text.length();
   }
 
+  /** head, these lines, tail: built in this buffer (which is spent), so its text is not copied twice. */
+  String between(CharSequence head, String tail) {
+    if (discard) {
+      return head + tail;
+    }
+    return text.insert(0, head).append(tail).toString();
+  }
+
   void appendTo(StringBuilder out) {
     if (!discard) {
       out.append(text);

@@ -187,15 +187,15 @@ public final class RulesetGenerator {
     filterRules.t("-A").t(KUBE_FORWARD).comment("kubernetes forwarding conntrack rule", "")
         .t("-m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT").end();
 
-    StringBuilder payload = new StringBuilder(
-        filterChains.length() + filterRules.length() + natChains.length() + natRules.length() + 32);
-    payload.append("*filter\n");
-    filterChains.appendTo(payload);
-    filterRules.appendTo(payload);
-    payload.append("COMMIT\n*nat\n");
-    natChains.appendTo(payload);
-    natRules.appendTo(payload);
-    payload.append("COMMIT\n");
+    // The payload is assembled in natRules' buffer, most of it (26 of 30 MB at 10,000 Services), in
+    // the room it was sized with: no second builder of the whole input beside the final String.
+    StringBuilder head = new StringBuilder(
+        filterChains.length() + filterRules.length() + natChains.length() + 32).append("*filter\n");
+    filterChains.appendTo(head);
+    filterRules.appendTo(head);
+    head.append("COMMIT\n*nat\n");
+    natChains.appendTo(head);
+    String payload = natRules.between(head, "COMMIT\n");
 
     if (fullSync) {
       serviceChains.keySet().retainAll(state.services().keySet());
@@ -206,7 +206,7 @@ public final class RulesetGenerator {
     int natChainsFirst = filterFirst + filterRules.lines() + 2;
     int natRulesFirst = natChainsFirst + natChains.lines();
     LineOwners lineOwners = new LineOwners(owners, starts, new int[] {filterFirst, natChainsFirst, natRulesFirst});
-    return new Ruleset(payload.toString(), filterRules.lines(), natRules.lines(), skippedRules.lines(), deleted,
+    return new Ruleset(payload, filterRules.lines(), natRules.lines(), skippedRules.lines(), deleted,
         active, noLocalInternal, noLocalExternal, large, lineOwners);
   }
 
