@@ -217,10 +217,15 @@ public class AgentVerticle extends VerticleBase {
     return Future.all(proxierStarted, watchStarted);
   }
 
+  /** The conntrack sysctls (the proxier waits for them) and the OOM score (nothing waits for it). */
   private Future<PlatformSetup.Result> platformSetup(AgentOptions options) {
     if (options.dryRun()) {
       return Future.succeededFuture(new PlatformSetup.Result(false));
     }
+    vertx.executeBlocking(() -> {
+      PlatformSetup.adjustOomScore(options);
+      return null;
+    }, false);
     return vertx.executeBlocking(() -> PlatformSetup.apply(options), false);
   }
 

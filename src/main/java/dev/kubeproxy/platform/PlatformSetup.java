@@ -6,8 +6,10 @@ import dev.kubeproxy.proxy.conntrack.ConntrackSysctls;
 
 /**
  * The privileged host setup at start (server_linux.go): the conntrack sysctls (setupConntrack,
- * fatal on failure) and this process's OOM score adjustment (cmd/kube-proxy/app/server.go
- * ProxyServer.Run, oom_score_adj; only logged on failure). Blocking: run on a worker.
+ * fatal on failure), which the proxier waits for, and this process's OOM score adjustment
+ * (cmd/kube-proxy/app/server.go ProxyServer.Run, oom_score_adj; only logged on failure), which
+ * nothing waits for: where it is refused (no CAP_SYS_RESOURCE, e.g. a user namespace) its two
+ * attempts 100 ms apart would otherwise hold back the first sync. Blocking: run on a worker.
  */
 public final class PlatformSetup {
   /**
@@ -23,13 +25,22 @@ public final class PlatformSetup {
     return run(options, HostPaths.host());
   }
 
-  /** Applies the setup against these paths; throws on a fatal conntrack failure. */
+  /** Applies the conntrack sysctls against these paths; throws on a fatal failure. */
   public static Result run(AgentOptions options, HostPaths paths) throws Exception {
     ConntrackSysctls.Outcome outcome = new ConntrackSysctls(paths).apply(options.config().conntrack);
     boolean readOnly = outcome == ConntrackSysctls.Outcome.READ_ONLY_SYSFS;
     if (readOnly) {
       Log.warn("Cannot raise the conntrack hashsize", "reason", "readOnlySysFS", "note", ConntrackSysctls.READ_ONLY_SYSFS_NOTE);
     }
+    return new Result(readOnly);
+  }
+
+  public static void adjustOomScore(AgentOptions options) {
+    adjustOomScore(options, HostPaths.host());
+  }
+
+  /** Sets the configured oomScoreAdj (none: left alone); a failure is only logged. */
+  public static void adjustOomScore(AgentOptions options, HostPaths paths) {
     Integer oomScoreAdj = options.config().oomScoreAdj;
     if (oomScoreAdj != null) {
       try {
@@ -38,6 +49,5 @@ public final class PlatformSetup {
         Log.v(2).info("Failed to apply OOMScore", "err", e.getMessage());
       }
     }
-    return new Result(readOnly);
   }
 }

@@ -148,14 +148,16 @@ public class ProxierVerticle extends VerticleBase {
             listening.tryFail(ar.cause());
           }
         })
-        .compose(v -> onThisContext(hostReady))
+        .compose(v -> {
+          reconciler = openReconciler(); // needs nothing of the host set-up: opened while that runs
+          return onThisContext(hostReady);
+        })
         .compose(v -> {
           try {
             List<ProxyBackend> backends = backendFactory.create(options, nodeInfo, commandRunner);
             for (ProxyBackend backend : backends) {
               backend.privilegedInit();
             }
-            reconciler = openReconciler();
             startFamilies(backends);
             return Future.succeededFuture();
           } catch (Exception e) {
@@ -166,7 +168,7 @@ public class ProxierVerticle extends VerticleBase {
 
   /**
    * Builds the backends, and so runs the first sync, only once hostReady has completed (the
-   * agent's host set-up: OOM score, conntrack sysctls, an earlier mode's leftovers removed); the
+   * agent's host set-up: conntrack sysctls, an earlier mode's leftovers removed); the
    * events that arrive meanwhile (the cluster objects being read) wait as before. Its failure
    * fails this verticle's start. Call before deploying.
    */

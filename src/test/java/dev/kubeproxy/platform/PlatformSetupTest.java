@@ -38,6 +38,8 @@ class PlatformSetupTest {
     HostPaths p = tree("rw");
     PlatformSetup.Result r = PlatformSetup.run(TestConfigs.options(c -> { }), p);
     assertFalse(r.sysfsReadOnly());
+    assertEquals("0\n", Files.readString(p.oomScoreAdj()), "the OOM score is set on its own");
+    PlatformSetup.adjustOomScore(TestConfigs.options(c -> { }), p);
     assertEquals("-999", Files.readString(p.oomScoreAdj()));
     assertEquals("131072", Files.readString(p.procSys().resolve("net/netfilter/nf_conntrack_max")));
   }
@@ -52,9 +54,9 @@ class PlatformSetupTest {
   void oomScoreFailureIsOnlyLoggedAndUnsetIsLeftAlone() throws Exception {
     HostPaths p = tree("rw");
     Files.delete(p.oomScoreAdj());
-    PlatformSetup.run(TestConfigs.options(c -> { }), p); // no exception
+    PlatformSetup.adjustOomScore(TestConfigs.options(c -> { }), p); // no exception
     Files.writeString(p.oomScoreAdj(), "5");
-    PlatformSetup.run(TestConfigs.options(c -> c.oomScoreAdj = null), p);
+    PlatformSetup.adjustOomScore(TestConfigs.options(c -> c.oomScoreAdj = null), p);
     assertEquals("5", Files.readString(p.oomScoreAdj()));
   }
 

@@ -29,7 +29,9 @@ public final class ConntrackSysctlsNetnsMain {
     c.conntrack.udpStreamTimeout = Duration.ofSeconds(Long.parseLong(args[7]));
     c.oomScoreAdj = Integer.parseInt(args[8]); // this short-lived process's own score: harmless
     HostPaths paths = HostPaths.under(dir).withProcSys(Path.of("/proc/sys")).withOomScoreAdj(Path.of("/proc/self/oom_score_adj"));
-    PlatformSetup.Result r = PlatformSetup.run(new AgentOptions(c, null, "node", null, false, false, false), paths);
+    AgentOptions options = new AgentOptions(c, null, "node", null, false, false, false);
+    PlatformSetup.Result r = PlatformSetup.run(options, paths);
+    PlatformSetup.adjustOomScore(options, paths);
     System.out.println("sysfsReadOnly=" + r.sysfsReadOnly());
     System.out.println("oom_score_adj=" + dev.kubeproxy.platform.Sysctl.readSmallFile(Path.of("/proc/self/oom_score_adj")).trim());
   }
