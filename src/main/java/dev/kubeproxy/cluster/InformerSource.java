@@ -1,5 +1,6 @@
 package dev.kubeproxy.cluster;
 
+import com.fasterxml.jackson.core.JsonParser;
 import dev.kubeproxy.AgentOptions;
 import dev.kubeproxy.cluster.ClusterEvent.Kind;
 import dev.kubeproxy.cluster.objects.ClusterObject;
@@ -85,7 +86,7 @@ final class InformerSource implements ClusterSource {
       if (!response.isSuccessful()) {
         throw new ApiException(response.code(), response.headers().toMultimap(), body);
       }
-      try (com.fasterxml.jackson.core.JsonParser p = ItemDecoder.JSON.getFactory().createParser(body)) {
+      try (JsonParser p = ItemDecoder.JSON.getFactory().createParser(body)) {
         p.nextToken();
         ObjectDecoder.Decoded<Node> node = ObjectDecoder.NODE.read(p, "");
         if (node.problem() != null) {
