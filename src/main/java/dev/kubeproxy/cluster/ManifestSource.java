@@ -142,13 +142,14 @@ final class ManifestSource implements ClusterSource {
         throw new IOException("--manifests " + dir + " is not a readable directory");
       }
       Log.info("Reading cluster objects from the manifests directory", "dir", dir.toAbsolutePath());
+      // watched from before the first read: a file changed while it is read is read again after it
+      watchService = FileSystems.getDefault().newWatchService();
+      dir.register(watchService, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_MODIFY,
+          StandardWatchEventKinds.ENTRY_DELETE);
       rescan();
       for (Selection selection : selections) {
         sink.synced(selection.kind());
       }
-      watchService = FileSystems.getDefault().newWatchService();
-      dir.register(watchService, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_MODIFY,
-          StandardWatchEventKinds.ENTRY_DELETE);
       watchThread = new Thread(this::watchLoop, "manifests-watch");
       watchThread.setDaemon(true);
       watchThread.start();

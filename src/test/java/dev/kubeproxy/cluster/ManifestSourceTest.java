@@ -6,17 +6,21 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kubeproxy.AgentOptions;
+import dev.kubeproxy.EventBusAddresses;
 import dev.kubeproxy.cluster.ClusterEvent.Kind;
 import dev.kubeproxy.cluster.objects.EndpointSlice;
 import dev.kubeproxy.cluster.objects.Service;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -64,6 +68,33 @@ class ManifestSourceTest {
         + "[{\"type\": \"InternalIP\", \"address\": \"192.168.200.10\"}]}}");
     assertEquals("node-1", source.node("node-1").metadata().name());
     assertEquals(null, source.node("node-2"));
+  }
+
+  /**
+   * A file written while the first read is under way (here: once the read has sent its first
+   * object, after every file was read) is read again: the directory is watched from before the read.
+   */
+  @Test
+  void aChangeDuringTheFirstReadIsSeen() throws Exception {
+    Path dir = Files.createDirectory(tmp.resolve("m"));
+    Path a = Files.writeString(dir.resolve("a.yaml"), svcYaml("a", "10.96.0.1", ""));
+    AtomicBoolean written = new AtomicBoolean();
+    vertx.eventBus().addOutboundInterceptor(ctx -> {
+      // runs on the reading thread, inside the first read
+      if (ctx.message().address().equals(EventBusAddresses.SERVICES) && written.compareAndSet(false, true)) {
+        try {
+          Files.writeString(a, svcYaml("a", "10.96.0.2", ""));
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+      }
+      ctx.next();
+    });
+    deploy(dir);
+    await("synced", WAIT, () -> bus.synced.contains(Kind.SERVICE));
+    assertTrue(written.get());
+    await("the change made during the first read", WAIT,
+        () -> "10.96.0.2".equals(((Service) bus.state.get(Kind.SERVICE).get("default/a")).clusterIP()));
   }
 
   @Test
