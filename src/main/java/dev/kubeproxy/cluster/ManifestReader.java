@@ -170,12 +170,11 @@ final class ManifestReader {
     private void readItems(JsonParser parser) throws IOException, ManifestException {
       for (JsonToken t = parser.currentToken(); t == JsonToken.FIELD_NAME; t = parser.nextToken()) {
         String field = parser.currentName();
-        if (field.equals("items") && parser.nextToken() == JsonToken.START_ARRAY) {
+        if (parser.nextToken() == JsonToken.START_ARRAY && field.equals("items")) {
           while (parser.nextToken() != JsonToken.END_ARRAY) {
             read(parser);
           }
         } else {
-          parser.nextToken();
           parser.skipChildren();
         }
       }

@@ -56,6 +56,11 @@ class ManifestReaderTest {
           metadata: {name: node-a}
         ---
         {}
+        ---
+        apiVersion: v1
+        kind: List
+        items: null
+        metadata: {resourceVersion: ""}
         """);
     assertEquals(List.of("Service default/a", "Service shop/b", "Node node-a"), keys(ManifestReader.read(f)));
     assertEquals(List.of("Node node-a"), keys(ManifestReader.read(f, Set.of("Node"))));
