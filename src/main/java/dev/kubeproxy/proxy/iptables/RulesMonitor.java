@@ -34,10 +34,15 @@ final class RulesMonitor {
   /** table → top-level chain → rules the last applied sync left there; null before the first sync. */
   private Map<String, Map<String, Integer>> expected;
 
-  /** Records what a successful sync left in the kernel (its restore input). */
+  /**
+   * Records what a successful sync left in the kernel (its restore input). Runs before the sync
+   * counts as done: a 10,000-Service input has 380,000 rule lines, so no string is made per line.
+   */
   void applied(String payload) {
     Map<String, Map<String, Integer>> counts = new HashMap<>();
     String table = null;
+    List<String> chains = List.of();
+    int[] rules = new int[0];
     int at = 0;
     int n = payload.length();
     while (at < n) {
@@ -47,22 +52,35 @@ final class RulesMonitor {
       }
       char first = payload.charAt(at);
       if (first == '*') {
+        record(counts, table, chains, rules);
         table = payload.substring(at + 1, end);
-        Map<String, Integer> chains = new HashMap<>();
-        for (String chain : TOP_LEVEL.getOrDefault(table, List.of())) {
-          chains.put(chain, 0);
-        }
-        counts.put(table, chains);
-      } else if (first == '-' && payload.startsWith("-A KUBE-", at) && table != null) {
-        int chainEnd = payload.indexOf(' ', at + 3);
-        if (chainEnd > 0 && chainEnd < end) {
-          counts.get(table).computeIfPresent(payload.substring(at + 3, chainEnd), (k, v) -> v + 1);
+        chains = TOP_LEVEL.getOrDefault(table, List.of());
+        rules = new int[chains.size()];
+      } else if (first == '-' && payload.startsWith("-A KUBE-", at)) {
+        for (int c = 0; c < rules.length; c++) {
+          String chain = chains.get(c);
+          int nameEnd = at + 3 + chain.length();
+          if (nameEnd < end && payload.charAt(nameEnd) == ' ' && payload.startsWith(chain, at + 3)) {
+            rules[c]++;
+            break;
+          }
         }
       }
       at = end + 1;
     }
-    counts.keySet().retainAll(TOP_LEVEL.keySet());
+    record(counts, table, chains, rules);
     expected = counts;
+  }
+
+  /** One top-level table's rule counts, by chain. */
+  private static void record(Map<String, Map<String, Integer>> counts, String table, List<String> chains, int[] rules) {
+    if (table != null && TOP_LEVEL.containsKey(table)) {
+      Map<String, Integer> byChain = new HashMap<>();
+      for (int c = 0; c < rules.length; c++) {
+        byChain.put(chains.get(c), rules[c]);
+      }
+      counts.put(table, byChain);
+    }
   }
 
   void reset() {
