@@ -23,7 +23,7 @@ public final class ObjectDecoder {
   /**
    * Reads one kind of object; objects without a namespace get defaultNamespace. The parser stands
    * on the object's START_OBJECT (or JSON null), or on a FIELD_NAME inside it when the caller has
-   * read the fields before it (a manifest's apiVersion and kind); it is left on the END_OBJECT.
+   * read the fields before it (a manifest's apiVersion and kind); it is left on the END_OBJECT (or the null).
    */
   @FunctionalInterface
   public interface Reader<T> {
