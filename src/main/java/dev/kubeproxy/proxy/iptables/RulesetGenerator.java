@@ -1,6 +1,9 @@
 package dev.kubeproxy.proxy.iptables;
 
 import dev.kubeproxy.platform.Cidr;
+import dev.kubeproxy.proxy.iptables.ChainNameCache.EndpointChain;
+import dev.kubeproxy.proxy.iptables.ChainNameCache.EndpointChains;
+import dev.kubeproxy.proxy.iptables.ChainNameCache.ServiceChains;
 import static dev.kubeproxy.proxy.iptables.ChainNames.KUBE_EXTERNAL_SERVICES;
 import static dev.kubeproxy.proxy.iptables.ChainNames.KUBE_FIREWALL;
 import static dev.kubeproxy.proxy.iptables.ChainNames.KUBE_FORWARD;
@@ -21,18 +24,16 @@ import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
 /**
  * Turns the service model into upstream's iptables-restore input (pkg/proxy/iptables/proxier.go syncProxyRules): top-level
  * chains, static rules, per-service-port rules and chains, stale-chain deletion and the final
- * NodePort rule. Keeps chain-name and probability caches between syncs, so it is not thread safe:
- * one generator per proxier, called from one thread at a time.
+ * NodePort rule. Keeps chain-name ({@link ChainNameCache}) and probability caches between syncs,
+ * so it is not thread safe: one generator per proxier, called from one thread at a time.
  */
 public final class RulesetGenerator {
   /** Above this many endpoints in total, SVC/SEP rules lose their comments (upstream's large-cluster mode). */
@@ -41,18 +42,8 @@ public final class RulesetGenerator {
   private static final String NODEPORTS_COMMENT =
       "\"kubernetes service nodeports; NOTE: this must be the last rule in this chain\"";
 
-  private final ChainNames names = new ChainNames();
-  private final Map<ServicePortName, ServiceChains> serviceChains = new HashMap<>();
-  /** Per service port: each endpoint's identity string and KUBE-SEP chain, reused while the endpoints stay. */
-  private final Map<ServicePortName, Map<Endpoint, EndpointChain>> endpointChains = new HashMap<>();
+  private final ChainNameCache chainNames = new ChainNameCache();
   private final List<String> probabilities = new ArrayList<>(List.of(""));
-
-  /** An endpoint's "ip:port" identity and its KUBE-SEP chain name. */
-  record EndpointChain(String identity, String chain) {}
-
-  /** The chain names of one service port, computed once. */
-  record ServiceChains(
-      ServicePortName name, String spn, String protocol, String svc, String svl, String ext, String fw) {}
 
   /** Service ports in ServicePortName order, without building their strings again for each comparison. */
   private static final java.util.Comparator<ServiceChains> SERVICE_ORDER = (a, b) -> {
@@ -118,7 +109,7 @@ public final class RulesetGenerator {
 
     List<ServiceChains> order = new ArrayList<>(serviceCount);
     for (ServicePortName name : state.services().keySet()) {
-      order.add(chainsOf(name));
+      order.add(chainNames.of(name));
     }
     order.sort(SERVICE_ORDER);
     int noLocalInternal = 0;
@@ -198,8 +189,7 @@ public final class RulesetGenerator {
     String payload = natRules.between(head, "COMMIT\n");
 
     if (fullSync) {
-      serviceChains.keySet().retainAll(state.services().keySet());
-      endpointChains.keySet().retainAll(state.services().keySet());
+      chainNames.retain(state.services().keySet());
     }
     // Line 1 is "*filter"; each table's rules follow its chain lines; "COMMIT" and "*nat" sit between.
     int filterFirst = 2 + filterChains.lines();
@@ -215,7 +205,7 @@ public final class RulesetGenerator {
       RulesetOptions options, ServicePortPlan plan, boolean large, Set<String> active, LineBuffer filterRules, LineBuffer natServiceRules,
       LineBuffer natChains, LineBuffer natRules) {
     ServicePort svc = plan.service();
-    ServiceChains chains = chainsOf(svc.name());
+    ServiceChains chains = chainNames.of(svc.name());
     String spn = chains.spn();
     String proto = chains.protocol();
     List<Endpoint> clusterEndpoints = plan.clusterEndpoints();
@@ -371,8 +361,7 @@ public final class RulesetGenerator {
           .comment("other traffic to ", spn + " will be dropped by KUBE-PROXY-FIREWALL").end();
     }
 
-    Map<Endpoint, EndpointChain> previous = endpointChains.getOrDefault(svc.name(), Map.of());
-    EndpointChains sepNames = new EndpointChains(chains, previous);
+    EndpointChains sepNames = chainNames.endpoints(chains);
     if (plan.usesClusterPolicyChain()) {
       natChains.chainLine(chains.svc());
       active.add(chains.svc());
@@ -403,15 +392,7 @@ public final class RulesetGenerator {
       }
       natRules.t("-m").t(proto).t("-p").t(proto).t("-j DNAT --to-destination").t(sep.identity()).end();
     }
-    if (reachable.isEmpty()) {
-      endpointChains.remove(svc.name());
-    } else if (sepNames.misses > 0 || previous.size() != reachable.size()) {
-      Map<Endpoint, EndpointChain> current = new HashMap<>(reachable.size() * 2);
-      for (Endpoint ep : reachable) {
-        current.put(ep, sepNames.of(ep));
-      }
-      endpointChains.put(svc.name(), current);
-    }
+    chainNames.keep(sepNames, reachable);
     return flags;
   }
 
@@ -442,48 +423,6 @@ public final class RulesetGenerator {
       }
       natRules.t("-j").t(sep.chain()).end();
     }
-  }
-
-  /** Endpoint chain names of one service port for one sync: the cached ones, else freshly hashed. */
-  private final class EndpointChains {
-    private final ServiceChains chains;
-    private final Map<Endpoint, EndpointChain> previous;
-    private Map<Endpoint, EndpointChain> fresh;
-    int misses;
-
-    EndpointChains(ServiceChains chains, Map<Endpoint, EndpointChain> previous) {
-      this.chains = chains;
-      this.previous = previous;
-    }
-
-    EndpointChain of(Endpoint ep) {
-      EndpointChain known = previous.get(ep);
-      if (known != null) {
-        return known;
-      }
-      if (fresh == null) {
-        fresh = new HashMap<>();
-      }
-      known = fresh.get(ep);
-      if (known == null) {
-        misses++;
-        String identity = ep.endpoint();
-        known = new EndpointChain(identity, names.endpointChain(chains.spn(), chains.protocol(), identity));
-        fresh.put(ep, known);
-      }
-      return known;
-    }
-  }
-
-  ServiceChains chainsOf(ServicePortName name) {
-    ServiceChains chains = serviceChains.get(name);
-    if (chains == null) {
-      String hash = names.serviceHash(name);
-      chains = new ServiceChains(name, name.toString(), name.protocol().toLowerCase(),
-          "KUBE-SVC-" + hash, "KUBE-SVL-" + hash, "KUBE-EXT-" + hash, "KUBE-FW-" + hash);
-      serviceChains.put(name, chains);
-    }
-    return chains;
   }
 
   /** 1/k printed like Go's %0.10f (binary value rounded half-even). */
