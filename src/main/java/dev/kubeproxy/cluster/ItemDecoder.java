@@ -21,6 +21,7 @@ import java.util.List;
  * ever be seen. The list body is decoded as it streams in: no tree, of the list or of an item.
  */
 final class ItemDecoder<T extends ClusterObject> {
+  /** The package's one mapper: list bodies' parsers, and the few trees (watch events, a manifest with a late kind). */
   static final ObjectMapper JSON = new ObjectMapper();
 
   /** Told about each item left out. */

@@ -7,7 +7,6 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.kubeproxy.cluster.objects.ObjectDecoder;
@@ -153,8 +152,8 @@ final class ManifestReader {
 
     /** The rest of an object whose apiVersion or kind comes after another field, as a tree with them first. */
     private void readReordered(JsonParser parser, String apiVersion, String kind) throws IOException, ManifestException {
-      ObjectNode rest = Trees.MAPPER.readTree(parser);
-      ObjectNode ordered = Trees.MAPPER.createObjectNode();
+      ObjectNode rest = ItemDecoder.JSON.readTree(parser);
+      ObjectNode ordered = ItemDecoder.JSON.createObjectNode();
       JsonNode version = rest.remove("apiVersion");
       JsonNode kindNode = rest.remove("kind");
       ordered.put("apiVersion", version != null ? version.asText("") : apiVersion);
@@ -211,10 +210,5 @@ final class ManifestReader {
     private ManifestException problem(String message) {
       return new ManifestException(file, at.getLineNr(), at.getColumnNr(), message);
     }
-  }
-
-  /** A tree reader, only for an object whose apiVersion or kind does not come first. */
-  private static final class Trees {
-    static final ObjectMapper MAPPER = new ObjectMapper();
   }
 }
