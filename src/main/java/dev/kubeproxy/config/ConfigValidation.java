@@ -82,7 +82,10 @@ public final class ConfigValidation {
     if (!mode.isEmpty()) {
       TreeSet<String> valid = new TreeSet<>();
       for (ProxyMode m : ProxyMode.values()) {
-        if (m != ProxyMode.NFTABLES || gates.isEnabled("NFTablesProxyMode")) {
+        // cmd/kube-proxy/app validateProxyModeLinux: ipvs is a valid mode only while KubeProxyIPVS is on
+        boolean gated = (m == ProxyMode.NFTABLES && !gates.isEnabled("NFTablesProxyMode"))
+            || (m == ProxyMode.IPVS && !gates.isEnabled(FeatureGates.KUBE_PROXY_IPVS));
+        if (!gated) {
           valid.add(m.text());
         }
       }

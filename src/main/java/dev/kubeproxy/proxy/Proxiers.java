@@ -4,6 +4,7 @@ import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.platform.IpAddresses;
 import dev.kubeproxy.AgentOptions;
 import dev.kubeproxy.cluster.NodeInfo;
+import dev.kubeproxy.config.FeatureGates;
 import dev.kubeproxy.config.KubeProxyConfiguration;
 import dev.kubeproxy.config.ProxyMode;
 import dev.kubeproxy.config.SyncSettings;
@@ -112,7 +113,8 @@ public final class Proxiers {
       ProxierSettings settings = settings(options, node, family, detectors.get(family));
       backends.add(mode == ProxyMode.IPTABLES
           ? new IptablesProxier(settings, context)
-          : new NftablesProxier(settings, runner, metrics, generations));
+          : new NftablesProxier(settings, runner, metrics, generations,
+              context.gates().isEnabled(FeatureGates.NFTABLES_NETLINK)));
     }
     return List.copyOf(backends);
   }

@@ -104,11 +104,11 @@ class ConfigValidationTest {
     assertError("KubeProxyConfiguration.Mode.ProxyMode: Invalid value: \"foo\": must be iptables, ipvs, nftables or "
         + "blank (blank means the best-available proxy [currently iptables])", c -> c.mode = "foo");
     KubeProxyConfiguration c = valid();
-    c.mode = "nftables";
-    c.nodePortAddresses = List.of("primary");
-    assertEquals(List.of("KubeProxyConfiguration.Mode.ProxyMode: Invalid value: \"nftables\": must be iptables, "
-        + "ipvs or blank (blank means the best-available proxy [currently iptables])"),
-        ConfigValidation.validate(c, FeatureGates.apply(Map.of("NFTablesProxyMode", false)).gates()));
+    c.mode = "ipvs";
+    assertEquals(List.of("KubeProxyConfiguration.Mode.ProxyMode: Invalid value: \"ipvs\": must be iptables, "
+        + "nftables or blank (blank means the best-available proxy [currently iptables])"),
+        ConfigValidation.validate(c, FeatureGates.apply(Map.of("KubeProxyIPVS", false)).gates()));
+    assertEquals(List.of(), ConfigValidation.validate(c, FeatureGates.apply(Map.of()).gates()));
   }
 
   @Test

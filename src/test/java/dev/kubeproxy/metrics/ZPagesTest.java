@@ -70,13 +70,13 @@ class ZPagesTest {
   }
 
   @Test
-  void theGatesAreAlphaAndOffByDefault() {
+  void theGatesAreBetaAndOnByDefault() {
     for (String gate : java.util.List.of("ComponentStatusz", "ComponentFlagz")) {
       dev.kubeproxy.config.FeatureGates.Gate g = dev.kubeproxy.config.FeatureGates.KNOWN.stream()
           .filter(k -> k.name().equals(gate)).findFirst().orElseThrow();
-      assertEquals(dev.kubeproxy.config.FeatureGates.Stage.ALPHA, g.stage());
-      assertFalse(dev.kubeproxy.config.FeatureGates.of(java.util.Map.of()).isEnabled(gate));
-      assertTrue(dev.kubeproxy.config.FeatureGates.of(java.util.Map.of("AllAlpha", true)).isEnabled(gate));
+      assertEquals(dev.kubeproxy.config.FeatureGates.Stage.BETA, g.stage());
+      assertTrue(dev.kubeproxy.config.FeatureGates.of(java.util.Map.of()).isEnabled(gate));
+      assertFalse(dev.kubeproxy.config.FeatureGates.of(java.util.Map.of(gate, false)).isEnabled(gate));
     }
   }
 
