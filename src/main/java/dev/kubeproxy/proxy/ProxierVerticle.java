@@ -4,6 +4,7 @@ import dev.kubeproxy.AgentContext;
 import dev.kubeproxy.AgentOptions;
 import dev.kubeproxy.EventBusAddresses;
 import dev.kubeproxy.cluster.ClusterEvent;
+import dev.kubeproxy.cluster.EventRequest;
 import dev.kubeproxy.cluster.NodeInfo;
 import dev.kubeproxy.config.FeatureGates;
 import dev.kubeproxy.config.KubeProxyConfiguration;
@@ -157,6 +158,9 @@ public class ProxierVerticle extends VerticleBase {
             List<ProxyBackend> backends = backendFactory.create(options, nodeInfo, commandRunner);
             for (ProxyBackend backend : backends) {
               backend.privilegedInit();
+            }
+            for (EventRequest event : ModeNotices.announce(options.config().mode)) {
+              vertx.eventBus().publish(EventBusAddresses.EVENTS, event);
             }
             startFamilies(backends);
             return Future.succeededFuture();

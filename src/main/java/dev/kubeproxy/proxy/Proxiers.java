@@ -121,7 +121,7 @@ public final class Proxiers {
 
   /**
    * ipvs mode (cmd/kube-proxy/app/server_linux.go): upstream's CanUseIPVSProxier check first (not in a
-   * dry run, which touches nothing), then the deprecation notice of v1.35 (kubernetes#134539).
+   * dry run, which touches nothing), the deprecation notice follows from the verticle ({@link ModeNotices}).
    */
   private static List<ProxyBackend> ipvsBackends(AgentOptions options, NodeInfo node, AgentContext context,
       List<IpFamily> families, Map<IpFamily, LocalTrafficDetector> detectors) {
@@ -135,7 +135,6 @@ public final class Proxiers {
       }
     }
     Log.info("Using ipvs Proxier");
-    Log.error("The ipvs proxier is now deprecated and may be removed in a future release. Please use 'nftables' instead.");
     if (config.ipvs.scheduler == null || config.ipvs.scheduler.isEmpty()) {
       Log.info("IPVS scheduler not specified, use rr by default");
     }
