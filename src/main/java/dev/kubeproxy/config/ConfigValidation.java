@@ -208,6 +208,11 @@ public final class ConfigValidation {
         }
       }
     }
+    // component-base logs/api/v1 Validate: a flush period of zero or less would never flush
+    if (l.flushFrequency != null && (l.flushFrequency.isNegative() || l.flushFrequency.isZero())) {
+      errs.add("logging.flushFrequency: Invalid value: " + GoQuote.quote(GoDuration.format(l.flushFrequency))
+          + ": must be positive");
+    }
     if (!gates.isEnabled("LoggingAlphaOptions")) {
       if (l.options.text.splitStream) {
         errs.add("logging.options.text.splitStream: Forbidden: Feature LoggingAlphaOptions is disabled");

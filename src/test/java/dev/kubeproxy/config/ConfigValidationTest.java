@@ -197,6 +197,8 @@ class ConfigValidationTest {
 
   @Test
   void logging() {
+    assertError("KubeProxyConfiguration.logging.flushFrequency: Invalid value: \"-1s\": must be positive",
+        c -> c.logging.flushFrequency = Duration.ofSeconds(-1));
     assertError("KubeProxyConfiguration.logging.format: Unsupported value: \"xml\": supported values: \"json\", "
         + "\"text\"", c -> c.logging.format = "xml");
     assertError("KubeProxyConfiguration.logging.options.text.splitStream: Forbidden: Feature LoggingAlphaOptions is "

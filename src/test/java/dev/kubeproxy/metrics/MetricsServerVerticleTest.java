@@ -229,7 +229,7 @@ class MetricsServerVerticleTest {
         .putHeader("Accept", "application/json;v=v1alpha1;g=config.k8s.io;as=Statusz").send());
     assertEquals(200, json.statusCode());
     assertEquals("Statusz", json.bodyAsJsonObject().getString("kind"));
-    assertEquals("1.31.0", json.bodyAsJsonObject().getString("binaryVersion"));
+    assertEquals("1.37.0", json.bodyAsJsonObject().getString("binaryVersion"));
     HttpResponse<Buffer> refused = Await.result(client.get(port, "127.0.0.1", "/statusz").putHeader("Accept", "application/json").send());
     assertEquals(406, refused.statusCode());
     assertEquals("NotAcceptable", refused.bodyAsJsonObject().getString("reason"));
