@@ -154,7 +154,6 @@ class ClusterWatchVerticleTest {
     assertEquals(Set.of("default/web", "kube-system/dns"), bus.keysAtSync.get(Kind.SERVICE));
     assertEquals(Set.of("default/web-abc"), bus.keysAtSync.get(Kind.ENDPOINT_SLICE));
     assertEquals(Set.of("node-1"), bus.keysAtSync.get(Kind.NODE));
-    assertFalse(bus.synced.contains(Kind.SERVICE_CIDR), "ServiceCIDRs are only watched with MultiCIDRServiceAllocator");
 
     // update, delete
     api.upsert(Fixtures.service("default", "web", "10.96.0.10", Map.of("app", "web", "v", "2")));
