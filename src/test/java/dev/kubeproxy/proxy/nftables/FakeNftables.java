@@ -1,6 +1,7 @@
 package dev.kubeproxy.proxy.nftables;
 
 import dev.kubeproxy.proxy.IpFamily;
+import dev.kubeproxy.trace.nftables.NftRuleset;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -131,6 +132,16 @@ public final class FakeNftables implements Nftables, TableReader {
   public synchronized void tamper(Transaction tx) throws NftablesException {
     run(tx);
     applied.remove(applied.size() - 1);
+  }
+
+  /** The table in the tracer's typed form (chains, rules, sets, maps and elements as they are now). */
+  public synchronized NftRuleset ruleset() {
+    NftRuleset.Builder b = new NftRuleset.Builder(family);
+    state.chains.values().forEach(c -> b.chain(c.definition));
+    state.containers.values().forEach(c -> b.container(c.definition));
+    state.chains.values().forEach(c -> c.rules.forEach(b::rule));
+    state.containers.values().forEach(c -> c.elements.values().forEach(b::element));
+    return b.build();
   }
 
   public synchronized boolean tableExists() {
