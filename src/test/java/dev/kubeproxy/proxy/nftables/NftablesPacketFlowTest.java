@@ -165,4 +165,24 @@ class NftablesPacketFlowTest {
         flow("pod to NodePort hits both endpoints, masqueraded", POD, NODE_IP, 3001, both, true),
         flow("external to NodePort hits both endpoints, masqueraded", EXTERNAL_CLIENT, NODE_IP, 3001, both, true)));
   }
+
+  /**
+   * Not an upstream table: the filter-priority-0 layout of pkg/proxy/nftables/proxier.go
+   * nftablesBaseChains (v1.34) lets local traffic to an eTP:Local Service's external addresses reach
+   * the remote endpoints when this node has none, while external traffic is still dropped.
+   */
+  @TestFactory
+  Stream<DynamicTest> externalTrafficPolicyLocalWithoutLocalEndpoints() {
+    PacketFlows.Node n = node();
+    n.model.put(svc(spn("ns1", "svc1", "p80"), "172.30.0.41", 80).nodePort(3001).externalIPs("192.168.99.11")
+        .loadBalancer("1.2.3.4").etpLocal(30000), ready("10.180.0.1", 80, false), ready("10.180.2.1", 80, false));
+    String both = "10.180.0.1:80, 10.180.2.1:80";
+    return n.flows("eTP:Local without local endpoints", List.of(
+        flow("pod to external IP reaches the remote endpoints", POD, "192.168.99.11", 80, both),
+        flow("pod to LB IP reaches the remote endpoints", POD, "1.2.3.4", 80, both),
+        flow("node to LB IP reaches the remote endpoints, masqueraded", NODE_IP, "1.2.3.4", 80, both, true),
+        flow("external to external IP is dropped", EXTERNAL_CLIENT, "192.168.99.11", 80, "DROP"),
+        flow("external to LB IP is dropped", EXTERNAL_CLIENT, "1.2.3.4", 80, "DROP"),
+        flow("external to NodePort is dropped", EXTERNAL_CLIENT, NODE_IP, 3001, "DROP")));
+  }
 }
