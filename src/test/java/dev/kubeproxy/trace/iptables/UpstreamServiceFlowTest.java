@@ -17,12 +17,36 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * Upstream's packet-flow tables for Service kinds (pkg/proxy/iptables/proxier_test.go TestNoEndpointsReject,
+ * Upstream's packet-flow tables for Service kinds (pkg/proxy/iptables/proxier_test.go TestTracePacket over the
+ * Services of TestOverallIPTablesRules, TestNoEndpointsReject,
  * TestClusterIPGeneral, TestLoadBalancer, TestHealthCheckNodePort, TestExternalTrafficPolicyLocal,
  * TestExternalTrafficPolicyCluster), traced through the agent's own rules.
  */
 @Tag("unit")
 class UpstreamServiceFlowTest {
+
+  /** TestTracePacket's flows; its static rules are those of TestOverallIPTablesRules' Services. */
+  @Test
+  void tracePacketOverTheOverallServices() {
+    var state = state()
+        .add(svc(spn("ns1", "svc1", "p80"), "172.30.0.41", 80), ready("10.180.0.1", 80, false))
+        .add(svc(spn("ns2", "svc2", "p80"), "172.30.0.42", 80).nodePort(3001).loadBalancer("1.2.3.4")
+            .externalIPs("192.168.99.22").etpLocal(30000), ready("10.180.0.2", 80, false))
+        .add(svc(spn("ns3", "svc3", "p80"), "172.30.0.43", 80).nodePort(3003), ready("10.180.0.3", 80, false))
+        .add(svc(spn("ns4", "svc4", "p80"), "172.30.0.44", 80).externalIPs("192.168.99.33"),
+            ready("10.180.0.4", 80, false), ready("10.180.0.5", 80, true))
+        .add(svc(spn("ns5", "svc5", "p80"), "172.30.0.45", 80).nodePort(3002).loadBalancer("5.6.7.8")
+            .sourceRanges(" 203.0.113.0/25").affinity(10800), ready("10.180.0.3", 80, false))
+        .add(svc(spn("ns6", "svc6", "p80"), "172.30.0.46", 80));
+    run(tracer(state.build()), List.of(
+        flow("no match", "10.0.0.2", "10.0.0.3", 80, ""),
+        flow("single endpoint", "10.0.0.2", "172.30.0.41", 80, "10.180.0.1:80"),
+        flow("multiple endpoints", "10.0.0.2", "172.30.0.44", 80, "10.180.0.4:80, 10.180.0.5:80"),
+        flow("LOCAL, KUBE-MARK-MASQ", NODE_IP, "192.168.99.22", 80, "10.180.0.2:80", true),
+        flow("DROP", EXTERNAL_CLIENT, "192.168.99.22", 80, "DROP"),
+        flow("ACCEPT (NodePortHealthCheck)", NODE_IP, NODE_IP, 30000, "ACCEPT"),
+        flow("REJECT", "10.0.0.2", "172.30.0.46", 80, "REJECT")));
+  }
 
   @Test
   void noEndpointsReject() {
