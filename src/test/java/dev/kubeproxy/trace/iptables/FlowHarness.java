@@ -89,6 +89,8 @@ final class FlowHarness {
     List<String> nodePortAddresses = List.of();
     boolean masqueradeAll;
     boolean localDetector = true;
+    /** A detector other than upstream's ClusterCIDR one, or null. */
+    LocalTrafficDetector detector;
 
     Setup with(Consumer<Setup> change) {
       change.accept(this);
@@ -104,7 +106,8 @@ final class FlowHarness {
   static IptablesTracer tracer(Setup setup, ProxyState state) {
     boolean v4 = setup.family == IpFamily.IPv4;
     ByteArrayOutputStream printed = new ByteArrayOutputStream();
-    LocalTrafficDetector detector = !setup.localDetector ? LocalTrafficDetector.noop()
+    LocalTrafficDetector detector = setup.detector != null ? setup.detector
+        : !setup.localDetector ? LocalTrafficDetector.noop()
         : new LocalTrafficDetector("ClusterCIDR", v4 ? "10.0.0.0/8" : "fd00:10::/64");
     ProxierSettings settings = new ProxierSettings(setup.family, "test-node", List.of(v4 ? NODE_IP : NODE_IPV6),
         setup.nodePortAddresses, setup.masqueradeAll, 14, setup.localhostNodePorts, detector, Duration.ofHours(1),
