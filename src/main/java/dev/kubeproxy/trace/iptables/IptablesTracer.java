@@ -27,19 +27,36 @@ import java.util.TreeSet;
 public final class IptablesTracer implements PacketTracer {
   private final ChainWalker walker;
   private final LocalNode node;
+  private final IpSetContents sets;
+  private final VirtualServers ipvs;
 
+  /** A tracer of iptables mode's rules (no ipsets, no IPVS). */
   public IptablesTracer(IptablesRules rules, LocalNode node) {
+    this(rules, node, IpSetContents.none(), VirtualServers.none());
+  }
+
+  /** A tracer of rules that test ipsets, with IPVS taking the packets of its virtual servers (ipvs mode). */
+  public IptablesTracer(IptablesRules rules, LocalNode node, IpSetContents sets, VirtualServers ipvs) {
     this.walker = new ChainWalker(rules);
     this.node = node;
+    this.sets = sets;
+    this.ipvs = ipvs;
   }
 
   @Override
   public Trace trace(Packet packet) {
-    PacketState start = PacketState.of(packet, node);
+    PacketState start = PacketState.of(packet, node, sets);
     List<Outcome> done = new ArrayList<>();
     List<PacketState> live = List.of(start);
     if (packet.origin() == Origin.NODE) {
-      live = hook(live, done, "OUTPUT", "raw", "mangle", "nat", "filter");
+      live = hook(live, done, "OUTPUT", "raw", "mangle", "nat");
+      // IPVS takes locally sent packets right after nat OUTPUT and lets them go on (ip_vs_local_request).
+      List<PacketState> afterIpvs = new ArrayList<>();
+      for (PacketState p : live) {
+        List<PacketState> taken = ipvs(p, done);
+        afterIpvs.addAll(taken == null ? List.of(p) : taken);
+      }
+      live = hook(afterIpvs, done, "OUTPUT", "filter");
       for (PacketState p : live) {
         p.outInterface = node.isLocal(p.destination) ? "lo" : node.externalInterface();
       }
@@ -63,14 +80,59 @@ public final class IptablesTracer implements PacketTracer {
       for (PacketState p : live) {
         (node.isLocal(p.destination) ? input : forward).add(p);
       }
-      finish(hook(input, done, "INPUT", "mangle", "filter", "nat"), done);
+      List<PacketState> local = new ArrayList<>();
+      List<PacketState> viaIpvs = new ArrayList<>();
+      for (PacketState p : hook(input, done, "INPUT", "mangle", "filter")) {
+        // IPVS takes packets for its virtual servers after filter INPUT and sends them on through
+        // LOCAL_OUT and POSTROUTING (ip_vs_remote_request, ip_vs_nat_xmit).
+        List<PacketState> taken = ipvs(p, done);
+        if (taken == null) {
+          local.add(p);
+        } else {
+          viaIpvs.addAll(taken);
+        }
+      }
+      finish(hook(local, done, "INPUT", "nat"), done);
       for (PacketState p : forward) {
         p.outInterface = node.externalInterface();
       }
-      forward = hook(forward, done, "FORWARD", "mangle", "filter");
-      finish(hook(forward, done, "POSTROUTING", "mangle", "nat"), done);
+      for (PacketState p : viaIpvs) {
+        p.outInterface = node.externalInterface();
+      }
+      List<PacketState> out = new ArrayList<>(hook(forward, done, "FORWARD", "mangle", "filter"));
+      out.addAll(hook(viaIpvs, done, "OUTPUT", "mangle", "filter"));
+      finish(hook(out, done, "POSTROUTING", "mangle", "nat"), done);
     }
     return answer(done);
+  }
+
+  /**
+   * IPVS on a packet: null when no virtual server has its destination; else one copy per real server a new
+   * connection can go to, DNATed there (none: the packet is refused, as IPVS answers with ICMP unreachable).
+   */
+  private List<PacketState> ipvs(PacketState p, List<Outcome> done) {
+    List<String> destinations = ipvs.destinations(p.destination, p.protocol, p.destinationPort);
+    if (destinations == null) {
+      return null;
+    }
+    String virtual = (p.destination.contains(":") ? "[" + p.destination + "]" : p.destination) + ":"
+        + p.destinationPort + "/" + p.protocol.toUpperCase(java.util.Locale.ROOT);
+    if (destinations.isEmpty()) {
+      p.path.add(new Step("ipvs", virtual + " has no real server"));
+      done.add(new Outcome(p, Result.REJECT));
+      return List.of();
+    }
+    List<PacketState> out = new ArrayList<>();
+    for (String destination : destinations) {
+      PacketState copy = p.copy();
+      copy.ipvsAddress = p.destination;
+      copy.ipvsProtocol = p.protocol;
+      copy.ipvsPort = p.destinationPort;
+      copy.path.add(new Step("ipvs", virtual + " -> " + destination));
+      Targets.dnatTo(copy, destination);
+      out.add(copy);
+    }
+    return out;
   }
 
   /** The packets through one hook's tables in order; dropped and rejected ones end in {@code done}. */

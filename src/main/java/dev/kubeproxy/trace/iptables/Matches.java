@@ -9,7 +9,7 @@ import java.util.Set;
 final class Matches {
   /** The -m modules whose options {@link RuleParser} reads. */
   static final Set<String> KNOWN_MODULES = Set.of("tcp", "udp", "sctp", "multiport", "comment", "addrtype",
-      "conntrack", "state", "mark", "recent", "statistic", "nfacct");
+      "conntrack", "state", "mark", "recent", "statistic", "nfacct", "set", "physdev", "ipvs");
 
   private Matches() {}
 
@@ -28,6 +28,12 @@ final class Matches {
       }
       return false;
     };
+  }
+
+  /** -m ipvs --vaddr address[/mask]: the virtual server that took the packet. */
+  static Condition virtualAddress(String value) {
+    Cidr cidr = Cidr.parse(value);
+    return packet -> packet.ipvsAddress != null && cidr.contains(packet.ipvsAddress);
   }
 
   /** -i / -o: an interface name, "+" at the end matching any name with that prefix. */

@@ -12,6 +12,7 @@ import java.util.Locale;
  */
 final class PacketState {
   final LocalNode node;
+  final IpSetContents sets;
   final String source;
   String destination;
   int destinationPort;
@@ -25,11 +26,16 @@ final class PacketState {
   /** The DNAT target "ip:port" ("[ip]:port" for IPv6), or null while not DNATed. */
   String dnatTarget;
   boolean masqueraded;
+  /** The IPVS virtual server that took the packet ("ip", "tcp", port), or null. */
+  String ipvsAddress;
+  String ipvsProtocol;
+  int ipvsPort;
   final List<Step> path;
 
-  private PacketState(LocalNode node, String source, String destination, int destinationPort, String protocol,
+  private PacketState(LocalNode node, IpSetContents sets, String source, String destination, int destinationPort, String protocol,
       boolean established, List<Step> path) {
     this.node = node;
+    this.sets = sets;
     this.source = source;
     this.destination = destination;
     this.destinationPort = destinationPort;
@@ -38,19 +44,22 @@ final class PacketState {
     this.path = path;
   }
 
-  static PacketState of(Packet packet, LocalNode node) {
-    return new PacketState(node, packet.sourceIp(), packet.destinationIp(), packet.destinationPort(),
+  static PacketState of(Packet packet, LocalNode node, IpSetContents sets) {
+    return new PacketState(node, sets, packet.sourceIp(), packet.destinationIp(), packet.destinationPort(),
         packet.protocol().name().toLowerCase(Locale.ROOT), packet.established(), new ArrayList<>());
   }
 
   PacketState copy() {
-    PacketState copy = new PacketState(node, source, destination, destinationPort, protocol, established,
+    PacketState copy = new PacketState(node, sets, source, destination, destinationPort, protocol, established,
         new ArrayList<>(path));
     copy.inInterface = inInterface;
     copy.outInterface = outInterface;
     copy.mark = mark;
     copy.dnatTarget = dnatTarget;
     copy.masqueraded = masqueraded;
+    copy.ipvsAddress = ipvsAddress;
+    copy.ipvsProtocol = ipvsProtocol;
+    copy.ipvsPort = ipvsPort;
     return copy;
   }
 

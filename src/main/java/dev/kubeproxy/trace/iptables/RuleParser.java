@@ -122,6 +122,23 @@ final class RuleParser {
         }
         case "--probability", "--every", "--packet", "--name", "--mask", "--seconds" -> value(args, ++i, text);
         case "--set", "--rsource", "--rdest", "--reap" -> { }
+        case "--match-set" -> {
+          String set = value(args, ++i, text);
+          List<String> flags = List.of(value(args, ++i, text).split(","));
+          condition = packet -> packet.sets.contains(set, flags, packet);
+        }
+        // The traced packets never cross a bridge port with bridge netfilter on.
+        case "--physdev-is-in", "--physdev-is-out", "--physdev-is-bridged" -> condition = packet -> false;
+        case "--ipvs" -> condition = packet -> packet.ipvsAddress != null;
+        case "--vaddr" -> condition = Matches.virtualAddress(value(args, ++i, text));
+        case "--vproto" -> {
+          String protocol = value(args, ++i, text);
+          condition = packet -> protocol.equalsIgnoreCase(packet.ipvsProtocol);
+        }
+        case "--vport" -> {
+          int port = Integer.parseInt(value(args, ++i, text));
+          condition = packet -> packet.ipvsAddress != null && packet.ipvsPort == port;
+        }
         // A new flow has no history, so a check of what it did before never holds.
         case "--rcheck", "--update" -> condition = packet -> false;
         default -> {

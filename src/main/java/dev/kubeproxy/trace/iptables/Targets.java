@@ -10,6 +10,11 @@ final class Targets {
     if (to == null || to.isEmpty()) {
       throw new IllegalArgumentException("DNAT without --to-destination: " + rule.text());
     }
+    dnatTo(packet, to);
+  }
+
+  /** The packet's destination becomes ip[:port] ("[ipv6]:port"), recorded as its DNAT target. */
+  static void dnatTo(PacketState packet, String to) {
     String ip;
     int port = packet.destinationPort;
     if (to.startsWith("[")) {

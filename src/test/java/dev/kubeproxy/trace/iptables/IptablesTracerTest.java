@@ -140,10 +140,10 @@ class IptablesTracerTest {
     IptablesRules rules = IptablesRules.parse("""
         *filter
         :INPUT ACCEPT [0:0]
-        -A INPUT -m set --match-set blocked src -j DROP
+        -A INPUT -m hashlimit --hashlimit-upto 5/sec -j DROP
         COMMIT
         """);
-    assertEquals(List.of("-A INPUT -m set --match-set blocked src -j DROP (match module set)"), rules.unsupported());
+    assertEquals(List.of("-A INPUT -m hashlimit --hashlimit-upto 5/sec -j DROP (match module hashlimit)"), rules.unsupported());
     Trace t = new IptablesTracer(rules, NODE)
         .trace(new Packet(Origin.OUTSIDE, "203.0.113.2", "192.168.0.2", 80, Protocol.TCP, false));
     assertEquals(Verdict.ACCEPT, t.verdict());
