@@ -1,6 +1,6 @@
 package dev.kubeproxy.trace.iptables;
 
-import dev.kubeproxy.platform.Cidr;
+import dev.kubeproxy.net.Cidr;
 import java.util.List;
 import java.util.Set;
 

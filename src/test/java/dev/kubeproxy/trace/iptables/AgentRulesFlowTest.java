@@ -12,7 +12,7 @@ import static dev.kubeproxy.trace.iptables.FlowHarness.tracer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.kubeproxy.proxy.LocalTrafficDetector;
+import dev.kubeproxy.model.LocalTrafficDetector;
 import dev.kubeproxy.trace.Origin;
 import dev.kubeproxy.trace.Packet;
 import dev.kubeproxy.trace.Protocol;

@@ -14,8 +14,8 @@ import static dev.kubeproxy.trace.iptables.FlowHarness.flow;
 import static dev.kubeproxy.trace.iptables.FlowHarness.run;
 import static dev.kubeproxy.trace.iptables.FlowHarness.tracer;
 
-import dev.kubeproxy.proxy.Endpoint;
-import dev.kubeproxy.proxy.IpFamily;
+import dev.kubeproxy.model.Endpoint;
+import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.testutil.ModelFixtures.Svc;
 import dev.kubeproxy.trace.iptables.FlowHarness.Flow;
 import java.util.ArrayList;
