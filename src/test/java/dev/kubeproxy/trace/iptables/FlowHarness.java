@@ -53,9 +53,6 @@ final class FlowHarness {
   static final LocalNode NODE = new LocalNode(Set.copyOf(NODE_IPS), "cni0", "eth0");
   private static final List<Cidr> POD_CIDRS = List.of(Cidr.parse("10.0.0.0/8"), Cidr.parse("fd00:10::/64"));
 
-  /** Every flow checked so far (the count the report gives). */
-  static final java.util.concurrent.atomic.AtomicInteger FLOWS = new java.util.concurrent.atomic.AtomicInteger();
-
   private FlowHarness() {}
 
   /** One packetFlowTest: output is upstream's ("" no match, "ACCEPT", "DROP", "REJECT", or "ip:port, ..."). */
@@ -159,7 +156,6 @@ final class FlowHarness {
   static void run(IptablesTracer tracer, List<Flow> flows) {
     List<Executable> checks = new ArrayList<>();
     for (Flow f : flows) {
-      FLOWS.incrementAndGet();
       Packet packet = new Packet(origin(f.source()), f.source(), f.destination(), f.port(), f.protocol(), false);
       Trace trace = tracer.trace(packet);
       checks.add(() -> assertEquals(expected(f), actual(trace), () -> f.name() + ": " + packet + " by\n"
