@@ -66,8 +66,14 @@ public final class IptablesRules {
     return this;
   }
 
+  /** The rules of a chain as written ("-A CHAIN ..."), or null when the table has no such chain. */
+  public List<String> ruleTexts(String table, String chain) {
+    List<Rule> rules = chain(table, chain);
+    return rules == null ? null : rules.stream().map(Rule::text).toList();
+  }
+
   /** The rules of a chain, or null when the table has no such chain. */
-  public List<Rule> chain(String table, String chain) {
+  List<Rule> chain(String table, String chain) {
     Map<String, List<Rule>> chains = tables.get(table);
     return chains == null ? null : chains.get(chain);
   }

@@ -18,10 +18,10 @@ import java.util.Map;
  * @param unsupported why the tracer cannot evaluate the rule (a match it does not know), or "" when it can; such
  *     a rule never matches
  */
-public record Rule(String table, String chain, String text, List<Condition> conditions, String target,
+record Rule(String table, String chain, String text, List<Condition> conditions, String target,
     Map<String, String> targetOptions, boolean random, boolean goTo, String unsupported) {
 
-  public Rule {
+  Rule {
     conditions = List.copyOf(conditions);
     targetOptions = Map.copyOf(targetOptions);
   }

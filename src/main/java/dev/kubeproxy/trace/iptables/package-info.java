@@ -5,6 +5,9 @@
  * ({@link dev.kubeproxy.trace.iptables.LocalNode}) and, in ipvs mode, IPVS's virtual servers
  * ({@link dev.kubeproxy.trace.iptables.VirtualServers}).
  *
+ * <p>A trace's steps name their chain as "table/CHAIN" ("nat/KUBE-SERVICES"); IPVS's choice of a real server is
+ * a step of the pseudo-chain "ipvs".
+ *
  * <p>Depends on {@code net} only: it reads the rules and shares no code with what writes them.
  */
 package dev.kubeproxy.trace.iptables;
