@@ -49,6 +49,17 @@ class AgentRulesFlowTest {
         flow("node to NodePort with eTP:Local", NODE_IP, NODE_IP, 3002, BOTH, true)));
   }
 
+  /** A new client has no "recent" entry: the affinity rules do not match and every endpoint can be chosen. */
+  @Test
+  void sessionAffinityLetsANewClientReachEveryEndpoint() {
+    var state = state().add(svc(spn("ns5", "svc5", "p80"), "172.30.0.45", 80).loadBalancer("5.6.7.8").affinity(),
+        ready("10.180.0.3", 80, false), ready("10.180.0.4", 80, false));
+    run(tracer(state.build()), List.of(
+        flow("pod to ClusterIP with affinity", "10.0.0.2", "172.30.0.45", 80, "10.180.0.3:80, 10.180.0.4:80", false),
+        flow("external to LB with affinity", EXTERNAL_CLIENT, "5.6.7.8", 80, "10.180.0.3:80, 10.180.0.4:80",
+            true)));
+  }
+
   @Test
   void establishedPacketsAreAcceptedByTheConntrackRuleWithoutNat() {
     IptablesTracer tracer = tracer(state().add(svc(spn("ns1", "svc1", "p80"), "172.30.0.41", 80).nodePort(3001),
