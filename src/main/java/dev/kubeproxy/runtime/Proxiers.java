@@ -1,5 +1,7 @@
 package dev.kubeproxy.runtime;
 
+import dev.kubeproxy.model.EndpointCategorizer;
+
 import dev.kubeproxy.model.LocalTrafficDetector;
 import dev.kubeproxy.model.ProxierSettings;
 import dev.kubeproxy.model.ProxyBackend;
@@ -116,7 +118,7 @@ public final class Proxiers {
     for (IpFamily family : families) {
       ProxierSettings settings = settings(options, node, family, detectors.get(family));
       backends.add(mode == ProxyMode.IPTABLES
-          ? new IptablesProxier(settings, context)
+          ? new IptablesProxier(settings, context.commands(), context.metrics(), context.iptablesBackend())
           : new NftablesProxier(settings, runner, metrics, generations));
     }
     return List.copyOf(backends);
@@ -145,7 +147,7 @@ public final class Proxiers {
     List<ProxyBackend> backends = new ArrayList<>();
     for (IpFamily family : families) {
       backends.add(new IpvsProxier(settings(options, node, family, detectors.get(family)),
-          IpvsSettings.of(config.ipvs, family), context));
+          IpvsSettings.of(config.ipvs, family), ipvsHost(context), topologyGates(context)));
     }
     return List.copyOf(backends);
   }
@@ -310,7 +312,7 @@ public final class Proxiers {
     List<ProxyBackend> targets = new ArrayList<>();
     if (all || !iptablesBased) {
       for (IpFamily family : IpFamily.values()) {
-        targets.add(new IptablesProxier(minimalSettings(family), context));
+        targets.add(new IptablesProxier(minimalSettings(family), context.commands(), context.metrics(), context.iptablesBackend()));
       }
     }
     if (all || iptablesBased) {
@@ -322,7 +324,7 @@ public final class Proxiers {
       // upstream cleans ipvs mode's leftovers with iptables mode's (when switching to nftables, and with --cleanup)
       for (IpFamily family : IpFamily.values()) {
         targets.add(new IpvsProxier(minimalSettings(family), IpvsSettings.of(new KubeProxyConfiguration.IPVS(), family),
-            context));
+            ipvsHost(context), topologyGates(context)));
       }
     }
     boolean ok = true;
@@ -343,5 +345,14 @@ public final class Proxiers {
   private static ProxierSettings minimalSettings(IpFamily family) {
     return new ProxierSettings(family, "", List.of(), List.of(), false, 14, false, LocalTrafficDetector.noop(),
         SyncSettings.DEFAULTS.syncPeriod(), SyncSettings.DEFAULTS.minSyncPeriod(), null);
+  }
+
+  private static IpvsProxier.Host ipvsHost(AgentContext context) {
+    return new IpvsProxier.Host(context.commands(), context.metrics(), context.clock(), context.iptablesBackend());
+  }
+
+  private static EndpointCategorizer.TopologyGates topologyGates(AgentContext context) {
+    return new EndpointCategorizer.TopologyGates(context.gates().isEnabled("TopologyAwareHints"),
+        context.gates().isEnabled("ServiceTrafficDistribution"));
   }
 }
