@@ -53,7 +53,7 @@ public final class ReportBuilder {
       }
       matching.sort(Comparator.comparing(ServicePort::name));
       for (ServicePort svc : matching) {
-        ServicePortPlan plan = ServicePortPlan.of(svc, state.endpointsOf(svc.name()), state.nodeLabels(), snapshot.gates());
+        ServicePortPlan plan = state.plan(svc);
         PacketPath path = null;
         if (query.tracesPath()) {
           if (IpFamily.ofText(query.toIp()) != family.family()) {

@@ -1,7 +1,5 @@
 package dev.kubeproxy.messages;
 
-import dev.kubeproxy.model.EndpointCategorizer;
-
 import java.util.List;
 
 /**
@@ -11,12 +9,11 @@ import java.util.List;
  * @param mode        "iptables" or "nftables"
  * @param dryRun      rules are printed, not applied
  * @param initialized the initial lists have arrived and rules are being programmed
- * @param gates       the feature gates that decide topology
  * @param families    one entry per family the proxier runs, primary first
  * @param invalid     Services and EndpointSlices left out because an API server would reject them
  */
 public record ProxierSnapshot(
-    String mode, boolean dryRun, boolean initialized, EndpointCategorizer.TopologyGates gates,
+    String mode, boolean dryRun, boolean initialized,
     List<FamilySnapshot> families, List<InvalidObjects.Invalid> invalid) {
 
   public ProxierSnapshot {

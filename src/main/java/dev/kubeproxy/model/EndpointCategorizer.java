@@ -39,7 +39,7 @@ public final class EndpointCategorizer {
     public static final TopologyGates DEFAULT = new TopologyGates(true, true);
   }
 
-  public static Result categorize(ServicePort svc, List<Endpoint> endpoints, Map<String, String> nodeLabels) {
+  static Result categorize(ServicePort svc, List<Endpoint> endpoints, Map<String, String> nodeLabels) {
     return categorize(svc, endpoints, nodeLabels, TopologyGates.DEFAULT);
   }
 

@@ -16,6 +16,8 @@ import java.util.Set;
  * @param serviceCIDRs    this family's ServiceCIDRs (MultiCIDRServiceAllocator), empty when not watched
  * @param triggerTimes    per service, the last-change-trigger-times since the previous sync
  * @param fullSyncReason  why the model asks for a full sync, {@link FullSyncReason#NONE} when it does not
+ * @param topologyGates   the configured topology gates every port's plan is decided with, so that
+ *                        every backend and explain read the same plan
  */
 public record ProxyState(
     Map<ServicePortName, ServicePort> services,
@@ -24,11 +26,28 @@ public record ProxyState(
     Map<String, String> nodeLabels,
     List<String> serviceCIDRs,
     Map<NamespacedName, List<Instant>> triggerTimes,
-    FullSyncReason fullSyncReason) {
+    FullSyncReason fullSyncReason,
+    EndpointCategorizer.TopologyGates topologyGates) {
 
   public ProxyState {
     nodeLabels = nodeLabels == null ? Map.of() : nodeLabels;
     fullSyncReason = fullSyncReason == null ? FullSyncReason.NONE : fullSyncReason;
+    if (topologyGates == null) {
+      throw new IllegalArgumentException("a ProxyState needs the topology gates its plans are decided with");
+    }
+  }
+
+  /** A state with upstream's default topology gates (both on), for tools and tests that configure none. */
+  public ProxyState(
+      Map<ServicePortName, ServicePort> services,
+      Map<ServicePortName, List<Endpoint>> endpoints,
+      Set<NamespacedName> changedServices,
+      Map<String, String> nodeLabels,
+      List<String> serviceCIDRs,
+      Map<NamespacedName, List<Instant>> triggerTimes,
+      FullSyncReason fullSyncReason) {
+    this(services, endpoints, changedServices, nodeLabels, serviceCIDRs, triggerTimes, fullSyncReason,
+        EndpointCategorizer.TopologyGates.DEFAULT);
   }
 
   /** A state whose changes are only the changed services (no full sync asked for by the model). */
@@ -46,13 +65,28 @@ public record ProxyState(
     return endpoints.getOrDefault(name, List.of());
   }
 
-  /** The policy of one of this state's service ports, decided from its endpoints and this node's labels. */
+  /**
+   * The policy of one of this state's service ports, decided from its endpoints, this node's labels
+   * and the configured topology gates: the one place a port's plan is made.
+   */
   public ServicePortPlan plan(ServicePortName name) {
     ServicePort port = services.get(name);
     if (port == null) {
       throw new IllegalArgumentException("no service port " + name + " in this state");
     }
-    return ServicePortPlan.of(port, endpointsOf(name), nodeLabels);
+    return plan(port);
+  }
+
+  /** {@link #plan(ServicePortName)} for a port the caller already holds. */
+  public ServicePortPlan plan(ServicePort port) {
+    return ServicePortPlan.of(port, endpointsOf(port.name()), nodeLabels, topologyGates);
+  }
+
+  /** This state with other service ports and endpoints (the same changes, labels and gates). */
+  public ProxyState withServices(
+      Map<ServicePortName, ServicePort> services, Map<ServicePortName, List<Endpoint>> endpoints) {
+    return new ProxyState(services, endpoints, changedServices, nodeLabels, serviceCIDRs, triggerTimes,
+        fullSyncReason, topologyGates);
   }
 
   /** Whether the model asks for every service to be rewritten. */

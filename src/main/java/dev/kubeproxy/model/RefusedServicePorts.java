@@ -49,8 +49,7 @@ public final class RefusedServicePorts {
     Map<ServicePortName, List<Endpoint>> endpoints = new HashMap<>(state.endpoints());
     services.keySet().removeAll(refused.keySet());
     endpoints.keySet().removeAll(refused.keySet());
-    return new ProxyState(Map.copyOf(services), Map.copyOf(endpoints), state.changedServices(), state.nodeLabels(),
-        state.serviceCIDRs(), state.triggerTimes(), state.fullSyncReason());
+    return state.withServices(Map.copyOf(services), Map.copyOf(endpoints));
   }
 
   /** The ports refused since the last call, each once. */

@@ -33,6 +33,7 @@ public record ServicePortPlan(
     boolean usesExternalChain,
     boolean hasSourceRangeFirewall) {
 
+  /** Decides one port's plan; the agent's backends and explain get theirs from {@link ProxyState#plan}. */
   public static ServicePortPlan of(
       ServicePort svc, List<Endpoint> endpoints, Map<String, String> nodeLabels,
       EndpointCategorizer.TopologyGates gates) {
@@ -49,10 +50,6 @@ public record ServicePortPlan(
         hasEndpoints && !(svc.externalPolicyLocal() && noLocal),
         hasEndpoints && svc.externallyAccessible(),
         !svc.loadBalancerVIPs().isEmpty() && !svc.loadBalancerSourceRanges().isEmpty());
-  }
-
-  public static ServicePortPlan of(ServicePort svc, List<Endpoint> endpoints, Map<String, String> nodeLabels) {
-    return of(svc, endpoints, nodeLabels, EndpointCategorizer.TopologyGates.DEFAULT);
   }
 
   public List<Endpoint> clusterEndpoints() {

@@ -5,7 +5,6 @@ import dev.kubeproxy.messages.FamilySnapshot;
 import dev.kubeproxy.messages.InvalidObjects;
 import dev.kubeproxy.messages.ProxierSnapshot;
 import dev.kubeproxy.model.LocalTrafficDetector;
-import dev.kubeproxy.model.ModelGates;
 import dev.kubeproxy.model.NamespacedName;
 import dev.kubeproxy.model.ProgrammedRules;
 import dev.kubeproxy.model.ProxierSettings;
@@ -40,15 +39,13 @@ final class DebugServicesResponder {
   private final NodeInfo node;
   private final Supplier<List<FamilyProxier>> families;
   private final BooleanSupplier initialized;
-  private final ModelGates gates;
   private final InvalidObjects invalid;
   /** Per family, the settings its backend was built with (computed as Proxiers.create does, at the first request). */
   private Map<IpFamily, ProxierSettings> settings;
 
   DebugServicesResponder(Vertx vertx, AgentOptions options, NodeInfo node, Supplier<List<FamilyProxier>> families,
-      BooleanSupplier initialized, ModelGates gates, Clock clock) {
+      BooleanSupplier initialized, Clock clock) {
     this.vertx = vertx;
-    this.gates = gates;
     this.invalid = new InvalidObjects(clock);
     this.options = options;
     this.node = node;
@@ -100,7 +97,7 @@ final class DebugServicesResponder {
         return;
       }
       msg.reply(new ProxierSnapshot(options.config().effectiveMode(), options.dryRun(), initialized.getAsBoolean(),
-          gates.topologyGates(), ar.result(), invalid.all()));
+          ar.result(), invalid.all()));
     });
   }
 

@@ -1,6 +1,7 @@
 package dev.kubeproxy.runtime;
 
 import dev.kubeproxy.model.Endpoint;
+import dev.kubeproxy.model.EndpointCategorizer;
 import dev.kubeproxy.model.EndpointsChangeTracker;
 import dev.kubeproxy.model.EndpointsMap;
 import dev.kubeproxy.model.FullSyncReason;
@@ -96,6 +97,8 @@ public final class FamilyProxier {
   private final ServicePortMap services = new ServicePortMap();
   private final EndpointsMap endpoints = new EndpointsMap();
   private final BoundedFrequencyRunner runner;
+  /** The configured topology gates: every plan of every state this family hands out is decided with them. */
+  private final EndpointCategorizer.TopologyGates topologyGates;
   private Map<String, String> nodeLabels;
   private List<String> serviceCIDRs = List.of();
   /** Services whose state changed in a sync that failed: the next sync reports them again. */
@@ -130,6 +133,7 @@ public final class FamilyProxier {
     this.clock = clock;
     this.nodeLabels = settings.nodeLabels();
     ModelGates gates = settings.gates();
+    this.topologyGates = gates.topologyGates();
     this.serviceChanges = new ServiceChangeTracker(family, gates.allowServiceExternalIPs(), metrics);
     this.endpointChanges = new EndpointsChangeTracker(family, settings.nodeName(), gates.topologyAwareHints(),
         gates.preferSameTrafficDistribution(), metrics, clock,
@@ -308,7 +312,7 @@ public final class FamilyProxier {
     Map<ServicePortName, List<Endpoint>> endpointSnapshot = endpoints.snapshot();
     logOrphansOnce(snapshot, endpointSnapshot, changed);
     return new ProxyState(snapshot, endpointSnapshot, Set.copyOf(changed), nodeLabels, serviceCIDRs,
-        endpointsUpdate.triggerTimes(), reason);
+        endpointsUpdate.triggerTimes(), reason, topologyGates);
   }
 
   /**

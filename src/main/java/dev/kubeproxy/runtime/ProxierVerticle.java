@@ -140,8 +140,7 @@ public class ProxierVerticle extends VerticleBase {
     consume(EventBusAddresses.NODE, this::onNode);
     consume(EventBusAddresses.SERVICE_CIDRS, this::onServiceCIDR);
     consume(EventBusAddresses.SYNCED, this::onSynced);
-    debug = new DebugServicesResponder(vertx, options, nodeInfo, this::families, this::initialized,
-        ModelGates.from(gates), clock);
+    debug = new DebugServicesResponder(vertx, options, nodeInfo, this::families, this::initialized, clock);
     consumers.addAll(debug.register());
     List<Future<?>> registered = new ArrayList<>();
     consumers.forEach(c -> registered.add(c.completion()));

@@ -1,6 +1,5 @@
 package dev.kubeproxy.runtime;
 
-import dev.kubeproxy.model.EndpointCategorizer;
 
 import dev.kubeproxy.model.LocalTrafficDetector;
 import dev.kubeproxy.model.ProxierSettings;
@@ -148,7 +147,7 @@ public final class Proxiers {
     List<ProxyBackend> backends = new ArrayList<>();
     for (IpFamily family : families) {
       backends.add(new IpvsProxier(settings(options, node, family, detectors.get(family)),
-          IpvsSettings.of(config.ipvs, family), ipvsHost(context), topologyGates(context)));
+          IpvsSettings.of(config.ipvs, family), ipvsHost(context)));
     }
     return List.copyOf(backends);
   }
@@ -325,7 +324,7 @@ public final class Proxiers {
       // upstream cleans ipvs mode's leftovers with iptables mode's (when switching to nftables, and with --cleanup)
       for (IpFamily family : IpFamily.values()) {
         targets.add(new IpvsProxier(minimalSettings(family), IpvsSettings.of(new KubeProxyConfiguration.IPVS(), family),
-            ipvsHost(context), topologyGates(context)));
+            ipvsHost(context)));
       }
     }
     boolean ok = true;
@@ -350,10 +349,5 @@ public final class Proxiers {
 
   private static IpvsProxier.Host ipvsHost(AgentContext context) {
     return new IpvsProxier.Host(context.commands(), context.metrics(), context.clock(), context.iptablesBackend());
-  }
-
-  private static EndpointCategorizer.TopologyGates topologyGates(AgentContext context) {
-    return new EndpointCategorizer.TopologyGates(context.gates().isEnabled("TopologyAwareHints"),
-        context.gates().isEnabled("ServiceTrafficDistribution"));
   }
 }

@@ -15,6 +15,7 @@ import dev.kubeproxy.explain.PacketPath.Choice;
 import dev.kubeproxy.explain.PacketPath.Hop;
 import dev.kubeproxy.explain.PacketPath.Verdict;
 import dev.kubeproxy.model.Endpoint;
+import dev.kubeproxy.model.EndpointCategorizer;
 import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.model.LocalTrafficDetector;
 import dev.kubeproxy.model.NamespacedName;
@@ -31,7 +32,7 @@ import org.junit.jupiter.api.Test;
 /** ipvs mode's packet path: the sets its rules match, the virtual server, its real servers and masquerading. */
 class IpvsPathTracerTest {
   static PacketPath trace(ServicePort svc, List<Endpoint> eps, String from, String to, int port) {
-    return new PathTracer("ipvs", settings()).trace(ServicePortPlan.of(svc, eps, Map.of()), from, to, port);
+    return new PathTracer("ipvs", settings()).trace(ServicePortPlan.of(svc, eps, Map.of(), EndpointCategorizer.TopologyGates.DEFAULT), from, to, port);
   }
 
   static List<String> hops(PacketPath p) {
@@ -132,7 +133,7 @@ class IpvsPathTracerTest {
         "fd00:96::10", 80, "TCP", 0, List.of(), List.of(), List.of(), false, 0, false, false, 0, "");
     Endpoint ep = new Endpoint("fd00:244::5", 8080, true, true, true, false, null, Endpoint.NodeHint.NONE, "node-1",
         null);
-    PacketPath p = new PathTracer("ipvs", v6).trace(ServicePortPlan.of(svc, List.of(ep), Map.of()), "fd00:1::10",
+    PacketPath p = new PathTracer("ipvs", v6).trace(ServicePortPlan.of(svc, List.of(ep), Map.of(), EndpointCategorizer.TopologyGates.DEFAULT), "fd00:1::10",
         "fd00:96::10", 80);
     assertEquals(List.of(
         "nat KUBE-SERVICES: matches set KUBE-6-CLUSTER-IP (dst,dst fd00:96::10,tcp:80) -> KUBE-MARK-MASQ, then ACCEPT:"

@@ -15,6 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.kubeproxy.explain.PacketPath.Choice;
 import dev.kubeproxy.explain.PacketPath.Verdict;
 import dev.kubeproxy.model.Endpoint;
+import dev.kubeproxy.model.EndpointCategorizer;
 import dev.kubeproxy.model.LocalTrafficDetector;
 import dev.kubeproxy.model.ServicePort;
 import dev.kubeproxy.model.ServicePortPlan;
@@ -37,7 +38,7 @@ class PathTracerTest {
 
   static PacketPath trace(String mode, ServicePort svc, List<Endpoint> eps, Map<String, String> labels, String from,
       String to, int port) {
-    return new PathTracer(mode, settings()).trace(ServicePortPlan.of(svc, eps, labels), from, to, port);
+    return new PathTracer(mode, settings()).trace(ServicePortPlan.of(svc, eps, labels, EndpointCategorizer.TopologyGates.DEFAULT), from, to, port);
   }
 
   static Set<String> endpoints(PacketPath p) {
@@ -71,7 +72,7 @@ class PathTracerTest {
   @ParameterizedTest
   @ValueSource(strings = {"iptables", "nftables", "ipvs"})
   void masqueradeAllAndNoDetection(String mode) {
-    ServicePortPlan plan = ServicePortPlan.of(service("web", 10).build(), THREE, Map.of());
+    ServicePortPlan plan = ServicePortPlan.of(service("web", 10).build(), THREE, Map.of(), EndpointCategorizer.TopologyGates.DEFAULT);
     PacketPath all = new PathTracer(mode, settings(new LocalTrafficDetector("ClusterCIDR", Model.CLUSTER_CIDR), true))
         .trace(plan, POD, "10.96.0.10", 80);
     assertTrue(all.endpoints().stream().allMatch(Choice::masquerade), all.toString());

@@ -12,7 +12,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.kubeproxy.explain.DebugReport.EndpointEntry;
 import dev.kubeproxy.explain.DebugReport.Port;
 import dev.kubeproxy.model.Endpoint;
-import dev.kubeproxy.model.EndpointCategorizer;
 import dev.kubeproxy.messages.FamilySnapshot;
 import dev.kubeproxy.messages.InvalidObjects;
 import dev.kubeproxy.model.NamespacedName;
@@ -54,7 +53,7 @@ class ReportBuilderTest {
   }
 
   DebugReport report(String mode, String service, String from, String to) {
-    ProxierSnapshot snapshot = new ProxierSnapshot(mode, false, true, EndpointCategorizer.TopologyGates.DEFAULT,
+    ProxierSnapshot snapshot = new ProxierSnapshot(mode, false, true,
         List.of(new FamilySnapshot(Model.settings(), state(), syncs, programmed)), invalid);
     return ReportBuilder.build(snapshot, ServiceQuery.parse(service, from, to));
   }

@@ -11,7 +11,6 @@ import dev.kubeproxy.messages.EventBusAddresses;
 import dev.kubeproxy.messages.EventBusCodecs;
 import dev.kubeproxy.messages.DebugServicesQuery;
 import dev.kubeproxy.model.Endpoint;
-import dev.kubeproxy.model.EndpointCategorizer;
 import dev.kubeproxy.messages.FamilySnapshot;
 import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.model.LocalTrafficDetector;
@@ -84,7 +83,7 @@ class DebugServicesRouteTest {
       queries.add(msg.body());
       Map<ServicePortName, ProgrammedRules> rules = msg.body().service() == null ? Map.of()
           : Map.of(WEB, ProgrammedRules.of("nft list chain", List.of("chain service-X { dnat to 10.244.1.5:8080 }")));
-      msg.reply(new ProxierSnapshot("nftables", false, true, EndpointCategorizer.TopologyGates.DEFAULT,
+      msg.reply(new ProxierSnapshot("nftables", false, true,
           List.of(new FamilySnapshot(settings, state, syncs, rules)), List.of()));
     });
   }

@@ -1,6 +1,7 @@
 package dev.kubeproxy.testutil;
 
 import dev.kubeproxy.model.Endpoint;
+import dev.kubeproxy.model.EndpointCategorizer;
 import dev.kubeproxy.model.NamespacedName;
 import dev.kubeproxy.model.ProxyState;
 import dev.kubeproxy.model.ServicePort;
@@ -154,6 +155,7 @@ public final class ModelFixtures {
     private final Map<ServicePortName, List<Endpoint>> endpoints = new HashMap<>();
     private final Set<NamespacedName> changed = new HashSet<>();
     private Map<String, String> labels = Map.of();
+    private EndpointCategorizer.TopologyGates gates = EndpointCategorizer.TopologyGates.DEFAULT;
 
     public StateBuilder add(Svc svc, Endpoint... eps) {
       ServicePort port = svc.build();
@@ -172,9 +174,15 @@ public final class ModelFixtures {
       return this;
     }
 
+    /** The topology gates the state's plans are decided with (both on unless set). */
+    public StateBuilder gates(EndpointCategorizer.TopologyGates g) {
+      gates = g;
+      return this;
+    }
+
     public ProxyState build() {
       return new ProxyState(Map.copyOf(services), Map.copyOf(endpoints), Set.copyOf(changed), labels, List.of(),
-          Map.of());
+          Map.of(), null, gates);
     }
   }
 

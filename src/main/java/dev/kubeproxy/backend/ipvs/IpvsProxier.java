@@ -1,6 +1,5 @@
 package dev.kubeproxy.backend.ipvs;
 
-import dev.kubeproxy.model.EndpointCategorizer.TopologyGates;
 import dev.kubeproxy.host.CommandRunner;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.backend.netfilter.BackendSelector;
@@ -71,13 +70,13 @@ public final class IpvsProxier implements ProxyBackend {
   /** The host's parts an ipvs backend uses: the agent's command runner, metrics, clock and iptables backend choice. */
   public record Host(CommandRunner commands, ProxyMetrics metrics, Clock clock, BackendSelector backends) {}
 
-  public IpvsProxier(ProxierSettings settings, IpvsSettings ipvsSettings, Host host, TopologyGates gates) {
-    this(settings, ipvsSettings, host, gates, new Sysctls(), () -> NetlinkIpvs.open(null),
+  public IpvsProxier(ProxierSettings settings, IpvsSettings ipvsSettings, Host host) {
+    this(settings, ipvsSettings, host, new Sysctls(), () -> NetlinkIpvs.open(null),
         new IpSetTool(host.commands()), new DummyInterface(host.commands()), null);
   }
 
   /** With explicit parts, for tests. iptables null: chosen as iptables-wrapper does, at the first sync. */
-  public IpvsProxier(ProxierSettings settings, IpvsSettings ipvsSettings, Host host, TopologyGates gates,
+  public IpvsProxier(ProxierSettings settings, IpvsSettings ipvsSettings, Host host,
       Sysctls sysctls, IpvsOpener opener, IpSetTool ipset, DummyInterface dummy, IptablesTool iptables) {
     this.settings = settings;
     this.ipvsSettings = ipvsSettings;
@@ -90,7 +89,7 @@ public final class IpvsProxier implements ProxyBackend {
     this.ipset = ipset;
     this.dummy = dummy;
     this.iptables = iptables;
-    this.generator = new IpvsRulesetGenerator(gates);
+    this.generator = new IpvsRulesetGenerator();
   }
 
   @Override

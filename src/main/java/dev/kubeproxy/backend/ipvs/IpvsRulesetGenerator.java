@@ -2,7 +2,6 @@ package dev.kubeproxy.backend.ipvs;
 
 import dev.kubeproxy.net.Cidr;
 import dev.kubeproxy.model.Endpoint;
-import dev.kubeproxy.model.EndpointCategorizer;
 import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.model.LocalTrafficDetector;
 import dev.kubeproxy.model.ProxyState;
@@ -78,16 +77,6 @@ public final class IpvsRulesetGenerator {
       new SetJump(IpSets.LOAD_BALANCER_SOURCE_CIDR, true, KUBE_SOURCE_RANGES_FIREWALL, "RETURN", "dst,dst,src", ""),
       new SetJump(IpSets.LOAD_BALANCER_SOURCE_IP, true, KUBE_SOURCE_RANGES_FIREWALL, "RETURN", "dst,dst,src", ""));
 
-  private final EndpointCategorizer.TopologyGates gates;
-
-  public IpvsRulesetGenerator() {
-    this(EndpointCategorizer.TopologyGates.DEFAULT);
-  }
-
-  public IpvsRulesetGenerator(EndpointCategorizer.TopologyGates gates) {
-    this.gates = gates;
-  }
-
   /** One sync's worth of state, being filled. */
   private static final class Build {
     final IpvsRulesetOptions options;
@@ -141,7 +130,7 @@ public final class IpvsRulesetGenerator {
 
   private void service(Build b, ProxyState state, ServicePort svc) {
     IpvsRulesetOptions o = b.options;
-    ServicePortPlan plan = ServicePortPlan.of(svc, state.endpointsOf(svc.name()), state.nodeLabels(), gates);
+    ServicePortPlan plan = state.plan(svc);
     String protocol = svc.protocol().toLowerCase(java.util.Locale.ROOT);
 
     // Traffic from a local endpoint to its own service loops back: SNAT it (KUBE-LOOP-BACK).

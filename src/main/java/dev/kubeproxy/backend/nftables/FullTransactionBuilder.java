@@ -13,7 +13,6 @@ import dev.kubeproxy.model.ProxierSettings;
 import dev.kubeproxy.model.ProxyState;
 import dev.kubeproxy.model.ServicePort;
 import dev.kubeproxy.model.ServicePortName;
-import dev.kubeproxy.model.ServicePortPlan;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -143,7 +142,7 @@ final class FullTransactionBuilder {
       AppliedTable.Port prev = applied.ports.get(spn);
       boolean reused = !state.changedServices().contains(spn.service()) && prev != null && prev.sameInputs(svc, eps);
       ServicePortRules r = reused ? prev.rules()
-          : ServicePortRules.compute(ServicePortPlan.of(svc, eps, state.nodeLabels()), settings, syntax,
+          : ServicePortRules.compute(state.plan(svc), settings, syntax,
               applied.slots, applied.texts);
       next.put(spn, new AppliedTable.Port(svc, eps, r));
       desiredChains.addAll(r.chains().keySet());

@@ -12,7 +12,6 @@ import dev.kubeproxy.model.ProxierSettings;
 import dev.kubeproxy.model.ProxyState;
 import dev.kubeproxy.model.ServicePort;
 import dev.kubeproxy.model.ServicePortName;
-import dev.kubeproxy.model.ServicePortPlan;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -59,7 +58,7 @@ final class PartialTransactionBuilder {
       ServicePortRules after = null;
       if (svc != null) {
         List<Endpoint> eps = state.endpointsOf(spn);
-        after = ServicePortRules.compute(ServicePortPlan.of(svc, eps, state.nodeLabels()), settings, syntax,
+        after = ServicePortRules.compute(state.plan(svc), settings, syntax,
             applied.slots, applied.texts);
         applied.ports.put(spn, new AppliedTable.Port(svc, eps, after));
       } else {

@@ -6,7 +6,6 @@ import static dev.kubeproxy.testutil.ModelFixtures.svc;
 
 import dev.kubeproxy.testutil.ModelFixtures;
 import dev.kubeproxy.backend.netfilter.BackendSelector;
-import dev.kubeproxy.model.EndpointCategorizer;
 import dev.kubeproxy.config.FeatureGates;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.host.CommandRunner;
@@ -42,11 +41,10 @@ public final class IpvsProxierGuestMain {
   public static void main(String[] args) throws Exception {
     network();
     IpvsProxier.Host host = new IpvsProxier.Host(RUN, new ProxyMetrics(), Clock.systemUTC(), new BackendSelector(RUN));
-    EndpointCategorizer.TopologyGates gates = new EndpointCategorizer.TopologyGates(true, true);
     IpvsProxier v4 = new IpvsProxier(settings(IpFamily.IPv4, "192.168.0.2"), IpvsSettings.of(ipvsConfig(), IpFamily.IPv4),
-        host, gates);
+        host);
     IpvsProxier v6 = new IpvsProxier(settings(IpFamily.IPv6, "fd00:1::2"), IpvsSettings.of(ipvsConfig(), IpFamily.IPv6),
-        host, gates);
+        host);
     v4.privilegedInit();
     v6.privilegedInit();
 
