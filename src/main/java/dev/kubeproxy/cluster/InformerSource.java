@@ -155,7 +155,7 @@ final class InformerSource implements ClusterSource {
             ObjectDecoder.SERVICE, resync);
         case ENDPOINT_SLICE -> register(sink, s, "EndpointSlices", "/apis/discovery.k8s.io/v1/endpointslices",
             "EndpointSlice", EndpointSlice.class, ObjectDecoder.ENDPOINT_SLICE, resync);
-        case SERVICE_CIDR -> register(sink, s, "ServiceCIDRs", "/apis/networking.k8s.io/v1beta1/servicecidrs",
+        case SERVICE_CIDR -> register(sink, s, "ServiceCIDRs", "/apis/networking.k8s.io/v1/servicecidrs",
             "ServiceCIDR", ServiceCidr.class, ObjectDecoder.SERVICE_CIDR, resync);
         case NODE -> register(sink, s, "Node " + options.hostname(), "/api/v1/nodes", "Node", Node.class,
             ObjectDecoder.NODE, resync);
@@ -163,9 +163,7 @@ final class InformerSource implements ClusterSource {
     }
     Log.info("Starting service config controller");
     Log.info("Starting endpoint slice config controller");
-    if (Selection.serviceCidrsWatched(options)) {
-      Log.info("Starting serviceCIDR config controller");
-    }
+    Log.info("Starting serviceCIDR config controller");
     Log.info("Starting node config controller");
     factory.startAllRegisteredInformers();
 

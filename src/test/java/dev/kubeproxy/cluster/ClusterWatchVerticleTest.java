@@ -146,12 +146,12 @@ class ClusterWatchVerticleTest {
     api.upsert(Fixtures.node("node-2", List.of("10.244.2.0/24"), List.of()));
 
     deploy(options());
-    await("all kinds synced", WAIT, () -> bus.synced.containsAll(Set.of(Kind.SERVICE, Kind.ENDPOINT_SLICE, Kind.NODE)));
+    await("all kinds synced", WAIT, () -> bus.synced.containsAll(Set.of(Kind.SERVICE, Kind.ENDPOINT_SLICE, Kind.NODE,
+        Kind.SERVICE_CIDR)));
     // SYNCED comes after the initial list, and excluded objects never arrive.
     assertEquals(Set.of("default/web", "kube-system/dns"), bus.keysAtSync.get(Kind.SERVICE));
     assertEquals(Set.of("default/web-abc"), bus.keysAtSync.get(Kind.ENDPOINT_SLICE));
     assertEquals(Set.of("node-1"), bus.keysAtSync.get(Kind.NODE));
-    assertFalse(bus.synced.contains(Kind.SERVICE_CIDR), "ServiceCIDRs are only watched with MultiCIDRServiceAllocator");
 
     // update, delete
     api.upsert(Fixtures.service("default", "web", "10.96.0.10", Map.of("app", "web", "v", "2")));
@@ -289,13 +289,11 @@ class ClusterWatchVerticleTest {
   }
 
   @Test
-  void serviceCidrsWithFeatureGateAndEventsAddress() throws Exception {
-    api.upsert(new JsonObject().put("apiVersion", "networking.k8s.io/v1beta1").put("kind", "ServiceCIDR")
+  void serviceCidrsOnV1WithoutAnyGateAndEventsAddress() throws Exception {
+    api.upsert(new JsonObject().put("apiVersion", "networking.k8s.io/v1").put("kind", "ServiceCIDR")
         .put("metadata", new JsonObject().put("name", "kubernetes"))
         .put("spec", new JsonObject().put("cidrs", new io.vertx.core.json.JsonArray().add("10.96.0.0/16").add("fd00:10:96::/112"))));
-    AgentOptions options = options();
-    options.config().featureGates.put("MultiCIDRServiceAllocator", true);
-    deploy(options);
+    deploy(options());
     await("servicecidrs synced", WAIT, () -> bus.synced.contains(Kind.SERVICE_CIDR)
         && bus.keys(Kind.SERVICE_CIDR).equals(Set.of("kubernetes")));
 

@@ -62,7 +62,7 @@ public final class TestApiServer {
       new ResourceType("", "v1", "namespaces", "namespace", "Namespace", false, List.of("ns")),
       new ResourceType("discovery.k8s.io", "v1", "endpointslices", "endpointslice", "EndpointSlice", true, List.of()),
       new ResourceType("events.k8s.io", "v1", "events", "event", "Event", true, List.of("ev")),
-      new ResourceType("networking.k8s.io", "v1beta1", "servicecidrs", "servicecidr", "ServiceCIDR", false, List.of()));
+      new ResourceType("networking.k8s.io", "v1", "servicecidrs", "servicecidr", "ServiceCIDR", false, List.of()));
 
   private record Change(long rv, ResourceType type, String eventType, JsonObject oldObject, JsonObject newObject) {}
 

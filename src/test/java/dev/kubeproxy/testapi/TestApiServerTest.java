@@ -179,7 +179,7 @@ class TestApiServerTest {
   void discovery() throws Exception {
     assertEquals(200, send("GET", "/version", null, null).statusCode());
     assertTrue(send("GET", "/apis", null, null).body().contains("discovery.k8s.io"));
-    for (String gv : List.of("/api/v1", "/apis/discovery.k8s.io/v1", "/apis/events.k8s.io/v1", "/apis/networking.k8s.io/v1beta1")) {
+    for (String gv : List.of("/api/v1", "/apis/discovery.k8s.io/v1", "/apis/events.k8s.io/v1", "/apis/networking.k8s.io/v1")) {
       assertEquals("APIResourceList", new JsonObject(send("GET", gv, null, null).body()).getString("kind"), gv);
     }
   }
