@@ -267,6 +267,38 @@ class ClusterWatchVerticleTest {
     }
   }
 
+  /**
+   * A server older than the spec.clusterIP field label refuses the Services' field selector: the
+   * agent lists and watches without it, leaves the headless Services out itself and warns once.
+   */
+  @Test
+  void aRefusedFieldSelectorIsAppliedByTheAgentWithOneWarning() throws Exception {
+    java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+    java.io.PrintStream capture = new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8);
+    dev.kubeproxy.logging.Log.setOutputs(capture, capture);
+    try {
+      api.refuseFieldLabel("Service", "spec.clusterIP");
+      api.upsert(Fixtures.service("default", "web", "10.96.0.10", null));
+      api.upsert(Fixtures.service("default", "headless", "None", null));
+      deploy(options());
+      await("services synced", WAIT, () -> bus.synced.contains(Kind.SERVICE));
+      assertEquals(Set.of("default/web"), bus.keysAtSync.get(Kind.SERVICE));
+      api.upsert(Fixtures.service("default", "headless2", "None", null));
+      api.upsert(Fixtures.service("default", "later", "10.96.0.13", null));
+      await("a later Service arrives", WAIT, () -> bus.keys(Kind.SERVICE).contains("default/later"));
+      assertEquals(Set.of("default/web", "default/later"), bus.keys(Kind.SERVICE), "headless Services are left out");
+      api.delete("Service", "default", "headless2");
+      api.delete("Service", "default", "later");
+      await("later deleted", WAIT, () -> bus.keys(Kind.SERVICE).equals(Set.of("default/web")));
+      String log = captured.toString(java.nio.charset.StandardCharsets.UTF_8);
+      assertEquals(1, log.lines().filter(l -> l.contains("does not support the field selector")
+          && l.contains("spec.clusterIP!=None")).count(), log);
+      assertFalse(log.contains("Failed to list Services"), log);
+    } finally {
+      dev.kubeproxy.logging.Log.setOutputs(System.err, System.err);
+    }
+  }
+
   @Test
   void nodeEligibilityAndNodeCidrGuard() throws Exception {
     api.upsert(Fixtures.node("node-1", List.of("10.244.1.0/24"), List.of()));

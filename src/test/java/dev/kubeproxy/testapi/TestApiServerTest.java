@@ -76,6 +76,17 @@ class TestApiServerTest {
   }
 
   @Test
+  void aRefusedFieldLabelIsAnswered400AsAnOlderServerDoes() throws Exception {
+    String path = "/api/v1/services?fieldSelector=" + enc("spec.clusterIP!=None");
+    assertEquals(200, send("GET", path, null, null).statusCode());
+    api.refuseFieldLabel("Service", "spec.clusterIP");
+    HttpResponse<String> refused = send("GET", path, null, null);
+    assertEquals(400, refused.statusCode());
+    assertEquals("field label not supported: spec.clusterIP", new JsonObject(refused.body()).getString("message"));
+    assertEquals(200, send("GET", "/api/v1/services?fieldSelector=" + enc("metadata.name=a"), null, null).statusCode());
+  }
+
+  @Test
   void crudWithConflicts() throws Exception {
     HttpResponse<String> created = send("POST", "/api/v1/namespaces/default/services", svc("a", "{\"app\":\"x\"}"), "application/json");
     assertEquals(201, created.statusCode(), created.body());
