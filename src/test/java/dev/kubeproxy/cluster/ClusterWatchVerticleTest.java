@@ -320,6 +320,58 @@ class ClusterWatchVerticleTest {
         "Using NodeCIDR LocalDetector mode, current PodCIDRs are different than previous PodCIDRs, restarting"), bus.fatal.get(0));
   }
 
+  private ClusterWatchVerticle deployKnowingHostIPs(List<String> hostIPs) throws Exception {
+    ClusterWatchVerticle v = new ClusterWatchVerticle(options(),
+        new NodeInfo("node-1", List.of("192.168.200.10"), List.of(), Map.of(), hostIPs), null);
+    get(vertx.deployVerticle(v));
+    return v;
+  }
+
+  /** 1.37: the Node's host IPs changing from those the agent started with ends it, to be restarted. */
+  @Test
+  void aChangeOfTheNodesHostIPsIsFatalInEveryDetectLocalMode() throws Exception {
+    api.upsert(Fixtures.node("node-1", List.of("10.244.1.0/24"), List.of(Fixtures.address("InternalIP", "192.168.200.10"))));
+    deployKnowingHostIPs(List.of("192.168.200.10"));
+    await("node synced", WAIT, () -> bus.synced.contains(Kind.NODE) && !bus.eligibility.isEmpty());
+    // other fields, and a Node without any address, change nothing
+    api.upsert(Fixtures.node("node-1", List.of("10.244.9.0/24"), List.of(Fixtures.address("InternalIP", "192.168.200.10"),
+        Fixtures.address("Hostname", "node-1"))));
+    api.upsert(Fixtures.node("node-1", List.of("10.244.9.0/24"), List.of()));
+    api.upsert(Fixtures.node("node-1", List.of("10.244.9.0/24"), List.of(Fixtures.address("InternalIP", "192.168.200.10"))));
+    await("updates seen", WAIT, () -> bus.eligibility.size() >= 4);
+    assertTrue(bus.fatal.isEmpty(), String.valueOf(bus.fatal));
+
+    api.upsert(Fixtures.node("node-1", List.of("10.244.9.0/24"), List.of(Fixtures.address("InternalIP", "192.168.200.11"))));
+    await("fatal on a host IP change", WAIT, () -> !bus.fatal.isEmpty());
+    assertEquals("NodeIPs changed for the node (node node-1, newNodeIPs [192.168.200.11], oldNodeIPs [192.168.200.10]),"
+        + " restarting", bus.fatal.get(0));
+    Thread.sleep(200);
+    assertEquals(1, bus.fatal.size(), "one fatal message");
+  }
+
+  /** A Node that had no host IP in time gets one: the rules were built without it (upstream exits too). */
+  @Test
+  void hostIPsAppearingAfterAStartWithoutThemAreFatal() throws Exception {
+    api.upsert(Fixtures.node("node-1", List.of(), List.of()));
+    deployKnowingHostIPs(List.of());
+    await("node synced", WAIT, () -> bus.synced.contains(Kind.NODE));
+    api.upsert(Fixtures.node("node-1", List.of(), List.of(Fixtures.address("InternalIP", "192.168.200.10"))));
+    await("fatal", WAIT, () -> !bus.fatal.isEmpty());
+    assertTrue(bus.fatal.get(0).startsWith("NodeIPs changed for the node"), bus.fatal.get(0));
+  }
+
+  /** 1.37: deleting the Node ends the agent, also outside NodeCIDR mode. */
+  @Test
+  void theNodesDeletionIsFatal() throws Exception {
+    api.upsert(Fixtures.node("node-1", List.of(), List.of(Fixtures.address("InternalIP", "192.168.200.10"))));
+    deployKnowingHostIPs(List.of("192.168.200.10"));
+    await("node synced", WAIT, () -> bus.synced.contains(Kind.NODE) && !bus.eligibility.isEmpty());
+    assertTrue(bus.fatal.isEmpty());
+    api.delete("Node", null, "node-1");
+    await("fatal on deletion", WAIT, () -> !bus.fatal.isEmpty());
+    assertEquals("Node is being deleted (node node-1), restarting", bus.fatal.get(0));
+  }
+
   @Test
   void serviceCidrsOnV1WithoutAnyGateAndEventsAddress() throws Exception {
     api.upsert(new JsonObject().put("apiVersion", "networking.k8s.io/v1").put("kind", "ServiceCIDR")
