@@ -2,7 +2,7 @@
  * The agent's entry points and wiring: {@link dev.kubeproxy.Main} (java -jar) and
  * {@link dev.kubeproxy.AgentVerticle} (also vertx run) deploy the verticles in upstream's start order
  * (cmd/kube-proxy/app/server.go Run, ProxyServer.Run): the --config file's ConfigVerticle first, then
- * Complete and Validate over it, then the rest; they build the one {@link dev.kubeproxy.AgentContext}
+ * Complete and Validate over it, then the rest; they build the one {@link dev.kubeproxy.runtime.AgentContext}
  * (metrics, gates, clock, command runner, the iptables backend choice) and pass it down; the
  * event-bus addresses and codecs the verticles talk over.
  *

@@ -4,7 +4,7 @@ import static dev.kubeproxy.cli.FlagType.*;
 
 import dev.kubeproxy.config.ConfigDefaults;
 import dev.kubeproxy.config.FeatureGates;
-import dev.kubeproxy.config.GoDuration;
+import dev.kubeproxy.gotext.GoDuration;
 import dev.kubeproxy.config.SyncSettings;
 import java.util.ArrayList;
 import java.util.Collections;

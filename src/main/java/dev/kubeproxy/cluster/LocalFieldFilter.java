@@ -1,6 +1,6 @@
 package dev.kubeproxy.cluster;
 
-import dev.kubeproxy.cluster.objects.ClusterObject;
+import dev.kubeproxy.model.objects.ClusterObject;
 import dev.kubeproxy.logging.Log;
 import io.kubernetes.client.openapi.ApiException;
 
