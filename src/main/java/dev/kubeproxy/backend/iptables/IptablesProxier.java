@@ -261,7 +261,7 @@ public class IptablesProxier implements ProxyBackend {
       Log.v(2).info("iptables sync", "kind", plan.full() ? "full" : "partial", "reason", plan.reason(),
           "bytes", ruleset.payload().length(), "generate", Duration.ofNanos(restoreStart - generateStart),
           "restore", Duration.ofNanos(System.nanoTime() - restoreStart));
-      return applied(plan, ruleset, start);
+      return withLeftoversRemoved(applied(plan, ruleset, start), known);
     } catch (RulesetRefused e) {
       restoreFailed(plan);
       throw e;
@@ -345,6 +345,16 @@ public class IptablesProxier implements ProxyBackend {
     // logged once, by the caller that handles it (FamilyProxier)
     return "Failed to execute iptables-restore (" + (plan.full() ? "full" : "partial")
         + " sync); the previous rules stay in place and a full sync follows: " + e.getMessage();
+  }
+
+  /** Chains of an older kube-proxy's layout that the applied input deleted, logged and reported for an event. */
+  private SyncResult withLeftoversRemoved(SyncResult result, Set<String> known) {
+    List<String> removed = known.stream().filter(ChainNames::isObsoleteChain).sorted().toList();
+    if (removed.isEmpty()) {
+      return result;
+    }
+    Log.info("Removed chains left by an older kube-proxy", "ipFamily", settings.family(), "chains", removed);
+    return result.withRemovedLeftovers(removed);
   }
 
   private void restoreFailed(SyncPlan plan) {
