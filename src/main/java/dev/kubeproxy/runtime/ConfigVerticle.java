@@ -1,5 +1,7 @@
 package dev.kubeproxy.runtime;
 
+import dev.kubeproxy.config.ConfigWatchFailedException;
+
 import dev.kubeproxy.config.ConfigCodec;
 import dev.kubeproxy.config.ConfigContentStore;
 import dev.kubeproxy.config.ConfigFileLoader;
@@ -22,19 +24,12 @@ import java.nio.file.Path;
  * restarts it with the new file (options.go Options.eventHandler). Without --config it does nothing.
  *
  * <p>The start fails with the reader's or decoder's exception (see {@link ConfigFileLoader#load}) or
- * a {@link WatchFailedException}; the caller turns either into upstream's "failed complete" exit. The
+ * a {@link ConfigWatchFailedException}; the caller turns either into upstream's "failed complete" exit. The
  * decoded file ({@link #loaded()}) is what Complete merges with the flags.
  */
 public class ConfigVerticle extends VerticleBase {
   /** upstream's error text. */
   public static final String UPDATED = "content of the proxy server's configuration file was updated";
-
-  /** The directory of the file cannot be watched (upstream: Complete fails). */
-  public static final class WatchFailedException extends IOException {
-    WatchFailedException(String file, Throwable cause) {
-      super("failed to watch the configuration file " + file + ": " + cause.getMessage(), cause);
-    }
-  }
 
   private final String configFile;
   private ConfigFileWatcher watcher;
@@ -64,7 +59,7 @@ public class ConfigVerticle extends VerticleBase {
           // kept before the start completes: whoever sees the deployment done sees the file
           return ConfigFileLoader.load(vertx, configFile).map(decoded -> loaded = decoded)
               .compose(decoded -> watch.succeeded() ? Future.succeededFuture(decoded)
-                  : Future.failedFuture(new WatchFailedException(configFile, watch.cause())));
+                  : Future.failedFuture(new ConfigWatchFailedException(configFile, watch.cause())));
         })
         .onFailure(err -> closeWatcher()); // a verticle whose start failed is not stopped
   }

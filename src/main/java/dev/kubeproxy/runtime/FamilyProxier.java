@@ -130,7 +130,7 @@ public final class FamilyProxier {
     this.clock = clock;
     this.nodeLabels = settings.nodeLabels();
     ModelGates gates = settings.gates();
-    this.serviceChanges = new ServiceChangeTracker(family, gates.loadBalancerIPMode(), metrics);
+    this.serviceChanges = new ServiceChangeTracker(family, gates.allowServiceExternalIPs(), metrics);
     this.endpointChanges = new EndpointsChangeTracker(family, settings.nodeName(), gates.topologyAwareHints(),
         gates.preferSameTrafficDistribution(), metrics, clock,
         this::recordIncorrectIpVersion);

@@ -9,6 +9,7 @@ import dev.kubeproxy.config.AgentOptions;
 import dev.kubeproxy.messages.EventBusAddresses;
 import dev.kubeproxy.messages.ClusterEvent;
 import dev.kubeproxy.messages.NodeInfo;
+import dev.kubeproxy.messages.EventRequest;
 import dev.kubeproxy.config.FeatureGates;
 import dev.kubeproxy.config.KubeProxyConfiguration;
 import dev.kubeproxy.metrics.ProxyMetrics;
@@ -161,6 +162,9 @@ public class ProxierVerticle extends VerticleBase {
             List<ProxyBackend> backends = backendFactory.create(options, nodeInfo, commandRunner);
             for (ProxyBackend backend : backends) {
               backend.privilegedInit();
+            }
+            for (EventRequest event : ModeNotices.announce(options.config().mode)) {
+              vertx.eventBus().publish(EventBusAddresses.EVENTS, event);
             }
             startFamilies(backends);
             return Future.succeededFuture();

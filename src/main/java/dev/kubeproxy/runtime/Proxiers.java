@@ -1,5 +1,7 @@
 package dev.kubeproxy.runtime;
 
+import dev.kubeproxy.model.EndpointCategorizer;
+
 import dev.kubeproxy.model.LocalTrafficDetector;
 import dev.kubeproxy.model.ProxierSettings;
 import dev.kubeproxy.model.ProxyBackend;
@@ -9,6 +11,7 @@ import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.net.IpAddresses;
 import dev.kubeproxy.config.AgentOptions;
 import dev.kubeproxy.messages.NodeInfo;
+import dev.kubeproxy.config.FeatureGates;
 import dev.kubeproxy.config.KubeProxyConfiguration;
 import dev.kubeproxy.config.ProxyMode;
 import dev.kubeproxy.config.SyncSettings;
@@ -116,15 +119,16 @@ public final class Proxiers {
     for (IpFamily family : families) {
       ProxierSettings settings = settings(options, node, family, detectors.get(family));
       backends.add(mode == ProxyMode.IPTABLES
-          ? new IptablesProxier(settings, context)
-          : new NftablesProxier(settings, runner, metrics, generations));
+          ? new IptablesProxier(settings, context.commands(), context.metrics(), context.iptablesBackend())
+          : new NftablesProxier(settings, runner, metrics, generations,
+              context.gates().isEnabled(FeatureGates.NFTABLES_NETLINK)));
     }
     return List.copyOf(backends);
   }
 
   /**
    * ipvs mode (cmd/kube-proxy/app/server_linux.go): upstream's CanUseIPVSProxier check first (not in a
-   * dry run, which touches nothing), then the deprecation notice of v1.35 (kubernetes#134539).
+   * dry run, which touches nothing), the deprecation notice follows from the verticle ({@link ModeNotices}).
    */
   private static List<ProxyBackend> ipvsBackends(AgentOptions options, NodeInfo node, AgentContext context,
       List<IpFamily> families, Map<IpFamily, LocalTrafficDetector> detectors) {
@@ -138,14 +142,13 @@ public final class Proxiers {
       }
     }
     Log.info("Using ipvs Proxier");
-    Log.error("The ipvs proxier is now deprecated and may be removed in a future release. Please use 'nftables' instead.");
     if (config.ipvs.scheduler == null || config.ipvs.scheduler.isEmpty()) {
       Log.info("IPVS scheduler not specified, use rr by default");
     }
     List<ProxyBackend> backends = new ArrayList<>();
     for (IpFamily family : families) {
       backends.add(new IpvsProxier(settings(options, node, family, detectors.get(family)),
-          IpvsSettings.of(config.ipvs, family), context));
+          IpvsSettings.of(config.ipvs, family), ipvsHost(context), topologyGates(context)));
     }
     return List.copyOf(backends);
   }
@@ -310,7 +313,7 @@ public final class Proxiers {
     List<ProxyBackend> targets = new ArrayList<>();
     if (all || !iptablesBased) {
       for (IpFamily family : IpFamily.values()) {
-        targets.add(new IptablesProxier(minimalSettings(family), context));
+        targets.add(new IptablesProxier(minimalSettings(family), context.commands(), context.metrics(), context.iptablesBackend()));
       }
     }
     if (all || iptablesBased) {
@@ -322,7 +325,7 @@ public final class Proxiers {
       // upstream cleans ipvs mode's leftovers with iptables mode's (when switching to nftables, and with --cleanup)
       for (IpFamily family : IpFamily.values()) {
         targets.add(new IpvsProxier(minimalSettings(family), IpvsSettings.of(new KubeProxyConfiguration.IPVS(), family),
-            context));
+            ipvsHost(context), topologyGates(context)));
       }
     }
     boolean ok = true;
@@ -343,5 +346,14 @@ public final class Proxiers {
   private static ProxierSettings minimalSettings(IpFamily family) {
     return new ProxierSettings(family, "", List.of(), List.of(), false, 14, false, LocalTrafficDetector.noop(),
         SyncSettings.DEFAULTS.syncPeriod(), SyncSettings.DEFAULTS.minSyncPeriod(), null);
+  }
+
+  private static IpvsProxier.Host ipvsHost(AgentContext context) {
+    return new IpvsProxier.Host(context.commands(), context.metrics(), context.clock(), context.iptablesBackend());
+  }
+
+  private static EndpointCategorizer.TopologyGates topologyGates(AgentContext context) {
+    return new EndpointCategorizer.TopologyGates(context.gates().isEnabled("TopologyAwareHints"),
+        context.gates().isEnabled("ServiceTrafficDistribution"));
   }
 }

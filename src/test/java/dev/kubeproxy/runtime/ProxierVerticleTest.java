@@ -234,6 +234,14 @@ class ProxierVerticleTest {
   }
 
   @Test
+  void ipvsModePostsItsDeprecationOnTheNode() throws Exception {
+    List<EventRequest> events = new CopyOnWriteArrayList<>();
+    vertx.eventBus().<EventRequest>consumer(EventBusAddresses.EVENTS, m -> events.add(m.body()));
+    deploy("ipvs", false, new FakeBackend(IpFamily.IPv4));
+    await("the deprecation event", () -> events.stream().anyMatch(e -> e.reason().equals("IPVSDeprecation")));
+  }
+
+  @Test
   void theFirstSyncWaitsForTheNodeAndServiceCIDRLists() throws Exception {
     nodeListDelivered = false; // nor the ServiceCIDRs' list, awaited without any gate since 1.33
     FakeBackend v4 = new FakeBackend(IpFamily.IPv4);

@@ -5,7 +5,6 @@ import dev.kubeproxy.backend.netfilter.IptablesBackend;
 import dev.kubeproxy.backend.netfilter.IptablesTool;
 import dev.kubeproxy.backend.netfilter.Sysctls;
 
-import dev.kubeproxy.runtime.AgentContext;
 import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.host.CommandRunner;
@@ -96,10 +95,10 @@ public class IptablesProxier implements ProxyBackend {
   /** --dry-run only: the last input printed (what /debug/services shows); an applied ruleset is not kept. */
   private volatile Ruleset lastPrinted;
 
-  /** The agent's: its command runner, metrics and iptables backend choice ({@link AgentContext}). */
-  public IptablesProxier(ProxierSettings settings, AgentContext context) {
-    this(settings, context.commands(), context.metrics(), new Sysctls(), NodeAddresses.ofInterfaces(),
-        context.iptablesBackend(), () -> NfacctCounters.open(null));
+  /** With the agent's command runner, metrics and its one iptables backend choice. */
+  public IptablesProxier(ProxierSettings settings, CommandRunner commands, ProxyMetrics metrics, BackendSelector backends) {
+    this(settings, commands, metrics, new Sysctls(), NodeAddresses.ofInterfaces(),
+        backends, () -> NfacctCounters.open(null));
   }
 
   /**

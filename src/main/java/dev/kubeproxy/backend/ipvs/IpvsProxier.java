@@ -1,6 +1,10 @@
 package dev.kubeproxy.backend.ipvs;
 
-import dev.kubeproxy.runtime.AgentContext;
+import dev.kubeproxy.model.EndpointCategorizer.TopologyGates;
+import dev.kubeproxy.host.CommandRunner;
+import dev.kubeproxy.metrics.ProxyMetrics;
+import dev.kubeproxy.backend.netfilter.BackendSelector;
+import java.time.Clock;
 import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.net.Cidr;
 import dev.kubeproxy.net.IpAddresses;
@@ -37,7 +41,10 @@ public final class IpvsProxier implements ProxyBackend {
 
   private final ProxierSettings settings;
   private final IpvsSettings ipvsSettings;
-  private final AgentContext context;
+  private final CommandRunner commands;
+  private final ProxyMetrics metrics;
+  private final Clock clock;
+  private final BackendSelector backends;
   private final Sysctls sysctls;
   private final IpvsOpener opener;
   private final IpSetTool ipset;
@@ -61,24 +68,29 @@ public final class IpvsProxier implements ProxyBackend {
     Ipvs open() throws IOException;
   }
 
-  public IpvsProxier(ProxierSettings settings, IpvsSettings ipvsSettings, AgentContext context) {
-    this(settings, ipvsSettings, context, new Sysctls(), () -> NetlinkIpvs.open(null),
-        new IpSetTool(context.commands()), new DummyInterface(context.commands()), null);
+  /** The host's parts an ipvs backend uses: the agent's command runner, metrics, clock and iptables backend choice. */
+  public record Host(CommandRunner commands, ProxyMetrics metrics, Clock clock, BackendSelector backends) {}
+
+  public IpvsProxier(ProxierSettings settings, IpvsSettings ipvsSettings, Host host, TopologyGates gates) {
+    this(settings, ipvsSettings, host, gates, new Sysctls(), () -> NetlinkIpvs.open(null),
+        new IpSetTool(host.commands()), new DummyInterface(host.commands()), null);
   }
 
   /** With explicit parts, for tests. iptables null: chosen as iptables-wrapper does, at the first sync. */
-  public IpvsProxier(ProxierSettings settings, IpvsSettings ipvsSettings, AgentContext context, Sysctls sysctls,
-      IpvsOpener opener, IpSetTool ipset, DummyInterface dummy, IptablesTool iptables) {
+  public IpvsProxier(ProxierSettings settings, IpvsSettings ipvsSettings, Host host, TopologyGates gates,
+      Sysctls sysctls, IpvsOpener opener, IpSetTool ipset, DummyInterface dummy, IptablesTool iptables) {
     this.settings = settings;
     this.ipvsSettings = ipvsSettings;
-    this.context = context;
+    this.commands = host.commands();
+    this.metrics = host.metrics();
+    this.clock = host.clock();
+    this.backends = host.backends();
     this.sysctls = sysctls;
     this.opener = opener;
     this.ipset = ipset;
     this.dummy = dummy;
     this.iptables = iptables;
-    this.generator = new IpvsRulesetGenerator(new dev.kubeproxy.model.EndpointCategorizer.TopologyGates(
-        context.gates().isEnabled("TopologyAwareHints"), context.gates().isEnabled("ServiceTrafficDistribution")));
+    this.generator = new IpvsRulesetGenerator(gates);
   }
 
   @Override
@@ -165,7 +177,7 @@ public final class IpvsProxier implements ProxyBackend {
 
   private IptablesTool iptables() {
     if (iptables == null) {
-      iptables = new IptablesTool(context.commands(), settings.family(), context.iptablesBackend().choose());
+      iptables = new IptablesTool(commands, settings.family(), backends.choose());
     }
     return iptables;
   }
@@ -203,7 +215,7 @@ public final class IpvsProxier implements ProxyBackend {
   }
 
   private SyncResult syncOnce(ProxyState state) throws IOException, SyncException {
-    Instant now = context.clock().instant();
+    Instant now = clock.instant();
     Ipvs kernel = ipvs();
     if (Duration.between(lastGracefulRetry, now).compareTo(GRACEFUL_RETRY_INTERVAL) >= 0) {
       graceful.retry(); // upstream runs it every minute on its own; here the periodic syncs carry it
@@ -262,7 +274,7 @@ public final class IpvsProxier implements ProxyBackend {
     try {
       iptables().restore(ruleset.iptablesRestore(), null); // its chain lines create the chains that are missing
     } catch (IptablesTool.RestoreException e) {
-      context.metrics().incIptablesRestoreFailures(settings.family().name());
+      metrics.incIptablesRestoreFailures(settings.family().name());
       ensureBase = true;
       throw new SyncException("Failed to execute iptables-restore: " + e.getMessage(), e);
     }
@@ -463,6 +475,6 @@ public final class IpvsProxier implements ProxyBackend {
   /** upstream cleanupLeftovers for this family ({@link IpvsCleanup}). */
   @Override
   public synchronized void cleanup() throws SyncException {
-    IpvsCleanup.cleanup(settings.family(), this::ipvs, dummy, ipset, context.commands());
+    IpvsCleanup.cleanup(settings.family(), this::ipvs, dummy, ipset, commands);
   }
 }

@@ -49,9 +49,6 @@ import java.util.function.Supplier;
  * <p>Called by the family's proxier on its sync worker, one call at a time.
  */
 public class NftablesProxier implements ProxyBackend {
-  /** "off" keeps every transaction on nft (no netlink socket is opened). */
-  static final String NETLINK_ENV = "KUBE_PROXY_NFTABLES_NETLINK";
-
   private final ProxierSettings settings;
   private final CommandRunner runner;
   private final Nftables nft;
@@ -76,6 +73,8 @@ public class NftablesProxier implements ProxyBackend {
   private boolean verifiedAtLastCheck;
   /** The generation at which the current full sync listed the table (-1: not listed or not read). */
   private long listedAt = -1;
+  /** Feature gate NFTablesNetlink (on unless the public constructor was told otherwise). */
+  private boolean netlinkGate = true;
 
   /**
    * @param generations the nf_tables commit tracking of the namespace the runner writes to, the same
@@ -83,9 +82,19 @@ public class NftablesProxier implements ProxyBackend {
    */
   public NftablesProxier(
       ProxierSettings settings, CommandRunner runner, ProxyMetrics metrics, CommitGenerations generations) {
+    this(settings, runner, metrics, generations, true);
+  }
+
+  /**
+   * @param netlinkGate feature gate NFTablesNetlink: when off, no netlink socket is opened and every
+   *                    transaction and read-back goes through nft
+   */
+  public NftablesProxier(ProxierSettings settings, CommandRunner runner, ProxyMetrics metrics,
+      CommitGenerations generations, boolean netlinkGate) {
     this(settings, runner, settings.dryRun() ? new DryRunNftables(settings.family(), settings.dryRunOutput())
         : new NftCommand(settings.family(), runner), metrics, Clock.systemUTC(),
         NodePortAddresses.fromIpCommand(runner), generations, false);
+    this.netlinkGate = netlinkGate;
   }
 
   /** For tests and the benchmark: any {@link Nftables}, metrics, clock and interface addresses; keeps the last transaction. */
@@ -139,8 +148,8 @@ public class NftablesProxier implements ProxyBackend {
     } catch (NftablesSupportCheck.UnsupportedException e) {
       throw new SyncException(e.getMessage(), e);
     }
-    if ("off".equals(System.getenv(NETLINK_ENV))) {
-      Log.info("nftables: netlink switched off by " + NETLINK_ENV + "; every transaction goes through nft");
+    if (!netlinkGate) {
+      Log.info("nftables: the NFTablesNetlink feature gate is off; every transaction goes through nft");
     } else {
       useNetlink(NetlinkNftables.open(settings.family(), runner.netns()));
     }
@@ -149,6 +158,11 @@ public class NftablesProxier implements ProxyBackend {
   /** Sends transactions over this netlink socket when they can go that way (null: never). */
   public synchronized void useNetlink(NetlinkPath netlink) {
     committer.useNetlink(netlink);
+  }
+
+  /** Whether transactions go over a netlink socket (after {@link #privilegedInit}). */
+  synchronized boolean viaNetlink() {
+    return committer.viaNetlink();
   }
 
   /**

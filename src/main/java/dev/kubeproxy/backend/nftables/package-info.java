@@ -9,7 +9,7 @@
  * ({@link dev.kubeproxy.backend.nftables.objects.Match}) and one statement
  * ({@link dev.kubeproxy.backend.nftables.objects.Statement}, {@link dev.kubeproxy.backend.nftables.objects.Verdict}),
  * rendered once to nft text and encoded once to netlink expressions. A transaction goes to the
- * kernel as one nfnetlink batch ({@link dev.kubeproxy.proxy.nftables.netlink}), through "nft -f"
+ * kernel as one nfnetlink batch ({@link dev.kubeproxy.backend.nftables.netlink}), through "nft -f"
  * ({@link dev.kubeproxy.backend.nftables.NftCommand}) when the encoder does not know a command or
  * no netlink socket can be opened, to stdout in --dry-run, or to the in-memory fake of the tests
  * (FakeNftables, in the test sources).

@@ -5,7 +5,8 @@ import static dev.kubeproxy.testutil.ModelFixtures.spn;
 import static dev.kubeproxy.testutil.ModelFixtures.svc;
 
 import dev.kubeproxy.testutil.ModelFixtures;
-import dev.kubeproxy.runtime.AgentContext;
+import dev.kubeproxy.backend.netfilter.BackendSelector;
+import dev.kubeproxy.model.EndpointCategorizer;
 import dev.kubeproxy.config.FeatureGates;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.host.CommandRunner;
@@ -40,11 +41,12 @@ public final class IpvsProxierGuestMain {
 
   public static void main(String[] args) throws Exception {
     network();
-    AgentContext context = new AgentContext(new ProxyMetrics(), FeatureGates.of(Map.of()), Clock.systemUTC(), RUN);
+    IpvsProxier.Host host = new IpvsProxier.Host(RUN, new ProxyMetrics(), Clock.systemUTC(), new BackendSelector(RUN));
+    EndpointCategorizer.TopologyGates gates = new EndpointCategorizer.TopologyGates(true, true);
     IpvsProxier v4 = new IpvsProxier(settings(IpFamily.IPv4, "192.168.0.2"), IpvsSettings.of(ipvsConfig(), IpFamily.IPv4),
-        context);
+        host, gates);
     IpvsProxier v6 = new IpvsProxier(settings(IpFamily.IPv6, "fd00:1::2"), IpvsSettings.of(ipvsConfig(), IpFamily.IPv6),
-        context);
+        host, gates);
     v4.privilegedInit();
     v6.privilegedInit();
 

@@ -106,6 +106,16 @@ class NftablesKernelTest {
   }
 
   @Test
+  void netlinkFollowsTheNFTablesNetlinkGate() throws Exception {
+    NftablesProxier on = new NftablesProxier(settings(IpFamily.IPv4), inNs, metrics, new CommitGenerations(), true);
+    on.privilegedInit();
+    assertTrue(on.viaNetlink());
+    NftablesProxier off = new NftablesProxier(settings(IpFamily.IPv4), inNs, metrics, new CommitGenerations(), false);
+    off.privilegedInit();
+    assertFalse(off.viaNetlink(), "gate off: every transaction through nft");
+  }
+
+  @Test
   void fullThenPartialSyncThenCleanupTwice() throws Exception {
     NftablesProxier p = proxier(settings(IpFamily.IPv4));
     Model m = example();

@@ -11,7 +11,7 @@
  * written and read rules and elements compare. What the encoder does not know is left to nft.
  *
  * <p>Owns one family's nf_tables socket (the proxier's worker uses it). May call: proxy.nftables (the
- * typed objects it encodes and reads back), platform.netlink, platform (addresses), the proxy
+ * typed objects it encodes and reads back), host.netlink, net (addresses), the model
  * model's IpFamily, logging.
  */
 package dev.kubeproxy.backend.nftables.netlink;
