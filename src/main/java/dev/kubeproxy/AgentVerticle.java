@@ -53,7 +53,7 @@ public class AgentVerticle extends VerticleBase {
 
   /** For {@code vertx run}: the flags come from {@code config()}, and the verticle ends the process itself. */
   public AgentVerticle() {
-    this(null, Main::exitProcess);
+    this(null, new SystemExit());
   }
 
   /** @param flags the parsed command line ({@link Startup#parse}), or null to read it from {@code config()} */
@@ -123,7 +123,7 @@ public class AgentVerticle extends VerticleBase {
     // what every part shares, built once here and passed down
     AgentContext context = new AgentContext(new ProxyMetrics(), FeatureGates.of(options.config().featureGates),
         Clock.systemUTC(), new CommandRunner());
-    Log.info("Version info", "version", Version.gitVersion());
+    Log.info("Version info", "version", Version.reported(options.flags().get("version")));
     Log.info("Java settings", "javaVersion", System.getProperty("java.version"),
         "availableProcessors", Runtime.getRuntime().availableProcessors(),
         "maxHeapBytes", Runtime.getRuntime().maxMemory());
