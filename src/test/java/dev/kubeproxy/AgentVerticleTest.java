@@ -1,5 +1,9 @@
 package dev.kubeproxy;
 
+import dev.kubeproxy.messages.EventBusAddresses;
+import dev.kubeproxy.messages.EventBusCodecs;
+import dev.kubeproxy.runtime.ProcessExit;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -66,7 +70,7 @@ class AgentVerticleTest {
   void codecsPassRecordsAsTheyAre() throws Exception {
     EventBusCodecs.register(vertx);
     EventBusCodecs.register(vertx); // twice is harmless
-    dev.kubeproxy.cluster.NodeInfo node = new dev.kubeproxy.cluster.NodeInfo("n", List.of("10.0.0.1"), List.of(),
+    dev.kubeproxy.messages.NodeInfo node = new dev.kubeproxy.messages.NodeInfo("n", List.of("10.0.0.1"), List.of(),
         java.util.Map.of());
     java.util.concurrent.CompletableFuture<Object> got = new java.util.concurrent.CompletableFuture<>();
     vertx.eventBus().consumer("test.node", m -> got.complete(m.body()));

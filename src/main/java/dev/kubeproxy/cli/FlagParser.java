@@ -1,6 +1,6 @@
 package dev.kubeproxy.cli;
 
-import dev.kubeproxy.logging.GoQuote;
+import dev.kubeproxy.gotext.GoQuote;
 import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine;

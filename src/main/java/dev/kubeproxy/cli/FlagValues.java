@@ -1,8 +1,8 @@
 package dev.kubeproxy.cli;
 
-import dev.kubeproxy.config.GoDuration;
-import dev.kubeproxy.config.IpUtil;
-import dev.kubeproxy.logging.GoQuote;
+import dev.kubeproxy.gotext.GoDuration;
+import dev.kubeproxy.net.IpUtil;
+import dev.kubeproxy.gotext.GoQuote;
 import dev.kubeproxy.logging.VModule;
 import java.math.BigInteger;
 import java.util.ArrayList;

@@ -4,7 +4,7 @@ import static dev.kubeproxy.cli.FlagType.*;
 
 import dev.kubeproxy.config.ConfigDefaults;
 import dev.kubeproxy.config.FeatureGates;
-import dev.kubeproxy.config.GoDuration;
+import dev.kubeproxy.gotext.GoDuration;
 import dev.kubeproxy.config.SyncSettings;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -178,7 +178,7 @@ public final class KubeProxyFlags {
     f.add(new FlagDef("v", "v", LEVEL, "0", "number for the log level verbosity", null, "logging.verbosity"));
     f.add(def("vmodule", VMODULE, "", "comma-separated list of pattern=N settings for file-filtered logging "
         + "(only works for text log format); a pattern is a source file name without .java, or a class path "
-        + "such as dev/kubeproxy/proxy/*"));
+        + "such as dev/kubeproxy/backend/*"));
     f.add(field("logging.options.text.splitStream",
         "log-text-split-stream", BOOL, "[Alpha] In text format, write error messages to stderr "
         + "and info messages to stdout. Enable the LoggingAlphaOptions feature gate to use this."));

@@ -4,9 +4,9 @@ import dev.kubeproxy.config.ConfigCodec;
 import dev.kubeproxy.config.ConfigDecodeException;
 import dev.kubeproxy.config.ConfigDefaults;
 import dev.kubeproxy.config.ConfigFileLoader;
-import dev.kubeproxy.config.ConfigVerticle;
+import dev.kubeproxy.config.ConfigWatchFailedException;
 import dev.kubeproxy.config.FeatureGates;
-import dev.kubeproxy.config.IpUtil;
+import dev.kubeproxy.net.IpUtil;
 import dev.kubeproxy.config.KubeProxyConfiguration;
 import dev.kubeproxy.config.ProxyMode;
 import dev.kubeproxy.logging.Log;
@@ -178,7 +178,7 @@ public record KubeProxyOptions(
   }
 
   private static CompleteException loadError(String configFile, Throwable err) {
-    if (err instanceof ConfigVerticle.WatchFailedException) {
+    if (err instanceof ConfigWatchFailedException) {
       return new CompleteException(err.getMessage());
     }
     if (err instanceof ConfigDecodeException) {

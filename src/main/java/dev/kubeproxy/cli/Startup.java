@@ -1,10 +1,10 @@
 package dev.kubeproxy.cli;
 
-import dev.kubeproxy.AgentOptions;
+import dev.kubeproxy.config.AgentOptions;
 import dev.kubeproxy.config.ConfigCodec;
 import dev.kubeproxy.config.ConfigValidation;
 import dev.kubeproxy.config.KubeProxyConfiguration;
-import dev.kubeproxy.logging.GoQuote;
+import dev.kubeproxy.gotext.GoQuote;
 import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.logging.LogFormat;
 import dev.kubeproxy.logging.VModule;

@@ -23,7 +23,7 @@
  * <p>It may call {@code dev.kubeproxy.config} (schema, file loading, defaults, validation, gates),
  * {@code dev.kubeproxy.logging} and Vert.x (only for {@code kube-proxy explain}, which reads the
  * --config file once through {@code ConfigFileLoader} outside the agent), and builds {@code
- * dev.kubeproxy.AgentOptions}. Nothing in the running agent calls back into it; {@code
+ * dev.kubeproxy.config.AgentOptions}. Nothing in the running agent calls back into it; {@code
  * Main} and {@code AgentVerticle} call {@link dev.kubeproxy.cli.Startup#parse} and {@link
  * dev.kubeproxy.cli.Startup#prepare} once.
  */

@@ -1,7 +1,7 @@
 package dev.kubeproxy.cluster;
 
 import dev.kubeproxy.logging.Log;
-import dev.kubeproxy.AgentOptions;
+import dev.kubeproxy.config.AgentOptions;
 import dev.kubeproxy.config.KubeProxyConfiguration.ClientConnection;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;

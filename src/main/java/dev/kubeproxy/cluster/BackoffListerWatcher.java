@@ -1,8 +1,8 @@
 package dev.kubeproxy.cluster;
 
 import dev.kubeproxy.logging.Log;
-import dev.kubeproxy.cluster.objects.ClusterObject;
-import dev.kubeproxy.cluster.objects.ObjectList;
+import dev.kubeproxy.model.objects.ClusterObject;
+import dev.kubeproxy.model.objects.ObjectList;
 import io.kubernetes.client.informer.ListerWatcher;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;

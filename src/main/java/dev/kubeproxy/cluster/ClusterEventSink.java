@@ -1,13 +1,16 @@
 package dev.kubeproxy.cluster;
 
-import dev.kubeproxy.EventBusAddresses;
-import dev.kubeproxy.cluster.ClusterEvent.Kind;
-import dev.kubeproxy.cluster.ClusterEvent.Type;
+import dev.kubeproxy.messages.ClusterEvent;
+import dev.kubeproxy.messages.EventRequest;
+
+import dev.kubeproxy.messages.EventBusAddresses;
+import dev.kubeproxy.messages.ClusterEvent.Kind;
+import dev.kubeproxy.messages.ClusterEvent.Type;
 import dev.kubeproxy.cluster.ObjectValidator.FieldError;
 import dev.kubeproxy.logging.Log;
-import dev.kubeproxy.cluster.objects.EndpointSlice;
-import dev.kubeproxy.cluster.objects.Node;
-import dev.kubeproxy.cluster.objects.Service;
+import dev.kubeproxy.model.objects.EndpointSlice;
+import dev.kubeproxy.model.objects.Node;
+import dev.kubeproxy.model.objects.Service;
 import io.vertx.core.eventbus.EventBus;
 import java.util.EnumMap;
 import java.util.List;

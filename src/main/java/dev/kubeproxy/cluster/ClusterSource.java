@@ -1,7 +1,7 @@
 package dev.kubeproxy.cluster;
 
-import dev.kubeproxy.AgentOptions;
-import dev.kubeproxy.cluster.objects.Node;
+import dev.kubeproxy.config.AgentOptions;
+import dev.kubeproxy.model.objects.Node;
 import io.kubernetes.client.openapi.ApiClient;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;

@@ -1,9 +1,13 @@
 package dev.kubeproxy.cluster;
 
+import dev.kubeproxy.messages.ClusterEvent;
+import dev.kubeproxy.messages.EventRequest;
+import dev.kubeproxy.messages.NodeInfo;
+
 import dev.kubeproxy.logging.Log;
-import dev.kubeproxy.AgentOptions;
-import dev.kubeproxy.EventBusAddresses;
-import dev.kubeproxy.EventBusCodecs;
+import dev.kubeproxy.config.AgentOptions;
+import dev.kubeproxy.messages.EventBusAddresses;
+import dev.kubeproxy.messages.EventBusCodecs;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;

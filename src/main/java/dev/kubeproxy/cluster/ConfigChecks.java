@@ -1,7 +1,7 @@
 package dev.kubeproxy.cluster;
 
 import dev.kubeproxy.config.KubeProxyConfiguration;
-import dev.kubeproxy.proxy.IpFamily;
+import dev.kubeproxy.net.IpFamily;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,5 +1,7 @@
 package dev.kubeproxy.cluster;
 
+import dev.kubeproxy.messages.EventRequest;
+
 import dev.kubeproxy.logging.Log;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.apis.EventsV1Api;

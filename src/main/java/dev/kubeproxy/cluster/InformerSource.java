@@ -1,14 +1,14 @@
 package dev.kubeproxy.cluster;
 
 import com.fasterxml.jackson.core.JsonParser;
-import dev.kubeproxy.AgentOptions;
-import dev.kubeproxy.cluster.ClusterEvent.Kind;
-import dev.kubeproxy.cluster.objects.ClusterObject;
-import dev.kubeproxy.cluster.objects.EndpointSlice;
-import dev.kubeproxy.cluster.objects.Node;
-import dev.kubeproxy.cluster.objects.ObjectDecoder;
-import dev.kubeproxy.cluster.objects.Service;
-import dev.kubeproxy.cluster.objects.ServiceCidr;
+import dev.kubeproxy.config.AgentOptions;
+import dev.kubeproxy.messages.ClusterEvent.Kind;
+import dev.kubeproxy.model.objects.ClusterObject;
+import dev.kubeproxy.model.objects.EndpointSlice;
+import dev.kubeproxy.model.objects.Node;
+import dev.kubeproxy.model.objects.ObjectDecoder;
+import dev.kubeproxy.model.objects.Service;
+import dev.kubeproxy.model.objects.ServiceCidr;
 import dev.kubeproxy.logging.Log;
 import io.kubernetes.client.common.KubernetesObject;
 import io.kubernetes.client.informer.ResourceEventHandler;

@@ -2,8 +2,8 @@ package dev.kubeproxy.cluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.MappingIterator;
-import dev.kubeproxy.cluster.objects.ClusterObject;
-import dev.kubeproxy.cluster.objects.ObjectDecoder;
+import dev.kubeproxy.model.objects.ClusterObject;
+import dev.kubeproxy.model.objects.ObjectDecoder;
 import io.kubernetes.client.openapi.models.V1Status;
 import io.kubernetes.client.util.Watch;
 import io.kubernetes.client.util.Watchable;

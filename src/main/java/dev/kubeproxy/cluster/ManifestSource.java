@@ -1,13 +1,13 @@
 package dev.kubeproxy.cluster;
 
 import dev.kubeproxy.logging.Log;
-import dev.kubeproxy.AgentOptions;
-import dev.kubeproxy.cluster.ClusterEvent.Kind;
-import dev.kubeproxy.cluster.objects.EndpointSlice;
-import dev.kubeproxy.cluster.objects.Node;
-import dev.kubeproxy.cluster.objects.ObjectMeta;
-import dev.kubeproxy.cluster.objects.Service;
-import dev.kubeproxy.cluster.objects.ClusterObject;
+import dev.kubeproxy.config.AgentOptions;
+import dev.kubeproxy.messages.ClusterEvent.Kind;
+import dev.kubeproxy.model.objects.EndpointSlice;
+import dev.kubeproxy.model.objects.Node;
+import dev.kubeproxy.model.objects.ObjectMeta;
+import dev.kubeproxy.model.objects.Service;
+import dev.kubeproxy.model.objects.ClusterObject;
 import io.kubernetes.client.openapi.ApiClient;
 import io.vertx.core.Context;
 import io.vertx.core.Future;

@@ -1,9 +1,9 @@
 package dev.kubeproxy.cluster;
 
-import dev.kubeproxy.config.IpUtil;
-import dev.kubeproxy.platform.IpAddresses;
-import dev.kubeproxy.proxy.IpFamily;
-import dev.kubeproxy.cluster.objects.Node;
+import dev.kubeproxy.net.IpUtil;
+import dev.kubeproxy.net.IpAddresses;
+import dev.kubeproxy.net.IpFamily;
+import dev.kubeproxy.model.objects.Node;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.EnumMap;

@@ -1,8 +1,8 @@
 package dev.kubeproxy.cluster;
 
 import dev.kubeproxy.logging.Log;
-import dev.kubeproxy.EventBusAddresses;
-import dev.kubeproxy.cluster.objects.Node;
+import dev.kubeproxy.messages.EventBusAddresses;
+import dev.kubeproxy.model.objects.Node;
 import io.vertx.core.eventbus.EventBus;
 import java.util.List;
 

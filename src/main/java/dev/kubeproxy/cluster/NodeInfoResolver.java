@@ -1,11 +1,13 @@
 package dev.kubeproxy.cluster;
 
+import dev.kubeproxy.messages.NodeInfo;
+
 import dev.kubeproxy.logging.Log;
-import dev.kubeproxy.AgentOptions;
+import dev.kubeproxy.config.AgentOptions;
 import dev.kubeproxy.config.KubeProxyConfiguration;
 import dev.kubeproxy.config.ProxyMode;
-import dev.kubeproxy.proxy.IpFamily;
-import dev.kubeproxy.cluster.objects.Node;
+import dev.kubeproxy.net.IpFamily;
+import dev.kubeproxy.model.objects.Node;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;

@@ -1,9 +1,9 @@
 package dev.kubeproxy.cluster;
 
-import dev.kubeproxy.platform.IpAddresses;
-import dev.kubeproxy.cluster.objects.EndpointSlice;
-import dev.kubeproxy.cluster.objects.ObjectMeta;
-import dev.kubeproxy.cluster.objects.Service;
+import dev.kubeproxy.net.IpAddresses;
+import dev.kubeproxy.model.objects.EndpointSlice;
+import dev.kubeproxy.model.objects.ObjectMeta;
+import dev.kubeproxy.model.objects.Service;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

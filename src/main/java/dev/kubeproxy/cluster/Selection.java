@@ -1,10 +1,10 @@
 package dev.kubeproxy.cluster;
 
-import dev.kubeproxy.AgentOptions;
-import dev.kubeproxy.cluster.ClusterEvent.Kind;
-import dev.kubeproxy.cluster.objects.ClusterObject;
-import dev.kubeproxy.cluster.objects.ObjectMeta;
-import dev.kubeproxy.cluster.objects.Service;
+import dev.kubeproxy.config.AgentOptions;
+import dev.kubeproxy.messages.ClusterEvent.Kind;
+import dev.kubeproxy.model.objects.ClusterObject;
+import dev.kubeproxy.model.objects.ObjectMeta;
+import dev.kubeproxy.model.objects.Service;
 import dev.kubeproxy.config.FeatureGates;
 import java.util.ArrayList;
 import java.util.List;

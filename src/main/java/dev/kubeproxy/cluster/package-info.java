@@ -6,14 +6,14 @@
  * {@link dev.kubeproxy.cluster.Selection}s), node discovery ({@link
  * dev.kubeproxy.cluster.NodeInfoResolver}, which asks that source for the own Node), the cluster
  * watch ({@link dev.kubeproxy.cluster.ClusterWatchVerticle}) and events ({@link
- * dev.kubeproxy.cluster.EventRecorder}, fed by {@link dev.kubeproxy.cluster.EventRequest}s on
+ * dev.kubeproxy.cluster.EventRecorder}, fed by {@link dev.kubeproxy.messages.EventRequest}s on
  * cluster.events). Objects are the lean types of {@link dev.kubeproxy.cluster.objects}; list and
  * watch items are decoded one by one ({@link dev.kubeproxy.cluster.ItemDecoder}), so one bad object
  * is reported and left out alone. Services and EndpointSlices pass {@link
  * dev.kubeproxy.cluster.ObjectValidator} (the API server's rules) in the {@link
  * dev.kubeproxy.cluster.ClusterEventSink} both sources deliver to.
  *
- * <p>Messages out: {@link dev.kubeproxy.cluster.ClusterEvent}s by key, carrying the previously
+ * <p>Messages out: {@link dev.kubeproxy.messages.ClusterEvent}s by key, carrying the previously
  * delivered version, on cluster.services, cluster.endpointslices, cluster.node and
  * cluster.servicecidrs (published, so several verticles may listen); the kind on cluster.synced
  * once its initial list was delivered; Boolean node eligibility on health.node-eligible; a reason

@@ -1,5 +1,7 @@
 package dev.kubeproxy.config;
 
+import dev.kubeproxy.gotext.GoDuration;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.vertx.core.json.JsonObject;

@@ -1,5 +1,7 @@
 package dev.kubeproxy.config;
 
+import dev.kubeproxy.net.IpUtil;
+
 import java.net.Inet4Address;
 import java.time.Duration;
 import java.util.TreeMap;

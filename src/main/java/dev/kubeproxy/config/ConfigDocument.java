@@ -9,7 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.kubeproxy.logging.GoQuote;
+import dev.kubeproxy.gotext.GoQuote;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.io.StringReader;

@@ -1,5 +1,7 @@
 package dev.kubeproxy.config;
 
+import dev.kubeproxy.gotext.GoDuration;
+
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.time.Duration;

@@ -1,6 +1,9 @@
 package dev.kubeproxy.config;
 
-import dev.kubeproxy.logging.GoQuote;
+import dev.kubeproxy.gotext.GoDuration;
+import dev.kubeproxy.net.IpUtil;
+
+import dev.kubeproxy.gotext.GoQuote;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.time.Duration;

@@ -1,5 +1,7 @@
 package dev.kubeproxy.config;
 
+import dev.kubeproxy.gotext.GoDuration;
+
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;

@@ -1,5 +1,7 @@
 package dev.kubeproxy.config;
 
+import dev.kubeproxy.gotext.GoDuration;
+
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;

@@ -8,7 +8,7 @@
  *       types and rules. The file's decoding, --write-config-to's YAML, the flags' fields and
  *       defaults all go through it;</li>
  *   <li>reading the --config file through vertx-config, once at the agent's start, by {@link
- *       dev.kubeproxy.config.ConfigVerticle} (the first verticle deployed): {@link dev.kubeproxy.config.ConfigFileLoader}
+ *       dev.kubeproxy.runtime.ConfigVerticle} (the first verticle deployed): {@link dev.kubeproxy.config.ConfigFileLoader}
  *       (the file's bytes, size-bounded by {@link dev.kubeproxy.config.ConfigFileReader}, in a
  *       ConfigRetriever's {@link dev.kubeproxy.config.ConfigContentStore} with vertx-config-yaml's
  *       {@code yaml} format) and decoding as upstream does: {@link dev.kubeproxy.config.ConfigDocument}
@@ -21,13 +21,13 @@
  *       and the /configz view of upstream's internal type ({@link dev.kubeproxy.config.ConfigzJson});</li>
  *   <li>the resolved values the other packages take instead of raw fields: the mode ({@link
  *       dev.kubeproxy.config.ProxyMode}) and its sync timing ({@link dev.kubeproxy.config.SyncSettings});</li>
- *   <li>the restart on a change of the file ({@link dev.kubeproxy.config.ConfigVerticle} with {@link
+ *   <li>the restart on a change of the file ({@link dev.kubeproxy.runtime.ConfigVerticle} with {@link
  *       dev.kubeproxy.config.ConfigFileWatcher}, started before the first read).</li>
  * </ul>
  *
  * <p>It may call {@code dev.kubeproxy.logging}, {@code dev.kubeproxy.platform} (address parsing),
  * Vert.x, vertx-config and vertx-config-yaml, Jackson and SnakeYAML, and reads {@code
- * dev.kubeproxy.EventBusAddresses}; its one message out is the reason sent on agent.fatal when the
+ * dev.kubeproxy.messages.EventBusAddresses}; its one message out is the reason sent on agent.fatal when the
  * file changes, and the decoded file is read from the deployed ConfigVerticle by its deployer. It
  * calls no other package of the agent: the command line ({@code dev.kubeproxy.cli}) and the agent
  * ({@code AgentVerticle}) call it.

@@ -1,6 +1,6 @@
 package dev.kubeproxy.explain;
 
-import dev.kubeproxy.proxy.NamespacedName;
+import dev.kubeproxy.model.NamespacedName;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;

@@ -1,6 +1,6 @@
 package dev.kubeproxy.explain;
 
-import dev.kubeproxy.proxy.ProgrammedRules;
+import dev.kubeproxy.model.ProgrammedRules;
 import java.util.List;
 
 /**

@@ -1,8 +1,8 @@
 package dev.kubeproxy.explain;
 
-import dev.kubeproxy.EventBusAddresses;
-import dev.kubeproxy.proxy.DebugServicesQuery;
-import dev.kubeproxy.proxy.ProxierSnapshot;
+import dev.kubeproxy.messages.EventBusAddresses;
+import dev.kubeproxy.messages.DebugServicesQuery;
+import dev.kubeproxy.messages.ProxierSnapshot;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;

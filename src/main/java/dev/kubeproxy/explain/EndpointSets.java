@@ -1,10 +1,10 @@
 package dev.kubeproxy.explain;
 
 import dev.kubeproxy.explain.DebugReport.EndpointEntry;
-import dev.kubeproxy.proxy.Endpoint;
-import dev.kubeproxy.proxy.EndpointCategorizer.TopologyMode;
-import dev.kubeproxy.proxy.ServicePort;
-import dev.kubeproxy.proxy.ServicePortPlan;
+import dev.kubeproxy.model.Endpoint;
+import dev.kubeproxy.model.EndpointCategorizer.TopologyMode;
+import dev.kubeproxy.model.ServicePort;
+import dev.kubeproxy.model.ServicePortPlan;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;

@@ -5,7 +5,7 @@ import dev.kubeproxy.cli.FlagParseException;
 import dev.kubeproxy.cli.FlagParser;
 import dev.kubeproxy.cli.KubeProxyOptions;
 import dev.kubeproxy.cli.ParsedFlags;
-import dev.kubeproxy.health.HostPort;
+import dev.kubeproxy.net.HostPort;
 import dev.kubeproxy.logging.Log;
 import java.io.IOException;
 import java.io.PrintStream;

@@ -3,14 +3,14 @@ package dev.kubeproxy.explain;
 import dev.kubeproxy.explain.PacketPath.Choice;
 import dev.kubeproxy.explain.PacketPath.Hop;
 import dev.kubeproxy.explain.PacketPath.Verdict;
-import dev.kubeproxy.platform.IpAddresses;
-import dev.kubeproxy.proxy.Endpoint;
-import dev.kubeproxy.proxy.LocalTrafficDetector;
-import dev.kubeproxy.proxy.ProxierSettings;
-import dev.kubeproxy.proxy.ServicePort;
-import dev.kubeproxy.proxy.ServicePortPlan;
-import dev.kubeproxy.proxy.ipvs.IpSet;
-import dev.kubeproxy.proxy.ipvs.IpSets;
+import dev.kubeproxy.net.IpAddresses;
+import dev.kubeproxy.model.Endpoint;
+import dev.kubeproxy.model.LocalTrafficDetector;
+import dev.kubeproxy.model.ProxierSettings;
+import dev.kubeproxy.model.ServicePort;
+import dev.kubeproxy.model.ServicePortPlan;
+import dev.kubeproxy.backend.ipvs.IpSet;
+import dev.kubeproxy.backend.ipvs.IpSets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -147,6 +147,6 @@ final class IpvsPathTracer {
   }
 
   private static String hostPort(String ip, int port) {
-    return IpAddresses.familyOf(ip) == dev.kubeproxy.proxy.IpFamily.IPv6 ? "[" + ip + "]:" + port : ip + ":" + port;
+    return IpAddresses.familyOf(ip) == dev.kubeproxy.net.IpFamily.IPv6 ? "[" + ip + "]:" + port : ip + ":" + port;
   }
 }

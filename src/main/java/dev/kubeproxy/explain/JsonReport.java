@@ -3,7 +3,7 @@ package dev.kubeproxy.explain;
 import dev.kubeproxy.explain.DebugReport.EndpointEntry;
 import dev.kubeproxy.explain.DebugReport.Policy;
 import dev.kubeproxy.explain.DebugReport.Port;
-import dev.kubeproxy.proxy.ProgrammedRules;
+import dev.kubeproxy.model.ProgrammedRules;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 

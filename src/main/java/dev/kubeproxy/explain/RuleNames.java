@@ -1,7 +1,7 @@
 package dev.kubeproxy.explain;
 
-import dev.kubeproxy.proxy.ServicePort;
-import dev.kubeproxy.proxy.nftables.ChainNames;
+import dev.kubeproxy.model.ServicePort;
+import dev.kubeproxy.backend.nftables.ChainNames;
 
 /** The names a packet path shows for each step, in the words of the mode's own rules. */
 interface RuleNames {
@@ -28,7 +28,7 @@ interface RuleNames {
 
   /** pkg/proxy/iptables/proxier.go's chains. */
   final class Iptables implements RuleNames {
-    private final dev.kubeproxy.proxy.iptables.ChainNames names = new dev.kubeproxy.proxy.iptables.ChainNames();
+    private final dev.kubeproxy.backend.iptables.ChainNames names = new dev.kubeproxy.backend.iptables.ChainNames();
 
     @Override
     public String entry(String kind) {

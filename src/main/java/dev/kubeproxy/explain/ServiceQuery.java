@@ -1,8 +1,8 @@
 package dev.kubeproxy.explain;
 
-import dev.kubeproxy.platform.IpAddresses;
-import dev.kubeproxy.proxy.NamespacedName;
-import dev.kubeproxy.proxy.ServicePort;
+import dev.kubeproxy.net.IpAddresses;
+import dev.kubeproxy.model.NamespacedName;
+import dev.kubeproxy.model.ServicePort;
 
 /**
  * What /debug/services is asked: which Service (and port), and optionally the packet whose path to trace.

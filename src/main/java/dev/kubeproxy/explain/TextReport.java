@@ -5,7 +5,7 @@ import dev.kubeproxy.explain.DebugReport.Policy;
 import dev.kubeproxy.explain.DebugReport.Port;
 import dev.kubeproxy.explain.PacketPath.Choice;
 import dev.kubeproxy.explain.PacketPath.Hop;
-import dev.kubeproxy.proxy.ProgrammedRules;
+import dev.kubeproxy.model.ProgrammedRules;
 import java.util.List;
 import java.util.Locale;
 

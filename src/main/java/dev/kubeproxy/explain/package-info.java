@@ -3,7 +3,7 @@
  * {@code GET /debug/services} ({@link dev.kubeproxy.explain.DebugServicesHandler},
  * {@link dev.kubeproxy.explain.ReportBuilder}), the packet path a (source, destination) takes through
  * the rules ({@link dev.kubeproxy.explain.PathTracer}, from the model and
- * {@link dev.kubeproxy.proxy.ServicePortPlan}, never by parsing rules), and the
+ * {@link dev.kubeproxy.model.ServicePortPlan}, never by parsing rules), and the
  * {@code kube-proxy explain} command that asks a running agent and prints the report
  * ({@link dev.kubeproxy.explain.ExplainCommand}).
  *

@@ -1,9 +1,14 @@
 package dev.kubeproxy.health;
 
-import dev.kubeproxy.AgentOptions;
-import dev.kubeproxy.EventBusAddresses;
-import dev.kubeproxy.cluster.EventRequest;
-import dev.kubeproxy.logging.GoQuote;
+import dev.kubeproxy.gotext.GoTime;
+import dev.kubeproxy.messages.HealthUpdate;
+import dev.kubeproxy.net.HostPort;
+import dev.kubeproxy.server.ServerLoop;
+
+import dev.kubeproxy.config.AgentOptions;
+import dev.kubeproxy.messages.EventBusAddresses;
+import dev.kubeproxy.messages.EventRequest;
+import dev.kubeproxy.gotext.GoQuote;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;

@@ -1,6 +1,8 @@
 package dev.kubeproxy.health;
 
-import dev.kubeproxy.proxy.IpFamily;
+import dev.kubeproxy.messages.HealthUpdate;
+
+import dev.kubeproxy.net.IpFamily;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

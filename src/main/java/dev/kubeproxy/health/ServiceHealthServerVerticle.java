@@ -1,14 +1,22 @@
 package dev.kubeproxy.health;
 
-import dev.kubeproxy.AgentOptions;
-import dev.kubeproxy.EventBusAddresses;
-import dev.kubeproxy.cluster.EventRequest;
-import dev.kubeproxy.cluster.NodeInfo;
-import dev.kubeproxy.logging.GoQuote;
+import dev.kubeproxy.messages.ClusterEvents;
+
+import dev.kubeproxy.messages.HealthUpdate;
+import dev.kubeproxy.messages.ServiceHealthState;
+import dev.kubeproxy.net.HostPort;
+import dev.kubeproxy.server.ConnectionGuard;
+import dev.kubeproxy.server.ServerLoop;
+
+import dev.kubeproxy.config.AgentOptions;
+import dev.kubeproxy.messages.EventBusAddresses;
+import dev.kubeproxy.messages.EventRequest;
+import dev.kubeproxy.messages.NodeInfo;
+import dev.kubeproxy.gotext.GoQuote;
 import dev.kubeproxy.logging.Log;
-import dev.kubeproxy.platform.Cidr;
-import dev.kubeproxy.platform.LocalAddresses;
-import dev.kubeproxy.proxy.NamespacedName;
+import dev.kubeproxy.net.Cidr;
+import dev.kubeproxy.host.LocalAddresses;
+import dev.kubeproxy.model.NamespacedName;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
@@ -58,7 +66,7 @@ public class ServiceHealthServerVerticle extends VerticleBase {
     }
   }
 
-  public ServiceHealthServerVerticle(AgentOptions options, dev.kubeproxy.cluster.NodeInfo nodeInfo) {
+  public ServiceHealthServerVerticle(AgentOptions options, dev.kubeproxy.messages.NodeInfo nodeInfo) {
     this(options, nodeInfo, Clock.systemUTC());
   }
 

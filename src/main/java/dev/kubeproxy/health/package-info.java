@@ -5,8 +5,8 @@
  * externalTrafficPolicy Local ({@link dev.kubeproxy.health.ServiceHealthServerVerticle}).
  *
  * <p>Owns: the health state and the listening sockets, each on its verticle's event loop. Fed through
- * the event bus only ({@link dev.kubeproxy.health.HealthUpdate} and
- * {@link dev.kubeproxy.health.ServiceHealthState} from the proxier, Node eligibility from the agent).
+ * the event bus only ({@link dev.kubeproxy.messages.HealthUpdate} and
+ * {@link dev.kubeproxy.messages.ServiceHealthState} from the proxier, Node eligibility from the agent).
  * May call: metrics (the healthz/livez counters), config and the agent's options, platform
  * (addresses), the proxy model's value types (IpFamily, NamespacedName), cluster's NodeInfo,
  * logging; it publishes Kubernetes events as cluster.EventRequest messages.

@@ -1,6 +1,8 @@
 package dev.kubeproxy.logging;
 
-import dev.kubeproxy.config.GoDuration;
+import dev.kubeproxy.gotext.GoQuote;
+
+import dev.kubeproxy.gotext.GoDuration;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.PrintStream;

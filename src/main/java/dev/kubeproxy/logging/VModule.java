@@ -7,7 +7,7 @@ import java.util.regex.Pattern;
 /**
  * Per-source verbosity (--vmodule pattern=N,...). A pattern without '/' matches the source file's
  * base name without ".java" (e.g. {@code ConfigVerticle}, {@code Proxier*}); a pattern with '/'
- * matches the path of the class (e.g. {@code dev/kubeproxy/proxy/*}). '*' and '?' are globs.
+ * matches the path of the class (e.g. {@code dev/kubeproxy/backend/*}). '*' and '?' are globs.
  */
 public final class VModule {
   /** One pattern=N entry. */

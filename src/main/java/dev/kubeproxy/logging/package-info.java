@@ -5,7 +5,7 @@
  * libraries' java.util.logging records into the same stream.
  *
  * <p>Owns: the process-wide verbosity and format (the only static mutable state the agent keeps).
- * May call: only {@code dev.kubeproxy.config.GoDuration}, so that durations print in Go's form;
- * every other package may call it. {@link dev.kubeproxy.logging.GoQuote} is Go's %q for everyone.
+ * May call: only {@code dev.kubeproxy.gotext.GoDuration}, so that durations print in Go's form;
+ * every other package may call it. {@link dev.kubeproxy.gotext.GoQuote} is Go's %q for everyone.
  */
 package dev.kubeproxy.logging;

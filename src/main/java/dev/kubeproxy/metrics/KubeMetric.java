@@ -1,5 +1,7 @@
 package dev.kubeproxy.metrics;
 
+import dev.kubeproxy.gotext.GoFormat;
+
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;

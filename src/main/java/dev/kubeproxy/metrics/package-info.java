@@ -1,8 +1,8 @@
 /**
  * The agent's meters and the metrics server (upstream's pkg/proxy/metrics and component-base
  * metrics): {@link dev.kubeproxy.metrics.ProxyMetrics} holds every kubeproxy_* meter, one instance
- * per agent, built by AgentVerticle into the {@link dev.kubeproxy.AgentContext} and handed to whoever
- * updates a meter; {@link dev.kubeproxy.metrics.MetricsServerVerticle} serves /metrics, /healthz,
+ * per agent, built by AgentVerticle into the {@link dev.kubeproxy.runtime.AgentContext} and handed to whoever
+ * updates a meter; {@link dev.kubeproxy.server.MetricsServerVerticle} serves /metrics, /healthz,
  * /proxyMode, /configz, the z-pages and the profiling endpoints on metricsBindAddress.
  *
  * <p>Owns: the meter registry and its Prometheus text format. May call: config (configz, gates,

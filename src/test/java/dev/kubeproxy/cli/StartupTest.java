@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.kubeproxy.AgentOptions;
+import dev.kubeproxy.config.AgentOptions;
 import dev.kubeproxy.config.ConfigCodec;
-import dev.kubeproxy.config.ConfigVerticle;
+import dev.kubeproxy.runtime.ConfigVerticle;
 import dev.kubeproxy.config.ConfigzJson;
 import dev.kubeproxy.testutil.Await;
 import dev.kubeproxy.testutil.VertxPerClass;

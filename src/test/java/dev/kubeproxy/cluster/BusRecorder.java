@@ -1,8 +1,10 @@
 package dev.kubeproxy.cluster;
 
-import dev.kubeproxy.EventBusCodecs;
-import dev.kubeproxy.EventBusAddresses;
-import dev.kubeproxy.cluster.ClusterEvent.Kind;
+import dev.kubeproxy.messages.ClusterEvent;
+
+import dev.kubeproxy.messages.EventBusCodecs;
+import dev.kubeproxy.messages.EventBusAddresses;
+import dev.kubeproxy.messages.ClusterEvent.Kind;
 import io.vertx.core.Vertx;
 import java.time.Duration;
 import java.util.ArrayList;

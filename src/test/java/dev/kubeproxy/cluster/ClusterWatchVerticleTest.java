@@ -1,15 +1,18 @@
 package dev.kubeproxy.cluster;
 
+import dev.kubeproxy.messages.ClusterEvent;
+import dev.kubeproxy.messages.EventRequest;
+
 import static dev.kubeproxy.cluster.BusRecorder.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.kubeproxy.AgentOptions;
-import dev.kubeproxy.EventBusAddresses;
-import dev.kubeproxy.cluster.ClusterEvent.Kind;
+import dev.kubeproxy.config.AgentOptions;
+import dev.kubeproxy.messages.EventBusAddresses;
+import dev.kubeproxy.messages.ClusterEvent.Kind;
 import dev.kubeproxy.testapi.TestApiServer;
-import dev.kubeproxy.cluster.objects.Service;
+import dev.kubeproxy.model.objects.Service;
 import io.kubernetes.client.openapi.models.V1Node;
 import io.kubernetes.client.openapi.models.V1Service;
 import io.kubernetes.client.openapi.models.V1Taint;
@@ -78,7 +81,7 @@ class ClusterWatchVerticleTest {
   @Test
   void badItemsNeitherFailTheListNorTheWatch() throws Exception {
     List<EventRequest> reports = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
-    vertx.eventBus().<EventRequest>consumer(dev.kubeproxy.EventBusAddresses.EVENTS, m -> reports.add(m.body()));
+    vertx.eventBus().<EventRequest>consumer(dev.kubeproxy.messages.EventBusAddresses.EVENTS, m -> reports.add(m.body()));
     api.upsert(Fixtures.service("default", "web", "10.96.0.10", null));
     api.upsert(eighty("eighty"));
     V1Service big = Fixtures.service("default", "big", "10.96.0.11", null);

@@ -1,6 +1,6 @@
 package dev.kubeproxy.cluster;
 
-import dev.kubeproxy.AgentOptions;
+import dev.kubeproxy.config.AgentOptions;
 import dev.kubeproxy.config.KubeProxyConfiguration;
 import io.kubernetes.client.openapi.models.DiscoveryV1EndpointPort;
 import io.kubernetes.client.openapi.models.V1Endpoint;

@@ -3,9 +3,9 @@ package dev.kubeproxy.cluster;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import dev.kubeproxy.cluster.objects.ObjectDecoder;
-import dev.kubeproxy.cluster.objects.ObjectList;
-import dev.kubeproxy.cluster.objects.Service;
+import dev.kubeproxy.model.objects.ObjectDecoder;
+import dev.kubeproxy.model.objects.ObjectList;
+import dev.kubeproxy.model.objects.Service;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.kubeproxy.cluster.objects.ClusterObject;
-import dev.kubeproxy.cluster.objects.Node;
-import dev.kubeproxy.cluster.objects.Service;
+import dev.kubeproxy.model.objects.ClusterObject;
+import dev.kubeproxy.model.objects.Node;
+import dev.kubeproxy.model.objects.Service;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,15 +1,17 @@
 package dev.kubeproxy.cluster;
 
+import dev.kubeproxy.messages.EventRequest;
+
 import static dev.kubeproxy.cluster.BusRecorder.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.kubeproxy.AgentOptions;
-import dev.kubeproxy.EventBusAddresses;
-import dev.kubeproxy.cluster.ClusterEvent.Kind;
-import dev.kubeproxy.cluster.objects.EndpointSlice;
-import dev.kubeproxy.cluster.objects.Service;
+import dev.kubeproxy.config.AgentOptions;
+import dev.kubeproxy.messages.EventBusAddresses;
+import dev.kubeproxy.messages.ClusterEvent.Kind;
+import dev.kubeproxy.model.objects.EndpointSlice;
+import dev.kubeproxy.model.objects.Service;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.io.IOException;
@@ -161,7 +163,7 @@ class ManifestSourceTest {
     Files.writeString(wrongType, "apiVersion: v1\nkind: Service\nmetadata: {name: x, namespace: n}\n"
         + "spec: {ports: [{port: eighty}]}\n---\n" + svcYaml("y", "10.96.0.9", ""));
     List<String> reported = new java.util.ArrayList<>();
-    List<dev.kubeproxy.cluster.objects.ClusterObject> read =
+    List<dev.kubeproxy.model.objects.ClusterObject> read =
         ManifestReader.read(wrongType, (kind, namespace, name, problem) -> reported.add(kind + " " + namespace + "/" + name + " " + problem));
     assertEquals(1, read.size());
     assertEquals("y", read.get(0).metadata().name());
@@ -177,7 +179,7 @@ class ManifestSourceTest {
   @Test
   void invalidObjectsAreReportedAndLeftOut() throws Exception {
     List<EventRequest> reports = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
-    vertx.eventBus().<EventRequest>consumer(dev.kubeproxy.EventBusAddresses.EVENTS, m -> reports.add(m.body()));
+    vertx.eventBus().<EventRequest>consumer(dev.kubeproxy.messages.EventBusAddresses.EVENTS, m -> reports.add(m.body()));
     Path dir = Files.createDirectory(tmp.resolve("m"));
     String injection = "\"inj\\\"\\n-A KUBE-SERVICES -j DROP\\n#\"";
     Files.writeString(dir.resolve("a.yaml"), svcYaml("good", "10.96.0.1", "")

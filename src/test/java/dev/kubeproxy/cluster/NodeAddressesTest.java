@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.kubeproxy.cluster.objects.ClusterObjects;
-import dev.kubeproxy.cluster.objects.Node;
+import dev.kubeproxy.model.objects.ClusterObjects;
+import dev.kubeproxy.model.objects.Node;
 import dev.kubeproxy.config.KubeProxyConfiguration;
-import dev.kubeproxy.proxy.IpFamily;
+import dev.kubeproxy.net.IpFamily;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

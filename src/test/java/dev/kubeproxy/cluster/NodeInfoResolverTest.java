@@ -1,9 +1,11 @@
 package dev.kubeproxy.cluster;
 
+import dev.kubeproxy.messages.NodeInfo;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.kubeproxy.AgentOptions;
+import dev.kubeproxy.config.AgentOptions;
 import dev.kubeproxy.testapi.TestApiServer;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;

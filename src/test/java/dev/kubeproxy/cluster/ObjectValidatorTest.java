@@ -3,10 +3,10 @@ package dev.kubeproxy.cluster;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.kubeproxy.cluster.objects.ClusterObjects;
-import dev.kubeproxy.cluster.objects.EndpointSlice;
-import dev.kubeproxy.cluster.objects.Service;
-import dev.kubeproxy.cluster.objects.ServiceBuilder;
+import dev.kubeproxy.model.objects.ClusterObjects;
+import dev.kubeproxy.model.objects.EndpointSlice;
+import dev.kubeproxy.model.objects.Service;
+import dev.kubeproxy.model.objects.ServiceBuilder;
 import java.util.List;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;

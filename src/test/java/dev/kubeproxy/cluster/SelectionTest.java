@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.kubeproxy.cluster.ClusterEvent.Kind;
-import dev.kubeproxy.cluster.objects.ClusterObjects;
-import dev.kubeproxy.cluster.objects.ServiceBuilder;
+import dev.kubeproxy.messages.ClusterEvent.Kind;
+import dev.kubeproxy.model.objects.ClusterObjects;
+import dev.kubeproxy.model.objects.ServiceBuilder;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

@@ -1,7 +1,9 @@
 package dev.kubeproxy.cluster;
 
-import dev.kubeproxy.AgentOptions;
-import dev.kubeproxy.EventBusAddresses;
+import dev.kubeproxy.messages.ClusterEvent;
+
+import dev.kubeproxy.config.AgentOptions;
+import dev.kubeproxy.messages.EventBusAddresses;
 import dev.kubeproxy.testapi.TestApiServer;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -37,7 +39,7 @@ public final class WatchBenchmark {
     int services = args.length > 0 ? Integer.parseInt(args[0]) : 10_000;
     int changes = args.length > 1 ? Integer.parseInt(args[1]) : 1_000;
     Vertx vertx = Vertx.vertx();
-    dev.kubeproxy.EventBusCodecs.register(vertx);
+    dev.kubeproxy.messages.EventBusCodecs.register(vertx);
     TestApiServer api = new TestApiServer(vertx, 1_000_000);
     get(api.start(0));
     for (int i = 0; i < services; i++) {
@@ -53,7 +55,7 @@ public final class WatchBenchmark {
     vertx.eventBus().<ClusterEvent<?>>consumer(EventBusAddresses.ENDPOINT_SLICES, m -> delivered.incrementAndGet());
     vertx.eventBus().<ClusterEvent<?>>consumer(EventBusAddresses.SERVICES, m -> {
       delivered.incrementAndGet();
-      dev.kubeproxy.cluster.objects.Service s = (dev.kubeproxy.cluster.objects.Service) m.body().latest();
+      dev.kubeproxy.model.objects.Service s = (dev.kubeproxy.model.objects.Service) m.body().latest();
       Map<String, String> labels = s.metadata().labels();
       if (labels.containsKey("bench-change")) {
         arrivals.put(labels.get("bench-change"), System.nanoTime());

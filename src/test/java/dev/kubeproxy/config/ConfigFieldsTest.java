@@ -1,5 +1,7 @@
 package dev.kubeproxy.config;
 
+import dev.kubeproxy.gotext.GoDuration;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;

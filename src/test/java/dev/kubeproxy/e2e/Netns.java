@@ -1,6 +1,6 @@
 package dev.kubeproxy.e2e;
 
-import dev.kubeproxy.platform.CommandRunner;
+import dev.kubeproxy.host.CommandRunner;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;

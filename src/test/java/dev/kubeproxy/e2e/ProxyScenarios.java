@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.kubeproxy.platform.CommandRunner;
+import dev.kubeproxy.host.CommandRunner;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

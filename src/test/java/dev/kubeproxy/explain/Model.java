@@ -1,10 +1,10 @@
 package dev.kubeproxy.explain;
 
-import dev.kubeproxy.proxy.Endpoint;
-import dev.kubeproxy.proxy.IpFamily;
-import dev.kubeproxy.proxy.LocalTrafficDetector;
-import dev.kubeproxy.proxy.ProxierSettings;
-import dev.kubeproxy.proxy.ServicePortName;
+import dev.kubeproxy.model.Endpoint;
+import dev.kubeproxy.net.IpFamily;
+import dev.kubeproxy.model.LocalTrafficDetector;
+import dev.kubeproxy.model.ProxierSettings;
+import dev.kubeproxy.model.ServicePortName;
 import dev.kubeproxy.testutil.ModelFixtures;
 import java.time.Duration;
 import java.util.List;

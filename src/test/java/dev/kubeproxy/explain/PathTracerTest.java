@@ -14,10 +14,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kubeproxy.explain.PacketPath.Choice;
 import dev.kubeproxy.explain.PacketPath.Verdict;
-import dev.kubeproxy.proxy.Endpoint;
-import dev.kubeproxy.proxy.LocalTrafficDetector;
-import dev.kubeproxy.proxy.ServicePort;
-import dev.kubeproxy.proxy.ServicePortPlan;
+import dev.kubeproxy.model.Endpoint;
+import dev.kubeproxy.model.LocalTrafficDetector;
+import dev.kubeproxy.model.ServicePort;
+import dev.kubeproxy.model.ServicePortPlan;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;

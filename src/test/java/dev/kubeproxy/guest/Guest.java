@@ -3,7 +3,7 @@ package dev.kubeproxy.guest;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.kubeproxy.e2e.Requirements;
-import dev.kubeproxy.platform.CommandRunner;
+import dev.kubeproxy.host.CommandRunner;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -3,7 +3,7 @@ package dev.kubeproxy.guest;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.kubeproxy.platform.CommandRunner;
+import dev.kubeproxy.host.CommandRunner;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -1,16 +1,20 @@
 package dev.kubeproxy.health;
 
+import dev.kubeproxy.gotext.GoTime;
+import dev.kubeproxy.messages.HealthUpdate;
+import dev.kubeproxy.server.ConnectionGuardTest;
+
 import dev.kubeproxy.config.ProxyMode;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.kubeproxy.AgentOptions;
-import dev.kubeproxy.EventBusAddresses;
-import dev.kubeproxy.cluster.EventRequest;
+import dev.kubeproxy.config.AgentOptions;
+import dev.kubeproxy.messages.EventBusAddresses;
+import dev.kubeproxy.messages.EventRequest;
 import dev.kubeproxy.metrics.ProxyMetrics;
-import dev.kubeproxy.proxy.IpFamily;
+import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.testutil.Await;
-import dev.kubeproxy.EventBusCodecs;
+import dev.kubeproxy.messages.EventBusCodecs;
 import dev.kubeproxy.testutil.MutableClock;
 import dev.kubeproxy.testutil.TestConfigs;
 import io.vertx.core.Vertx;

@@ -1,11 +1,13 @@
 package dev.kubeproxy.health;
 
+import dev.kubeproxy.messages.HealthUpdate;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.kubeproxy.proxy.IpFamily;
+import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.testutil.MutableClock;
 import java.time.Duration;
 import java.time.Instant;

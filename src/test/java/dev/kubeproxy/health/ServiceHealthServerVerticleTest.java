@@ -1,15 +1,20 @@
 package dev.kubeproxy.health;
 
+import dev.kubeproxy.messages.HealthUpdate;
+import dev.kubeproxy.messages.ServiceHealthState;
+import dev.kubeproxy.server.ConnectionGuard;
+import dev.kubeproxy.server.ConnectionGuardTest;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.kubeproxy.EventBusAddresses;
-import dev.kubeproxy.cluster.EventRequest;
-import dev.kubeproxy.cluster.NodeInfo;
-import dev.kubeproxy.proxy.IpFamily;
-import dev.kubeproxy.proxy.NamespacedName;
+import dev.kubeproxy.messages.EventBusAddresses;
+import dev.kubeproxy.messages.EventRequest;
+import dev.kubeproxy.messages.NodeInfo;
+import dev.kubeproxy.net.IpFamily;
+import dev.kubeproxy.model.NamespacedName;
 import dev.kubeproxy.testutil.Await;
-import dev.kubeproxy.EventBusCodecs;
+import dev.kubeproxy.messages.EventBusCodecs;
 import dev.kubeproxy.testutil.MutableClock;
 import dev.kubeproxy.testutil.TestConfigs;
 import io.vertx.core.Vertx;

@@ -1,26 +1,28 @@
 package dev.kubeproxy.metrics;
 
+import dev.kubeproxy.server.MetricsServerVerticle;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.kubeproxy.AgentOptions;
-import dev.kubeproxy.EventBusAddresses;
-import dev.kubeproxy.EventBusCodecs;
-import dev.kubeproxy.proxy.DebugServicesQuery;
-import dev.kubeproxy.proxy.Endpoint;
-import dev.kubeproxy.proxy.EndpointCategorizer;
-import dev.kubeproxy.proxy.FamilySnapshot;
-import dev.kubeproxy.proxy.IpFamily;
-import dev.kubeproxy.proxy.LocalTrafficDetector;
-import dev.kubeproxy.proxy.NamespacedName;
-import dev.kubeproxy.proxy.ProgrammedRules;
-import dev.kubeproxy.proxy.ProxierSettings;
-import dev.kubeproxy.proxy.ProxierSnapshot;
-import dev.kubeproxy.proxy.ProxyState;
-import dev.kubeproxy.proxy.ServicePort;
-import dev.kubeproxy.proxy.ServicePortName;
-import dev.kubeproxy.proxy.ServiceSyncLog;
+import dev.kubeproxy.config.AgentOptions;
+import dev.kubeproxy.messages.EventBusAddresses;
+import dev.kubeproxy.messages.EventBusCodecs;
+import dev.kubeproxy.messages.DebugServicesQuery;
+import dev.kubeproxy.model.Endpoint;
+import dev.kubeproxy.model.EndpointCategorizer;
+import dev.kubeproxy.messages.FamilySnapshot;
+import dev.kubeproxy.net.IpFamily;
+import dev.kubeproxy.model.LocalTrafficDetector;
+import dev.kubeproxy.model.NamespacedName;
+import dev.kubeproxy.model.ProgrammedRules;
+import dev.kubeproxy.model.ProxierSettings;
+import dev.kubeproxy.messages.ProxierSnapshot;
+import dev.kubeproxy.model.ProxyState;
+import dev.kubeproxy.model.ServicePort;
+import dev.kubeproxy.model.ServicePortName;
+import dev.kubeproxy.model.ServiceSyncLog;
 import dev.kubeproxy.testutil.Await;
 import dev.kubeproxy.testutil.TestConfigs;
 import io.vertx.core.Vertx;

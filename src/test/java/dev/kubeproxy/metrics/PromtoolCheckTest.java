@@ -1,12 +1,14 @@
 package dev.kubeproxy.metrics;
 
+import dev.kubeproxy.server.MetricsServerVerticle;
+
 import dev.kubeproxy.config.ProxyMode;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.kubeproxy.platform.CommandRunner;
+import dev.kubeproxy.host.CommandRunner;
 import dev.kubeproxy.testutil.Await;
 import dev.kubeproxy.testutil.TestConfigs;
 import io.vertx.core.Vertx;

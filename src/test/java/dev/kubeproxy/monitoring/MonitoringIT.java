@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.kubeproxy.e2e.Requirements;
-import dev.kubeproxy.platform.CommandRunner;
+import dev.kubeproxy.host.CommandRunner;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;

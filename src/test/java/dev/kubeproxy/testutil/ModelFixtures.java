@@ -1,10 +1,10 @@
 package dev.kubeproxy.testutil;
 
-import dev.kubeproxy.proxy.Endpoint;
-import dev.kubeproxy.proxy.NamespacedName;
-import dev.kubeproxy.proxy.ProxyState;
-import dev.kubeproxy.proxy.ServicePort;
-import dev.kubeproxy.proxy.ServicePortName;
+import dev.kubeproxy.model.Endpoint;
+import dev.kubeproxy.model.NamespacedName;
+import dev.kubeproxy.model.ProxyState;
+import dev.kubeproxy.model.ServicePort;
+import dev.kubeproxy.model.ServicePortName;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;

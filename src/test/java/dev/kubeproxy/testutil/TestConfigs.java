@@ -1,6 +1,6 @@
 package dev.kubeproxy.testutil;
 
-import dev.kubeproxy.AgentOptions;
+import dev.kubeproxy.config.AgentOptions;
 import dev.kubeproxy.config.KubeProxyConfiguration;
 import java.time.Duration;
 import java.util.function.Consumer;

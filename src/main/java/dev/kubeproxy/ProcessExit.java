@@ -1,9 +1,0 @@
-package dev.kubeproxy;
-
-import io.vertx.core.Vertx;
-
-/** Ends the agent: close Vert.x, then exit the process with a status. {@link Main#exitProcess} is the real one. */
-@FunctionalInterface
-public interface ProcessExit {
-  void exit(Vertx vertx, int status);
-}

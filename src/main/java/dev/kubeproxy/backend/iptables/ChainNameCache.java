@@ -1,0 +1,94 @@
+package dev.kubeproxy.backend.iptables;
+
+import dev.kubeproxy.model.Endpoint;
+import dev.kubeproxy.model.ServicePortName;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The hashed chain names of each service port and of its endpoints, kept from one sync to the
+ * next: at 10,000 Services × 10 a full sync would otherwise hash 110,000 names again. Not thread
+ * safe: one per generator.
+ */
+final class ChainNameCache {
+  /** An endpoint's "ip:port" identity and its KUBE-SEP chain name. */
+  record EndpointChain(String identity, String chain) {}
+
+  /** The chain names of one service port, computed once. */
+  record ServiceChains(
+      ServicePortName name, String spn, String protocol, String svc, String svl, String ext, String fw) {}
+
+  private final ChainNames names = new ChainNames();
+  private final Map<ServicePortName, ServiceChains> serviceChains = new HashMap<>();
+  /** Per service port: each endpoint's identity string and KUBE-SEP chain, reused while the endpoints stay. */
+  private final Map<ServicePortName, Map<Endpoint, EndpointChain>> endpointChains = new HashMap<>();
+
+  ServiceChains of(ServicePortName name) {
+    ServiceChains chains = serviceChains.get(name);
+    if (chains == null) {
+      String hash = names.serviceHash(name);
+      chains = new ServiceChains(name, name.toString(), name.protocol().toLowerCase(),
+          "KUBE-SVC-" + hash, "KUBE-SVL-" + hash, "KUBE-EXT-" + hash, "KUBE-FW-" + hash);
+      serviceChains.put(name, chains);
+    }
+    return chains;
+  }
+
+  /** The endpoint chain names of this service port for one sync; {@link #keep} them after it. */
+  EndpointChains endpoints(ServiceChains chains) {
+    return new EndpointChains(chains, endpointChains.getOrDefault(chains.name(), Map.of()));
+  }
+
+  /** Remembers the names of the endpoints the service port has now (none: forgets it). */
+  void keep(EndpointChains sepNames, List<Endpoint> reachable) {
+    ServicePortName name = sepNames.chains.name();
+    if (reachable.isEmpty()) {
+      endpointChains.remove(name);
+    } else if (sepNames.misses > 0 || sepNames.previous.size() != reachable.size()) {
+      Map<Endpoint, EndpointChain> current = new HashMap<>(reachable.size() * 2);
+      for (Endpoint ep : reachable) {
+        current.put(ep, sepNames.of(ep));
+      }
+      endpointChains.put(name, current);
+    }
+  }
+
+  /** Forgets the service ports not among these (after a full sync). */
+  void retain(Set<ServicePortName> ports) {
+    serviceChains.keySet().retainAll(ports);
+    endpointChains.keySet().retainAll(ports);
+  }
+
+  /** Endpoint chain names of one service port for one sync: the cached ones, else freshly hashed. */
+  final class EndpointChains {
+    private final ServiceChains chains;
+    private final Map<Endpoint, EndpointChain> previous;
+    private Map<Endpoint, EndpointChain> fresh;
+    private int misses;
+
+    private EndpointChains(ServiceChains chains, Map<Endpoint, EndpointChain> previous) {
+      this.chains = chains;
+      this.previous = previous;
+    }
+
+    EndpointChain of(Endpoint ep) {
+      EndpointChain known = previous.get(ep);
+      if (known != null) {
+        return known;
+      }
+      if (fresh == null) {
+        fresh = new HashMap<>();
+      }
+      known = fresh.get(ep);
+      if (known == null) {
+        misses++;
+        String identity = ep.endpoint();
+        known = new EndpointChain(identity, names.endpointChain(chains.spn(), chains.protocol(), identity));
+        fresh.put(ep, known);
+      }
+      return known;
+    }
+  }
+}

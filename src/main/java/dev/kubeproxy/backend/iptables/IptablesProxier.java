@@ -1,0 +1,447 @@
+package dev.kubeproxy.backend.iptables;
+
+import dev.kubeproxy.backend.netfilter.BackendSelector;
+import dev.kubeproxy.backend.netfilter.IptablesBackend;
+import dev.kubeproxy.backend.netfilter.IptablesTool;
+import dev.kubeproxy.backend.netfilter.Sysctls;
+
+import dev.kubeproxy.logging.Log;
+import dev.kubeproxy.metrics.ProxyMetrics;
+import dev.kubeproxy.host.CommandRunner;
+import dev.kubeproxy.net.IpFamily;
+import dev.kubeproxy.model.ProxierSettings;
+import dev.kubeproxy.model.ProxyBackend;
+import dev.kubeproxy.model.ProxyState;
+import dev.kubeproxy.model.RefusedServicePorts;
+import dev.kubeproxy.model.ServicePortName;
+import dev.kubeproxy.model.SyncResult;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.function.Supplier;
+
+/**
+ * The iptables backend for one family (pkg/proxy/iptables/proxier.go Proxier): full and partial
+ * syncs through iptables-restore --noflush --counters, jump rules and canaries at full syncs,
+ * stale-chain deletion, cleanup, and --dry-run (print the restore input, touch nothing).
+ *
+ * <p>A sync goes plan ({@link #plan}: full or partial, and why), prepare the kernel side
+ * ({@link #prepare}: iptables-save, jump rules, nfacct counters at a full sync), build
+ * ({@link RulesetGenerator}, over {@link NodePortIPs}), restore, and record (metrics, the rules monitor). A sync is full at
+ * the first sync, after a failure, when the model asks (node labels changed), when the canary is
+ * gone or the rules monitor saw a change, and once per syncPeriod (not in large clusters).
+ * A restore the kernel refuses in a full sync is pinned on the Service owning the refused line,
+ * which is left out while the others are synced again at once ({@link #sync}).
+ *
+ * <p>Called by the family's proxier on its sync worker, one call at a time.
+ */
+public class IptablesProxier implements ProxyBackend {
+  /** A bound on the restores one sync may try while it leaves refused Services out. */
+  static final int MAX_REFUSED_PER_SYNC = 8;
+  private static final long NEVER = Long.MIN_VALUE;
+
+  /** Whether a sync rewrites every service's chains or only the changed ones'. */
+  enum SyncKind { FULL, PARTIAL }
+
+  /** What the next sync does, and why (for the log). */
+  record SyncPlan(SyncKind kind, String reason) {
+    static final SyncPlan PARTIAL = new SyncPlan(SyncKind.PARTIAL, "changed services");
+
+    static SyncPlan full(String reason) {
+      return new SyncPlan(SyncKind.FULL, reason);
+    }
+
+    boolean full() {
+      return kind == SyncKind.FULL;
+    }
+  }
+
+  /** The kernel refused the generated ruleset; {@code culprit} owns the refused line (null: nobody known). */
+  private static final class RulesetRefused extends SyncException {
+    final SyncKind kind;
+    final ServicePortName culprit;
+
+    RulesetRefused(String message, IptablesTool.RestoreException cause, SyncKind kind, ServicePortName culprit) {
+      super(message, cause);
+      this.kind = kind;
+      this.culprit = culprit;
+    }
+  }
+
+  private final ProxierSettings settings;
+  private final CommandRunner runner;
+  private final Sysctls sysctls;
+  private final NodePortIPs nodePorts;
+  private final ProxyMetrics metrics;
+  private final RulesetGenerator generator = new RulesetGenerator();
+  private final RulesMonitor monitor = new RulesMonitor();
+  private final BaseChains baseChains = new BaseChains();
+  private final RefusedServicePorts refused = new RefusedServicePorts("iptables-restore");
+
+  private final RuleCounters counters;
+
+  private IptablesTool tool;
+  /** Chooses iptables-legacy or -nft at the first use of {@link #tool()}, unless a backend was given. */
+  private final BackendSelector backends;
+  private Boolean conntrackTcpLiberal;
+  /** Set while the next sync must be full, whatever the model says: the first one, after a failure, ... */
+  private SyncPlan pendingFull = SyncPlan.full("first sync");
+  /** Service chains of the last applied ruleset: any of them not active any more is deleted. */
+  private Set<String> appliedChains = Set.of();
+  private long lastStaleScanNanos = NEVER;
+  private long lastFullSyncNanos = NEVER;
+  /** --dry-run only: the last input printed (what /debug/services shows); an applied ruleset is not kept. */
+  private volatile Ruleset lastPrinted;
+
+  /** With the agent's command runner, metrics and its one iptables backend choice. */
+  public IptablesProxier(ProxierSettings settings, CommandRunner commands, ProxyMetrics metrics, BackendSelector backends) {
+    this(settings, commands, metrics, new Sysctls(), NodeAddresses.ofInterfaces(),
+        backends, () -> NfacctCounters.open(null));
+  }
+
+  /**
+   * With explicit sysctl root, interface-address source and backend (null = choose as
+   * iptables-wrapper does): for tests and the benchmark, which run commands in a scratch namespace.
+   * No nfacct counters (they would be created in the test process's own namespace).
+   */
+  public IptablesProxier(
+      ProxierSettings settings, CommandRunner runner, ProxyMetrics metrics, Sysctls sysctls,
+      Supplier<List<String>> interfaceAddresses, IptablesBackend backend) {
+    this(settings, runner, metrics, sysctls, interfaceAddresses, backend, null);
+  }
+
+  /**
+   * @param nfacct opens the nfacct client (in the namespace the rules go to) at the first full sync;
+   *               null: no nfacct, the rules are written without their counters
+   */
+  public IptablesProxier(
+      ProxierSettings settings, CommandRunner runner, ProxyMetrics metrics, Sysctls sysctls,
+      Supplier<List<String>> interfaceAddresses, IptablesBackend backend, Callable<NfacctCounters> nfacct) {
+    this(settings, runner, metrics, sysctls, interfaceAddresses, new BackendSelector(runner), nfacct);
+    if (backend != null) {
+      this.tool = new IptablesTool(runner, settings.family(), backend);
+    }
+  }
+
+  private IptablesProxier(
+      ProxierSettings settings, CommandRunner runner, ProxyMetrics metrics, Sysctls sysctls,
+      Supplier<List<String>> interfaceAddresses, BackendSelector backends, Callable<NfacctCounters> nfacct) {
+    this.backends = backends;
+    this.counters = new RuleCounters(nfacct);
+    this.settings = settings;
+    this.runner = runner;
+    this.metrics = metrics;
+    this.sysctls = sysctls;
+    this.nodePorts = new NodePortIPs(settings, interfaceAddresses);
+  }
+
+  @Override
+  public IpFamily family() {
+    return settings.family();
+  }
+
+  /** The iptables tool in use (iptables-legacy, ip6tables-nft, ...); chooses the backend on first use. */
+  public synchronized IptablesTool tool() {
+    if (tool == null) {
+      tool = new IptablesTool(runner, settings.family(), backends.choose());
+    }
+    return tool;
+  }
+
+  /**
+   * The port's rules for /debug/services: in a dry run from the last printed input, else read from
+   * the kernel. May be called from another thread than the syncs.
+   */
+  @Override
+  public java.util.Optional<dev.kubeproxy.model.ProgrammedRules> programmedRules(
+      dev.kubeproxy.model.ServicePort port, List<dev.kubeproxy.model.Endpoint> endpoints) {
+    return java.util.Optional.of(settings.dryRun() ? IptablesRulesReader.fromDryRun(lastPrinted, port.name())
+        : IptablesRulesReader.fromKernel(tool(), port.name()));
+  }
+
+  @Override
+  public void privilegedInit() throws SyncException {
+    if (settings.dryRun()) {
+      return;
+    }
+    if (nodePorts.localhost()) {
+      try {
+        sysctls.write("net.ipv4.conf.all.route_localnet", "1");
+        Log.info("Set sysctl for localhost NodePorts", "sysctl", "net.ipv4.conf.all.route_localnet", "value", 1);
+      } catch (IOException e) {
+        throw new SyncException("cannot set sysctl net/ipv4/conf/all/route_localnet to 1 (needed for localhost"
+            + " NodePorts; set iptables.localhostNodePorts to false to run without): " + e.getMessage(), e);
+      }
+    }
+    conntrackTcpLiberal();
+    IptablesTool t = tool();
+    if (!t.available()) {
+      throw new SyncException(t.command() + " is not installed or does not run; install iptables");
+    }
+    Log.info("iptables mode uses this command", "ipFamily", settings.family(), "command", t.command());
+  }
+
+  private boolean conntrackTcpLiberal() {
+    if (conntrackTcpLiberal == null) {
+      String value = sysctls.read("net.netfilter.nf_conntrack_tcp_be_liberal");
+      conntrackTcpLiberal = value != null && !value.equals("0");
+      if (conntrackTcpLiberal) {
+        Log.info("nf_conntrack_tcp_be_liberal is set, not installing DROP rules for INVALID packets");
+      }
+    }
+    return conntrackTcpLiberal;
+  }
+
+  /**
+   * Syncs; a failed partial sync is retried at once as a full one. When iptables-restore refuses,
+   * in a full sync, a line that one Service's rules hold, that Service is left out (logged with the
+   * line) and the others are synced again at once, up to {@link #MAX_REFUSED_PER_SYNC} Services per
+   * sync. A left-out Service is tried again once its ports or endpoints change; the result names the
+   * ports left out in this sync.
+   */
+  @Override
+  public synchronized SyncResult sync(ProxyState state) throws SyncException {
+    ProxyState effective = refused.filter(state);
+    for (int attempt = 0; ; attempt++) {
+      try {
+        return syncOnce(effective).withRefused(refused.takeUnreported());
+      } catch (RulesetRefused e) {
+        if (attempt >= MAX_REFUSED_PER_SYNC) {
+          throw e;
+        }
+        if (e.kind == SyncKind.PARTIAL) {
+          // A partial restore can fail for reasons outside its own lines (a chain deleted behind our back):
+          // blame nobody, retry at once as a full sync.
+          continue;
+        }
+        if (e.culprit == null) {
+          throw e;
+        }
+        isolate(state, e.culprit, (IptablesTool.RestoreException) e.getCause());
+        effective = refused.filter(state);
+      }
+    }
+  }
+
+  /** Leaves the whole Service out: a bad field (a name, an IP) is usually all its ports'. */
+  private void isolate(ProxyState state, ServicePortName culprit, IptablesTool.RestoreException refusal) {
+    Log.error("iptables-restore refused the rules of this Service; leaving it out and programming every other one;"
+        + " it is tried again when it changes", "service", culprit.service(), "servicePort", culprit,
+        "refusedLine", refusal.failingLine());
+    for (ServicePortName port : state.services().keySet()) {
+      if (port.service().equals(culprit.service())) {
+        refused.add(state, port);
+      }
+    }
+  }
+
+  /** One attempt: plan, prepare, build, restore, record. */
+  private SyncResult syncOnce(ProxyState state) throws SyncException {
+    if (settings.dryRun()) {
+      return dryRun(state);
+    }
+    long start = System.nanoTime();
+    IptablesTool t = tool();
+    SyncPlan plan = plan(state);
+    try {
+      if (!plan.full() && baseChains.canaryMissing(t)) {
+        Log.warn("iptables canary was deleted (tables flushed by something else); forcing a full resync",
+            "chain", ChainNames.KUBE_PROXY_CANARY);
+        plan = SyncPlan.full("canary deleted");
+      }
+      Set<String> known = prepare(plan, t, RulesetGenerator.largeClusterMode(state));
+      long generateStart = System.nanoTime();
+      Ruleset ruleset = generator.generate(options(t), state, plan.full(), known);
+      long restoreStart = System.nanoTime();
+      restore(t, plan, ruleset);
+      Log.v(2).info("iptables sync", "kind", plan.full() ? "full" : "partial", "reason", plan.reason(),
+          "bytes", ruleset.payload().length(), "generate", Duration.ofNanos(restoreStart - generateStart),
+          "restore", Duration.ofNanos(System.nanoTime() - restoreStart));
+      return applied(plan, ruleset, start);
+    } catch (RulesetRefused e) {
+      restoreFailed(plan);
+      throw e;
+    } catch (IptablesTool.RestoreException e) {
+      restoreFailed(plan);
+      throw new SyncException(restoreFailure(plan, e), e);
+    } catch (IOException | RuntimeException e) {
+      pendingFull = SyncPlan.full("previous sync failed");
+      throw new SyncException("iptables sync failed: " + e.getMessage(), e);
+    } finally {
+      Duration took = Duration.ofNanos(System.nanoTime() - start);
+      if (plan.full()) {
+        metrics.observeFullSyncDuration(settings.family().name(), took);
+      } else {
+        metrics.observePartialSyncDuration(settings.family().name(), took);
+      }
+    }
+  }
+
+  /** Full or partial, and why; no kernel access (the canary is checked by the caller). */
+  private SyncPlan plan(ProxyState state) {
+    if (pendingFull != null) {
+      return pendingFull;
+    }
+    if (state.fullSyncRequested()) {
+      return SyncPlan.full(state.fullSyncReason().toString());
+    }
+    if (!RulesetGenerator.largeClusterMode(state) && due(lastFullSyncNanos, settings.syncPeriod())) {
+      // A full sync every syncPeriod repairs anything a partial sync cannot see. Large clusters skip it,
+      // as upstream does since it became too costly there (#138571): a full restore takes seconds.
+      return SyncPlan.full("sync period");
+    }
+    return SyncPlan.PARTIAL;
+  }
+
+  /**
+   * The kernel side a sync needs before its ruleset is built: at a full sync, one iptables-save of
+   * every table tells which chains and jump rules are there already (only the missing ones cost a
+   * command) and which nat chains are stale; at a partial one, a nat save now and then (in large
+   * clusters once per syncPeriod) finds the stale chains.
+   *
+   * @return the nat chains that may exist in the kernel
+   */
+  private Set<String> prepare(SyncPlan plan, IptablesTool t, boolean large)
+      throws IOException, IptablesTool.RestoreException {
+    Set<String> known = new HashSet<>(appliedChains);
+    if (plan.full()) {
+      Map<String, String> tables = null;
+      try {
+        tables = IptablesTool.tablesOf(t.save(null));
+      } catch (IOException e) {
+        Log.error("Failed to execute iptables-save: stale chains will not be deleted", e);
+      }
+      baseChains.ensure(t, tables);
+      counters.ensure();
+      if (tables != null) {
+        known.addAll(IptablesTool.chainsOf(tables.getOrDefault("nat", "")));
+        lastStaleScanNanos = System.nanoTime();
+      }
+    } else if (!large || due(lastStaleScanNanos, settings.syncPeriod())) {
+      try {
+        known.addAll(IptablesTool.chainsOf(t.save("nat")));
+        lastStaleScanNanos = System.nanoTime();
+      } catch (IOException e) {
+        Log.error("Failed to execute iptables-save: stale chains will not be deleted", e);
+      }
+    }
+    return known;
+  }
+
+  /** Applies the ruleset; a refusal names the service port owning the refused line, if any. */
+  private void restore(IptablesTool t, SyncPlan plan, Ruleset ruleset) throws RulesetRefused {
+    RestoreOrder order = RestoreOrder.of(ruleset.payload()); // the tool's fastest order, same rules
+    try {
+      t.restore(order.input(), null);
+    } catch (IptablesTool.RestoreException sent) {
+      IptablesTool.RestoreException e = sent.renumbered(order::originalLine);
+      throw new RulesetRefused(restoreFailure(plan, e), e, plan.kind(), ruleset.serviceAtLine(e.lineNumber()));
+    }
+  }
+
+  private static String restoreFailure(SyncPlan plan, IptablesTool.RestoreException e) {
+    // logged once, by the caller that handles it (FamilyProxier)
+    return "Failed to execute iptables-restore (" + (plan.full() ? "full" : "partial")
+        + " sync); the previous rules stay in place and a full sync follows: " + e.getMessage();
+  }
+
+  private void restoreFailed(SyncPlan plan) {
+    pendingFull = SyncPlan.full("previous sync failed");
+    metrics.incIptablesRestoreFailures(settings.family().name());
+    if (!plan.full()) {
+      metrics.incIptablesPartialRestoreFailures(settings.family().name());
+    }
+  }
+
+  /** What a restored ruleset leaves behind: the next sync's state, the monitor's baseline, the metrics. */
+  private SyncResult applied(SyncPlan plan, Ruleset ruleset, long start) {
+    pendingFull = null;
+    if (plan.full()) {
+      lastFullSyncNanos = start;
+    }
+    appliedChains = ruleset.activeNatChains();
+    monitor.applied(ruleset.payload());
+    String family = settings.family().name();
+    metrics.setIptablesRulesTotal(family, "filter", ruleset.filterRules());
+    metrics.setIptablesRulesLast(family, "filter", ruleset.filterRules());
+    metrics.setIptablesRulesTotal(family, "nat", ruleset.natRulesTotal());
+    metrics.setIptablesRulesLast(family, "nat", ruleset.natRulesLast());
+    return result(plan.full(), ruleset);
+  }
+
+  private static SyncResult result(boolean full, Ruleset ruleset) {
+    return new SyncResult(full, Map.of("filter", ruleset.filterRules(), "nat", ruleset.natRulesTotal()),
+        ruleset.noLocalEndpointsInternal(), ruleset.noLocalEndpointsExternal());
+  }
+
+  private static boolean due(long lastNanos, Duration period) {
+    return lastNanos == NEVER || System.nanoTime() - lastNanos >= period.toNanos();
+  }
+
+  private SyncResult dryRun(ProxyState state) {
+    IptablesTool probe = new IptablesTool(runner, settings.family(), IptablesBackend.LEGACY);
+    int[] version = probe.version();
+    boolean randomFully = version == null || probe.supportsRandomFully();
+    Ruleset ruleset = generator.generate(options(randomFully), state, true, null);
+    lastPrinted = ruleset;
+    settings.dryRunOutput().print("# " + (settings.family() == IpFamily.IPv6 ? "ip6tables" : "iptables")
+        + "-restore --noflush --counters input (dry run, nothing applied)\n");
+    settings.dryRunOutput().print(ruleset.payload());
+    settings.dryRunOutput().flush();
+    return result(true, ruleset);
+  }
+
+  RulesetOptions options(IptablesTool t) {
+    return options(t.supportsRandomFully()).withNfacctCounters(counters.existing());
+  }
+
+  private RulesetOptions options(boolean randomFully) {
+    boolean matchAll = nodePorts.matchAll();
+    List<String> nodePortIPs = matchAll ? List.of() : nodePorts.resolve();
+    return new RulesetOptions(settings.family(), settings.masqueradeMark(), settings.masqueradeAll(),
+        nodePorts.localhost(), settings.localDetector(), randomFully, conntrackTcpLiberal(), matchAll, nodePortIPs,
+        settings.nodeIPs());
+  }
+
+  @Override
+  public synchronized boolean rulesDisturbed() {
+    if (settings.dryRun() || !monitor.armed()) {
+      return false;
+    }
+    try {
+      String problem = monitor.check(tool());
+      if (problem == null) {
+        return false;
+      }
+      Log.warn("iptables rules were changed by something else; forcing a full resync", "ipFamily", settings.family(),
+          "change", problem);
+      pendingFull = SyncPlan.full("rules changed by something else");
+      monitor.reset();
+      return true;
+    } catch (IOException e) {
+      Log.warn("Could not read the iptables rules back to check them; will retry in one syncPeriod", "ipFamily",
+          settings.family(), "err", e.getMessage());
+      return false;
+    }
+  }
+
+  @Override
+  public synchronized void cleanup() throws SyncException {
+    boolean ok = true;
+    for (IptablesBackend backend : IptablesBackend.values()) {
+      ok &= IptablesCleanup.cleanup(new IptablesTool(runner, settings.family(), backend), metrics);
+    }
+    pendingFull = SyncPlan.full("after cleanup");
+    appliedChains = Set.of();
+    baseChains.forget();
+    monitor.reset();
+    if (!ok) {
+      throw new SyncException("iptables cleanup for " + settings.family() + " did not remove everything; see the"
+          + " errors logged above");
+    }
+  }
+}

@@ -1,0 +1,43 @@
+package dev.kubeproxy.backend.iptables;
+
+import java.util.Set;
+
+/**
+ * One generated iptables-restore input and what the sync needs to know about it.
+ *
+ * @param payload            the input for iptables-restore --noflush (filter and nat tables)
+ * @param filterRules        filter rule lines written
+ * @param natRulesWritten    nat lines written in the rules part (including the -X lines)
+ * @param natRulesSkipped    nat rule lines of unchanged services left out of a partial sync
+ * @param deletedChains      stale chains flushed and deleted by this input
+ * @param activeNatChains    every service chain that exists after this input is applied
+ * @param largeClusterMode   more than 1,000 endpoints: comments left out of SVC/SEP rules
+ * @param lineOwners         which service port wrote which line
+ */
+public record Ruleset(
+    String payload,
+    int filterRules,
+    int natRulesWritten,
+    int natRulesSkipped,
+    int deletedChains,
+    Set<String> activeNatChains,
+    int noLocalEndpointsInternal,
+    int noLocalEndpointsExternal,
+    boolean largeClusterMode,
+    LineOwners lineOwners) {
+
+  /** The service port whose rules hold this 1-based line of the payload, or null. */
+  public dev.kubeproxy.model.ServicePortName serviceAtLine(int line) {
+    return lineOwners.at(line);
+  }
+
+  /** Metric sync_proxy_rules_iptables_total{table="nat"}: rules in kube-proxy's nat chains. */
+  public int natRulesTotal() {
+    return natRulesWritten + natRulesSkipped - deletedChains;
+  }
+
+  /** Metric sync_proxy_rules_iptables_last{table="nat"}: nat rules written this sync. */
+  public int natRulesLast() {
+    return natRulesWritten - deletedChains;
+  }
+}

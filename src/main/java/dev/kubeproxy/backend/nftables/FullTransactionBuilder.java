@@ -1,0 +1,214 @@
+package dev.kubeproxy.backend.nftables;
+
+import dev.kubeproxy.backend.nftables.objects.Chain;
+import dev.kubeproxy.backend.nftables.objects.Element;
+import dev.kubeproxy.backend.nftables.objects.NftMap;
+import dev.kubeproxy.backend.nftables.objects.NftSet;
+import dev.kubeproxy.backend.nftables.objects.Nftables;
+import dev.kubeproxy.backend.nftables.objects.Rule;
+import dev.kubeproxy.backend.nftables.objects.Transaction;
+
+import dev.kubeproxy.model.Endpoint;
+import dev.kubeproxy.model.ProxierSettings;
+import dev.kubeproxy.model.ProxyState;
+import dev.kubeproxy.model.ServicePort;
+import dev.kubeproxy.model.ServicePortName;
+import dev.kubeproxy.model.ServicePortPlan;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Builds the whole table as the model wants it (the fixed part, then every service port's chains,
+ * sets, rules and elements): as the transaction a load or a rewrite sends, or as the
+ * {@link DesiredTable} a reconcile compares with the table read back. A service port whose inputs
+ * did not change keeps the objects built before; for a reconcile the element index is kept as
+ * well and updated for the changed ports only (a load or a rewrite rebuilds it, in the order the
+ * transaction's text is reproducible in). Brings the {@link AppliedTable} to the new model.
+ */
+final class FullTransactionBuilder {
+  /** The whole desired table, and the names a rewrite needs to find leftovers. */
+  record Desired(Transaction transaction, Set<String> chains, Set<String> sets) {}
+
+  private final ProxierSettings settings;
+  private final FamilySyntax syntax;
+  private final AppliedTable applied;
+
+  FullTransactionBuilder(ProxierSettings settings, FamilySyntax syntax, AppliedTable applied) {
+    this.settings = settings;
+    this.syntax = syntax;
+    this.applied = applied;
+  }
+
+  /** What a full build writes of one service port: its rules and the shards it is the first to use. */
+  @FunctionalInterface
+  private interface PortWriter {
+    void write(ServicePortRules rules, List<String> newShards);
+  }
+
+  /**
+   * The whole table as a transaction, for a load (which recreates the base chains) or a rewrite;
+   * the element index is rebuilt, in the order the transaction's text is reproducible in.
+   *
+   * @param nodePortIPs the node's addresses NodePorts answer on
+   */
+  Desired build(ProxyState state, SyncKind kind, List<String> nodePortIPs) {
+    Transaction tx = new Transaction();
+    writeFixed(tx, state, nodePortIPs, kind == SyncKind.LOAD);
+    Set<String> desiredSets = new HashSet<>();
+    List<Element> newElements = new ArrayList<>();
+    applied.elements.clear();
+    Set<String> desiredChains = forEachPort(state, false, (r, newShards) -> {
+      for (String chain : r.chains().keySet()) {
+        Chain c = Chain.regular(chain);
+        tx.add(c);
+        tx.flush(c);
+      }
+      for (NftSet set : r.affinitySets()) {
+        tx.add(set);
+        desiredSets.add(set.name());
+      }
+      for (String shard : newShards) { // declared and emptied before the first rule that picks from it
+        NftMap map = EndpointSlots.declaration(shard, syntax);
+        tx.add(map);
+        tx.flush(map);
+      }
+      for (List<Rule> chainRules : r.chains().values()) {
+        for (Rule rule : chainRules) {
+          tx.add(rule);
+        }
+      }
+      newElements.addAll(applied.elements.addFresh(r.elements()));
+    });
+    // After every chain exists; grouped per set or map so that nft gets one command per container.
+    for (Element e : AppliedTable.groupedByContainer(newElements)) {
+      tx.add(e);
+    }
+    return new Desired(tx, desiredChains, desiredSets);
+  }
+
+  /**
+   * The whole table as a reconcile compares it with the kernel's; the element index is kept and
+   * updated for the changed ports only.
+   *
+   * @param nodePortIPs the node's addresses NodePorts answer on
+   */
+  DesiredTable buildForReconcile(ProxyState state, List<String> nodePortIPs) {
+    DesiredTable table = new DesiredTable();
+    Transaction fixed = new Transaction();
+    writeFixed(fixed, state, nodePortIPs, false);
+    table.play(fixed);
+    forEachPort(state, true, (r, newShards) -> {
+      for (Map.Entry<String, List<Rule>> chain : r.chains().entrySet()) {
+        table.chain(Chain.regular(chain.getKey()), chain.getValue());
+      }
+      r.affinitySets().forEach(table::container);
+      for (String shard : newShards) {
+        table.container(EndpointSlots.declaration(shard, syntax));
+      }
+      r.blocks().forEach(table::add);
+    });
+    applied.elements.indexed().forEach(table::add);
+    return table;
+  }
+
+  /** The fixed part of the table (base chains, shared sets and maps), into tx. */
+  private void writeFixed(Transaction tx, ProxyState state, List<String> nodePortIPs, boolean recreateBaseChains) {
+    applied.nodePortIPs = nodePortIPs;
+    FixedRuleset fixed = new FixedRuleset(syntax, settings.masqueradeMark(), state.serviceCIDRs(), nodePortIPs);
+    fixed.write(tx, recreateBaseChains);
+    applied.fixedRuleCount = fixed.ruleCount();
+  }
+
+  /**
+   * Brings every service port's rules to the model (a port whose inputs did not change keeps those
+   * built before) and hands them to writer, then the {@link AppliedTable} to the new model.
+   *
+   * @param keepIndex whether the element index is updated for the changed ports (else the writer
+   *                  fills it)
+   * @return the names of the service ports' chains
+   */
+  private Set<String> forEachPort(ProxyState state, boolean keepIndex, PortWriter writer) {
+    Map<ServicePortName, AppliedTable.Port> next = new HashMap<>();
+    Set<String> desiredChains = new HashSet<>();
+    Set<String> shards = new HashSet<>();
+    int rules = 0;
+    for (ServicePortName spn : AppliedTable.sortedNames(state.services().keySet())) {
+      ServicePort svc = state.services().get(spn);
+      List<Endpoint> eps = state.endpointsOf(spn);
+      AppliedTable.Port prev = applied.ports.get(spn);
+      boolean reused = !state.changedServices().contains(spn.service()) && prev != null && prev.sameInputs(svc, eps);
+      ServicePortRules r = reused ? prev.rules()
+          : ServicePortRules.compute(ServicePortPlan.of(svc, eps, state.nodeLabels()), settings, syntax,
+              applied.slots, applied.texts);
+      next.put(spn, new AppliedTable.Port(svc, eps, r));
+      desiredChains.addAll(r.chains().keySet());
+      if (keepIndex && !reused) {
+        applied.elements.update(prev == null ? List.of() : prev.rules().elements(), r.elements());
+      }
+      List<String> newShards = new ArrayList<>(1);
+      for (String shard : r.targetMaps()) {
+        if (shards.add(shard)) {
+          newShards.add(shard);
+        }
+      }
+      writer.write(r, newShards);
+      rules += r.ruleCount();
+    }
+    if (keepIndex) {
+      for (Map.Entry<ServicePortName, AppliedTable.Port> gone : applied.ports.entrySet()) {
+        if (!next.containsKey(gone.getKey())) {
+          applied.elements.update(gone.getValue().rules().elements(), List.of());
+        }
+      }
+    }
+    applied.slots.retainOnly(desiredChains);
+    applied.declaredShards.clear();
+    applied.declaredShards.addAll(shards);
+    applied.ports.clear();
+    applied.ports.putAll(next);
+    applied.serviceRuleCount = rules;
+    return desiredChains;
+  }
+
+  /**
+   * For a rewrite (the table not read back): empties the service chains nobody uses any more (to
+   * be deleted after the grace), deletes unused affinity sets, and at a load the endpoint maps of
+   * an earlier version.
+   *
+   * @param existing what the table holds now (its chains and sets), absent when there is none
+   */
+  void removeLeftovers(Desired desired, Nftables.TableContents existing, boolean load, StaleChains stale,
+      Instant start) {
+    Transaction tx = desired.transaction();
+    if (!existing.exists()) {
+      stale.clear();
+    }
+    stale.retainOnly(name -> !desired.chains().contains(name) && existing.chains().contains(name));
+    for (String chain : existing.chains()) {
+      if (chain.indexOf('/') >= 0 && !desired.chains().contains(chain)) {
+        tx.flush(Chain.regular(chain));
+        stale.mark(chain, start);
+      }
+    }
+    for (String set : existing.sets()) {
+      if (set.startsWith("affinity-") && !desired.sets().contains(set)) {
+        tx.delete(NftSet.of(set, "", null));
+      }
+    }
+    if (load && existing.exists()) {
+      // A table of an earlier version: its one endpoint map per protocol, unreferenced once the
+      // chains above are rewritten, goes (added first so that deleting cannot fail).
+      for (String proto : List.of("tcp", "udp", "sctp")) {
+        NftMap legacy = EndpointSlots.declaration(EndpointSlots.PREFIX + proto + "-legacy", syntax);
+        legacy = new NftMap(EndpointSlots.EARLIER_MAPS + proto, legacy.type(), null);
+        tx.add(legacy);
+        tx.delete(legacy);
+      }
+    }
+  }
+}

@@ -1,0 +1,334 @@
+package dev.kubeproxy.backend.nftables;
+
+import dev.kubeproxy.backend.nftables.objects.Nftables;
+import dev.kubeproxy.backend.nftables.objects.NftablesException;
+import dev.kubeproxy.backend.nftables.objects.Table;
+import dev.kubeproxy.backend.nftables.objects.Transaction;
+
+import dev.kubeproxy.config.SyncSettings;
+import dev.kubeproxy.logging.Log;
+import dev.kubeproxy.metrics.ProxyMetrics;
+import dev.kubeproxy.host.CommandRunner;
+import dev.kubeproxy.model.Endpoint;
+import dev.kubeproxy.net.IpFamily;
+import dev.kubeproxy.model.ProgrammedRules;
+import dev.kubeproxy.model.ProxierSettings;
+import dev.kubeproxy.model.ProxyBackend;
+import dev.kubeproxy.model.ProxyState;
+import dev.kubeproxy.model.ServicePort;
+import dev.kubeproxy.model.ServicePortName;
+import dev.kubeproxy.model.SyncResult;
+import dev.kubeproxy.backend.nftables.netlink.NetlinkNftables;
+import dev.kubeproxy.backend.nftables.netlink.NetlinkPath;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Supplier;
+
+/**
+ * The nftables backend for one family (pkg/proxy/nftables/proxier.go Proxier). A sync goes plan
+ * ({@link SyncPlanner}: load, rewrite, reconcile or partial, and why), build
+ * ({@link FullTransactionBuilder}, {@link PartialTransactionBuilder}; a reconcile compares the
+ * whole desired table with the one read back, {@link TableReconciler}), commit ({@link Committer}:
+ * netlink or nft, with the generation readings that let a periodic resync skip the read-back),
+ * and record ({@link AppliedTable}, {@link StaleChains}). The first sync of the process writes the
+ * whole table; later full syncs (every syncPeriod, after a failure, on a ServiceCIDR change) read
+ * it back and send only the differences, which also repairs changes made behind the agent's back;
+ * the syncs in between send only what changed in the model. Chains no longer used are flushed at
+ * once and deleted at least one second later. When the kernel refuses a full sync, the service
+ * ports whose objects it refuses are left out and the others synced again at once
+ * ({@link SyncFailures}); the result names them.
+ *
+ * <p>Called by the family's proxier on its sync worker, one call at a time.
+ */
+public class NftablesProxier implements ProxyBackend {
+  /** "off" keeps every transaction on nft (no netlink socket is opened). */
+  static final String NETLINK_ENV = "KUBE_PROXY_NFTABLES_NETLINK";
+
+  private final ProxierSettings settings;
+  private final CommandRunner runner;
+  private final Nftables nft;
+  private final Clock clock;
+  private final NodePortAddresses nodePortAddresses;
+  private final SyncPlanner planner = new SyncPlanner();
+  private final AppliedTable applied = new AppliedTable();
+  private final StaleChains staleChains = new StaleChains();
+  private final DesiredElements desiredElements = new DesiredElements();
+  /** Where a reconcile's read-back waits to be compared (kept across resyncs, like the desired elements). */
+  private final TableReadAhead.Batches readBatches = new TableReadAhead.Batches();
+  private final FullTransactionBuilder fullBuilder;
+  private final PartialTransactionBuilder partialBuilder;
+  private final Committer committer;
+  private final SyncFailures failures;
+  /** Whether {@link #lastTransaction} is kept (tests and the benchmark read it; it can hold the whole table). */
+  private final boolean keepLastTransaction;
+  private Transaction lastTransaction;
+  /** Whether the last full sync was a reconcile (kernel read and only differences sent). */
+  private boolean reconciled;
+  /** The generation at which the current full sync listed the table (-1: not listed or not read). */
+  private long listedAt = -1;
+
+  /**
+   * @param generations the nf_tables commit tracking of the namespace the runner writes to, the same
+   *                    instance for both families
+   */
+  public NftablesProxier(
+      ProxierSettings settings, CommandRunner runner, ProxyMetrics metrics, CommitGenerations generations) {
+    this(settings, runner, settings.dryRun() ? new DryRunNftables(settings.family(), settings.dryRunOutput())
+        : new NftCommand(settings.family(), runner), metrics, Clock.systemUTC(),
+        NodePortAddresses.fromIpCommand(runner), generations, false);
+  }
+
+  /** For tests and the benchmark: any {@link Nftables}, metrics, clock and interface addresses; keeps the last transaction. */
+  NftablesProxier(ProxierSettings settings, CommandRunner runner, Nftables nft, ProxyMetrics metrics,
+      Clock clock, Supplier<List<String>> interfaceAddresses) {
+    this(settings, runner, nft, metrics, clock, interfaceAddresses, new CommitGenerations());
+  }
+
+  NftablesProxier(ProxierSettings settings, CommandRunner runner, Nftables nft, ProxyMetrics metrics,
+      Clock clock, Supplier<List<String>> interfaceAddresses, CommitGenerations generations) {
+    this(settings, runner, nft, metrics, clock, interfaceAddresses, generations, true);
+  }
+
+  private NftablesProxier(ProxierSettings settings, CommandRunner runner, Nftables nft, ProxyMetrics metrics,
+      Clock clock, Supplier<List<String>> interfaceAddresses, CommitGenerations generations,
+      boolean keepLastTransaction) {
+    this.settings = settings;
+    this.runner = runner;
+    this.nft = nft;
+    this.clock = clock;
+    this.keepLastTransaction = keepLastTransaction;
+    FamilySyntax syntax = new FamilySyntax(settings.family());
+    this.nodePortAddresses = new NodePortAddresses(settings.nodePortAddresses(), interfaceAddresses);
+    this.fullBuilder = new FullTransactionBuilder(settings, syntax, applied);
+    this.partialBuilder = new PartialTransactionBuilder(settings, syntax, applied, staleChains);
+    this.committer = new Committer(settings.family(), nft, generations);
+    this.failures = new SyncFailures(settings.family(), nft, metrics, clock);
+  }
+
+  @Override
+  public IpFamily family() {
+    return settings.family();
+  }
+
+  /**
+   * Checks nft (≥ 1.0.1), the kernel (≥ 5.13 unless KUBE_PROXY_NFTABLES_SKIP_KERNEL_VERSION_CHECK
+   * is non-empty) and the kernel features, as upstream does at start. Nothing to check in --dry-run.
+   */
+  @Override
+  public void privilegedInit() throws SyncException {
+    if (!(nft instanceof NftCommand command)) {
+      return;
+    }
+    try {
+      boolean comments = NftablesSupportCheck.check(settings.family(), runner, command,
+          System.getProperty("os.version"), System.getenv(NftablesSupportCheck.SKIP_KERNEL_CHECK_ENV));
+      command.setObjectComments(comments);
+      if (!comments) {
+        Log.info("nft does not accept comments on tables, chains and sets; leaving them out");
+      }
+    } catch (NftablesSupportCheck.UnsupportedException e) {
+      throw new SyncException(e.getMessage(), e);
+    }
+    if ("off".equals(System.getenv(NETLINK_ENV))) {
+      Log.info("nftables: netlink switched off by " + NETLINK_ENV + "; every transaction goes through nft");
+    } else {
+      useNetlink(NetlinkNftables.open(settings.family(), runner.netns()));
+    }
+  }
+
+  /** Sends transactions over this netlink socket when they can go that way (null: never). */
+  public synchronized void useNetlink(NetlinkPath netlink) {
+    committer.useNetlink(netlink);
+  }
+
+  /**
+   * Syncs. When the kernel refuses a full sync, the service ports whose objects it refuses on their
+   * own are left out (logged) and the others synced again at once, up to
+   * {@link SyncFailures#MAX_ISOLATION_ROUNDS} times per sync; the result names the ports left out.
+   */
+  @Override
+  public synchronized SyncResult sync(ProxyState state) throws SyncException {
+    failures.syncStarts();
+    return syncWithout(state).withRefused(failures.takeRefused());
+  }
+
+  /** One attempt without the refused service ports: plan, build, commit, record. */
+  private SyncResult syncWithout(ProxyState unfiltered) throws SyncException {
+    ProxyState state = failures.withoutRefused(unfiltered);
+    Instant start = clock.instant();
+    deleteStaleChains(start);
+    SyncPlan plan = planner.plan(state.serviceCIDRs(), start, syncPeriod(), committer.reader() != null,
+        this::tableUnchangedByOthers);
+    Transaction tx = null;
+    boolean viaNetlink = false;
+    try {
+      tx = plan.full() ? fullTransaction(state, plan, start) : partialBuilder.build(state, start);
+      lastTransaction = keepLastTransaction ? tx : null;
+      if (!tx.isEmpty()) {
+        viaNetlink = committer.apply(tx);
+      }
+    } catch (NftablesException e) {
+      planner.failed(plan);
+      if (!failures.syncFailed(state, tx, plan.full(), e, applied::ownerOf).isEmpty()) {
+        return syncWithout(unfiltered);
+      }
+      throw new SyncException("nftables " + (plan.full() ? "full" : "partial")
+          + " sync failed; will retry with a full sync: " + e.getMessage(), e);
+    }
+    planner.succeeded(plan, start, state.serviceCIDRs());
+    if (plan.full() && reconciled) {
+      committer.reconciled(listedAt, !tx.isEmpty());
+    }
+    if (Log.enabled(4)) {
+      Log.v(4).info("nftables sync done", "kind", plan.full() ? (reconciled ? "reconcile" : "full") : "partial",
+          "reason", plan.reason(), "commands", tx.size(), "via", tx.isEmpty() ? "-" : viaNetlink ? "netlink" : "nft",
+          "elapsed", Duration.between(start, clock.instant()));
+    }
+    return new SyncResult(plan.full(), Map.of(Transaction.TABLE, applied.ruleCount()), applied.noLocalInternal(),
+        applied.noLocalExternal());
+  }
+
+  private Duration syncPeriod() {
+    return settings.syncPeriod() == null || settings.syncPeriod().isZero()
+        ? SyncSettings.DEFAULT_SYNC_PERIOD : settings.syncPeriod();
+  }
+
+  /** True when this family's table was verified, nobody else has committed since and the NodePort addresses are the same. */
+  private boolean tableUnchangedByOthers() {
+    return committer.unchangedByOthers() && Objects.equals(nodePortAddresses.resolve(), applied.nodePortIPs);
+  }
+
+  /**
+   * The whole table: sent as it is at a load or a rewrite (with the leftovers of the table found
+   * removed), or compared with the table read back at a reconcile.
+   */
+  private Transaction fullTransaction(ProxyState state, SyncPlan plan, Instant start) throws NftablesException {
+    if (plan.kind() == SyncKind.RECONCILE) {
+      listedAt = committer.generation();
+      // The kernel's table is read on another thread while the desired one is built and compared.
+      try (TableReadAhead kernel = TableReadAhead.start(committer.reader(), "nftables-read-" + settings.family(),
+          readBatches)) {
+        DesiredTable desired = fullBuilder.buildForReconcile(state, nodePortAddresses.resolve());
+        Optional<TableReconciler.Result> differences = TableReconciler.reconcile(desired, kernel, desiredElements);
+        reconciled = differences.isPresent();
+        if (reconciled) {
+          return reconcile(differences.get(), start);
+        }
+      }
+      // No table: written whole, as a rewrite (the ports' rules just built are reused).
+      FullTransactionBuilder.Desired whole = fullBuilder.build(state, SyncKind.REWRITE, nodePortAddresses.resolve());
+      fullBuilder.removeLeftovers(whole, Nftables.TableContents.absent(), false, staleChains, start);
+      return whole.transaction();
+    }
+    listedAt = -1;
+    reconciled = false;
+    Nftables.TableContents existing = committer.list();
+    FullTransactionBuilder.Desired desired = fullBuilder.build(state, plan.kind(), nodePortAddresses.resolve());
+    fullBuilder.removeLeftovers(desired, existing, plan.kind() == SyncKind.LOAD, staleChains, start);
+    return desired.transaction();
+  }
+
+  /** The reconciling form of a full sync: only what differs between the kernel and the model. */
+  private Transaction reconcile(TableReconciler.Result r, Instant start) {
+    Set<String> unexpected = new HashSet<>(r.unexpectedChains());
+    staleChains.retainOnly(unexpected::contains);
+    for (String chain : r.unexpectedChains()) {
+      staleChains.mark(chain, start);
+    }
+    if (r.transaction().size() == 1) {
+      return new Transaction(); // only "add table": the table, just listed, is as it should be
+    }
+    if (r.rewrittenChains() > 0 || r.elementChanges() > 0 || !unexpected.isEmpty()) {
+      Log.v(2).info("nftables resync found differences", "rewrittenChains", r.rewrittenChains(),
+          "elementChanges", r.elementChanges(), "unexpectedChains", unexpected.size());
+    }
+    return r.transaction();
+  }
+
+  /** Deletes chains that have been unused for at least the grace period, in their own transaction. */
+  private void deleteStaleChains(Instant start) {
+    try {
+      staleChains.deleteDue(start, committer);
+    } catch (NftablesException e) {
+      failures.cleanupFailed();
+      planner.reconcileNext("stale chains not deleted");
+      Log.error("Unable to delete stale chains; will retry later", "err", e.getMessage());
+    }
+  }
+
+  @Override
+  public Optional<ProgrammedRules> programmedRules(ServicePort port, List<Endpoint> endpoints) {
+    NftablesRulesReader reader = new NftablesRulesReader(settings.family());
+    if (nft instanceof DryRunNftables dryRun) {
+      return Optional.of(reader.fromDryRun(dryRun.printedLines(), port, endpoints));
+    }
+    return nft instanceof NftCommand ? Optional.of(reader.fromKernel(runner, port, endpoints)) : Optional.empty();
+  }
+
+  /** Deletes the kube-proxy table of this family; harmless when it is not there. */
+  @Override
+  public synchronized void cleanup() throws SyncException {
+    try {
+      nft.run(new Transaction().delete(new Table(null)));
+    } catch (NftablesException e) {
+      if (!e.notFound()) {
+        throw new SyncException("cannot delete table " + Transaction.familyKeyword(settings.family())
+            + " kube-proxy: " + e.getMessage(), e);
+      }
+    }
+    planner.reset("after cleanup");
+    applied.clear();
+    staleChains.clear();
+  }
+
+  /**
+   * Removes the nftables rules of one family (for --cleanup and for starting in another mode).
+   * Returns false (after logging why) when the table exists but could not be deleted.
+   */
+  public static boolean cleanupTable(IpFamily family, CommandRunner runner) {
+    try {
+      new NftCommand(family, runner).run(new Transaction().delete(new Table(null)));
+      return true;
+    } catch (NftablesException e) {
+      if (e.notFound()) {
+        return true;
+      }
+      Log.error("Cannot delete the kube-proxy nftables table", "family", Transaction.familyKeyword(family),
+          "err", e.getMessage());
+      return false;
+    }
+  }
+
+  /** The last transaction built (applied or failed), for tests and the benchmark (null in the agent). */
+  public synchronized Transaction lastTransaction() {
+    return lastTransaction;
+  }
+
+  public synchronized boolean lastFullSyncReconciled() {
+    return reconciled;
+  }
+
+  synchronized long syncFailures() {
+    return failures.syncFailures();
+  }
+
+  synchronized long cleanupFailures() {
+    return failures.cleanupFailures();
+  }
+
+  synchronized Set<String> staleChainNames() {
+    return staleChains.names();
+  }
+
+  /** Forces the next sync to be a full one. */
+  public synchronized void requestFullSync() {
+    planner.reconcileNext("requested");
+  }
+}

@@ -1,0 +1,303 @@
+package dev.kubeproxy.model;
+
+import dev.kubeproxy.net.IpFamily;
+import dev.kubeproxy.runtime.FamilyProxier;
+
+import dev.kubeproxy.logging.Log;
+import dev.kubeproxy.net.IpAddresses;
+import dev.kubeproxy.metrics.ProxyMetrics;
+import dev.kubeproxy.model.objects.EndpointSlice;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.BiConsumer;
+
+/**
+ * The EndpointSlice cache of one family (pkg/proxy/endpointschangetracker.go
+ * EndpointsChangeTracker): the slices applied at the last sync and the pending ones, per Service.
+ * Only what the model uses is kept from a slice, so a change elsewhere in the object (targetRef,
+ * labels, endpoint order) is no change. Not thread-safe: owned by its {@link FamilyProxier}.
+ */
+public final class EndpointsChangeTracker {
+  static final String SERVICE_NAME_LABEL = "kubernetes.io/service-name";
+  static final String TRIGGER_TIME_ANNOTATION = "endpoints.kubernetes.io/last-change-trigger-time";
+  /** Go's zero time, which the annotation may carry and which means "unset". */
+  private static final Instant GO_ZERO_TIME = Instant.parse("0001-01-01T00:00:00Z");
+
+  record PortData(String name, Integer port, String protocol) {}
+
+  record EndpointData(
+      List<String> addresses, String nodeName, String zone, Set<String> zoneHints, Endpoint.NodeHint nodeHint,
+      boolean ready, boolean serving, boolean terminating) {}
+
+  /** What is kept of one slice; a removal has no endpoints and the remove flag. */
+  record SliceData(List<PortData> ports, List<EndpointData> endpoints, boolean remove) {}
+
+  /** One Service's endpoints before and after applying its pending slices. */
+  record ServiceChange(Map<ServicePortName, List<Endpoint>> previous, Map<ServicePortName, List<Endpoint>> current) {}
+
+  /** Everything a sync takes out of the tracker. */
+  record Checkout(Map<NamespacedName, ServiceChange> changes, Map<NamespacedName, List<Instant>> triggerTimes) {}
+
+  private final IpFamily family;
+  private final String nodeName;
+  private final boolean topologyAwareHintsGate;
+  private final boolean preferSameTrafficDistributionGate;
+  private final ProxyMetrics metrics;
+  private final Instant startTime;
+  private final BiConsumer<NamespacedName, String> incorrectIpVersion;
+  private final Map<NamespacedName, Map<String, SliceData>> applied = new HashMap<>();
+  private final Map<NamespacedName, Map<String, SliceData>> pending = new LinkedHashMap<>();
+  private final Map<NamespacedName, List<Instant>> triggerTimes = new HashMap<>();
+  /** The endpoints computed from the applied slices at the last checkout, per service. */
+  private final Map<NamespacedName, Map<ServicePortName, List<Endpoint>>> computed = new HashMap<>();
+  private int pendingCount;
+
+  /**
+   * @param nodeName           endpoints on this node are local
+   * @param incorrectIpVersion told (service, endpoint IP) about endpoints of the wrong family,
+   *                           for the KubeProxyIncorrectIPVersion event
+   */
+  public EndpointsChangeTracker(
+      IpFamily family, String nodeName, boolean topologyAwareHintsGate, ProxyMetrics metrics, Clock clock,
+      BiConsumer<NamespacedName, String> incorrectIpVersion) {
+    this(family, nodeName, topologyAwareHintsGate, true, metrics, clock, incorrectIpVersion);
+  }
+
+  /** @param preferSameTrafficDistributionGate read hints.forNodes (PreferSameNode, upstream 1.33+) */
+  public EndpointsChangeTracker(
+      IpFamily family, String nodeName, boolean topologyAwareHintsGate, boolean preferSameTrafficDistributionGate,
+      ProxyMetrics metrics, Clock clock, BiConsumer<NamespacedName, String> incorrectIpVersion) {
+    this.family = family;
+    this.nodeName = nodeName == null ? "" : nodeName;
+    this.topologyAwareHintsGate = topologyAwareHintsGate;
+    this.preferSameTrafficDistributionGate = preferSameTrafficDistributionGate;
+    this.metrics = metrics;
+    this.startTime = clock.instant();
+    this.incorrectIpVersion = incorrectIpVersion;
+  }
+
+  public IpFamily family() {
+    return family;
+  }
+
+  /**
+   * Records a slice add/update (remove false) or delete (remove true).
+   *
+   * @return whether this call changed the pending state
+   */
+  public boolean update(EndpointSlice slice, boolean remove) {
+    if (slice == null || !family.name().equals(slice.addressType())) {
+      return false;
+    }
+    String namespace = slice.metadata().namespace();
+    String sliceName = slice.metadata().name();
+    String serviceName = slice.metadata().labels().get(SERVICE_NAME_LABEL);
+    if (namespace.isEmpty() || sliceName.isEmpty()
+        || serviceName == null || serviceName.isEmpty()) {
+      Log.error("Error getting endpoint slice cache keys: an EndpointSlice needs a namespace, a name and the "
+          + "service-name label; ignoring it", "endpointSlice", namespace + "/" + sliceName,
+          "label", SERVICE_NAME_LABEL);
+      return false;
+    }
+    metrics.incEndpointChanges();
+    NamespacedName service = new NamespacedName(namespace, serviceName);
+    SliceData data = sliceData(slice, remove);
+
+    Map<String, SliceData> pendingOfService = pending.get(service);
+    SliceData pendingData = pendingOfService == null ? null : pendingOfService.get(sliceName);
+    boolean changed;
+    if (pendingData != null) {
+      changed = !pendingData.equals(data);
+    } else {
+      Map<String, SliceData> appliedOfService = applied.get(service);
+      SliceData appliedData = appliedOfService == null ? null : appliedOfService.get(sliceName);
+      changed = appliedData != null ? !appliedData.equals(data) : !remove;
+    }
+    if (!changed) {
+      return false;
+    }
+    pending.computeIfAbsent(service, k -> new HashMap<>()).put(sliceName, data);
+    pendingCount++;
+    metrics.setEndpointChangesPending(pendingCount);
+    if (remove) {
+      triggerTimes.remove(service);
+    } else {
+      Instant t = triggerTime(slice);
+      if (t != null && t.isAfter(startTime)) {
+        triggerTimes.computeIfAbsent(service, k -> new ArrayList<>()).add(t);
+      }
+    }
+    return true;
+  }
+
+  private Instant triggerTime(EndpointSlice slice) {
+    String value = slice.metadata().annotations().get(TRIGGER_TIME_ANNOTATION);
+    if (value == null || value.isEmpty()) {
+      return null;
+    }
+    try {
+      Instant t = OffsetDateTime.parse(value).toInstant();
+      return t.equals(GO_ZERO_TIME) ? null : t;
+    } catch (DateTimeParseException e) {
+      Log.error("Error while parsing EndpointsLastChangeTriggerTimeAnnotation", e, "value", value,
+          "endpointSlice", slice.metadata().key());
+      return null;
+    }
+  }
+
+  private SliceData sliceData(EndpointSlice slice, boolean remove) {
+    List<PortData> ports = new ArrayList<>();
+    for (EndpointSlice.Port p : slice.ports()) {
+      ports.add(new PortData(p.name(), p.port(), p.protocol() == null ? "TCP" : p.protocol()));
+    }
+    ports.sort(Comparator.comparingInt(p -> p.port() == null ? 0 : p.port()));
+    if (remove) {
+      return new SliceData(List.copyOf(ports), List.of(), true);
+    }
+    List<EndpointData> endpoints = new ArrayList<>();
+    for (EndpointSlice.Endpoint ep : slice.endpoints()) {
+      boolean ready = ep.ready() == null || ep.ready();
+      boolean serving = ep.serving() == null || ep.serving();
+      boolean terminating = Boolean.TRUE.equals(ep.terminating());
+      Set<String> hints = null;
+      if (topologyAwareHintsGate && !ep.zoneHints().isEmpty()) {
+        hints = Collections.unmodifiableSet(new TreeSet<>(ep.zoneHints()));
+      }
+      endpoints.add(new EndpointData(ep.addresses(), ep.nodeName(), ep.zone(), hints, nodeHint(ep), ready, serving,
+          terminating));
+    }
+    endpoints.sort(Comparator.comparing(e -> String.join(",", e.addresses())));
+    return new SliceData(List.copyOf(ports), List.copyOf(endpoints), false);
+  }
+
+  /** hints.forNodes relative to this node; NONE without such hints or with the gate off. */
+  private Endpoint.NodeHint nodeHint(EndpointSlice.Endpoint ep) {
+    if (!preferSameTrafficDistributionGate || ep.nodeHints().isEmpty()) {
+      return Endpoint.NodeHint.NONE;
+    }
+    return ep.nodeHints().contains(nodeName) ? Endpoint.NodeHint.THIS_NODE : Endpoint.NodeHint.OTHER_NODES;
+  }
+
+  public int pendingCount() {
+    return pendingCount;
+  }
+
+  /** The pending slices applied: each changed service's slices, in name order. */
+  private record Taken(Map<NamespacedName, Map<String, SliceData>> slices) {}
+
+  /**
+   * Applies the pending slices and hands over each changed Service's old and new endpoints, with
+   * the trigger times recorded since the previous checkout.
+   */
+  Checkout checkout() {
+    Map<NamespacedName, List<Instant>> times = new HashMap<>();
+    triggerTimes.forEach((k, v) -> times.put(k, List.copyOf(v)));
+    triggerTimes.clear();
+    return compute(take(), times);
+  }
+
+  /** Applies the pending slices and clears them. */
+  private Taken take() {
+    Map<NamespacedName, Map<String, SliceData>> taken = new HashMap<>();
+    for (Map.Entry<NamespacedName, Map<String, SliceData>> e : pending.entrySet()) {
+      NamespacedName service = e.getKey();
+      // Slices are read in name order so that the dedupe winner does not depend on hashing.
+      Map<String, SliceData> slices = applied.computeIfAbsent(service, k -> new TreeMap<>());
+      for (Map.Entry<String, SliceData> s : e.getValue().entrySet()) {
+        if (s.getValue().remove()) {
+          slices.remove(s.getKey());
+        } else {
+          slices.put(s.getKey(), s.getValue());
+        }
+      }
+      if (slices.isEmpty()) {
+        applied.remove(service);
+      }
+      taken.put(service, Collections.unmodifiableMap(new TreeMap<>(slices)));
+    }
+    pending.clear();
+    pendingCount = 0;
+    metrics.setEndpointChangesPending(0);
+    return new Taken(taken);
+  }
+
+  /** The endpoints of each changed service before and after. */
+  private Checkout compute(Taken taken, Map<NamespacedName, List<Instant>> triggerTimes) {
+    Map<NamespacedName, ServiceChange> changes = new HashMap<>();
+    taken.slices().forEach((service, slices) -> {
+      Map<ServicePortName, List<Endpoint>> previous = computed.getOrDefault(service, Map.of());
+      Map<ServicePortName, List<Endpoint>> current = endpointsOf(service, slices);
+      if (slices.isEmpty()) {
+        computed.remove(service);
+      } else {
+        computed.put(service, current);
+      }
+      changes.put(service, new ServiceChange(previous, current));
+    });
+    return new Checkout(changes, triggerTimes);
+  }
+
+  /** pkg/proxy/endpointslicecache.go addEndpoints: the endpoints of every port of one Service from all its slices, deduplicated and sorted. */
+  private Map<ServicePortName, List<Endpoint>> endpointsOf(NamespacedName service, Map<String, SliceData> slices) {
+    Map<ServicePortName, Map<String, Endpoint>> byPort = new HashMap<>();
+    for (SliceData slice : slices.values()) {
+      for (PortData port : slice.ports()) {
+        if (port.name() == null) {
+          Log.v(2).info("Ignoring a port with nil name in an EndpointSlice", "service", service);
+          continue;
+        }
+        if (port.port() == null || port.port() == 0) {
+          Log.v(2).info("Ignoring an invalid endpoint port", "portName", port.name(), "service", service);
+          continue;
+        }
+        ServicePortName spn = new ServicePortName(service, port.name(), port.protocol());
+        Map<String, Endpoint> eps = byPort.computeIfAbsent(spn, k -> new HashMap<>());
+        for (EndpointData ep : slice.endpoints()) {
+          if (ep.addresses().isEmpty()) {
+            Log.v(2).info("Ignoring an endpoint with no addresses", "service", service);
+            continue;
+          }
+          String raw = ep.addresses().get(0);
+          String ip = IpAddresses.normalize(raw);
+          if (ip == null) {
+            Log.error("Ignoring an endpoint with an invalid address", "address", raw, "service", service);
+            continue;
+          }
+          if (IpFamily.ofText(ip) != family) {
+            incorrectIpVersion.accept(service, raw);
+            continue;
+          }
+          boolean local = ep.nodeName() != null && !ep.nodeName().isEmpty() && ep.nodeName().equals(nodeName);
+          Endpoint endpoint = new Endpoint(ip, port.port(), local, ep.ready(), ep.serving(), ep.terminating(),
+              ep.zoneHints(), ep.nodeHint(), ep.nodeName(), ep.zone());
+          // The first one wins, except that a local duplicate replaces it.
+          if (!eps.containsKey(endpoint.endpoint()) || local) {
+            eps.put(endpoint.endpoint(), endpoint);
+          }
+        }
+      }
+    }
+    Map<ServicePortName, List<Endpoint>> out = new HashMap<>();
+    byPort.forEach((spn, eps) -> {
+      // The map key is the identity string, so sorting by key needs no string building.
+      List<Map.Entry<String, Endpoint>> entries = new ArrayList<>(eps.entrySet());
+      entries.sort(Map.Entry.comparingByKey());
+      List<Endpoint> list = new ArrayList<>(entries.size());
+      entries.forEach(e -> list.add(e.getValue()));
+      out.put(spn, Collections.unmodifiableList(list));
+    });
+    return out;
+  }
+}

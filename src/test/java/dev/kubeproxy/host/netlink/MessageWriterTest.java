@@ -1,0 +1,44 @@
+package dev.kubeproxy.host.netlink;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import org.junit.jupiter.api.Test;
+
+class MessageWriterTest {
+  /** An attribute as the kernel reads it: length and type in host order, the value, padding to four bytes. */
+  private static byte[] attribute(int type, byte... value) {
+    ByteBuffer b = ByteBuffer.allocate((4 + value.length + 3) & ~3).order(ByteOrder.nativeOrder());
+    b.putShort((short) (4 + value.length)).putShort((short) type).put(value);
+    return b.array();
+  }
+
+  private static byte[] hostOrder(int value, int bytes) {
+    ByteBuffer b = ByteBuffer.allocate(bytes).order(ByteOrder.nativeOrder());
+    if (bytes == 2) {
+      b.putShort((short) value);
+    } else {
+      b.putInt(value);
+    }
+    return b.array();
+  }
+
+  @Test
+  void integersAreWrittenInTheirByteOrderAndPadded() {
+    MessageWriter w = new MessageWriter(8); // small: every attribute makes it grow
+    w.u32(1, 0x01020304);
+    w.be16(2, 0x0506);
+    w.hostU32(3, 0x0708090a);
+    w.hostU16(4, 0x0b0c);
+    w.bytes(5, new byte[] {1, 2, 3});
+
+    ByteBuffer expected = ByteBuffer.allocate(8 + 8 + 8 + 8 + 8);
+    expected.put(attribute(1, (byte) 1, (byte) 2, (byte) 3, (byte) 4));
+    expected.put(attribute(2, (byte) 5, (byte) 6));
+    expected.put(attribute(3, hostOrder(0x0708090a, 4)));
+    expected.put(attribute(4, hostOrder(0x0b0c, 2)));
+    expected.put(attribute(5, (byte) 1, (byte) 2, (byte) 3));
+    assertArrayEquals(expected.array(), w.toBytes());
+  }
+}

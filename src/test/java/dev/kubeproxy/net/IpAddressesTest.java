@@ -1,0 +1,73 @@
+package dev.kubeproxy.net;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kubeproxy.net.IpFamily;
+import org.junit.jupiter.api.Test;
+
+class IpAddressesTest {
+  @Test
+  void ipv4IsReadSloppilyAndPrintedCanonically() {
+    assertEquals("10.96.0.10", IpAddresses.normalize("10.96.0.10"));
+    assertEquals("10.1.2.3", IpAddresses.normalize("010.001.002.003"));
+    assertNull(IpAddresses.normalize("10.96.0.256"));
+    assertNull(IpAddresses.normalize("10.96.0"));
+    assertNull(IpAddresses.normalize(" 10.96.0.1"));
+    assertNull(IpAddresses.normalize("example.com"));
+    assertNull(IpAddresses.normalize(""));
+    assertNull(IpAddresses.normalize(null));
+  }
+
+  @Test
+  void ipv6IsPrintedAsGoDoes() {
+    assertEquals("fd00:10:96::1", IpAddresses.normalize("fd00:0010:0096:0000:0000:0000:0000:0001"));
+    assertEquals("::1", IpAddresses.normalize("::1"));
+    assertEquals("::", IpAddresses.normalize("::"));
+    assertEquals("fd00:0:1:0:1::1", IpAddresses.normalize("fd00:0:1:0:1:0:0:1"));
+    assertEquals("1:0:1:0:1:0:1:0", IpAddresses.normalize("1:0:1:0:1:0:1:0"));
+    assertEquals("fd00:0:0:a::1", IpAddresses.normalize("fd00:0:0:a:0:0:0:1"));
+    assertEquals("fd00::a:0:0:1", IpAddresses.normalize("fd00:0:0:0:a:0:0:1"));
+    assertEquals("1.2.3.4", IpAddresses.normalize("::ffff:1.2.3.4"));
+    assertNull(IpAddresses.normalize("fd00::1%eth0"));
+    assertNull(IpAddresses.normalize("fd00:::1"));
+  }
+
+  @Test
+  void cidrsAreNormalisedToTheirNetwork() {
+    assertEquals("10.0.0.0/24", IpAddresses.normalizeCidr("10.0.0.5/24"));
+    assertEquals("0.0.0.0/0", IpAddresses.normalizeCidr("1.2.3.4/0"));
+    assertEquals("192.168.1.1/32", IpAddresses.normalizeCidr("192.168.1.1/32"));
+    assertEquals("fd00:10:244::/64", IpAddresses.normalizeCidr("fd00:10:244::17/64"));
+    assertNull(IpAddresses.normalizeCidr("10.0.0.0/33"));
+    assertNull(IpAddresses.normalizeCidr("10.0.0.0"));
+    assertNull(IpAddresses.normalizeCidr("10.0.0.0/"));
+    assertNull(IpAddresses.normalizeCidr("10.0.0.0/-1"));
+    assertEquals(IpFamily.IPv6, IpAddresses.cidrFamily("::/0"));
+  }
+
+  @Test
+  void loopback() {
+    assertTrue(IpAddresses.isLoopback("127.0.0.1"));
+    assertTrue(IpAddresses.isLoopback("127.5.0.1"));
+    assertTrue(IpAddresses.isLoopback("::1"));
+    assertFalse(IpAddresses.isLoopback("10.0.0.1"));
+    assertFalse(IpAddresses.isLoopback("::2"));
+  }
+
+  @Test
+  void ipv4IsParsedIntoAnArrayAtAnOffset() {
+    byte[] out = new byte[8];
+    assertTrue(IpAddresses.parseIPv4("10.96.0.255", out, 4));
+    org.junit.jupiter.api.Assertions.assertArrayEquals(new byte[] {0, 0, 0, 0, 10, 96, 0, (byte) 255}, out);
+    assertTrue(IpAddresses.parseIPv4("010.1.2.3", out, 0), "leading zeros read as decimal, as upstream");
+    assertEquals(10, out[0]);
+    assertFalse(IpAddresses.parseIPv4("10.0.0", out, 0));
+    assertFalse(IpAddresses.parseIPv4("10.0.0.256", out, 0));
+    assertFalse(IpAddresses.parseIPv4("10.0.0.1.2", out, 0));
+    assertFalse(IpAddresses.parseIPv4("::1", out, 0));
+    assertFalse(IpAddresses.parseIPv4("", out, 0));
+  }
+}
