@@ -222,7 +222,7 @@ class ImageIT {
           "the cgroup's limit is the DaemonSet's " + limit + ": " + processLines(metrics.raw()));
       assertTrue(metrics.raw().contains("kubeproxy_sync_proxy_rules_duration_seconds_count"), "the proxier's meters");
 
-      // the heap's bound follows the limit (the launcher's 60% of it; less one survivor space)
+      // the heap's bound follows the limit (the launcher's share of it, less one survivor space)
       Matcher heap = Pattern.compile("maxHeapBytes=(\\d+)").matcher(log());
       assertTrue(heap.find(), "the agent logs its heap bound: " + tail());
       long maxHeap = Long.parseLong(heap.group(1));
