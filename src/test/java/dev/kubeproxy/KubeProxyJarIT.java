@@ -115,7 +115,7 @@ class KubeProxyJarIT {
   void versionAndHelpExitZero() throws Exception {
     Run v = jar("--version");
     assertEquals(0, exit(v));
-    assertEquals("Kubernetes v1.31.0\n", v.text());
+    assertEquals("Kubernetes v1.37.0\n", v.text());
     Run h = jar("--help");
     assertEquals(0, exit(h));
     assertTrue(h.text().contains("--healthz-bind-address ipport"), h.text());
@@ -298,7 +298,7 @@ class KubeProxyJarIT {
   void vertxRunTakesFlagsFromJson() throws Exception {
     Run v = vertxRun("{\"version\": true}");
     assertEquals(0, exit(v), v.text());
-    assertTrue(v.text().contains("Kubernetes v1.31.0"), v.text());
+    assertTrue(v.text().contains("Kubernetes v1.37.0"), v.text());
     Run bad = vertxRun("{\"bind-address\": \"nowhere\"}");
     assertEquals(1, exit(bad), bad.text());
     assertTrue(bad.text().contains("Error: invalid argument \"nowhere\" for \"--bind-address\" flag"), bad.text());

@@ -4,9 +4,14 @@ package dev.kubeproxy.cli;
 public final class Version {
   private Version() {}
 
-  public static final String MAJOR = "1";
-  public static final String MINOR = "31";
-  private static volatile String gitVersion = "v1.31.0";
+  /**
+   * The upstream release whose behaviour the agent follows: --version, /statusz and the start-up
+   * log report it. Change it here only.
+   */
+  public static final String UPSTREAM = "v1.37.0";
+  public static final String MAJOR = UPSTREAM.substring(1).split("\\.")[0];
+  public static final String MINOR = UPSTREAM.substring(1).split("\\.")[1];
+  private static volatile String gitVersion = UPSTREAM;
 
   public static String gitVersion() {
     return gitVersion;

@@ -85,7 +85,10 @@ public final class ConfigValidation {
     if (!mode.isEmpty()) {
       TreeSet<String> valid = new TreeSet<>();
       for (ProxyMode m : ProxyMode.values()) {
-        if (m != ProxyMode.NFTABLES || gates.isEnabled("NFTablesProxyMode")) {
+        // cmd/kube-proxy/app validateProxyModeLinux: ipvs is a valid mode only while KubeProxyIPVS is on
+        boolean gated = (m == ProxyMode.NFTABLES && !gates.isEnabled("NFTablesProxyMode"))
+            || (m == ProxyMode.IPVS && !gates.isEnabled(FeatureGates.KUBE_PROXY_IPVS));
+        if (!gated) {
           valid.add(m.text());
         }
       }
@@ -207,6 +210,11 @@ public final class ConfigValidation {
           errs.add("logging.vmodule[" + i + "].filePattern: Required value: file pattern must not be empty");
         }
       }
+    }
+    // component-base logs/api/v1 Validate: a flush period of zero or less would never flush
+    if (l.flushFrequency != null && (l.flushFrequency.isNegative() || l.flushFrequency.isZero())) {
+      errs.add("logging.flushFrequency: Invalid value: " + GoQuote.quote(GoDuration.format(l.flushFrequency))
+          + ": must be positive");
     }
     if (!gates.isEnabled("LoggingAlphaOptions")) {
       if (l.options.text.splitStream) {

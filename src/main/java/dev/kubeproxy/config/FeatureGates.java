@@ -30,27 +30,44 @@ public final class FeatureGates {
   public static final String ALL_ALPHA = "AllAlpha";
   public static final String ALL_BETA = "AllBeta";
 
-  /** The v1.31 gates that matter to kube-proxy (and later ones it implements), plus the bulk toggles, sorted by name. */
+  /** Turns off programming Service externalIPs (deprecated in 1.36, still on by default in 1.37). */
+  public static final String ALLOW_SERVICE_EXTERNAL_IPS = "AllowServiceExternalIPs";
+  /** Allows the ipvs mode (deprecated in 1.37, still on by default). */
+  public static final String KUBE_PROXY_IPVS = "KubeProxyIPVS";
+  /** Localhost NodePorts in nftables mode (alpha in 1.37). */
+  public static final String KUBE_PROXY_NFTABLES_LOCALHOST_NODE_PORTS = "KubeProxyNFTablesLocalhostNodePorts";
+  /** nftables transactions and read-backs over netlink instead of the nft binary (beta, on, in 1.37). */
+  public static final String NFTABLES_NETLINK = "NFTablesNetlink";
+  public static final String COMPONENT_FLAGZ = "ComponentFlagz";
+  public static final String COMPONENT_STATUSZ = "ComponentStatusz";
+
+  /**
+   * The gates kube-proxy 1.37 reads (pkg/features/versioned_kube_features.go at 1.37) plus the
+   * bulk toggles, sorted by name. GA gates are locked on; gates upstream has removed by 1.37
+   * (KubeProxyDrainingTerminatingNodes, LoadBalancerIPMode) are unknown, so setting them is an
+   * error as upstream.
+   */
   public static final List<Gate> KNOWN = List.of(
       new Gate(ALL_ALPHA, Stage.ALPHA, false, false),
       new Gate(ALL_BETA, Stage.BETA, false, false),
-      // /flagz and /statusz on the metrics port: alpha and off from v1.32 to v1.35 (component-base zpages)
-      new Gate("ComponentFlagz", Stage.ALPHA, false, false),
-      new Gate("ComponentSLIs", Stage.BETA, true, false),
-      new Gate("ComponentStatusz", Stage.ALPHA, false, false),
+      new Gate(ALLOW_SERVICE_EXTERNAL_IPS, Stage.DEPRECATED, true, false),
+      new Gate(COMPONENT_FLAGZ, Stage.BETA, true, false),
+      new Gate("ComponentSLIs", Stage.GA, true, true),
+      new Gate(COMPONENT_STATUSZ, Stage.BETA, true, false),
       new Gate("ContextualLogging", Stage.BETA, true, false),
-      new Gate("KubeProxyDrainingTerminatingNodes", Stage.GA, true, true),
-      new Gate("LoadBalancerIPMode", Stage.BETA, true, false),
+      new Gate(KUBE_PROXY_IPVS, Stage.DEPRECATED, true, false),
+      new Gate(KUBE_PROXY_NFTABLES_LOCALHOST_NODE_PORTS, Stage.ALPHA, false, false),
       new Gate("LoggingAlphaOptions", Stage.ALPHA, false, false),
       new Gate("LoggingBetaOptions", Stage.BETA, true, false),
-      new Gate("MultiCIDRServiceAllocator", Stage.BETA, false, false),
-      new Gate("NFTablesProxyMode", Stage.BETA, true, false),
-      // upstream 1.33 alpha, 1.34 beta (on), 1.35 GA: PreferSameZone / PreferSameNode (KEP-3015)
-      new Gate("PreferSameTrafficDistribution", Stage.BETA, true, false),
-      new Gate("ServiceTrafficDistribution", Stage.BETA, true, false),
-      new Gate("TopologyAwareHints", Stage.BETA, true, false),
-      new Gate("WinDSR", Stage.ALPHA, false, false),
-      new Gate("WinOverlay", Stage.BETA, true, false));
+      new Gate("MultiCIDRServiceAllocator", Stage.GA, true, true),
+      new Gate(NFTABLES_NETLINK, Stage.BETA, true, false),
+      new Gate("NFTablesProxyMode", Stage.GA, true, true),
+      new Gate("NativeHistograms", Stage.BETA, true, false),
+      new Gate("PreferSameTrafficDistribution", Stage.GA, true, true),
+      new Gate("ServiceTrafficDistribution", Stage.GA, true, true),
+      new Gate("TopologyAwareHints", Stage.GA, true, true),
+      new Gate("WinDSR", Stage.GA, true, true),
+      new Gate("WinOverlay", Stage.GA, true, true));
 
   private static final Map<String, Gate> BY_NAME = new LinkedHashMap<>();
 
@@ -141,6 +158,8 @@ public final class FeatureGates {
       }
       lines.add(g.name() + "=true|false (" + g.stage().name() + " - default=" + g.defaultValue() + ")");
     }
+    // featuregate.KnownFeatures sorts the formatted lines (byte order)
+    Collections.sort(lines);
     return lines;
   }
 }

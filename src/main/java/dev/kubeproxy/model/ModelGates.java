@@ -3,14 +3,14 @@ package dev.kubeproxy.model;
 import dev.kubeproxy.config.FeatureGates;
 
 /**
- * The feature gates the model depends on, with their defaults (pkg/features/kube_features.go, as pkg/proxy/serviceport.go, endpointslicecache.go and topology.go read them;
- * PreferSameTrafficDistribution as upstream 1.34: beta, on).
+ * The feature gates the model depends on (pkg/features/kube_features.go, as pkg/proxy/serviceport.go, endpointslicecache.go and topology.go read them;
+ * upstream 1.37: AllowServiceExternalIPs deprecated and on, the others GA and locked on).
  */
-public record ModelGates(boolean loadBalancerIPMode, boolean topologyAwareHints, boolean serviceTrafficDistribution,
+public record ModelGates(boolean allowServiceExternalIPs, boolean topologyAwareHints, boolean serviceTrafficDistribution,
     boolean preferSameTrafficDistribution) {
   public static ModelGates from(FeatureGates gates) {
     return new ModelGates(
-        gates.isEnabled("LoadBalancerIPMode"),
+        gates.isEnabled(FeatureGates.ALLOW_SERVICE_EXTERNAL_IPS),
         gates.isEnabled("TopologyAwareHints"),
         gates.isEnabled("ServiceTrafficDistribution"),
         gates.isEnabled("PreferSameTrafficDistribution"));

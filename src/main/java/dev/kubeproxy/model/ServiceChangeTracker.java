@@ -19,15 +19,15 @@ public final class ServiceChangeTracker {
   record Change(Map<ServicePortName, ServicePort> previous, Map<ServicePortName, ServicePort> current) {}
 
   private final IpFamily family;
-  private final boolean loadBalancerIPModeGate;
+  private final boolean allowExternalIPs;
   private final ProxyMetrics metrics;
   private final Map<NamespacedName, Change> pending = new LinkedHashMap<>();
   /** Services whose skip was logged, with the reason (logged again only when it changes). */
   private final Map<NamespacedName, String> loggedSkips = new HashMap<>();
 
-  public ServiceChangeTracker(IpFamily family, boolean loadBalancerIPModeGate, ProxyMetrics metrics) {
+  public ServiceChangeTracker(IpFamily family, boolean allowExternalIPs, ProxyMetrics metrics) {
     this.family = family;
-    this.loadBalancerIPModeGate = loadBalancerIPModeGate;
+    this.allowExternalIPs = allowExternalIPs;
     this.metrics = metrics;
   }
 
@@ -49,8 +49,8 @@ public final class ServiceChangeTracker {
     NamespacedName name = new NamespacedName(any.metadata().namespace(), any.metadata().name());
     Change change = pending.get(name);
     Map<ServicePortName, ServicePort> previous =
-        change != null ? change.previous() : ServicePorts.of(old, family, loadBalancerIPModeGate);
-    Map<ServicePortName, ServicePort> now = ServicePorts.of(current, family, loadBalancerIPModeGate);
+        change != null ? change.previous() : ServicePorts.of(old, family, allowExternalIPs);
+    Map<ServicePortName, ServicePort> now = ServicePorts.of(current, family, allowExternalIPs);
     logSkipOnce(name, current);
     if (previous.equals(now)) {
       pending.remove(name);

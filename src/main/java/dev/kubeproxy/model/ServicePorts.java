@@ -22,18 +22,20 @@ public final class ServicePorts {
 
   private ServicePorts() {}
 
-  /** With the LoadBalancerIPMode gate on (1.31 default). */
+  /** With the AllowServiceExternalIPs gate on (its 1.37 default). */
   public static Map<ServicePortName, ServicePort> of(Service service, IpFamily family) {
     return of(service, family, true);
   }
 
   /**
-   * @param loadBalancerIPModeGate feature gate LoadBalancerIPMode: when on, ingress entries with
-   *                               ipMode Proxy are not VIPs
+   * Ingress entries with ipMode Proxy are never VIPs (the LoadBalancerIPMode gate is GA and gone).
+   *
+   * @param allowExternalIPs feature gate AllowServiceExternalIPs: when off, spec.externalIPs are
+   *                         not programmed in any mode (pkg/proxy/serviceport.go newBaseServiceInfo)
    * @return the ports keyed by name, in spec order; empty when the Service is skipped
    */
   public static Map<ServicePortName, ServicePort> of(
-      Service service, IpFamily family, boolean loadBalancerIPModeGate) {
+      Service service, IpFamily family, boolean allowExternalIPs) {
     if (service == null) {
       return Map.of();
     }
@@ -60,7 +62,7 @@ public final class ServicePorts {
     }
 
     List<String> externalIPs = new ArrayList<>();
-    for (String ip : service.externalIPs()) {
+    for (String ip : allowExternalIPs ? service.externalIPs() : List.<String>of()) {
       if (ip == null || ip.isEmpty()) {
         continue;
       }
@@ -90,7 +92,7 @@ public final class ServicePorts {
         if (ingress.ip() == null || ingress.ip().isEmpty()) {
           continue;
         }
-        if (loadBalancerIPModeGate && "Proxy".equals(ingress.ipMode())) {
+        if ("Proxy".equals(ingress.ipMode())) {
           continue;
         }
         String n = IpAddresses.normalize(ingress.ip());

@@ -9,6 +9,7 @@ import dev.kubeproxy.config.AgentOptions;
 import dev.kubeproxy.messages.EventBusAddresses;
 import dev.kubeproxy.messages.ClusterEvent;
 import dev.kubeproxy.messages.NodeInfo;
+import dev.kubeproxy.messages.EventRequest;
 import dev.kubeproxy.config.FeatureGates;
 import dev.kubeproxy.config.KubeProxyConfiguration;
 import dev.kubeproxy.metrics.ProxyMetrics;
@@ -161,6 +162,9 @@ public class ProxierVerticle extends VerticleBase {
             List<ProxyBackend> backends = backendFactory.create(options, nodeInfo, commandRunner);
             for (ProxyBackend backend : backends) {
               backend.privilegedInit();
+            }
+            for (EventRequest event : ModeNotices.announce(options.config().mode)) {
+              vertx.eventBus().publish(EventBusAddresses.EVENTS, event);
             }
             startFamilies(backends);
             return Future.succeededFuture();
@@ -376,7 +380,7 @@ public class ProxierVerticle extends VerticleBase {
   /**
    * Rules are first written once the initial lists of every watched kind have been delivered:
    * Services and EndpointSlices (1.31), and since 1.32 (#126561) also the own Node (its topology
-   * labels) and, with MultiCIDRServiceAllocator, the ServiceCIDRs, so that the first sync already
+   * labels) and the ServiceCIDRs (always watched since 1.33), so that the first sync already
    * knows them.
    */
   private void onSynced(ClusterEvent.Kind kind) {
@@ -389,11 +393,9 @@ public class ProxierVerticle extends VerticleBase {
         return;
       }
     }
-    boolean cidrsWatched = gates.isEnabled("MultiCIDRServiceAllocator");
-    if (!initialized && servicesSynced && endpointSlicesSynced && nodeSynced && (serviceCIDRsSynced || !cidrsWatched)) {
+    if (!initialized && servicesSynced && endpointSlicesSynced && nodeSynced && serviceCIDRsSynced) {
       initialized = true;
-      Log.info("Services, EndpointSlices, the Node" + (cidrsWatched ? " and ServiceCIDRs" : "")
-          + " received; programming rules");
+      Log.info("Services, EndpointSlices, the Node and ServiceCIDRs received; programming rules");
       for (FamilyProxier f : families) {
         f.initialListsDelivered();
       }

@@ -11,6 +11,7 @@ import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.net.IpAddresses;
 import dev.kubeproxy.config.AgentOptions;
 import dev.kubeproxy.messages.NodeInfo;
+import dev.kubeproxy.config.FeatureGates;
 import dev.kubeproxy.config.KubeProxyConfiguration;
 import dev.kubeproxy.config.ProxyMode;
 import dev.kubeproxy.config.SyncSettings;
@@ -119,14 +120,15 @@ public final class Proxiers {
       ProxierSettings settings = settings(options, node, family, detectors.get(family));
       backends.add(mode == ProxyMode.IPTABLES
           ? new IptablesProxier(settings, context.commands(), context.metrics(), context.iptablesBackend())
-          : new NftablesProxier(settings, runner, metrics, generations));
+          : new NftablesProxier(settings, runner, metrics, generations,
+              context.gates().isEnabled(FeatureGates.NFTABLES_NETLINK)));
     }
     return List.copyOf(backends);
   }
 
   /**
    * ipvs mode (cmd/kube-proxy/app/server_linux.go): upstream's CanUseIPVSProxier check first (not in a
-   * dry run, which touches nothing), then the deprecation notice of v1.35 (kubernetes#134539).
+   * dry run, which touches nothing), the deprecation notice follows from the verticle ({@link ModeNotices}).
    */
   private static List<ProxyBackend> ipvsBackends(AgentOptions options, NodeInfo node, AgentContext context,
       List<IpFamily> families, Map<IpFamily, LocalTrafficDetector> detectors) {
@@ -140,7 +142,6 @@ public final class Proxiers {
       }
     }
     Log.info("Using ipvs Proxier");
-    Log.error("The ipvs proxier is now deprecated and may be removed in a future release. Please use 'nftables' instead.");
     if (config.ipvs.scheduler == null || config.ipvs.scheduler.isEmpty()) {
       Log.info("IPVS scheduler not specified, use rr by default");
     }

@@ -172,8 +172,9 @@ class FlagParserTest {
         assertFalse(help.contains("--" + d.name() + " "), "deprecated flags are hidden: " + d.name());
       }
     }
-    assertTrue(help.contains("MultiCIDRServiceAllocator=true|false (BETA - default=false)"));
-    assertFalse(help.contains("KubeProxyDrainingTerminatingNodes"), "GA gates are not listed");
+    assertTrue(help.contains("NFTablesNetlink=true|false (BETA - default=true)"));
+    assertFalse(help.contains("MultiCIDRServiceAllocator"), "GA gates are not listed");
+    assertFalse(help.contains("KubeProxyIPVS"), "deprecated gates are not listed");
     assertTrue(help.contains("(default \"application/vnd.kubernetes.protobuf\")"));
     assertTrue(help.contains("(default 24h0m0s)"));
   }

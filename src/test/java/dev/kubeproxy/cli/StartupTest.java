@@ -62,10 +62,10 @@ class StartupTest {
   @Test
   void versionAndHelpExitZero() {
     assertEquals(0, status("--version"));
-    assertEquals("Kubernetes v1.31.0\n", out.toString(StandardCharsets.UTF_8));
+    assertEquals("Kubernetes v1.37.0\n", out.toString(StandardCharsets.UTF_8));
     out.reset();
     assertEquals(0, status("--version=raw"));
-    assertTrue(out.toString(StandardCharsets.UTF_8).startsWith("version.Info{Major:\"1\", Minor:\"31\""));
+    assertTrue(out.toString(StandardCharsets.UTF_8).startsWith("version.Info{Major:\"1\", Minor:\"37\""));
     out.reset();
     assertEquals(0, status("--help"));
     assertTrue(out.toString(StandardCharsets.UTF_8).contains("Usage:\n  kube-proxy [flags]"));

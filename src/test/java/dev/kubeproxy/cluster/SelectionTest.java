@@ -17,13 +17,11 @@ class SelectionTest {
   void watchedKindsAndTheirSelectors() {
     var options = Fixtures.options(null, "node-1");
     List<Selection> watched = Selection.watched(options);
-    assertEquals(List.of(Kind.SERVICE, Kind.ENDPOINT_SLICE, Kind.NODE), watched.stream().map(Selection::kind).toList());
+    assertEquals(List.of(Kind.SERVICE, Kind.ENDPOINT_SLICE, Kind.SERVICE_CIDR, Kind.NODE),
+        watched.stream().map(Selection::kind).toList(), "ServiceCIDRs are watched without any gate since 1.33");
     assertEquals("!service.kubernetes.io/service-proxy-name,!service.kubernetes.io/headless", watched.get(0).labelSelector());
     assertEquals("spec.clusterIP!=None", watched.get(0).fieldSelector());
-    assertEquals("metadata.name=node-1", watched.get(2).fieldSelector());
-    options.config().featureGates = Map.of("MultiCIDRServiceAllocator", true);
-    assertEquals(List.of(Kind.SERVICE, Kind.ENDPOINT_SLICE, Kind.SERVICE_CIDR, Kind.NODE),
-        Selection.watched(options).stream().map(Selection::kind).toList());
+    assertEquals("metadata.name=node-1", watched.get(3).fieldSelector());
   }
 
   @Test
@@ -38,7 +36,7 @@ class SelectionTest {
 
   @Test
   void theOwnNodeOnly() {
-    Selection node = Selection.watched(Fixtures.options(null, "node-1")).get(2);
+    Selection node = Selection.watched(Fixtures.options(null, "node-1")).get(3);
     assertTrue(node.matches(ClusterObjects.node("node-1", Map.of(), List.of(), List.of())));
     assertFalse(node.matches(ClusterObjects.node("node-2", Map.of(), List.of(), List.of())));
   }

@@ -104,11 +104,11 @@ class ConfigValidationTest {
     assertError("KubeProxyConfiguration.Mode.ProxyMode: Invalid value: \"foo\": must be iptables, ipvs, nftables or "
         + "blank (blank means the best-available proxy [currently iptables])", c -> c.mode = "foo");
     KubeProxyConfiguration c = valid();
-    c.mode = "nftables";
-    c.nodePortAddresses = List.of("primary");
-    assertEquals(List.of("KubeProxyConfiguration.Mode.ProxyMode: Invalid value: \"nftables\": must be iptables, "
-        + "ipvs or blank (blank means the best-available proxy [currently iptables])"),
-        ConfigValidation.validate(c, FeatureGates.apply(Map.of("NFTablesProxyMode", false)).gates()));
+    c.mode = "ipvs";
+    assertEquals(List.of("KubeProxyConfiguration.Mode.ProxyMode: Invalid value: \"ipvs\": must be iptables, "
+        + "nftables or blank (blank means the best-available proxy [currently iptables])"),
+        ConfigValidation.validate(c, FeatureGates.apply(Map.of("KubeProxyIPVS", false)).gates()));
+    assertEquals(List.of(), ConfigValidation.validate(c, FeatureGates.apply(Map.of()).gates()));
   }
 
   @Test
@@ -197,6 +197,8 @@ class ConfigValidationTest {
 
   @Test
   void logging() {
+    assertError("KubeProxyConfiguration.logging.flushFrequency: Invalid value: \"-1s\": must be positive",
+        c -> c.logging.flushFrequency = Duration.ofSeconds(-1));
     assertError("KubeProxyConfiguration.logging.format: Unsupported value: \"xml\": supported values: \"json\", "
         + "\"text\"", c -> c.logging.format = "xml");
     assertError("KubeProxyConfiguration.logging.options.text.splitStream: Forbidden: Feature LoggingAlphaOptions is "

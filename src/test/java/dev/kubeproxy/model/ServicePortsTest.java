@@ -116,9 +116,16 @@ class ServicePortsTest {
     ServicePort p = only(ServicePorts.of(svc, IpFamily.IPv4));
     assertEquals(List.of("192.168.200.50", "192.168.200.51"), p.loadBalancerVIPs());
     assertEquals(30080, p.nodePort());
-    // gate off: Proxy entries are VIPs too
-    ServicePort gateOff = only(ServicePorts.of(svc, IpFamily.IPv4, false));
-    assertEquals(List.of("192.168.200.50", "192.168.200.51", "192.168.200.52"), gateOff.loadBalancerVIPs());
+  }
+
+  @Test
+  void externalIPsAreLeftOutWhenAllowServiceExternalIPsIsOff() {
+    Service svc = edit(service("demo", "web", "10.96.0.10", port("http", 80, "TCP")))
+        .externalIPs(new ArrayList<>(List.of("192.168.200.60", "fd00::60"))).build();
+    assertEquals(List.of("192.168.200.60"), only(ServicePorts.of(svc, IpFamily.IPv4, true)).externalIPs());
+    ServicePort off = only(ServicePorts.of(svc, IpFamily.IPv4, false));
+    assertEquals(List.of(), off.externalIPs());
+    assertFalse(off.externallyAccessible());
   }
 
   @Test

@@ -104,9 +104,8 @@ class TrafficDistributionTest {
   }
 
   @Test
-  void theGateIsBetaAndOnByDefault() {
+  void theGateIsGaAndOn() {
     assertTrue(ModelGates.from(dev.kubeproxy.config.FeatureGates.of(Map.of())).preferSameTrafficDistribution());
-    assertFalse(ModelGates.from(dev.kubeproxy.config.FeatureGates.of(Map.of("PreferSameTrafficDistribution", false))).preferSameTrafficDistribution());
   }
 
   static EndpointSlice.Endpoint withNodeHints(EndpointSlice.Endpoint ep, String... nodes) {

@@ -178,6 +178,7 @@ class ProxierVerticleTest {
     vertx.deployVerticle(verticle, ProxierVerticle.DEPLOYMENT).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
     if (nodeListDelivered) {
       synced(ClusterEvent.Kind.NODE);
+      synced(ClusterEvent.Kind.SERVICE_CIDR);
     }
     return verticle;
   }
@@ -233,9 +234,16 @@ class ProxierVerticleTest {
   }
 
   @Test
+  void ipvsModePostsItsDeprecationOnTheNode() throws Exception {
+    List<EventRequest> events = new CopyOnWriteArrayList<>();
+    vertx.eventBus().<EventRequest>consumer(EventBusAddresses.EVENTS, m -> events.add(m.body()));
+    deploy("ipvs", false, new FakeBackend(IpFamily.IPv4));
+    await("the deprecation event", () -> events.stream().anyMatch(e -> e.reason().equals("IPVSDeprecation")));
+  }
+
+  @Test
   void theFirstSyncWaitsForTheNodeAndServiceCIDRLists() throws Exception {
-    nodeListDelivered = false;
-    featureGates = Map.of("MultiCIDRServiceAllocator", true);
+    nodeListDelivered = false; // nor the ServiceCIDRs' list, awaited without any gate since 1.33
     FakeBackend v4 = new FakeBackend(IpFamily.IPv4);
     deploy("nftables", false, v4);
     upsertService(service("demo", "web", "10.96.0.10", port("http", 80, "TCP")));
@@ -273,6 +281,7 @@ class ProxierVerticleTest {
     upsertService(service("demo", "web", "10.96.0.10", port("http", 80, "TCP")));
     upsertSlice(webSlice("web-1", "IPv4", "10.244.0.5", "node-a"));
     synced(ClusterEvent.Kind.NODE);
+    synced(ClusterEvent.Kind.SERVICE_CIDR);
     synced(ClusterEvent.Kind.SERVICE);
     synced(ClusterEvent.Kind.ENDPOINT_SLICE);
     Thread.sleep(300); // the events are kept until the backends exist

@@ -42,10 +42,15 @@ class MetricsServerVerticleTest {
   }
 
   private int deploy(boolean profiling) {
+    return deploy(profiling, java.util.Map.of());
+  }
+
+  private int deploy(boolean profiling, java.util.Map<String, Boolean> gates) {
     AgentOptions opts = TestConfigs.options(c -> {
       c.metricsBindAddress = "127.0.0.1:0";
       c.mode = "nftables";
       c.enableProfiling = profiling;
+      c.featureGates = new java.util.TreeMap<>(gates);
     });
     MetricsServerVerticle v = new MetricsServerVerticle(opts, metrics, verbosity::add);
     Await.result(vertx.deployVerticle(v));
@@ -74,8 +79,8 @@ class MetricsServerVerticleTest {
     assertTrue(text.contains("\nkubeproxy_sync_proxy_rules_nftables_sync_failures_total{ip_family=\"IPv4\"} 1\n"), text);
     assertTrue(text.contains("# TYPE jvm_threads_live_threads gauge"), text);
     assertTrue(!text.contains("kubeproxy_sync_proxy_rules_iptables"), "nftables mode has no iptables metrics");
-    assertTrue(text.contains("\nkubernetes_feature_enabled{name=\"NFTablesProxyMode\",stage=\"BETA\"} 1\n"), text);
-    assertTrue(text.contains("\nkubernetes_feature_enabled{name=\"KubeProxyDrainingTerminatingNodes\",stage=\"\"} 1\n"), text);
+    assertTrue(text.contains("\nkubernetes_feature_enabled{name=\"NFTablesProxyMode\",stage=\"\"} 1\n"), text);
+    assertTrue(text.contains("\nkubernetes_feature_enabled{name=\"KubeProxyIPVS\",stage=\"DEPRECATED\"} 1\n"), text);
     assertTrue(text.contains("\nkubernetes_feature_enabled{name=\"AllAlpha\",stage=\"ALPHA\"} 0\n"), text);
   }
 
@@ -205,7 +210,7 @@ class MetricsServerVerticleTest {
 
   @Test
   void statuszAndFlagzOnlyUnderTheirGates() {
-    int off = deploy(false);
+    int off = deploy(false, java.util.Map.of("ComponentStatusz", false, "ComponentFlagz", false));
     assertEquals(404, get(off, "/statusz").statusCode());
     assertEquals(404, get(off, "/flagz").statusCode());
     AgentOptions base = TestConfigs.options(c -> {
@@ -226,7 +231,7 @@ class MetricsServerVerticleTest {
         .putHeader("Accept", "application/json;v=v1alpha1;g=config.k8s.io;as=Statusz").send());
     assertEquals(200, json.statusCode());
     assertEquals("Statusz", json.bodyAsJsonObject().getString("kind"));
-    assertEquals("1.31.0", json.bodyAsJsonObject().getString("binaryVersion"));
+    assertEquals("1.37.0", json.bodyAsJsonObject().getString("binaryVersion"));
     HttpResponse<Buffer> refused = Await.result(client.get(port, "127.0.0.1", "/statusz").putHeader("Accept", "application/json").send());
     assertEquals(406, refused.statusCode());
     assertEquals("NotAcceptable", refused.bodyAsJsonObject().getString("reason"));

@@ -44,8 +44,8 @@ class ZPagesTest {
         + "Started: " + started + "\nUp: 1 hr 01 min 05 sec\nGo version: " + ZPages.goVersion()
         + "\nBinary version: " + ZPages.binaryVersion() + "\nEmulation version: " + ZPages.emulationVersion() + "\n\n",
         pages(0).statuszText());
-    assertEquals("1.31.0", ZPages.binaryVersion());
-    assertEquals("1.31", ZPages.emulationVersion());
+    assertEquals("1.37.0", ZPages.binaryVersion());
+    assertEquals("1.37", ZPages.emulationVersion());
     String equalsSign = pages(2).statuszText();
     assertTrue(equalsSign.contains("\nUp= 1 hr 01 min 05 sec\n"), equalsSign);
   }
@@ -55,7 +55,7 @@ class ZPagesTest {
     JsonObject o = pages(0).statuszObject();
     assertEquals("{\"kind\":\"Statusz\",\"apiVersion\":\"config.k8s.io/v1alpha1\",\"metadata\":{\"name\":\"kube-proxy\"},"
         + "\"startTime\":\"2026-12-03T10:00:00Z\",\"uptimeSeconds\":3665,\"goVersion\":\"" + ZPages.goVersion() + "\","
-        + "\"binaryVersion\":\"1.31.0\",\"emulationVersion\":\"1.31\",\"paths\":null}", o.encode());
+        + "\"binaryVersion\":\"1.37.0\",\"emulationVersion\":\"1.37\",\"paths\":null}", o.encode());
   }
 
   @Test
@@ -70,13 +70,13 @@ class ZPagesTest {
   }
 
   @Test
-  void theGatesAreAlphaAndOffByDefault() {
+  void theGatesAreBetaAndOnByDefault() {
     for (String gate : java.util.List.of("ComponentStatusz", "ComponentFlagz")) {
       dev.kubeproxy.config.FeatureGates.Gate g = dev.kubeproxy.config.FeatureGates.KNOWN.stream()
           .filter(k -> k.name().equals(gate)).findFirst().orElseThrow();
-      assertEquals(dev.kubeproxy.config.FeatureGates.Stage.ALPHA, g.stage());
-      assertFalse(dev.kubeproxy.config.FeatureGates.of(java.util.Map.of()).isEnabled(gate));
-      assertTrue(dev.kubeproxy.config.FeatureGates.of(java.util.Map.of("AllAlpha", true)).isEnabled(gate));
+      assertEquals(dev.kubeproxy.config.FeatureGates.Stage.BETA, g.stage());
+      assertTrue(dev.kubeproxy.config.FeatureGates.of(java.util.Map.of()).isEnabled(gate));
+      assertFalse(dev.kubeproxy.config.FeatureGates.of(java.util.Map.of(gate, false)).isEnabled(gate));
     }
   }
 

@@ -12,8 +12,10 @@ import java.time.Duration;
 
 /**
  * The conntrack limits and timeouts kube-proxy sets at start (cmd/kube-proxy/app/server_linux.go setupConntrack): each value is
- * written only when the kernel's differs, every write logs "Set sysctl", and any failure is fatal
- * except a read-only /sys that stops the hashsize increase (then upstream only records an event).
+ * written only when the kernel's differs, every write logs "Set sysctl". nf_conntrack_max is only
+ * ever raised, never lowered below what the host has, and a refused write of it is logged, not
+ * fatal (upstream 1.38, cmd/kube-proxy/app/conntrack.go); a read-only /sys that stops the hashsize
+ * increase is reported (upstream records an event). Any other failure is fatal.
  * Blocking: run on a worker.
  */
 public final class ConntrackSysctls {
@@ -129,7 +131,26 @@ public final class ConntrackSysctls {
   }
 
   private void setMax(int max) throws IOException {
-    setIntSysctl("nf_conntrack_max", max);
+    String entry = "net/netfilter/nf_conntrack_max";
+    Integer current;
+    try {
+      current = sysctl.get(entry);
+    } catch (IOException e) {
+      current = null;
+    }
+    if (current != null && current >= max) {
+      // The host (or its administrator) allows more connections already: lowering it would drop them.
+      Log.info("Not lowering nf_conntrack_max", "current", current, "nfConntrackMax", max);
+      return;
+    }
+    try {
+      Log.info("Set sysctl", "entry", entry, "value", max);
+      sysctl.set(entry, max);
+    } catch (IOException e) {
+      // e.g. a container without the right to write it: the node still works with the host's limit
+      Log.error("Failed to set nf_conntrack_max; continuing with the host's value", e, "nfConntrackMax", max);
+      return;
+    }
     Log.info("Setting nf_conntrack_max", "nfConntrackMax", max);
     // The hashsize parameter is global: only raise it, and only when sysfs is writable.
     int hashsize = Sysctl.readInt(paths.hashsize());

@@ -98,13 +98,14 @@ public final class IptablesTool {
     return atLeast(version(), 1, 6, 2);
   }
 
-  /** Wait flags for iptables itself (pkg/util/iptables/iptables.go getIPTablesWaitFlag). */
+  /**
+   * Wait flags for iptables itself (pkg/util/iptables/iptables.go getIPTablesWaitFlag): a wait in
+   * seconds, never the -W poll interval, which newer iptables versions warn about or refuse.
+   */
   public synchronized List<String> waitFlags() {
     if (waitFlags == null) {
       int[] v = version();
-      if (atLeast(v, 1, 6, 1)) {
-        waitFlags = List.of("-w", "5", "-W", "100000");
-      } else if (atLeast(v, 1, 4, 22)) {
+      if (atLeast(v, 1, 4, 22)) {
         waitFlags = List.of("-w", "5");
       } else if (atLeast(v, 1, 4, 20)) {
         waitFlags = List.of("-w");
@@ -119,7 +120,7 @@ public final class IptablesTool {
   public synchronized List<String> restoreWaitFlags() {
     if (restoreWaitFlags == null) {
       int[] v = version();
-      restoreWaitFlags = atLeast(v, 1, 6, 2) ? List.of("-w", "5", "-W", "100000")
+      restoreWaitFlags = atLeast(v, 1, 6, 2) ? List.of("-w", "5")
           : v != null ? List.of("-w") : List.of();
     }
     return restoreWaitFlags;

@@ -58,6 +58,10 @@ final class Committer {
     return reader;
   }
 
+  boolean viaNetlink() {
+    return netlink != null;
+  }
+
   /** Applies a transaction: over netlink when it can go that way (returns true), else through nft. */
   boolean apply(Transaction tx) throws NftablesException {
     long before = generation();

@@ -38,8 +38,9 @@ import java.util.function.Supplier;
  * whole desired table with the one read back, {@link TableReconciler}), commit ({@link Committer}:
  * netlink or nft, with the generation readings that let a periodic resync skip the read-back),
  * and record ({@link AppliedTable}, {@link StaleChains}). The first sync of the process writes the
- * whole table; later full syncs (every syncPeriod, after a failure, on a ServiceCIDR change) read
- * it back and send only the differences, which also repairs changes made behind the agent's back;
+ * whole table; later full syncs (once an hour as upstream's, after a failure, on a ServiceCIDR
+ * change, and when the commit generation checked every syncPeriod shows that someone else wrote)
+ * read it back and send only the differences, which also repairs changes made behind the agent's back;
  * the syncs in between send only what changed in the model. Chains no longer used are flushed at
  * once and deleted at least one second later. When the kernel refuses a full sync, the service
  * ports whose objects it refuses are left out and the others synced again at once
@@ -48,9 +49,6 @@ import java.util.function.Supplier;
  * <p>Called by the family's proxier on its sync worker, one call at a time.
  */
 public class NftablesProxier implements ProxyBackend {
-  /** "off" keeps every transaction on nft (no netlink socket is opened). */
-  static final String NETLINK_ENV = "KUBE_PROXY_NFTABLES_NETLINK";
-
   private final ProxierSettings settings;
   private final CommandRunner runner;
   private final Nftables nft;
@@ -71,8 +69,12 @@ public class NftablesProxier implements ProxyBackend {
   private Transaction lastTransaction;
   /** Whether the last full sync was a reconcile (kernel read and only differences sent). */
   private boolean reconciled;
+  /** Whether the table was verified at the last drift check (or by the reconcile since). */
+  private boolean verifiedAtLastCheck;
   /** The generation at which the current full sync listed the table (-1: not listed or not read). */
   private long listedAt = -1;
+  /** Feature gate NFTablesNetlink (on unless the public constructor was told otherwise). */
+  private boolean netlinkGate = true;
 
   /**
    * @param generations the nf_tables commit tracking of the namespace the runner writes to, the same
@@ -80,9 +82,19 @@ public class NftablesProxier implements ProxyBackend {
    */
   public NftablesProxier(
       ProxierSettings settings, CommandRunner runner, ProxyMetrics metrics, CommitGenerations generations) {
+    this(settings, runner, metrics, generations, true);
+  }
+
+  /**
+   * @param netlinkGate feature gate NFTablesNetlink: when off, no netlink socket is opened and every
+   *                    transaction and read-back goes through nft
+   */
+  public NftablesProxier(ProxierSettings settings, CommandRunner runner, ProxyMetrics metrics,
+      CommitGenerations generations, boolean netlinkGate) {
     this(settings, runner, settings.dryRun() ? new DryRunNftables(settings.family(), settings.dryRunOutput())
         : new NftCommand(settings.family(), runner), metrics, Clock.systemUTC(),
         NodePortAddresses.fromIpCommand(runner), generations, false);
+    this.netlinkGate = netlinkGate;
   }
 
   /** For tests and the benchmark: any {@link Nftables}, metrics, clock and interface addresses; keeps the last transaction. */
@@ -136,8 +148,8 @@ public class NftablesProxier implements ProxyBackend {
     } catch (NftablesSupportCheck.UnsupportedException e) {
       throw new SyncException(e.getMessage(), e);
     }
-    if ("off".equals(System.getenv(NETLINK_ENV))) {
-      Log.info("nftables: netlink switched off by " + NETLINK_ENV + "; every transaction goes through nft");
+    if (!netlinkGate) {
+      Log.info("nftables: the NFTablesNetlink feature gate is off; every transaction goes through nft");
     } else {
       useNetlink(NetlinkNftables.open(settings.family(), runner.netns()));
     }
@@ -146,6 +158,11 @@ public class NftablesProxier implements ProxyBackend {
   /** Sends transactions over this netlink socket when they can go that way (null: never). */
   public synchronized void useNetlink(NetlinkPath netlink) {
     committer.useNetlink(netlink);
+  }
+
+  /** Whether transactions go over a netlink socket (after {@link #privilegedInit}). */
+  synchronized boolean viaNetlink() {
+    return committer.viaNetlink();
   }
 
   /**
@@ -164,7 +181,7 @@ public class NftablesProxier implements ProxyBackend {
     ProxyState state = failures.withoutRefused(unfiltered);
     Instant start = clock.instant();
     deleteStaleChains(start);
-    SyncPlan plan = planner.plan(state.serviceCIDRs(), start, syncPeriod(), committer.reader() != null,
+    SyncPlan plan = planner.plan(state.serviceCIDRs(), start, SyncSettings.FULL_SYNC_PERIOD, committer.reader() != null,
         this::tableUnchangedByOthers);
     Transaction tx = null;
     boolean viaNetlink = false;
@@ -185,6 +202,7 @@ public class NftablesProxier implements ProxyBackend {
     planner.succeeded(plan, start, state.serviceCIDRs());
     if (plan.full() && reconciled) {
       committer.reconciled(listedAt, !tx.isEmpty());
+      verifiedAtLastCheck = true;
     }
     if (Log.enabled(4)) {
       Log.v(4).info("nftables sync done", "kind", plan.full() ? (reconciled ? "reconcile" : "full") : "partial",
@@ -195,9 +213,25 @@ public class NftablesProxier implements ProxyBackend {
         applied.noLocalExternal());
   }
 
-  private Duration syncPeriod() {
-    return settings.syncPeriod() == null || settings.syncPeriod().isZero()
-        ? SyncSettings.DEFAULT_SYNC_PERIOD : settings.syncPeriod();
+  /**
+   * The cheap check between the hourly full syncs, every syncPeriod: one reading of nf_tables'
+   * commit generation tells whether anyone else has committed since the table was last verified.
+   * Without a generation to read nothing is checked, and the hourly full sync repairs, as upstream's.
+   */
+  @Override
+  public synchronized boolean rulesDisturbed() {
+    if (settings.dryRun() || !verifiedAtLastCheck) {
+      verifiedAtLastCheck = !settings.dryRun() && committer.unchangedByOthers();
+      return false;
+    }
+    verifiedAtLastCheck = committer.unchangedByOthers();
+    if (verifiedAtLastCheck || committer.generation() < 0) {
+      return false;
+    }
+    Log.warn("nftables table was changed by something else; the next sync reads it back", "ipFamily",
+        settings.family());
+    planner.reconcileNext("table changed by something else");
+    return true;
   }
 
   /** True when this family's table was verified, nobody else has committed since and the NodePort addresses are the same. */

@@ -163,10 +163,29 @@ class ConntrackSysctlsTest {
   }
 
   @Test
-  void aMissingSysctlIsFatal() throws IOException {
-    Files.delete(sysctl("nf_conntrack_max")); // nf_conntrack not loaded
+  void aRefusedMaxIsNotFatal() throws IOException {
+    Files.delete(sysctl("nf_conntrack_max")); // refused: the write fails
+    assertEquals(ConntrackSysctls.Outcome.APPLIED, new ConntrackSysctls(paths).apply(conntrack));
+    assertEquals("86400", Files.readString(sysctl("nf_conntrack_tcp_timeout_established")).trim(),
+        "the rest still applies");
+    assertEquals("16384", Files.readString(paths.hashsize()).trim());
+  }
+
+  @Test
+  void aMissingTimeoutSysctlIsFatal() throws IOException {
+    Files.delete(sysctl("nf_conntrack_tcp_timeout_established"));
     IOException e = assertThrows(IOException.class, () -> new ConntrackSysctls(paths).apply(conntrack));
-    assertEquals("write " + sysctl("nf_conntrack_max") + ": no such file or directory", e.getMessage());
+    assertEquals("write " + sysctl("nf_conntrack_tcp_timeout_established") + ": no such file or directory", e.getMessage());
+  }
+
+  @Test
+  void theHostsHigherMaxIsNeverLowered() throws IOException {
+    write("nf_conntrack_max", "2000000");
+    Files.setLastModifiedTime(sysctl("nf_conntrack_max"), OLD);
+    new ConntrackSysctls(paths).apply(conntrack);
+    assertEquals("2000000", values().get("nf_conntrack_max"));
+    assertFalse(written(sysctl("nf_conntrack_max")));
+    assertEquals("16384", values().get("hashsize"));
   }
 
   @Test

@@ -15,6 +15,7 @@ import dev.kubeproxy.backend.nftables.objects.TableVisitor;
 import dev.kubeproxy.backend.nftables.objects.Transaction;
 
 import dev.kubeproxy.net.IpFamily;
+import dev.kubeproxy.trace.nftables.NftRuleset;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -145,6 +146,16 @@ public final class FakeNftables implements Nftables, TableReader {
   public synchronized void tamper(Transaction tx) throws NftablesException {
     run(tx);
     applied.remove(applied.size() - 1);
+  }
+
+  /** The table in the tracer's typed form (chains, rules, sets, maps and elements as they are now). */
+  public synchronized NftRuleset ruleset() {
+    NftRuleset.Builder b = new NftRuleset.Builder(family);
+    state.chains.values().forEach(c -> b.chain(c.definition));
+    state.containers.values().forEach(c -> b.container(c.definition));
+    state.chains.values().forEach(c -> c.rules.forEach(b::rule));
+    state.containers.values().forEach(c -> c.elements.values().forEach(b::element));
+    return b.build();
   }
 
   public synchronized boolean tableExists() {

@@ -1,0 +1,8 @@
+package dev.kubeproxy.trace;
+
+/** What the rules finally do with a traced packet. */
+public enum Verdict {
+    ACCEPT,
+    DROP,
+    REJECT
+}
