@@ -33,7 +33,8 @@ final class DaemonSetContainer {
   static final Path MANIFEST = Path.of("docker/kube-proxy.yaml");
   /** What the API server defaults an unset terminationGracePeriodSeconds to. */
   private static final long DEFAULT_GRACE_SECONDS = 30;
-  private static final Pattern VAR_REF = Pattern.compile("\\$\\(([A-Za-z_][A-Za-z0-9_]*)\\)");
+  /** "$$" (an escaped "$") or a $(VAR) reference, found in one left-to-right scan as the kubelet does. */
+  private static final Pattern VAR_REF = Pattern.compile("\\$\\$|\\$\\(([A-Za-z_][A-Za-z0-9_]*)\\)");
 
   final V1DaemonSet daemonSet;
   final V1ConfigMap configMap;
@@ -116,11 +117,11 @@ final class DaemonSetContainer {
     Matcher m = VAR_REF.matcher(s);
     StringBuilder sb = new StringBuilder();
     while (m.find()) {
-      String v = env.get(m.group(1));
+      String v = m.group(1) == null ? "$" : env.get(m.group(1));
       m.appendReplacement(sb, Matcher.quoteReplacement(v == null ? m.group() : v));
     }
     m.appendTail(sb);
-    return sb.toString().replace("$$", "$");
+    return sb.toString();
   }
 
   /**
