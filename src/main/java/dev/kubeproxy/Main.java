@@ -7,6 +7,7 @@ import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.metrics.Metrics;
 import io.vertx.core.Vertx;
 import java.util.List;
+import sun.misc.Signal;
 
 /**
  * {@code java -jar kube-proxy.jar [flags]} (or {@code explain ...}, see {@link ExplainCommand}): parses the flags (--version, --help, a bad flag exit here),
@@ -31,6 +32,14 @@ public final class Main {
     // run in the agent too); only what needs no file is answered here, before Vert.x exists.
     Vertx vertx = Metrics.vertxBuilder().build();
     SystemExit exit = new SystemExit();
+    // The kubelet stops the agent with SIGTERM: an orderly stop that exits 0 (the JVM's default is
+    // status 143); the rules stay in place, as upstream leaves them.
+    for (String signal : List.of("TERM", "INT")) {
+      Signal.handle(new Signal(signal), s -> {
+        Log.info("Received signal, shutting down", "signal", "SIG" + signal);
+        exit.exit(vertx, 0);
+      });
+    }
     vertx.deployVerticle(new AgentVerticle((Startup.Flags) parsed, exit)).onFailure(err -> {
       // AgentVerticle has logged why; a failed deployment never exits 0
       Log.v(2).info("Deployment failed", "err", err);
