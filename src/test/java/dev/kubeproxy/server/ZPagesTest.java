@@ -57,11 +57,11 @@ class ZPagesTest {
   void versionFlagOverridesTheReportedVersion() {
     TreeMap<String, String> flags = new TreeMap<>();
     flags.put("version", "v1.2.3-custom");
-    ZPages p = new ZPages(flags, start, () -> now, picking(0));
+    ZPages p = new ZPages(flags, SERVED, start, () -> now, picking(0));
     assertEquals("1.2.3-custom", p.binaryVersion());
     assertEquals("1.2", p.emulationVersion());
     flags.put("version", "false");
-    assertEquals("1.37.0", new ZPages(flags, start, () -> now, picking(0)).binaryVersion());
+    assertEquals("1.37.0", new ZPages(flags, SERVED, start, () -> now, picking(0)).binaryVersion());
   }
 
   @Test
