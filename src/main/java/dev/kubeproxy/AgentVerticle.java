@@ -128,8 +128,8 @@ public class AgentVerticle extends VerticleBase {
         "availableProcessors", Runtime.getRuntime().availableProcessors(),
         "maxHeapBytes", Runtime.getRuntime().maxMemory());
 
-    // 3. /livez from the start: the node lookup alone can take ~36 s with the API unreachable,
-    //    longer than a liveness probe waits (issue 15.8). Until the node is known, /healthz
+    // 3. /livez from the start: with the API unreachable the node lookup's retries last longer
+    //    than a liveness probe waits. Until the node is known, /healthz
     //    answers 503 with nodeEligible false (upstream v1.33: no Node, not eligible).
     return startHealthz(options, context)
         // 4. --cleanup; else the agent, with the leftovers of the modes not in use removed meanwhile
