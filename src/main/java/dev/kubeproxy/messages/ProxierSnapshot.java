@@ -1,19 +1,21 @@
 package dev.kubeproxy.messages;
 
+import dev.kubeproxy.config.ProxyMode;
+
 import java.util.List;
 
 /**
  * The proxier's answer on {@link dev.kubeproxy.messages.EventBusAddresses#DEBUG_SERVICES}: what /debug/services
  * explains, as immutable values (the metrics server reads nothing else of the proxier).
  *
- * @param mode        "iptables" or "nftables"
+ * @param mode        the configured proxy mode
  * @param dryRun      rules are printed, not applied
  * @param initialized the initial lists have arrived and rules are being programmed
  * @param families    one entry per family the proxier runs, primary first
  * @param invalid     Services and EndpointSlices left out because an API server would reject them
  */
 public record ProxierSnapshot(
-    String mode, boolean dryRun, boolean initialized,
+    ProxyMode mode, boolean dryRun, boolean initialized,
     List<FamilySnapshot> families, List<InvalidObjects.Invalid> invalid) {
 
   public ProxierSnapshot {

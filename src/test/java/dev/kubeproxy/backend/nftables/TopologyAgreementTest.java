@@ -168,7 +168,7 @@ class TopologyAgreementTest {
   }
 
   static DebugReport.Port explain(ProxyState state, ServicePortName port) {
-    ProxierSnapshot snapshot = new ProxierSnapshot("nftables", false, true,
+    ProxierSnapshot snapshot = new ProxierSnapshot(dev.kubeproxy.config.ProxyMode.NFTABLES, false, true,
         List.of(new FamilySnapshot(PacketFlows.settings(IpFamily.IPv4), state, new ServiceSyncLog(), Map.of())),
         List.of());
     DebugReport report = ReportBuilder.build(snapshot,
