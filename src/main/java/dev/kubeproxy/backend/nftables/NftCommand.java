@@ -2,11 +2,13 @@ package dev.kubeproxy.backend.nftables;
 
 import dev.kubeproxy.backend.nftables.objects.Nftables;
 import dev.kubeproxy.backend.nftables.objects.NftablesException;
+import dev.kubeproxy.backend.nftables.objects.Table;
 import dev.kubeproxy.backend.nftables.objects.Transaction;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kubeproxy.host.CommandRunner;
+import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.net.IpFamily;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -158,6 +160,24 @@ public final class NftCommand implements Nftables {
       return JSON.readTree(out).path("nftables");
     } catch (IOException e) {
       throw new NftablesException("cannot parse the output of " + String.join(" ", argv), e);
+    }
+  }
+
+  /**
+   * Removes the nftables rules of one family (for --cleanup and for starting in another mode).
+   * Returns false (after logging why) when the table exists but could not be deleted.
+   */
+  public static boolean cleanupTable(IpFamily family, CommandRunner runner) {
+    try {
+      new NftCommand(family, runner).run(new Transaction().delete(new Table(null)));
+      return true;
+    } catch (NftablesException e) {
+      if (e.notFound()) {
+        return true;
+      }
+      Log.error("Cannot delete the kube-proxy nftables table", "family", Transaction.familyKeyword(family),
+          "err", e.getMessage());
+      return false;
     }
   }
 }

@@ -16,7 +16,6 @@ import dev.kubeproxy.model.ProxierSettings;
 import dev.kubeproxy.model.ProxyBackend;
 import dev.kubeproxy.model.ProxyState;
 import dev.kubeproxy.model.ServicePort;
-import dev.kubeproxy.model.ServicePortName;
 import dev.kubeproxy.model.SyncResult;
 import dev.kubeproxy.backend.nftables.netlink.NetlinkNftables;
 import dev.kubeproxy.backend.nftables.netlink.NetlinkPath;
@@ -175,7 +174,21 @@ public class NftablesProxier implements ProxyBackend {
   @Override
   public synchronized SyncResult sync(ProxyState state) throws SyncException {
     failures.syncStarts();
-    SyncResult result = syncWithout(state).withRefused(failures.takeRefused());
+    SyncResult result;
+    while (true) {
+      ProxyState filtered = failures.withoutRefused(state);
+      Attempt attempt = attempt(filtered);
+      if (attempt.error() == null) {
+        result = attempt.result().withRefused(failures.takeRefused());
+        break;
+      }
+      boolean full = attempt.plan().full();
+      if (failures.syncFailed(filtered, attempt.transaction(), full, attempt.error(), applied)
+          == SyncFailures.Decision.GIVE_UP) {
+        throw new SyncException("nftables " + (full ? "full" : "partial")
+            + " sync failed; will retry with a full sync: " + attempt.error().getMessage(), attempt.error());
+      }
+    }
     if (localhostNodePorts != null) {
       localhostNodePorts.sync(LocalNodePortProxy.specs(state));
     }
@@ -201,13 +214,17 @@ public class NftablesProxier implements ProxyBackend {
     return true;
   }
 
-  /** One attempt without the refused service ports: plan, build, commit, record. */
-  private SyncResult syncWithout(ProxyState unfiltered) throws SyncException {
-    ProxyState state = failures.withoutRefused(unfiltered);
+  /** One attempt's outcome: its result, or the transaction the kernel refused (null: not built) and why. */
+  private record Attempt(SyncPlan plan, SyncResult result, Transaction transaction, NftablesException error) {}
+
+  /** One attempt: plan, build, commit, record. */
+  private Attempt attempt(ProxyState state) {
     Instant start = clock.instant();
     deleteStaleChains(start);
-    SyncPlan plan = planner.plan(state.serviceCIDRs(), start, SyncSettings.FULL_SYNC_PERIOD, committer.reader() != null,
-        this::tableUnchangedByOthers);
+    Duration period = SyncSettings.FULL_SYNC_PERIOD;
+    // The kernel reading the plan may need is made before planning, and only when it can matter.
+    boolean unchanged = planner.periodicResyncDue(state.serviceCIDRs(), start, period) && tableUnchangedByOthers();
+    SyncPlan plan = planner.plan(state.serviceCIDRs(), start, period, committer.reader() != null, unchanged);
     Transaction tx = null;
     boolean viaNetlink = false;
     try {
@@ -218,11 +235,7 @@ public class NftablesProxier implements ProxyBackend {
       }
     } catch (NftablesException e) {
       planner.failed(plan);
-      if (!failures.syncFailed(state, tx, plan.full(), e, applied::ownerOf).isEmpty()) {
-        return syncWithout(unfiltered);
-      }
-      throw new SyncException("nftables " + (plan.full() ? "full" : "partial")
-          + " sync failed; will retry with a full sync: " + e.getMessage(), e);
+      return new Attempt(plan, null, tx, e);
     }
     planner.succeeded(plan, start, state.serviceCIDRs());
     if (plan.full() && reconciled) {
@@ -234,8 +247,8 @@ public class NftablesProxier implements ProxyBackend {
           "reason", plan.reason(), "commands", tx.size(), "via", tx.isEmpty() ? "-" : viaNetlink ? "netlink" : "nft",
           "elapsed", Duration.between(start, clock.instant()));
     }
-    return new SyncResult(plan.full(), Map.of(Transaction.TABLE, applied.ruleCount()), applied.noLocalInternal(),
-        applied.noLocalExternal());
+    return new Attempt(plan, new SyncResult(plan.full(), Map.of(Transaction.TABLE, applied.ruleCount()),
+        applied.noLocalInternal(), applied.noLocalExternal()), tx, null);
   }
 
   /**
@@ -348,24 +361,6 @@ public class NftablesProxier implements ProxyBackend {
     planner.reset("after cleanup");
     applied.clear();
     staleChains.clear();
-  }
-
-  /**
-   * Removes the nftables rules of one family (for --cleanup and for starting in another mode).
-   * Returns false (after logging why) when the table exists but could not be deleted.
-   */
-  public static boolean cleanupTable(IpFamily family, CommandRunner runner) {
-    try {
-      new NftCommand(family, runner).run(new Transaction().delete(new Table(null)));
-      return true;
-    } catch (NftablesException e) {
-      if (e.notFound()) {
-        return true;
-      }
-      Log.error("Cannot delete the kube-proxy nftables table", "family", Transaction.familyKeyword(family),
-          "err", e.getMessage());
-      return false;
-    }
   }
 
   /** The last transaction built (applied or failed), for tests and the benchmark (null in the agent). */

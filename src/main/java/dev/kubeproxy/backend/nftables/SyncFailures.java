@@ -1,6 +1,5 @@
 package dev.kubeproxy.backend.nftables;
 
-import dev.kubeproxy.backend.nftables.objects.NftObject;
 import dev.kubeproxy.backend.nftables.objects.Nftables;
 import dev.kubeproxy.backend.nftables.objects.NftablesException;
 import dev.kubeproxy.backend.nftables.objects.Transaction;
@@ -14,7 +13,6 @@ import dev.kubeproxy.model.ServicePortName;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Function;
 
 /**
  * What one family's failed syncs leave behind: the failure counters and metrics, the refused
@@ -53,29 +51,36 @@ final class SyncFailures {
     return refused.filter(state);
   }
 
+  /** What the proxier does after a failed attempt. */
+  enum Decision {
+    /** Service ports the kernel refuses were left out: sync the others again at once. */
+    SYNC_AGAIN_WITHOUT_REFUSED,
+    /** Nothing more to leave out: the sync fails (and the next one is full). */
+    GIVE_UP
+  }
+
   /**
    * Counts a failed sync and logs its transaction; after a full sync the kernel refused, finds the
    * service ports whose commands it refuses on their own (nft --check, one command a line) and
    * leaves them out until they change.
    *
    * @param built   the transaction the kernel refused, null when the sync failed before building it
-   * @param ownerOf the service port an object of the transaction belongs to (null: none)
-   * @return the service ports newly left out: the caller syncs again without them (empty: give up)
+   * @param owners  the table as built, which names the service port each object belongs to
    */
-  List<ServicePortName> syncFailed(ProxyState state, Transaction built, boolean full, NftablesException error,
-      Function<NftObject, ServicePortName> ownerOf) {
+  Decision syncFailed(ProxyState state, Transaction built, boolean full, NftablesException error,
+      AppliedTable owners) {
     syncFailures++;
     metrics.incNftablesSyncFailures(family.name());
     if (built == null) {
-      return List.of();
+      return Decision.GIVE_UP;
     }
     failedTransactions.log(built, family, !(nft instanceof NftCommand c) || c.objectComments());
     if (!full || isolationRounds-- <= 0) {
-      return List.of();
+      return Decision.GIVE_UP;
     }
     List<ServicePortName> culprits = new ArrayList<>();
     for (int index : nft.refusedCommands(built)) {
-      ServicePortName owner = ownerOf.apply(built.operations().get(index).object());
+      ServicePortName owner = owners.ownerOf(built.operations().get(index).object());
       if (owner != null && !culprits.contains(owner)) {
         culprits.add(owner);
       }
@@ -86,7 +91,7 @@ final class SyncFailures {
           + " leaving it out until it changes (check its names, ports and session affinity timeout)",
           "servicePort", spn, "err", error.getMessage());
     }
-    return culprits;
+    return culprits.isEmpty() ? Decision.GIVE_UP : Decision.SYNC_AGAIN_WITHOUT_REFUSED;
   }
 
   /** Stale chains could not be deleted. */

@@ -3,7 +3,6 @@ package dev.kubeproxy.backend.nftables;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.function.BooleanSupplier;
 
 /**
  * Chooses each nftables sync's {@link SyncKind}: a load first, a rewrite after a failed full sync,
@@ -17,12 +16,22 @@ final class SyncPlanner {
   private List<String> appliedServiceCIDRs = List.of();
 
   /**
-   * @param canReadBack     whether the table can be read back (else a full sync rewrites it)
+   * Whether {@link #plan} would make this sync a reconcile only because the sync period is over:
+   * then, and only then, the caller finds out whether the table is unchanged by others (a kernel
+   * reading) and passes the answer to {@link #plan}.
+   */
+  boolean periodicResyncDue(List<String> serviceCIDRs, Instant start, Duration period) {
+    return next.kind() == SyncKind.PARTIAL && lastFullSync != null && appliedServiceCIDRs.equals(serviceCIDRs)
+        && !start.isBefore(lastFullSync.plus(period));
+  }
+
+  /**
+   * @param canReadBack       whether the table can be read back (else a full sync rewrites it)
    * @param unchangedByOthers whether the table still holds exactly what this agent last verified
-   *                          (asked only when the sync period alone would make the sync full)
+   *                          (read only when {@link #periodicResyncDue}; false otherwise)
    */
   SyncPlan plan(List<String> serviceCIDRs, Instant start, Duration period, boolean canReadBack,
-      BooleanSupplier unchangedByOthers) {
+      boolean unchangedByOthers) {
     SyncPlan plan = next;
     if (plan.kind() == SyncKind.PARTIAL) {
       if (lastFullSync == null) {
@@ -30,7 +39,7 @@ final class SyncPlanner {
       } else if (!appliedServiceCIDRs.equals(serviceCIDRs)) {
         plan = new SyncPlan(SyncKind.RECONCILE, "service CIDRs changed");
       } else if (!start.isBefore(lastFullSync.plus(period))) {
-        if (unchangedByOthers.getAsBoolean()) {
+        if (unchangedByOthers) {
           // Nobody else has committed since the table was last verified, so it holds exactly what
           // this agent wrote, and the model's changes are all there is to send.
           lastFullSync = start;

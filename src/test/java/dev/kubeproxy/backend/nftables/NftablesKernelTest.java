@@ -153,7 +153,7 @@ class NftablesKernelTest {
     p.cleanup();
     assertTrue(list("table ip kube-proxy").startsWith("ERROR"));
     p.cleanup();
-    assertTrue(NftablesProxier.cleanupTable(IpFamily.IPv4, inNs));
+    assertTrue(NftCommand.cleanupTable(IpFamily.IPv4, inNs));
     assertEquals(0, metrics.syncFailures.get());
   }
 

@@ -16,7 +16,7 @@ class SyncPlannerTest {
   private final Instant t0 = Instant.parse("2026-12-03T00:00:00Z");
 
   private SyncKind plan(Instant at, boolean canReadBack, boolean unchanged) {
-    return planner.plan(CIDRS, at, PERIOD, canReadBack, () -> unchanged).kind();
+    return planner.plan(CIDRS, at, PERIOD, canReadBack, unchanged).kind();
   }
 
   private void succeed(SyncKind kind, Instant at) {
@@ -47,7 +47,7 @@ class SyncPlannerTest {
   void theSyncPeriodReconcilesUnlessNobodyElseTouchedTheTable() {
     succeed(SyncKind.LOAD, t0);
     Instant due = t0.plus(PERIOD);
-    SyncPlan skipped = planner.plan(CIDRS, due, PERIOD, true, () -> true);
+    SyncPlan skipped = planner.plan(CIDRS, due, PERIOD, true, true);
     assertEquals(SyncKind.PARTIAL, skipped.kind(), "verified and unchanged: only the model's changes");
     assertFalse(skipped.full());
     assertEquals(SyncKind.PARTIAL, plan(due.plusSeconds(1), true, false), "the skip counts as the period's resync");
@@ -59,7 +59,7 @@ class SyncPlannerTest {
   void changedServiceCidrsARequestAndACleanupMakeTheNextSyncFull() {
     succeed(SyncKind.LOAD, t0);
     assertEquals(SyncKind.RECONCILE,
-        planner.plan(List.of("10.97.0.0/16"), t0.plusSeconds(1), PERIOD, true, () -> true).kind());
+        planner.plan(List.of("10.97.0.0/16"), t0.plusSeconds(1), PERIOD, true, true).kind());
     planner.reconcileNext("requested");
     assertEquals(SyncKind.RECONCILE, plan(t0.plusSeconds(1), true, true));
     succeed(SyncKind.RECONCILE, t0.plusSeconds(1));
