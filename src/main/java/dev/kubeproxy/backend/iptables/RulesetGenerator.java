@@ -26,6 +26,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -41,6 +42,11 @@ public final class RulesetGenerator {
 
   private static final String NODEPORTS_COMMENT =
       "\"kubernetes service nodeports; NOTE: this must be the last rule in this chain\"";
+
+  /** The top-level chains of each table: their rule counts are what the rules monitor checks. */
+  static final String[] FILTER_TOP_LEVEL = {
+      KUBE_SERVICES, KUBE_EXTERNAL_SERVICES, KUBE_FORWARD, KUBE_NODEPORTS, KUBE_PROXY_FIREWALL};
+  static final String[] NAT_TOP_LEVEL = {KUBE_SERVICES, KUBE_NODEPORTS, KUBE_POSTROUTING, KUBE_MARK_MASQ};
 
   private final ChainNameCache chainNames = new ChainNameCache();
   private final List<String> probabilities = new ArrayList<>(List.of(""));
@@ -76,9 +82,10 @@ public final class RulesetGenerator {
     }
     boolean large = endpointCount > LARGE_CLUSTER_ENDPOINTS_THRESHOLD;
     LineBuffer filterChains = LineBuffer.create(256);
-    LineBuffer filterRules = LineBuffer.create(256 + serviceCount * 200);
+    LineBuffer filterRules = LineBuffer.create(256 + serviceCount * 200).counting(FILTER_TOP_LEVEL);
     LineBuffer natChains = LineBuffer.create(256 + (fullSync ? serviceCount * 120 + endpointCount * 40 : 4096));
-    LineBuffer natRules = LineBuffer.create(1024 + serviceCount * 300 + (fullSync ? endpointCount * 330 : 0));
+    LineBuffer natRules = LineBuffer.create(1024 + serviceCount * 300 + (fullSync ? endpointCount * 330 : 0))
+        .counting(NAT_TOP_LEVEL);
     LineBuffer skippedChains = LineBuffer.discarding();
     LineBuffer skippedRules = LineBuffer.discarding();
     Set<String> active = new HashSet<>((serviceCount * 2 + endpointCount) * 4 / 3 + 16);
@@ -92,18 +99,18 @@ public final class RulesetGenerator {
     for (String chain : new String[] {KUBE_SERVICES, KUBE_NODEPORTS, KUBE_POSTROUTING, KUBE_MARK_MASQ}) {
       natChains.chainLine(chain);
     }
-    natRules.t("-A").t(KUBE_POSTROUTING).t("-m mark ! --mark").t(mark + "/" + mark).t("-j RETURN").end();
-    natRules.t("-A").t(KUBE_POSTROUTING).t("-j MARK --xor-mark").t(mark).end();
-    natRules.t("-A").t(KUBE_POSTROUTING)
+    natRules.rule(KUBE_POSTROUTING).t("-m mark ! --mark").t(mark + "/" + mark).t("-j RETURN").end();
+    natRules.rule(KUBE_POSTROUTING).t("-j MARK --xor-mark").t(mark).end();
+    natRules.rule(KUBE_POSTROUTING)
         .comment("kubernetes service traffic requiring SNAT", "").t("-j MASQUERADE");
     if (options.randomFully()) {
       natRules.t("--random-fully");
     }
     natRules.end();
-    natRules.t("-A").t(KUBE_MARK_MASQ).t("-j MARK --or-mark").t(mark).end();
+    natRules.rule(KUBE_MARK_MASQ).t("-j MARK --or-mark").t(mark).end();
     if (!ipv6 && options.localhostNodePorts()) {
       filterChains.chainLine(KUBE_FIREWALL);
-      filterRules.t("-A").t(KUBE_FIREWALL).comment("block incoming localnet connections", "")
+      filterRules.rule(KUBE_FIREWALL).comment("block incoming localnet connections", "")
           .t("-d 127.0.0.0/8 ! -s 127.0.0.0/8 -m conntrack ! --ctstate RELATED,ESTABLISHED,DNAT -j DROP").end();
     }
 
@@ -151,7 +158,7 @@ public final class RulesetGenerator {
     }
 
     if (options.nodePortMatchAll()) {
-      natRules.t("-A").t(KUBE_SERVICES).t("-m comment --comment").t(NODEPORTS_COMMENT)
+      natRules.rule(KUBE_SERVICES).t("-m comment --comment").t(NODEPORTS_COMMENT)
           .t("-m addrtype --dst-type LOCAL");
       if (ipv6) {
         natRules.t("! -d ::1/128");
@@ -161,21 +168,21 @@ public final class RulesetGenerator {
       natRules.t("-j").t(KUBE_NODEPORTS).end();
     } else {
       for (String ip : options.nodePortIPs()) {
-        natRules.t("-A").t(KUBE_SERVICES).t("-m comment --comment").t(NODEPORTS_COMMENT)
+        natRules.rule(KUBE_SERVICES).t("-m comment --comment").t(NODEPORTS_COMMENT)
             .t("-d").t(ip).t("-j").t(KUBE_NODEPORTS).end();
       }
     }
 
     if (!options.conntrackTcpLiberal()) {
-      filterRules.t("-A").t(KUBE_FORWARD).t("-m conntrack --ctstate INVALID");
+      filterRules.rule(KUBE_FORWARD).t("-m conntrack --ctstate INVALID");
       if (options.nfacctCounters().contains(NfacctCounters.CT_STATE_INVALID_DROPPED)) {
         filterRules.t("-m nfacct --nfacct-name").t(NfacctCounters.CT_STATE_INVALID_DROPPED);
       }
       filterRules.t("-j DROP").end();
     }
-    filterRules.t("-A").t(KUBE_FORWARD).comment("kubernetes forwarding rules", "")
+    filterRules.rule(KUBE_FORWARD).comment("kubernetes forwarding rules", "")
         .t("-m mark --mark").t(mark + "/" + mark).t("-j ACCEPT").end();
-    filterRules.t("-A").t(KUBE_FORWARD).comment("kubernetes forwarding conntrack rule", "")
+    filterRules.rule(KUBE_FORWARD).comment("kubernetes forwarding conntrack rule", "")
         .t("-m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT").end();
 
     // The payload is assembled in natRules' buffer, most of it (26 of 30 MB at 10,000 Services), in
@@ -197,7 +204,8 @@ public final class RulesetGenerator {
     int natRulesFirst = natChainsFirst + natChains.lines();
     LineOwners lineOwners = new LineOwners(owners, starts, new int[] {filterFirst, natChainsFirst, natRulesFirst});
     return new Ruleset(payload, filterRules.lines(), natRules.lines(), skippedRules.lines(), deleted,
-        active, noLocalInternal, noLocalExternal, large, lineOwners);
+        active, noLocalInternal, noLocalExternal, large, lineOwners,
+        Map.of("filter", filterRules.ruleCounts(), "nat", natRules.ruleCounts()));
   }
 
   /** Writes one service port; returns bit 0 = no local endpoints internal, bit 1 = external. */
@@ -246,20 +254,20 @@ public final class RulesetGenerator {
     String port = Integer.toString(svc.port());
     // Cluster IP.
     if (hasInternalEndpoints) {
-      natServiceRules.t("-A").t(KUBE_SERVICES).comment(spn, " cluster IP").t("-m").t(proto).t("-p").t(proto)
+      natServiceRules.rule(KUBE_SERVICES).comment(spn, " cluster IP").t("-m").t(proto).t("-p").t(proto)
           .t("-d").t(svc.clusterIP()).t("--dport").t(port).t("-j").t(internalChain).end();
     } else {
-      filterRules.t("-A").t(KUBE_SERVICES).comment(spn, internalFilterComment).t("-m").t(proto).t("-p").t(proto)
+      filterRules.rule(KUBE_SERVICES).comment(spn, internalFilterComment).t("-m").t(proto).t("-p").t(proto)
           .t("-d").t(svc.clusterIP()).t("--dport").t(port).t("-j").t(internalFilterTarget).end();
     }
     // External IPs.
     for (String externalIP : svc.externalIPs()) {
       if (hasEndpoints) {
-        natServiceRules.t("-A").t(KUBE_SERVICES).comment(spn, " external IP").t("-m").t(proto).t("-p").t(proto)
+        natServiceRules.rule(KUBE_SERVICES).comment(spn, " external IP").t("-m").t(proto).t("-p").t(proto)
             .t("-d").t(externalIP).t("--dport").t(port).t("-j").t(chains.ext()).end();
       }
       if (!hasExternalEndpoints) {
-        filterRules.t("-A").t(KUBE_EXTERNAL_SERVICES).comment(spn, externalFilterComment)
+        filterRules.rule(KUBE_EXTERNAL_SERVICES).comment(spn, externalFilterComment)
             .t("-m").t(proto).t("-p").t(proto).t("-d").t(externalIP).t("--dport").t(port)
             .t("-j").t(externalFilterTarget).end();
       }
@@ -267,17 +275,17 @@ public final class RulesetGenerator {
     // Load balancer IPs.
     for (String lbIP : svc.loadBalancerVIPs()) {
       if (hasEndpoints) {
-        natServiceRules.t("-A").t(KUBE_SERVICES).comment(spn, " loadbalancer IP").t("-m").t(proto).t("-p").t(proto)
+        natServiceRules.rule(KUBE_SERVICES).comment(spn, " loadbalancer IP").t("-m").t(proto).t("-p").t(proto)
             .t("-d").t(lbIP).t("--dport").t(port).t("-j").t(lbTarget).end();
       }
       if (usesFwChain) {
-        filterRules.t("-A").t(KUBE_PROXY_FIREWALL).comment(spn, " traffic not accepted by " + chains.fw())
+        filterRules.rule(KUBE_PROXY_FIREWALL).comment(spn, " traffic not accepted by " + chains.fw())
             .t("-m").t(proto).t("-p").t(proto).t("-d").t(lbIP).t("--dport").t(port).t("-j DROP").end();
       }
     }
     if (!hasExternalEndpoints) {
       for (String lbIP : svc.loadBalancerVIPs()) {
-        filterRules.t("-A").t(KUBE_EXTERNAL_SERVICES).comment(spn, externalFilterComment)
+        filterRules.rule(KUBE_EXTERNAL_SERVICES).comment(spn, externalFilterComment)
             .t("-m").t(proto).t("-p").t(proto).t("-d").t(lbIP).t("--dport").t(port)
             .t("-j").t(externalFilterTarget).end();
       }
@@ -288,23 +296,23 @@ public final class RulesetGenerator {
         if (options.localhostNodePorts() && options.family() == IpFamily.IPv4
             && options.nfacctCounters().contains(NfacctCounters.LOCALHOST_NODEPORT_ACCEPTED)) {
           // Counts localhost NodePort traffic (upstream 1.31 syncProxyRules): same jump, loopback only.
-          natServiceRules.t("-A").t(KUBE_NODEPORTS).comment(spn, "").t("-m").t(proto).t("-p").t(proto)
+          natServiceRules.rule(KUBE_NODEPORTS).comment(spn, "").t("-m").t(proto).t("-p").t(proto)
               .t("-d 127.0.0.0/8 --dport").t(svc.nodePort())
               .t("-m nfacct --nfacct-name").t(NfacctCounters.LOCALHOST_NODEPORT_ACCEPTED)
               .t("-j").t(chains.ext()).end();
         }
-        natServiceRules.t("-A").t(KUBE_NODEPORTS).comment(spn, "").t("-m").t(proto).t("-p").t(proto)
+        natServiceRules.rule(KUBE_NODEPORTS).comment(spn, "").t("-m").t(proto).t("-p").t(proto)
             .t("--dport").t(svc.nodePort()).t("-j").t(chains.ext()).end();
       }
       if (!hasExternalEndpoints) {
-        filterRules.t("-A").t(KUBE_EXTERNAL_SERVICES).comment(spn, externalFilterComment)
+        filterRules.rule(KUBE_EXTERNAL_SERVICES).comment(spn, externalFilterComment)
             .t("-m addrtype --dst-type LOCAL").t("-m").t(proto).t("-p").t(proto)
             .t("--dport").t(svc.nodePort()).t("-j").t(externalFilterTarget).end();
       }
     }
     // Health check node port: accepted whatever the endpoints.
     if (svc.healthCheckNodePort() != 0) {
-      filterRules.t("-A").t(KUBE_NODEPORTS).comment(spn, " health check node port")
+      filterRules.rule(KUBE_NODEPORTS).comment(spn, " health check node port")
           .t("-m tcp -p tcp --dport").t(svc.healthCheckNodePort()).t("-j ACCEPT").end();
     }
 
@@ -312,10 +320,10 @@ public final class RulesetGenerator {
     LocalTrafficDetector detector = options.localDetector();
     if (hasInternalEndpoints) {
       if (options.masqueradeAll()) {
-        natRules.t("-A").t(internalChain).comment(spn, " cluster IP").t("-m").t(proto).t("-p").t(proto)
+        natRules.rule(internalChain).comment(spn, " cluster IP").t("-m").t(proto).t("-p").t(proto)
             .t("-d").t(svc.clusterIP()).t("--dport").t(port).t("-j").t(KUBE_MARK_MASQ).end();
       } else if (detector != null && detector.implemented()) {
-        natRules.t("-A").t(internalChain).comment(spn, " cluster IP").t("-m").t(proto).t("-p").t(proto)
+        natRules.rule(internalChain).comment(spn, " cluster IP").t("-m").t(proto).t("-p").t(proto)
             .t("-d").t(svc.clusterIP()).t("--dport").t(port);
         ifNotLocal(natRules, detector).t("-j").t(KUBE_MARK_MASQ).end();
       }
@@ -325,20 +333,20 @@ public final class RulesetGenerator {
       natChains.chainLine(chains.ext());
       active.add(chains.ext());
       if (!svc.externalPolicyLocal()) {
-        natRules.t("-A").t(chains.ext()).comment("masquerade traffic for ", spn + " external destinations")
+        natRules.rule(chains.ext()).comment("masquerade traffic for ", spn + " external destinations")
             .t("-j").t(KUBE_MARK_MASQ).end();
       } else {
         if (detector != null && detector.implemented()) {
-          natRules.t("-A").t(chains.ext()).comment("pod traffic for ", spn + " external destinations");
+          natRules.rule(chains.ext()).comment("pod traffic for ", spn + " external destinations");
           ifLocal(natRules, detector).t("-j").t(chains.svc()).end();
         }
-        natRules.t("-A").t(chains.ext()).comment("masquerade LOCAL traffic for ", spn + " external destinations")
+        natRules.rule(chains.ext()).comment("masquerade LOCAL traffic for ", spn + " external destinations")
             .t("-m addrtype --src-type LOCAL -j").t(KUBE_MARK_MASQ).end();
-        natRules.t("-A").t(chains.ext()).comment("route LOCAL traffic for ", spn + " external destinations")
+        natRules.rule(chains.ext()).comment("route LOCAL traffic for ", spn + " external destinations")
             .t("-m addrtype --src-type LOCAL -j").t(chains.svc()).end();
       }
       if (hasExternalEndpoints) {
-        natRules.t("-A").t(chains.ext()).t("-j").t(externalPolicyChain).end();
+        natRules.rule(chains.ext()).t("-j").t(externalPolicyChain).end();
       }
     }
 
@@ -347,17 +355,17 @@ public final class RulesetGenerator {
       active.add(chains.fw());
       boolean allowFromNode = false;
       for (String range : svc.loadBalancerSourceRanges()) {
-        natRules.t("-A").t(chains.fw()).comment(spn, " loadbalancer IP").t("-s").t(range)
+        natRules.rule(chains.fw()).comment(spn, " loadbalancer IP").t("-s").t(range)
             .t("-j").t(chains.ext()).end();
         allowFromNode |= containsAny(range, options.nodeIPs());
       }
       if (allowFromNode) {
         for (String lbIP : svc.loadBalancerVIPs()) {
-          natRules.t("-A").t(chains.fw()).comment(spn, " loadbalancer IP").t("-s").t(lbIP)
+          natRules.rule(chains.fw()).comment(spn, " loadbalancer IP").t("-s").t(lbIP)
               .t("-j").t(chains.ext()).end();
         }
       }
-      natRules.t("-A").t(chains.fw())
+      natRules.rule(chains.fw())
           .comment("other traffic to ", spn + " will be dropped by KUBE-PROXY-FIREWALL").end();
     }
 
@@ -378,12 +386,12 @@ public final class RulesetGenerator {
       String chain = sep.chain();
       natChains.chainLine(chain);
       active.add(chain);
-      natRules.t("-A").t(chain);
+      natRules.rule(chain);
       if (!large) {
         natRules.comment(spn, "");
       }
       natRules.t("-s").t(ep.ip()).t("-j").t(KUBE_MARK_MASQ).end();
-      natRules.t("-A").t(chain);
+      natRules.rule(chain);
       if (!large) {
         natRules.comment(spn, "");
       }
@@ -403,7 +411,7 @@ public final class RulesetGenerator {
     if (svc.sessionAffinityClientIP()) {
       for (Endpoint ep : endpoints) {
         EndpointChain sep = sepNames.of(ep);
-        natRules.t("-A").t(chain);
+        natRules.rule(chain);
         if (!large) {
           natRules.comment(spn, " -> ", sep.identity());
         }
@@ -414,7 +422,7 @@ public final class RulesetGenerator {
     int n = endpoints.size();
     for (int i = 0; i < n; i++) {
       EndpointChain sep = sepNames.of(endpoints.get(i));
-      natRules.t("-A").t(chain);
+      natRules.rule(chain);
       if (!large) {
         natRules.comment(spn, " -> ", sep.identity());
       }
