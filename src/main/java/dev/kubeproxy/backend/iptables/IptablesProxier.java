@@ -371,7 +371,7 @@ public class IptablesProxier implements ProxyBackend {
       cadence.fullSynced(start);
     }
     appliedChains = ruleset.activeNatChains();
-    monitor.applied(ruleset.topLevelRules());
+    monitor.applied(ruleset.payload());
     String family = settings.family().name();
     metrics.setIptablesRulesTotal(family, "filter", ruleset.filterRules());
     metrics.setIptablesRulesLast(family, "filter", ruleset.filterRules());

@@ -10,9 +10,6 @@ final class LineBuffer {
   private final boolean discard;
   private boolean atLineStart = true;
   private int lines;
-  /** The chains whose rules this buffer counts (the top-level ones), and their counts. */
-  private String[] countedChains = new String[0];
-  private int[] counts = new int[0];
 
   private LineBuffer(int capacity, boolean discard) {
     this.text = discard ? null : new StringBuilder(capacity);
@@ -25,33 +22,6 @@ final class LineBuffer {
 
   static LineBuffer discarding() {
     return new LineBuffer(0, true);
-  }
-
-  /** Counts the rules ({@link #rule}) this buffer gets in these chains from now on. */
-  LineBuffer counting(String... chains) {
-    countedChains = chains.clone();
-    counts = new int[chains.length];
-    return this;
-  }
-
-  /** The rules written in each counted chain, by chain. */
-  java.util.Map<String, Integer> ruleCounts() {
-    java.util.Map<String, Integer> out = new java.util.HashMap<>();
-    for (int c = 0; c < countedChains.length; c++) {
-      out.put(countedChains[c], counts[c]);
-    }
-    return out;
-  }
-
-  /** Starts a rule line "-A chain": what the restore input appends to that chain. */
-  LineBuffer rule(String chain) {
-    for (int c = 0; c < countedChains.length; c++) {
-      if (countedChains[c].equals(chain)) {
-        counts[c]++;
-        break;
-      }
-    }
-    return t("-A").t(chain);
   }
 
   /** One token, separated from the previous one by a space. */

@@ -13,8 +13,6 @@ import java.util.Set;
  * @param activeNatChains    every service chain that exists after this input is applied
  * @param largeClusterMode   more than 1,000 endpoints: comments left out of SVC/SEP rules
  * @param lineOwners         which service port wrote which line
- * @param topLevelRules      by table, the rules written in each top-level chain (which every sync
- *                           rewrites whole): what the rules monitor expects to find
  */
 public record Ruleset(
     String payload,
@@ -26,8 +24,7 @@ public record Ruleset(
     int noLocalEndpointsInternal,
     int noLocalEndpointsExternal,
     boolean largeClusterMode,
-    LineOwners lineOwners,
-    java.util.Map<String, java.util.Map<String, Integer>> topLevelRules) {
+    LineOwners lineOwners) {
 
   /** The service port whose rules hold this 1-based line of the payload, or null. */
   public dev.kubeproxy.model.ServicePortName serviceAtLine(int line) {

@@ -26,7 +26,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -42,11 +41,6 @@ public final class RulesetGenerator {
 
   private static final String NODEPORTS_COMMENT =
       "\"kubernetes service nodeports; NOTE: this must be the last rule in this chain\"";
-
-  /** The top-level chains of each table: their rule counts are what the rules monitor checks. */
-  static final String[] FILTER_TOP_LEVEL = {
-      KUBE_SERVICES, KUBE_EXTERNAL_SERVICES, KUBE_FORWARD, KUBE_NODEPORTS, KUBE_PROXY_FIREWALL};
-  static final String[] NAT_TOP_LEVEL = {KUBE_SERVICES, KUBE_NODEPORTS, KUBE_POSTROUTING, KUBE_MARK_MASQ};
 
   private final ChainNameCache chainNames = new ChainNameCache();
   private final List<String> probabilities = new ArrayList<>(List.of(""));
@@ -82,10 +76,9 @@ public final class RulesetGenerator {
     }
     boolean large = endpointCount > LARGE_CLUSTER_ENDPOINTS_THRESHOLD;
     LineBuffer filterChains = LineBuffer.create(256);
-    LineBuffer filterRules = LineBuffer.create(256 + serviceCount * 200).counting(FILTER_TOP_LEVEL);
+    LineBuffer filterRules = LineBuffer.create(256 + serviceCount * 200);
     LineBuffer natChains = LineBuffer.create(256 + (fullSync ? serviceCount * 120 + endpointCount * 40 : 4096));
-    LineBuffer natRules = LineBuffer.create(1024 + serviceCount * 300 + (fullSync ? endpointCount * 330 : 0))
-        .counting(NAT_TOP_LEVEL);
+    LineBuffer natRules = LineBuffer.create(1024 + serviceCount * 300 + (fullSync ? endpointCount * 330 : 0));
     LineBuffer skippedChains = LineBuffer.discarding();
     LineBuffer skippedRules = LineBuffer.discarding();
     Set<String> active = new HashSet<>((serviceCount * 2 + endpointCount) * 4 / 3 + 16);
@@ -99,18 +92,18 @@ public final class RulesetGenerator {
     for (String chain : new String[] {KUBE_SERVICES, KUBE_NODEPORTS, KUBE_POSTROUTING, KUBE_MARK_MASQ}) {
       natChains.chainLine(chain);
     }
-    natRules.rule(KUBE_POSTROUTING).t("-m mark ! --mark").t(mark + "/" + mark).t("-j RETURN").end();
-    natRules.rule(KUBE_POSTROUTING).t("-j MARK --xor-mark").t(mark).end();
-    natRules.rule(KUBE_POSTROUTING)
+    natRules.t("-A").t(KUBE_POSTROUTING).t("-m mark ! --mark").t(mark + "/" + mark).t("-j RETURN").end();
+    natRules.t("-A").t(KUBE_POSTROUTING).t("-j MARK --xor-mark").t(mark).end();
+    natRules.t("-A").t(KUBE_POSTROUTING)
         .comment("kubernetes service traffic requiring SNAT", "").t("-j MASQUERADE");
     if (options.randomFully()) {
       natRules.t("--random-fully");
     }
     natRules.end();
-    natRules.rule(KUBE_MARK_MASQ).t("-j MARK --or-mark").t(mark).end();
+    natRules.t("-A").t(KUBE_MARK_MASQ).t("-j MARK --or-mark").t(mark).end();
     if (!ipv6 && options.localhostNodePorts()) {
       filterChains.chainLine(KUBE_FIREWALL);
-      filterRules.rule(KUBE_FIREWALL).comment("block incoming localnet connections", "")
+      filterRules.t("-A").t(KUBE_FIREWALL).comment("block incoming localnet connections", "")
           .t("-d 127.0.0.0/8 ! -s 127.0.0.0/8 -m conntrack ! --ctstate RELATED,ESTABLISHED,DNAT -j DROP").end();
     }
 
@@ -158,7 +151,7 @@ public final class RulesetGenerator {
     }
 
     if (options.nodePortMatchAll()) {
-      natRules.rule(KUBE_SERVICES).t("-m comment --comment").t(NODEPORTS_COMMENT)
+      natRules.t("-A").t(KUBE_SERVICES).t("-m comment --comment").t(NODEPORTS_COMMENT)
           .t("-m addrtype --dst-type LOCAL");
       if (ipv6) {
         natRules.t("! -d ::1/128");
@@ -168,21 +161,21 @@ public final class RulesetGenerator {
       natRules.t("-j").t(KUBE_NODEPORTS).end();
     } else {
       for (String ip : options.nodePortIPs()) {
-        natRules.rule(KUBE_SERVICES).t("-m comment --comment").t(NODEPORTS_COMMENT)
+        natRules.t("-A").t(KUBE_SERVICES).t("-m comment --comment").t(NODEPORTS_COMMENT)
             .t("-d").t(ip).t("-j").t(KUBE_NODEPORTS).end();
       }
     }
 
     if (!options.conntrackTcpLiberal()) {
-      filterRules.rule(KUBE_FORWARD).t("-m conntrack --ctstate INVALID");
+      filterRules.t("-A").t(KUBE_FORWARD).t("-m conntrack --ctstate INVALID");
       if (options.nfacctCounters().contains(NfacctCounters.CT_STATE_INVALID_DROPPED)) {
         filterRules.t("-m nfacct --nfacct-name").t(NfacctCounters.CT_STATE_INVALID_DROPPED);
       }
       filterRules.t("-j DROP").end();
     }
-    filterRules.rule(KUBE_FORWARD).comment("kubernetes forwarding rules", "")
+    filterRules.t("-A").t(KUBE_FORWARD).comment("kubernetes forwarding rules", "")
         .t("-m mark --mark").t(mark + "/" + mark).t("-j ACCEPT").end();
-    filterRules.rule(KUBE_FORWARD).comment("kubernetes forwarding conntrack rule", "")
+    filterRules.t("-A").t(KUBE_FORWARD).comment("kubernetes forwarding conntrack rule", "")
         .t("-m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT").end();
 
     // The payload is assembled in natRules' buffer, most of it (26 of 30 MB at 10,000 Services), in
@@ -204,8 +197,7 @@ public final class RulesetGenerator {
     int natRulesFirst = natChainsFirst + natChains.lines();
     LineOwners lineOwners = new LineOwners(owners, starts, new int[] {filterFirst, natChainsFirst, natRulesFirst});
     return new Ruleset(payload, filterRules.lines(), natRules.lines(), skippedRules.lines(), deleted,
-        active, noLocalInternal, noLocalExternal, large, lineOwners,
-        Map.of("filter", filterRules.ruleCounts(), "nat", natRules.ruleCounts()));
+        active, noLocalInternal, noLocalExternal, large, lineOwners);
   }
 
   /** Writes one service port; returns bit 0 = no local endpoints internal, bit 1 = external. */
@@ -254,20 +246,20 @@ public final class RulesetGenerator {
     String port = Integer.toString(svc.port());
     // Cluster IP.
     if (hasInternalEndpoints) {
-      natServiceRules.rule(KUBE_SERVICES).comment(spn, " cluster IP").t("-m").t(proto).t("-p").t(proto)
+      natServiceRules.t("-A").t(KUBE_SERVICES).comment(spn, " cluster IP").t("-m").t(proto).t("-p").t(proto)
           .t("-d").t(svc.clusterIP()).t("--dport").t(port).t("-j").t(internalChain).end();
     } else {
-      filterRules.rule(KUBE_SERVICES).comment(spn, internalFilterComment).t("-m").t(proto).t("-p").t(proto)
+      filterRules.t("-A").t(KUBE_SERVICES).comment(spn, internalFilterComment).t("-m").t(proto).t("-p").t(proto)
           .t("-d").t(svc.clusterIP()).t("--dport").t(port).t("-j").t(internalFilterTarget).end();
     }
     // External IPs.
     for (String externalIP : svc.externalIPs()) {
       if (hasEndpoints) {
-        natServiceRules.rule(KUBE_SERVICES).comment(spn, " external IP").t("-m").t(proto).t("-p").t(proto)
+        natServiceRules.t("-A").t(KUBE_SERVICES).comment(spn, " external IP").t("-m").t(proto).t("-p").t(proto)
             .t("-d").t(externalIP).t("--dport").t(port).t("-j").t(chains.ext()).end();
       }
       if (!hasExternalEndpoints) {
-        filterRules.rule(KUBE_EXTERNAL_SERVICES).comment(spn, externalFilterComment)
+        filterRules.t("-A").t(KUBE_EXTERNAL_SERVICES).comment(spn, externalFilterComment)
             .t("-m").t(proto).t("-p").t(proto).t("-d").t(externalIP).t("--dport").t(port)
             .t("-j").t(externalFilterTarget).end();
       }
@@ -275,17 +267,17 @@ public final class RulesetGenerator {
     // Load balancer IPs.
     for (String lbIP : svc.loadBalancerVIPs()) {
       if (hasEndpoints) {
-        natServiceRules.rule(KUBE_SERVICES).comment(spn, " loadbalancer IP").t("-m").t(proto).t("-p").t(proto)
+        natServiceRules.t("-A").t(KUBE_SERVICES).comment(spn, " loadbalancer IP").t("-m").t(proto).t("-p").t(proto)
             .t("-d").t(lbIP).t("--dport").t(port).t("-j").t(lbTarget).end();
       }
       if (usesFwChain) {
-        filterRules.rule(KUBE_PROXY_FIREWALL).comment(spn, " traffic not accepted by " + chains.fw())
+        filterRules.t("-A").t(KUBE_PROXY_FIREWALL).comment(spn, " traffic not accepted by " + chains.fw())
             .t("-m").t(proto).t("-p").t(proto).t("-d").t(lbIP).t("--dport").t(port).t("-j DROP").end();
       }
     }
     if (!hasExternalEndpoints) {
       for (String lbIP : svc.loadBalancerVIPs()) {
-        filterRules.rule(KUBE_EXTERNAL_SERVICES).comment(spn, externalFilterComment)
+        filterRules.t("-A").t(KUBE_EXTERNAL_SERVICES).comment(spn, externalFilterComment)
             .t("-m").t(proto).t("-p").t(proto).t("-d").t(lbIP).t("--dport").t(port)
             .t("-j").t(externalFilterTarget).end();
       }
@@ -296,23 +288,23 @@ public final class RulesetGenerator {
         if (options.localhostNodePorts() && options.family() == IpFamily.IPv4
             && options.nfacctCounters().contains(NfacctCounters.LOCALHOST_NODEPORT_ACCEPTED)) {
           // Counts localhost NodePort traffic (upstream 1.31 syncProxyRules): same jump, loopback only.
-          natServiceRules.rule(KUBE_NODEPORTS).comment(spn, "").t("-m").t(proto).t("-p").t(proto)
+          natServiceRules.t("-A").t(KUBE_NODEPORTS).comment(spn, "").t("-m").t(proto).t("-p").t(proto)
               .t("-d 127.0.0.0/8 --dport").t(svc.nodePort())
               .t("-m nfacct --nfacct-name").t(NfacctCounters.LOCALHOST_NODEPORT_ACCEPTED)
               .t("-j").t(chains.ext()).end();
         }
-        natServiceRules.rule(KUBE_NODEPORTS).comment(spn, "").t("-m").t(proto).t("-p").t(proto)
+        natServiceRules.t("-A").t(KUBE_NODEPORTS).comment(spn, "").t("-m").t(proto).t("-p").t(proto)
             .t("--dport").t(svc.nodePort()).t("-j").t(chains.ext()).end();
       }
       if (!hasExternalEndpoints) {
-        filterRules.rule(KUBE_EXTERNAL_SERVICES).comment(spn, externalFilterComment)
+        filterRules.t("-A").t(KUBE_EXTERNAL_SERVICES).comment(spn, externalFilterComment)
             .t("-m addrtype --dst-type LOCAL").t("-m").t(proto).t("-p").t(proto)
             .t("--dport").t(svc.nodePort()).t("-j").t(externalFilterTarget).end();
       }
     }
     // Health check node port: accepted whatever the endpoints.
     if (svc.healthCheckNodePort() != 0) {
-      filterRules.rule(KUBE_NODEPORTS).comment(spn, " health check node port")
+      filterRules.t("-A").t(KUBE_NODEPORTS).comment(spn, " health check node port")
           .t("-m tcp -p tcp --dport").t(svc.healthCheckNodePort()).t("-j ACCEPT").end();
     }
 
@@ -320,10 +312,10 @@ public final class RulesetGenerator {
     LocalTrafficDetector detector = options.localDetector();
     if (hasInternalEndpoints) {
       if (options.masqueradeAll()) {
-        natRules.rule(internalChain).comment(spn, " cluster IP").t("-m").t(proto).t("-p").t(proto)
+        natRules.t("-A").t(internalChain).comment(spn, " cluster IP").t("-m").t(proto).t("-p").t(proto)
             .t("-d").t(svc.clusterIP()).t("--dport").t(port).t("-j").t(KUBE_MARK_MASQ).end();
       } else if (detector != null && detector.implemented()) {
-        natRules.rule(internalChain).comment(spn, " cluster IP").t("-m").t(proto).t("-p").t(proto)
+        natRules.t("-A").t(internalChain).comment(spn, " cluster IP").t("-m").t(proto).t("-p").t(proto)
             .t("-d").t(svc.clusterIP()).t("--dport").t(port);
         ifNotLocal(natRules, detector).t("-j").t(KUBE_MARK_MASQ).end();
       }
@@ -333,20 +325,20 @@ public final class RulesetGenerator {
       natChains.chainLine(chains.ext());
       active.add(chains.ext());
       if (!svc.externalPolicyLocal()) {
-        natRules.rule(chains.ext()).comment("masquerade traffic for ", spn + " external destinations")
+        natRules.t("-A").t(chains.ext()).comment("masquerade traffic for ", spn + " external destinations")
             .t("-j").t(KUBE_MARK_MASQ).end();
       } else {
         if (detector != null && detector.implemented()) {
-          natRules.rule(chains.ext()).comment("pod traffic for ", spn + " external destinations");
+          natRules.t("-A").t(chains.ext()).comment("pod traffic for ", spn + " external destinations");
           ifLocal(natRules, detector).t("-j").t(chains.svc()).end();
         }
-        natRules.rule(chains.ext()).comment("masquerade LOCAL traffic for ", spn + " external destinations")
+        natRules.t("-A").t(chains.ext()).comment("masquerade LOCAL traffic for ", spn + " external destinations")
             .t("-m addrtype --src-type LOCAL -j").t(KUBE_MARK_MASQ).end();
-        natRules.rule(chains.ext()).comment("route LOCAL traffic for ", spn + " external destinations")
+        natRules.t("-A").t(chains.ext()).comment("route LOCAL traffic for ", spn + " external destinations")
             .t("-m addrtype --src-type LOCAL -j").t(chains.svc()).end();
       }
       if (hasExternalEndpoints) {
-        natRules.rule(chains.ext()).t("-j").t(externalPolicyChain).end();
+        natRules.t("-A").t(chains.ext()).t("-j").t(externalPolicyChain).end();
       }
     }
 
@@ -355,17 +347,17 @@ public final class RulesetGenerator {
       active.add(chains.fw());
       boolean allowFromNode = false;
       for (String range : svc.loadBalancerSourceRanges()) {
-        natRules.rule(chains.fw()).comment(spn, " loadbalancer IP").t("-s").t(range)
+        natRules.t("-A").t(chains.fw()).comment(spn, " loadbalancer IP").t("-s").t(range)
             .t("-j").t(chains.ext()).end();
         allowFromNode |= containsAny(range, options.nodeIPs());
       }
       if (allowFromNode) {
         for (String lbIP : svc.loadBalancerVIPs()) {
-          natRules.rule(chains.fw()).comment(spn, " loadbalancer IP").t("-s").t(lbIP)
+          natRules.t("-A").t(chains.fw()).comment(spn, " loadbalancer IP").t("-s").t(lbIP)
               .t("-j").t(chains.ext()).end();
         }
       }
-      natRules.rule(chains.fw())
+      natRules.t("-A").t(chains.fw())
           .comment("other traffic to ", spn + " will be dropped by KUBE-PROXY-FIREWALL").end();
     }
 
@@ -386,12 +378,12 @@ public final class RulesetGenerator {
       String chain = sep.chain();
       natChains.chainLine(chain);
       active.add(chain);
-      natRules.rule(chain);
+      natRules.t("-A").t(chain);
       if (!large) {
         natRules.comment(spn, "");
       }
       natRules.t("-s").t(ep.ip()).t("-j").t(KUBE_MARK_MASQ).end();
-      natRules.rule(chain);
+      natRules.t("-A").t(chain);
       if (!large) {
         natRules.comment(spn, "");
       }
@@ -411,7 +403,7 @@ public final class RulesetGenerator {
     if (svc.sessionAffinityClientIP()) {
       for (Endpoint ep : endpoints) {
         EndpointChain sep = sepNames.of(ep);
-        natRules.rule(chain);
+        natRules.t("-A").t(chain);
         if (!large) {
           natRules.comment(spn, " -> ", sep.identity());
         }
@@ -422,7 +414,7 @@ public final class RulesetGenerator {
     int n = endpoints.size();
     for (int i = 0; i < n; i++) {
       EndpointChain sep = sepNames.of(endpoints.get(i));
-      natRules.rule(chain);
+      natRules.t("-A").t(chain);
       if (!large) {
         natRules.comment(spn, " -> ", sep.identity());
       }
