@@ -164,6 +164,12 @@ public class IptablesProxier implements ProxyBackend {
   }
 
   @Override
+  public java.util.Optional<dev.kubeproxy.model.ProgrammedRuleset> programmedRuleset() {
+    return java.util.Optional.of(settings.dryRun() ? IptablesRulesReader.wholeFromDryRun(lastPrinted)
+        : IptablesRulesReader.wholeFromKernel(tool()));
+  }
+
+  @Override
   public void privilegedInit() throws SyncException {
     if (settings.dryRun()) {
       return;

@@ -286,6 +286,18 @@ public class NftablesProxier implements ProxyBackend {
     return nft instanceof NftCommand ? Optional.of(reader.fromKernel(runner, port, endpoints)) : Optional.empty();
   }
 
+  /**
+   * Not given: the tracer walks the typed table (chains, rules, sets and maps as objects), while
+   * the kernel's table reads back as rule forms made for comparison, and a dry run prints nft
+   * commands; nothing parses either back into typed objects.
+   */
+  @Override
+  public Optional<dev.kubeproxy.model.ProgrammedRuleset> programmedRuleset() {
+    return Optional.of(dev.kubeproxy.model.ProgrammedRuleset.unavailable("nftables mode", "the kernel's table reads"
+        + " back as rule forms (and a dry run prints nft commands), which nothing parses back into the typed"
+        + " chains, sets and maps the nftables tracer walks; the path shown is the model's only"));
+  }
+
   /** Deletes the kube-proxy table of this family; harmless when it is not there. */
   @Override
   public synchronized void cleanup() throws SyncException {
