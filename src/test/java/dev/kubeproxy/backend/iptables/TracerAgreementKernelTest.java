@@ -1,10 +1,5 @@
 package dev.kubeproxy.backend.iptables;
 
-import static dev.kubeproxy.testutil.ModelFixtures.ready;
-import static dev.kubeproxy.testutil.ModelFixtures.spn;
-import static dev.kubeproxy.testutil.ModelFixtures.state;
-import static dev.kubeproxy.testutil.ModelFixtures.svc;
-import static dev.kubeproxy.testutil.ModelFixtures.terminating;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -12,280 +7,62 @@ import dev.kubeproxy.backend.netfilter.IptablesBackend;
 import dev.kubeproxy.backend.netfilter.Sysctls;
 import dev.kubeproxy.host.CommandRunner;
 import dev.kubeproxy.metrics.ProxyMetrics;
-import dev.kubeproxy.model.Endpoint;
 import dev.kubeproxy.model.LocalTrafficDetector;
 import dev.kubeproxy.model.ProxierSettings;
 import dev.kubeproxy.model.ProxyState;
-import dev.kubeproxy.model.ServicePort;
 import dev.kubeproxy.net.IpFamily;
-import dev.kubeproxy.trace.Origin;
-import dev.kubeproxy.trace.Packet;
-import dev.kubeproxy.trace.Protocol;
-import dev.kubeproxy.trace.Trace;
+import dev.kubeproxy.trace.KernelFlowHarness;
 import dev.kubeproxy.trace.iptables.IptablesRules;
 import dev.kubeproxy.trace.iptables.IptablesTracer;
 import dev.kubeproxy.trace.iptables.LocalNode;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Random;
 import java.util.Set;
-import java.util.TreeSet;
-import java.util.UUID;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The iptables tracer agrees with the kernel: the proxier programs a cluster of every Service kind
- * and policy into a scratch node namespace wired to a pod namespace and an outside namespace, and
- * for random flows (a seeded Random, the seed printed) a real TCP SYN or UDP datagram is sent from
- * where the flow's origin says; conntrack's entry in the node namespace gives the kernel's DNAT
- * target (reply source) and masquerade (reply destination), its absence a drop or, with an ICMP
- * unreachable or RST seen, a reject. The endpoints never answer: the DNAT is in conntrack anyway.
+ * The iptables tracer, over what iptables-save reads back after the proxier programmed
+ * {@link KernelFlowHarness#cluster}, agrees with what the kernel does to random flows
+ * (-Dtracer.seed=N repeats a run).
  */
 @Tag("kernel")
 class TracerAgreementKernelTest {
-  static final String NODE_IP = "192.168.50.1";
-  static final String OUTSIDE_IP = "192.168.50.2";
-  static final String OUTSIDE_IN_RANGE = "198.51.100.7";
-  static final String POD_GW = "10.244.0.1";
-  static final String POD_IP = "10.244.0.2";
-  static final int FLOWS = 300;
-  private static final Pattern ENTRY = Pattern.compile("^(tcp|udp)\\s.*?src=(\\S+) dst=(\\S+) sport=(\\d+)"
-      + " dport=(\\d+) .*?src=(\\S+) dst=(\\S+) sport=(\\d+) dport=(\\d+)");
-
   @TempDir Path sysctlRoot;
-  private final List<String> namespaces = new ArrayList<>();
-
-  @AfterEach
-  void tearDown() throws IOException {
-    for (String ns : namespaces) {
-      new CommandRunner().run(List.of("ip", "netns", "del", ns));
-    }
-  }
-
-  record Flow(Origin origin, String source, int sourcePort, Protocol protocol, String destination, int port) {}
-
-  /** What the kernel did with a flow, in the tracer's terms. */
-  record Answer(String verdict, Set<String> targets, boolean masqueraded) {
-    @Override
-    public String toString() {
-      return verdict + (targets.isEmpty() ? "" : " " + targets) + (masqueraded ? " masqueraded" : "");
-    }
-  }
-
-  static ProxyState cluster() {
-    Endpoint unready = new Endpoint("10.244.1.40", 8080, false, false, false, false, null);
-    return state()
-        .add(svc(spn("ns", "plain", "p"), "10.96.0.10", 80), ready("10.244.1.10", 8080, false),
-            ready("10.244.0.10", 8080, true))
-        .add(svc(spn("ns", "node-port", "p"), "10.96.0.11", 80).nodePort(30011), ready("10.244.1.11", 8080, false))
-        .add(svc(spn("ns", "lb", "p"), "10.96.0.12", 80).nodePort(30012).loadBalancer("203.0.113.12")
-            .sourceRanges("198.51.100.0/24"), ready("10.244.1.12", 8080, false), ready("10.244.2.12", 8080, false))
-        .add(svc(spn("ns", "ext", "p"), "10.96.0.13", 80).externalIPs("192.0.2.13"), ready("10.244.1.13", 8080, false))
-        .add(svc(spn("ns", "etp-local", "p"), "10.96.0.14", 80).nodePort(30014).loadBalancer("203.0.113.14")
-            .etpLocal(), ready("10.244.0.14", 8080, true), ready("10.244.1.14", 8080, false))
-        .add(svc(spn("ns", "etp-local-none", "p"), "10.96.0.15", 80).nodePort(30015).etpLocal(),
-            ready("10.244.1.15", 8080, false))
-        .add(svc(spn("ns", "itp-local", "p"), "10.96.0.16", 80).itpLocal(), ready("10.244.1.16", 8080, false))
-        .add(svc(spn("ns", "affinity", "p"), "10.96.0.17", 80).affinity(), ready("10.244.1.17", 8080, false),
-            ready("10.244.2.17", 8080, false))
-        .add(svc(spn("ns", "terminating", "p"), "10.96.0.18", 80).nodePort(30018),
-            terminating("10.244.1.18", 8080, false), unready)
-        .add(svc(spn("ns", "none", "p"), "10.96.0.19", 80).nodePort(30019).loadBalancer("203.0.113.19"))
-        .add(svc(spn("ns", "dns", "d", "UDP"), "10.96.0.20", 53).nodePort(30020), ready("10.244.1.20", 53, false))
-        .build();
-  }
 
   @Test
   void theTracerAgreesWithConntrackOnRandomFlows() throws Exception {
     String why = ScratchNamespace.whyUnavailable();
     assumeTrue(why == null, () -> "skipped: " + why);
     assumeTrue(ScratchNamespace.onPath("conntrack"), "skipped: conntrack (the tool) is not installed");
-    String suffix = UUID.randomUUID().toString().substring(0, 6);
-    String node = netns("kp-tn-" + suffix);
-    String pod = netns("kp-tp-" + suffix);
-    String outside = netns("kp-to-" + suffix);
-    wire(node, pod, outside, suffix);
-
-    ProxierSettings settings = new ProxierSettings(IpFamily.IPv4, "node-1", List.of(NODE_IP), List.of(), false, 14,
-        false, new LocalTrafficDetector("ClusterCIDR", "10.244.0.0/16"), Duration.ofHours(1), Duration.ofSeconds(1),
-        null);
-    ScratchNamespace.fakeSysctls(sysctlRoot);
-    CommandRunner inNode = CommandRunner.inNetns(node);
-    IptablesProxier proxier = new IptablesProxier(settings, inNode, new ProxyMetrics(), new Sysctls(sysctlRoot),
-        List::of, IptablesBackend.NFT);
-    proxier.privilegedInit();
-    ProxyState state = cluster();
-    proxier.sync(state);
-    String rules = run(inNode, "iptables-nft-save", "-t", "filter") + run(inNode, "iptables-nft-save", "-t", "nat");
-    IptablesTracer tracer = new IptablesTracer(IptablesRules.parse(rules),
-        new LocalNode(Set.of(NODE_IP, POD_GW), "kpod" + suffix, "kext" + suffix));
-
-    long seed = Long.getLong("tracer.seed", System.nanoTime());
-    System.out.println("TracerAgreementKernelTest seed " + seed + " (rerun with -Dtracer.seed=" + seed + ")");
-    List<Flow> flows = flows(new Random(seed), state);
-    long start = System.nanoTime();
-    Map<Integer, Answer> kernel = kernel(node, pod, outside, flows);
-    List<String> disagreements = new ArrayList<>();
-    for (int i = 0; i < flows.size(); i++) {
-      Flow f = flows.get(i);
-      Trace t = tracer.trace(new Packet(f.origin(), f.source(), f.destination(), f.port(), f.protocol(), false));
-      Answer traced = new Answer(t.verdict().name(), new TreeSet<>(t.dnatTargets()), t.masqueraded());
-      if (!agree(traced, kernel.get(i))) {
-        disagreements.add(f + ": tracer " + traced + ", kernel " + kernel.get(i));
-      }
-    }
-    System.out.println("TracerAgreementKernelTest " + flows.size() + " flows in "
-        + Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms, " + disagreements.size() + " disagree");
-    assertTrue(disagreements.isEmpty(), () -> "seed " + seed + ":\n" + String.join("\n", disagreements));
-  }
-
-  /** The kernel took one of the random choices: its one DNAT target must be among the tracer's. */
-  static boolean agree(Answer traced, Answer kernel) {
-    return traced.verdict().equals(kernel.verdict()) && traced.masqueraded() == kernel.masqueraded()
-        && (traced.targets().isEmpty() ? kernel.targets().isEmpty()
-            : kernel.targets().size() == 1 && traced.targets().containsAll(kernel.targets()));
-  }
-
-  /** Random flows to every address and port of the cluster (and some wrong ports), from every origin. */
-  static List<Flow> flows(Random random, ProxyState state) {
-    List<ServicePort> services = new ArrayList<>(state.services().values());
-    services.sort(java.util.Comparator.comparing(s -> s.name().toString()));
-    List<Flow> out = new ArrayList<>();
-    for (int i = 0; i < FLOWS; i++) {
-      ServicePort svc = services.get(random.nextInt(services.size()));
-      Origin origin = Origin.values()[random.nextInt(3)];
-      String source = switch (origin) {
-        case POD -> POD_IP;
-        case NODE -> NODE_IP;
-        case OUTSIDE -> random.nextBoolean() ? OUTSIDE_IP : OUTSIDE_IN_RANGE;
-      };
-      List<String[]> addresses = new ArrayList<>();
-      addresses.add(new String[] {svc.clusterIP(), String.valueOf(svc.port())});
-      if (svc.nodePort() > 0) {
-        addresses.add(new String[] {NODE_IP, String.valueOf(svc.nodePort())});
-      }
-      svc.externalIPs().forEach(ip -> addresses.add(new String[] {ip, String.valueOf(svc.port())}));
-      svc.loadBalancerVIPs().forEach(ip -> addresses.add(new String[] {ip, String.valueOf(svc.port())}));
-      String[] to = addresses.get(random.nextInt(addresses.size()));
-      // a port no rule takes, only where the node's own stack would not answer it (a closed local port resets)
-      boolean wrongPort = !to[0].equals(NODE_IP) && random.nextInt(10) == 0;
-      int port = Integer.parseInt(to[1]) + (wrongPort ? 1 : 0);
-      out.add(new Flow(origin, source, 20000 + i, Protocol.valueOf(svc.protocol()), to[0], port));
-    }
-    return out;
-  }
-
-  /** Sends every flow from its origin's namespace, then reads the node's conntrack table. */
-  private static Map<Integer, Answer> kernel(String node, String pod, String outside, List<Flow> flows)
-      throws Exception {
-    Map<Origin, String> namespaceOf = Map.of(Origin.NODE, node, Origin.POD, pod, Origin.OUTSIDE, outside);
-    Map<Integer, String> seen = new HashMap<>();
-    for (Origin origin : Origin.values()) {
-      StringBuilder input = new StringBuilder();
-      for (int i = 0; i < flows.size(); i++) {
-        Flow f = flows.get(i);
-        if (f.origin() == origin) {
-          input.append(i).append(' ').append(f.protocol()).append(' ').append(f.source()).append(' ')
-              .append(f.sourcePort()).append(' ').append(f.destination()).append(' ').append(f.port()).append('\n');
-        }
-      }
-      CommandRunner.Result r = CommandRunner.inNetns(namespaceOf.get(origin))
-          .run(List.of("python3", "-c", script(), "1.0"), input);
-      assertTrue(r.ok(), () -> "sending failed: " + r.stderr());
-      for (String line : r.stdout().split("\n")) {
-        String[] f = line.split(" ");
-        if (f.length >= 2) {
-          seen.put(Integer.parseInt(f[0]), f[1]);
-        }
-      }
-    }
-    Map<String, Answer> entries = new HashMap<>();
-    for (String line : run(CommandRunner.inNetns(node), "conntrack", "-L").split("\n")) {
-      Matcher m = ENTRY.matcher(line);
-      if (m.find()) {
-        String key = m.group(1).toUpperCase() + " " + m.group(2) + ":" + m.group(4) + " " + m.group(3) + ":"
-            + m.group(5);
-        String replySource = m.group(6) + ":" + m.group(8);
-        boolean dnat = !(m.group(6).equals(m.group(3)) && m.group(8).equals(m.group(5)));
-        boolean masq = !m.group(7).equals(m.group(2));
-        entries.put(key, new Answer("ACCEPT", dnat ? new TreeSet<>(Set.of(replySource)) : new TreeSet<>(), masq));
-      }
-    }
-    Map<Integer, Answer> out = new HashMap<>();
-    for (int i = 0; i < flows.size(); i++) {
-      Flow f = flows.get(i);
-      Answer entry = entries.get(f.protocol() + " " + f.source() + ":" + f.sourcePort() + " " + f.destination() + ":"
-          + f.port());
-      // A reject answers at once. A node's own packet to itself is in conntrack even when filter INPUT
-      // rejects it (confirmed on the way out), so the answer, not the entry, tells a reject.
-      if ("REFUSED".equals(seen.get(i))) {
-        out.put(i, new Answer("REJECT", new TreeSet<>(), false));
-      } else {
-        out.put(i, entry != null ? entry : new Answer("DROP", new TreeSet<>(), false));
-      }
-    }
-    return out;
-  }
-
-  private static String script() throws IOException {
-    try (InputStream in = TracerAgreementKernelTest.class.getResourceAsStream("send_flows.py")) {
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    assumeTrue(ScratchNamespace.onPath("python3"), "skipped: python3 (which sends the packets) is not installed");
+    try (KernelFlowHarness h = new KernelFlowHarness()) {
+      // the nft backend: the legacy one's host-wide xtables lock is contended by other tests
+      ProxierSettings settings = new ProxierSettings(IpFamily.IPv4, "node-1", List.of(KernelFlowHarness.NODE_IP),
+          List.of(), false, 14, false, new LocalTrafficDetector("ClusterCIDR", "10.244.0.0/16"), Duration.ofHours(1),
+          Duration.ofSeconds(1), null);
+      ScratchNamespace.fakeSysctls(sysctlRoot);
+      CommandRunner inNode = CommandRunner.inNetns(h.node);
+      IptablesProxier proxier = new IptablesProxier(settings, inNode, new ProxyMetrics(), new Sysctls(sysctlRoot),
+          List::of, IptablesBackend.NFT);
+      proxier.privilegedInit();
+      ProxyState state = KernelFlowHarness.cluster();
+      proxier.sync(state);
+      String rules = save(inNode, "filter") + save(inNode, "nat");
+      IptablesTracer tracer = new IptablesTracer(IptablesRules.parse(rules),
+          new LocalNode(Set.of(KernelFlowHarness.NODE_IP, KernelFlowHarness.POD_GW), h.podInterface(),
+              h.externalInterface()));
+      long seed = Long.getLong("tracer.seed", System.nanoTime());
+      List<String> disagreements = h.compare("iptables", tracer, state, seed);
+      assertTrue(disagreements.isEmpty(), () -> "seed " + seed + ":\n" + String.join("\n", disagreements));
     }
   }
 
-  private String netns(String name) throws IOException {
-    run(new CommandRunner(), "ip", "netns", "add", name);
-    namespaces.add(name);
-    run(CommandRunner.inNetns(name), "ip", "link", "set", "lo", "up");
-    return name;
-  }
-
-  /** node -- kpod -- pod (10.244.0.0/16 routed to the pod side), node -- kext -- outside. */
-  private static void wire(String node, String pod, String outside, String suffix) throws IOException {
-    CommandRunner root = new CommandRunner();
-    CommandRunner n = CommandRunner.inNetns(node);
-    CommandRunner p = CommandRunner.inNetns(pod);
-    CommandRunner o = CommandRunner.inNetns(outside);
-    run(root, "ip", "link", "add", "kpod" + suffix, "netns", node, "type", "veth", "peer", "name", "eth0", "netns",
-        pod);
-    run(root, "ip", "link", "add", "kext" + suffix, "netns", node, "type", "veth", "peer", "name", "eth0", "netns",
-        outside);
-    run(n, "ip", "addr", "add", POD_GW + "/24", "dev", "kpod" + suffix);
-    run(n, "ip", "addr", "add", NODE_IP + "/24", "dev", "kext" + suffix);
-    run(n, "ip", "link", "set", "kpod" + suffix, "up");
-    run(n, "ip", "link", "set", "kext" + suffix, "up");
-    run(n, "ip", "route", "add", "10.244.0.0/16", "dev", "kpod" + suffix);
-    run(n, "ip", "route", "add", "198.51.100.0/24", "via", OUTSIDE_IP);
-    run(n, "ip", "route", "add", "default", "via", OUTSIDE_IP);
-    run(n, "sysctl", "-qw", "net.ipv4.ip_forward=1");
-    // every reject must answer: the default rate limit would silence most of hundreds to one client
-    run(n, "sysctl", "-qw", "net.ipv4.icmp_ratelimit=0");
-    run(p, "ip", "addr", "add", POD_IP + "/24", "dev", "eth0");
-    run(p, "ip", "link", "set", "eth0", "up");
-    run(p, "ip", "route", "add", "default", "via", POD_GW);
-    run(o, "ip", "addr", "add", OUTSIDE_IP + "/24", "dev", "eth0");
-    run(o, "ip", "addr", "add", OUTSIDE_IN_RANGE + "/32", "dev", "eth0");
-    run(o, "ip", "link", "set", "eth0", "up");
-    run(o, "ip", "route", "add", "default", "via", NODE_IP);
-  }
-
-  private static String run(CommandRunner runner, String... argv) throws IOException {
-    CommandRunner.Result r = runner.run(List.of(argv));
-    if (!r.ok()) {
-      throw new IOException(String.join(" ", argv) + " failed: " + r.stderr());
-    }
+  private static String save(CommandRunner inNode, String table) throws Exception {
+    CommandRunner.Result r = inNode.run(List.of("iptables-nft-save", "-t", table));
+    assertTrue(r.ok(), () -> "iptables-nft-save failed: " + r.stderr());
     return r.stdout();
   }
 }
