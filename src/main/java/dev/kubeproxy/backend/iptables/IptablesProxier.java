@@ -395,7 +395,9 @@ public class IptablesProxier implements ProxyBackend {
     IptablesTool probe = new IptablesTool(runner, settings.family(), IptablesBackend.LEGACY);
     int[] version = probe.version();
     boolean randomFully = version == null || probe.supportsRandomFully();
-    Ruleset ruleset = generator.generate(options(randomFully), state, true, null);
+    // Printed as a host where the real run finds its nfacct counters would get it: with the
+    // counting rules, although the dry run creates no counter.
+    Ruleset ruleset = generator.generate(options(randomFully).withNfacctCounters(NfacctCounters.ALL), state, true, null);
     lastPrinted = ruleset;
     settings.dryRunOutput().print("# " + (settings.family() == IpFamily.IPv6 ? "ip6tables" : "iptables")
         + "-restore --noflush --counters input (dry run, nothing applied)\n");
