@@ -11,6 +11,7 @@ import dev.kubeproxy.host.CommandRunner;
 import dev.kubeproxy.model.Endpoint;
 import dev.kubeproxy.model.ProxyState;
 import dev.kubeproxy.model.ServicePort;
+import dev.kubeproxy.net.IpFamily;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -84,10 +85,11 @@ public final class KernelFlowHarness implements AutoCloseable {
    * Sends the flows and compares the kernel's answers with the tracer's; prints the seed, count and
    * time, and answers the disagreements (the flow and both answers).
    */
-  public List<String> compare(String mode, PacketTracer tracer, ProxyState state, long seed) throws Exception {
-    List<Flow> flows = flows(new Random(seed), state);
+  public List<String> compare(String mode, IpFamily family, PacketTracer tracer, ProxyState state, long seed)
+      throws Exception {
+    List<Flow> flows = flows(new Random(seed), state, family);
     long start = System.nanoTime();
-    Map<Integer, Answer> kernel = kernel(node, pod, outside, flows);
+    Map<Integer, Answer> kernel = kernel(node, pod, outside, flows, family);
     List<String> disagreements = new ArrayList<>();
     for (int i = 0; i < flows.size(); i++) {
       Flow f = flows.get(i);
@@ -97,8 +99,18 @@ public final class KernelFlowHarness implements AutoCloseable {
         disagreements.add(f + ": tracer " + traced + ", kernel " + kernel.get(i));
       }
     }
-    System.out.println("kernel flows (" + mode + "): " + flows.size() + " flows, seed " + seed + ", "
-        + Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms, " + disagreements.size() + " disagree");
+    Map<String, Integer> kinds = new java.util.TreeMap<>();
+    kernel.values().forEach(k -> kinds.merge(k.targets().isEmpty() ? k.verdict() : "DNAT", 1, Integer::sum));
+    // a topology that carries no packet would agree with a tracer that drops everything
+    for (String kind : List.of("DNAT", "DROP", "REJECT")) {
+      if (!kinds.containsKey(kind)) {
+        disagreements.add("the kernel gave no " + kind + " answer in " + flows.size() + " flows (" + kinds
+            + "): the namespaces do not carry the packets as the test means");
+      }
+    }
+    System.out.println("kernel flows (" + mode + ", " + family + "): " + flows.size() + " flows " + kinds + ", seed "
+        + seed + ", " + Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms, " + disagreements.size()
+        + " disagree");
     return disagreements;
   }
 
@@ -113,26 +125,52 @@ public final class KernelFlowHarness implements AutoCloseable {
   }
 
   public static ProxyState cluster() {
-    Endpoint unready = new Endpoint("10.244.1.40", 8080, false, false, false, false, null);
+    return cluster(IpFamily.IPv4);
+  }
+
+  /** Every Service kind and policy, in one family's addresses. */
+  public static ProxyState cluster(IpFamily f) {
+    Endpoint unready = new Endpoint(a(f, "10.244.1.40"), 8080, false, false, false, false, null);
     return state()
-        .add(svc(spn("ns", "plain", "p"), "10.96.0.10", 80), ready("10.244.1.10", 8080, false),
-            ready("10.244.0.10", 8080, true))
-        .add(svc(spn("ns", "node-port", "p"), "10.96.0.11", 80).nodePort(30011), ready("10.244.1.11", 8080, false))
-        .add(svc(spn("ns", "lb", "p"), "10.96.0.12", 80).nodePort(30012).loadBalancer("203.0.113.12")
-            .sourceRanges("198.51.100.0/24"), ready("10.244.1.12", 8080, false), ready("10.244.2.12", 8080, false))
-        .add(svc(spn("ns", "ext", "p"), "10.96.0.13", 80).externalIPs("192.0.2.13"), ready("10.244.1.13", 8080, false))
-        .add(svc(spn("ns", "etp-local", "p"), "10.96.0.14", 80).nodePort(30014).loadBalancer("203.0.113.14")
-            .etpLocal(), ready("10.244.0.14", 8080, true), ready("10.244.1.14", 8080, false))
-        .add(svc(spn("ns", "etp-local-none", "p"), "10.96.0.15", 80).nodePort(30015).etpLocal(),
-            ready("10.244.1.15", 8080, false))
-        .add(svc(spn("ns", "itp-local", "p"), "10.96.0.16", 80).itpLocal(), ready("10.244.1.16", 8080, false))
-        .add(svc(spn("ns", "affinity", "p"), "10.96.0.17", 80).affinity(), ready("10.244.1.17", 8080, false),
-            ready("10.244.2.17", 8080, false))
-        .add(svc(spn("ns", "terminating", "p"), "10.96.0.18", 80).nodePort(30018),
-            terminating("10.244.1.18", 8080, false), unready)
-        .add(svc(spn("ns", "none", "p"), "10.96.0.19", 80).nodePort(30019).loadBalancer("203.0.113.19"))
-        .add(svc(spn("ns", "dns", "d", "UDP"), "10.96.0.20", 53).nodePort(30020), ready("10.244.1.20", 53, false))
+        .add(svc(spn("ns", "plain", "p"), a(f, "10.96.0.10"), 80), ready(a(f, "10.244.1.10"), 8080, false),
+            ready(a(f, "10.244.0.10"), 8080, true))
+        .add(svc(spn("ns", "node-port", "p"), a(f, "10.96.0.11"), 80).nodePort(30011), ready(a(f, "10.244.1.11"), 8080, false))
+        .add(svc(spn("ns", "lb", "p"), a(f, "10.96.0.12"), 80).nodePort(30012).loadBalancer(a(f, "203.0.113.12"))
+            .sourceRanges(a(f, "198.51.100.0/24")), ready(a(f, "10.244.1.12"), 8080, false), ready(a(f, "10.244.2.12"), 8080, false))
+        .add(svc(spn("ns", "ext", "p"), a(f, "10.96.0.13"), 80).externalIPs(a(f, "192.0.2.13")), ready(a(f, "10.244.1.13"), 8080, false))
+        .add(svc(spn("ns", "etp-local", "p"), a(f, "10.96.0.14"), 80).nodePort(30014).loadBalancer(a(f, "203.0.113.14"))
+            .etpLocal(), ready(a(f, "10.244.0.14"), 8080, true), ready(a(f, "10.244.1.14"), 8080, false))
+        .add(svc(spn("ns", "etp-local-none", "p"), a(f, "10.96.0.15"), 80).nodePort(30015).etpLocal(),
+            ready(a(f, "10.244.1.15"), 8080, false))
+        .add(svc(spn("ns", "itp-local", "p"), a(f, "10.96.0.16"), 80).itpLocal(), ready(a(f, "10.244.1.16"), 8080, false))
+        .add(svc(spn("ns", "affinity", "p"), a(f, "10.96.0.17"), 80).affinity(), ready(a(f, "10.244.1.17"), 8080, false),
+            ready(a(f, "10.244.2.17"), 8080, false))
+        .add(svc(spn("ns", "terminating", "p"), a(f, "10.96.0.18"), 80).nodePort(30018),
+            terminating(a(f, "10.244.1.18"), 8080, false), unready)
+        .add(svc(spn("ns", "none", "p"), a(f, "10.96.0.19"), 80).nodePort(30019).loadBalancer(a(f, "203.0.113.19")))
+        .add(svc(spn("ns", "dns", "d", "UDP"), a(f, "10.96.0.20"), 53).nodePort(30020), ready(a(f, "10.244.1.20"), 53, false))
         .build();
+  }
+
+  /** An IPv4 address of the test (or CIDR) in the family's addresses: the IPv6 one stands in the same place. */
+  public static String a(IpFamily f, String v4) {
+    if (f == IpFamily.IPv4) {
+      return v4;
+    }
+    String[] cidr = v4.split("/");
+    String[] o = cidr[0].split("\\.");
+    String v6;
+    if (o[0].equals("10") && o[1].equals("244")) {
+      v6 = "fd00:10:244:" + (o[2].equals("0") ? "" : o[2] + ":") + ":" + o[3];
+    } else if (o[0].equals("10")) {
+      v6 = "fd00:96::" + o[3];
+    } else {
+      v6 = "fd00:" + (o[0].equals("192") && o[1].equals("168") ? o[2] : o[0]) + "::" + o[3];
+    }
+    if (cidr.length == 1) {
+      return v6;
+    }
+    return (v6.endsWith("::0") ? v6.substring(0, v6.length() - 1) : v6) + "/" + (cidr[1].equals("16") ? "48" : "64");
   }
 
   /** The kernel took one of the random choices: its one DNAT target must be among the tracer's. */
@@ -143,7 +181,7 @@ public final class KernelFlowHarness implements AutoCloseable {
   }
 
   /** Random flows to every address and port of the cluster (and some wrong ports), from every origin. */
-  static List<Flow> flows(Random random, ProxyState state) {
+  static List<Flow> flows(Random random, ProxyState state, IpFamily f) {
     List<ServicePort> services = new ArrayList<>(state.services().values());
     services.sort(java.util.Comparator.comparing(s -> s.name().toString()));
     List<Flow> out = new ArrayList<>();
@@ -151,20 +189,20 @@ public final class KernelFlowHarness implements AutoCloseable {
       ServicePort svc = services.get(random.nextInt(services.size()));
       Origin origin = Origin.values()[random.nextInt(3)];
       String source = switch (origin) {
-        case POD -> POD_IP;
-        case NODE -> NODE_IP;
-        case OUTSIDE -> random.nextBoolean() ? OUTSIDE_IP : OUTSIDE_IN_RANGE;
+        case POD -> a(f, POD_IP);
+        case NODE -> a(f, NODE_IP);
+        case OUTSIDE -> a(f, random.nextBoolean() ? OUTSIDE_IP : OUTSIDE_IN_RANGE);
       };
       List<String[]> addresses = new ArrayList<>();
       addresses.add(new String[] {svc.clusterIP(), String.valueOf(svc.port())});
       if (svc.nodePort() > 0) {
-        addresses.add(new String[] {NODE_IP, String.valueOf(svc.nodePort())});
+        addresses.add(new String[] {a(f, NODE_IP), String.valueOf(svc.nodePort())});
       }
       svc.externalIPs().forEach(ip -> addresses.add(new String[] {ip, String.valueOf(svc.port())}));
       svc.loadBalancerVIPs().forEach(ip -> addresses.add(new String[] {ip, String.valueOf(svc.port())}));
       String[] to = addresses.get(random.nextInt(addresses.size()));
       // a port no rule takes, only where the node's own stack would not answer it (a closed local port resets)
-      boolean wrongPort = !to[0].equals(NODE_IP) && random.nextInt(10) == 0;
+      boolean wrongPort = !to[0].equals(a(f, NODE_IP)) && random.nextInt(10) == 0;
       int port = Integer.parseInt(to[1]) + (wrongPort ? 1 : 0);
       out.add(new Flow(origin, source, 20000 + i, Protocol.valueOf(svc.protocol()), to[0], port));
     }
@@ -172,7 +210,7 @@ public final class KernelFlowHarness implements AutoCloseable {
   }
 
   /** Sends every flow from its origin's namespace, then reads the node's conntrack table. */
-  private static Map<Integer, Answer> kernel(String node, String pod, String outside, List<Flow> flows)
+  private static Map<Integer, Answer> kernel(String node, String pod, String outside, List<Flow> flows, IpFamily family)
       throws Exception {
     Map<Origin, String> namespaceOf = Map.of(Origin.NODE, node, Origin.POD, pod, Origin.OUTSIDE, outside);
     Map<Integer, String> seen = new HashMap<>();
@@ -196,12 +234,12 @@ public final class KernelFlowHarness implements AutoCloseable {
       }
     }
     Map<String, Answer> entries = new HashMap<>();
-    for (String line : run(CommandRunner.inNetns(node), "conntrack", "-L").split("\n")) {
+    for (String line : run(CommandRunner.inNetns(node), "conntrack", "-L", "-f", family == IpFamily.IPv4 ? "ipv4" : "ipv6").split("\n")) {
       Matcher m = ENTRY.matcher(line);
       if (m.find()) {
         String key = m.group(1).toUpperCase() + " " + m.group(2) + ":" + m.group(4) + " " + m.group(3) + ":"
             + m.group(5);
-        String replySource = m.group(6) + ":" + m.group(8);
+        String replySource = (m.group(6).contains(":") ? "[" + m.group(6) + "]" : m.group(6)) + ":" + m.group(8);
         boolean dnat = !(m.group(6).equals(m.group(3)) && m.group(8).equals(m.group(5)));
         boolean masq = !m.group(7).equals(m.group(2));
         entries.put(key, new Answer("ACCEPT", dnat ? new TreeSet<>(Set.of(replySource)) : new TreeSet<>(), masq));
@@ -263,6 +301,19 @@ public final class KernelFlowHarness implements AutoCloseable {
     run(o, "ip", "addr", "add", OUTSIDE_IN_RANGE + "/32", "dev", "eth0");
     run(o, "ip", "link", "set", "eth0", "up");
     run(o, "ip", "route", "add", "default", "via", NODE_IP);
+    IpFamily v6 = IpFamily.IPv6;
+    run(n, "sysctl", "-qw", "net.ipv6.conf.all.forwarding=1");
+    run(n, "sysctl", "-qw", "net.ipv6.icmp.ratelimit=0");
+    run(n, "ip", "-6", "addr", "add", a(v6, POD_GW) + "/64", "dev", "kpod" + suffix, "nodad");
+    run(n, "ip", "-6", "addr", "add", a(v6, NODE_IP) + "/64", "dev", "kext" + suffix, "nodad");
+    run(n, "ip", "-6", "route", "add", a(v6, "10.244.0.0/16"), "dev", "kpod" + suffix);
+    run(n, "ip", "-6", "route", "add", a(v6, "198.51.100.0/24"), "via", a(v6, OUTSIDE_IP));
+    run(n, "ip", "-6", "route", "add", "default", "via", a(v6, OUTSIDE_IP));
+    run(p, "ip", "-6", "addr", "add", a(v6, POD_IP) + "/64", "dev", "eth0", "nodad");
+    run(p, "ip", "-6", "route", "add", "default", "via", a(v6, POD_GW));
+    run(o, "ip", "-6", "addr", "add", a(v6, OUTSIDE_IP) + "/64", "dev", "eth0", "nodad");
+    run(o, "ip", "-6", "addr", "add", a(v6, OUTSIDE_IN_RANGE) + "/128", "dev", "eth0", "nodad");
+    run(o, "ip", "-6", "route", "add", "default", "via", a(v6, NODE_IP));
   }
 
   private static String run(CommandRunner runner, String... argv) throws IOException {

@@ -9,7 +9,7 @@ for line in sys.stdin:
         continue
     idx, proto, src, sport, dst, dport = f[0], f[1], f[2], int(f[3]), f[4], int(f[5])
     kind = socket.SOCK_STREAM if proto == "TCP" else socket.SOCK_DGRAM
-    s = socket.socket(socket.AF_INET, kind)
+    s = socket.socket(socket.AF_INET6 if ":" in src else socket.AF_INET, kind)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     s.bind((src, sport))
     s.setblocking(False)

@@ -1,5 +1,6 @@
 package dev.kubeproxy.backend.iptables;
 
+import static dev.kubeproxy.trace.KernelFlowHarness.a;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -39,29 +40,33 @@ class TracerAgreementKernelTest {
     assumeTrue(ScratchNamespace.onPath("conntrack"), "skipped: conntrack (the tool) is not installed");
     assumeTrue(ScratchNamespace.onPath("python3"), "skipped: python3 (which sends the packets) is not installed");
     try (KernelFlowHarness h = new KernelFlowHarness()) {
-      // the nft backend: the legacy one's host-wide xtables lock is contended by other tests
-      ProxierSettings settings = new ProxierSettings(IpFamily.IPv4, "node-1", List.of(KernelFlowHarness.NODE_IP),
-          List.of(), false, 14, false, new LocalTrafficDetector("ClusterCIDR", "10.244.0.0/16"), Duration.ofHours(1),
-          Duration.ofSeconds(1), null);
-      ScratchNamespace.fakeSysctls(sysctlRoot);
-      CommandRunner inNode = CommandRunner.inNetns(h.node);
-      IptablesProxier proxier = new IptablesProxier(settings, inNode, new ProxyMetrics(), new Sysctls(sysctlRoot),
-          List::of, IptablesBackend.NFT);
-      proxier.privilegedInit();
-      ProxyState state = KernelFlowHarness.cluster();
-      proxier.sync(state);
-      String rules = save(inNode, "filter") + save(inNode, "nat");
-      IptablesTracer tracer = new IptablesTracer(IptablesRules.parse(rules),
-          new LocalNode(Set.of(KernelFlowHarness.NODE_IP, KernelFlowHarness.POD_GW), h.podInterface(),
-              h.externalInterface()));
+      List<String> disagreements = new java.util.ArrayList<>();
       long seed = Long.getLong("tracer.seed", System.nanoTime());
-      List<String> disagreements = h.compare("iptables", tracer, state, seed);
+      for (IpFamily f : IpFamily.values()) {
+        ProxierSettings settings = new ProxierSettings(f, "node-1", List.of(a(f, KernelFlowHarness.NODE_IP)),
+            List.of(), false, 14, false, new LocalTrafficDetector("ClusterCIDR", a(f, "10.244.0.0/16")),
+            Duration.ofHours(1), Duration.ofSeconds(1), null);
+        ScratchNamespace.fakeSysctls(sysctlRoot);
+        CommandRunner inNode = CommandRunner.inNetns(h.node);
+        // the nft backend: the legacy one's host-wide xtables lock is contended by other tests
+        IptablesProxier proxier = new IptablesProxier(settings, inNode, new ProxyMetrics(), new Sysctls(sysctlRoot),
+            List::of, IptablesBackend.NFT);
+        proxier.privilegedInit();
+        ProxyState state = KernelFlowHarness.cluster(f);
+        proxier.sync(state);
+        String rules = save(inNode, f, "filter") + save(inNode, f, "nat");
+        IptablesTracer tracer = new IptablesTracer(IptablesRules.parse(rules),
+            new LocalNode(Set.of(a(f, KernelFlowHarness.NODE_IP), a(f, KernelFlowHarness.POD_GW)), h.podInterface(),
+                h.externalInterface()));
+        disagreements.addAll(h.compare("iptables", f, tracer, state, seed));
+      }
       assertTrue(disagreements.isEmpty(), () -> "seed " + seed + ":\n" + String.join("\n", disagreements));
     }
   }
 
-  private static String save(CommandRunner inNode, String table) throws Exception {
-    CommandRunner.Result r = inNode.run(List.of("iptables-nft-save", "-t", table));
+  private static String save(CommandRunner inNode, IpFamily f, String table) throws Exception {
+    CommandRunner.Result r = inNode.run(List.of(f == IpFamily.IPv4 ? "iptables-nft-save" : "ip6tables-nft-save",
+        "-t", table));
     assertTrue(r.ok(), () -> "iptables-nft-save failed: " + r.stderr());
     return r.stdout();
   }

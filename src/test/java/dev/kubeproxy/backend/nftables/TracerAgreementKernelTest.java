@@ -1,5 +1,6 @@
 package dev.kubeproxy.backend.nftables;
 
+import static dev.kubeproxy.trace.KernelFlowHarness.a;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -39,20 +40,23 @@ class TracerAgreementKernelTest {
       assumeTrue(runs(tool), () -> "skipped: " + tool + " is not installed");
     }
     try (KernelFlowHarness h = new KernelFlowHarness()) {
-      ProxierSettings settings = new ProxierSettings(IpFamily.IPv4, "node-1", List.of(KernelFlowHarness.NODE_IP),
-          List.of(), false, 14, false, new LocalTrafficDetector("ClusterCIDR", "10.244.0.0/16"), Duration.ofHours(1),
-          Duration.ofSeconds(1), null);
-      CommandRunner inNode = CommandRunner.inNetns(h.node);
-      Recording nft = new Recording(new NftCommand(IpFamily.IPv4, inNode));
-      NftablesProxier proxier = new NftablesProxier(settings, inNode, nft, new ProxyMetrics(), Clock.systemUTC(),
-          List::of);
-      proxier.privilegedInit();
-      ProxyState state = KernelFlowHarness.cluster();
-      proxier.sync(state);
-      NftablesTracer tracer = new NftablesTracer(NftRuleset.replay(IpFamily.IPv4, nft.applied),
-          new TraceHost(Set.of(KernelFlowHarness.NODE_IP, KernelFlowHarness.POD_GW), null));
+      List<String> disagreements = new ArrayList<>();
       long seed = Long.getLong("tracer.seed", System.nanoTime());
-      List<String> disagreements = h.compare("nftables", tracer, state, seed);
+      for (IpFamily f : IpFamily.values()) {
+        ProxierSettings settings = new ProxierSettings(f, "node-1", List.of(a(f, KernelFlowHarness.NODE_IP)),
+            List.of(), false, 14, false, new LocalTrafficDetector("ClusterCIDR", a(f, "10.244.0.0/16")),
+            Duration.ofHours(1), Duration.ofSeconds(1), null);
+        CommandRunner inNode = CommandRunner.inNetns(h.node);
+        Recording nft = new Recording(new NftCommand(f, inNode));
+        NftablesProxier proxier = new NftablesProxier(settings, inNode, nft, new ProxyMetrics(), Clock.systemUTC(),
+            List::of);
+        proxier.privilegedInit();
+        ProxyState state = KernelFlowHarness.cluster(f);
+        proxier.sync(state);
+        NftablesTracer tracer = new NftablesTracer(NftRuleset.replay(f, nft.applied),
+            new TraceHost(Set.of(a(f, KernelFlowHarness.NODE_IP), a(f, KernelFlowHarness.POD_GW)), null));
+        disagreements.addAll(h.compare("nftables", f, tracer, state, seed));
+      }
       assertTrue(disagreements.isEmpty(), () -> "seed " + seed + ":\n" + String.join("\n", disagreements));
     }
   }
