@@ -93,7 +93,7 @@ final class DebugServicesResponder {
           }
         }
         ProgrammedRuleset ruleset = !wantRuleset ? null : f.backend().programmedRuleset().orElse(
-            ProgrammedRuleset.unavailable(options.config().effectiveMode() + " mode",
+            ProgrammedRuleset.unavailable(options.config().proxyMode() + " mode",
                 "no tracer reads this mode's rules; the path shown is the model's only"));
         out.add(new FamilySnapshot(familySettings.get(f.family()), state, f.syncLog(), Map.copyOf(programmed),
             ruleset));
@@ -105,7 +105,7 @@ final class DebugServicesResponder {
         msg.fail(500, String.valueOf(ar.cause().getMessage()));
         return;
       }
-      msg.reply(new ProxierSnapshot(options.config().effectiveMode(), options.dryRun(), initialized.getAsBoolean(),
+      msg.reply(new ProxierSnapshot(options.config().proxyMode(), options.dryRun(), initialized.getAsBoolean(),
           gates.topologyGates(), ar.result(), invalid.all()));
     });
   }

@@ -46,8 +46,9 @@ public final class Proxiers {
 
   /** The configured mode; validation has refused any other spelling before the proxier is built. */
   public static ProxyMode mode(KubeProxyConfiguration config) {
-    return ProxyMode.parse(config.effectiveMode()).orElseThrow(() -> new ProxierCreationException(
-        "unknown proxy mode \"" + config.effectiveMode() + "\"; use iptables, ipvs or nftables"));
+    String configured = config.mode == null ? "" : config.mode;
+    return ProxyMode.parse(configured).orElseThrow(() -> new ProxierCreationException(
+        "unknown proxy mode \"" + configured + "\"; use iptables, ipvs or nftables"));
   }
 
   /** A proxier that cannot be built: the agent must stop with this message. */

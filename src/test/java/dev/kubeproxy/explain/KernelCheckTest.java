@@ -60,7 +60,7 @@ class KernelCheckTest {
   }
 
   Port traced(ProgrammedRuleset rules, String from, String to) {
-    ProxierSnapshot snapshot = new ProxierSnapshot("iptables", true, true, EndpointCategorizer.TopologyGates.DEFAULT,
+    ProxierSnapshot snapshot = new ProxierSnapshot(dev.kubeproxy.config.ProxyMode.IPTABLES, true, true, EndpointCategorizer.TopologyGates.DEFAULT,
         List.of(new FamilySnapshot(Model.settings(), state, new ServiceSyncLog(), Map.of(), rules)), List.of());
     DebugReport r = ReportBuilder.build(snapshot, ServiceQuery.parse("ns/web", from, to));
     assertEquals(1, r.ports().size());
@@ -79,7 +79,7 @@ class KernelCheckTest {
     assertEquals(false, k.masqueraded());
     assertNull(k.disagreement(), () -> k.disagreement() + "\n" + String.join("\n", k.steps()));
     assertTrue(k.steps().stream().anyMatch(s -> s.contains("KUBE-SVC-")), () -> String.join("\n", k.steps()));
-    String text = TextReport.of(ReportBuilder.build(new ProxierSnapshot("iptables", true, true,
+    String text = TextReport.of(ReportBuilder.build(new ProxierSnapshot(dev.kubeproxy.config.ProxyMode.IPTABLES, true, true,
         EndpointCategorizer.TopologyGates.DEFAULT, List.of(new FamilySnapshot(Model.settings(), state,
             new ServiceSyncLog(), Map.of(), rules)), List.of()), ServiceQuery.parse("ns/web", POD, "10.96.0.10:80")));
     assertTrue(text.contains("the rules agree with the model"), text);

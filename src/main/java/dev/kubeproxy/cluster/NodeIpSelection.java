@@ -1,6 +1,5 @@
 package dev.kubeproxy.cluster;
 
-import dev.kubeproxy.net.IpUtil;
 import dev.kubeproxy.net.IpAddresses;
 import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.model.objects.Node;
@@ -17,18 +16,13 @@ import java.util.Map;
  * detectNodeIPs' precedence and the "primary" nodePortAddresses expansion. Pure functions on text; IPs are parsed as literals
  * only (never resolved through DNS).
  */
-public final class NodeAddresses {
+public final class NodeIpSelection {
 
-  private NodeAddresses() {}
+  private NodeIpSelection() {}
 
   /** An IP literal as upstream's ParseIPSloppy reads it (never through DNS), or null. */
-  public static InetAddress parseIp(String text) {
-    return IpUtil.parseIp(text);
-  }
-
-  /** The address part of "ip/prefix", or null when it is not a CIDR. */
-  public static InetAddress parseCidr(String text) {
-    return IpUtil.parseCidr(text);
+  private static InetAddress parseIp(String text) {
+    return IpAddresses.inetAddress(text);
   }
 
   static IpFamily family(InetAddress ip) {
@@ -64,7 +58,7 @@ public final class NodeAddresses {
         break;
       }
     }
-    return out.stream().map(NodeAddresses::canonical).toList();
+    return out.stream().map(NodeIpSelection::canonical).toList();
   }
 
   /** Textual form as Go prints it (compressed IPv6 zeros, no "%scope"); unparsable text unchanged. */
