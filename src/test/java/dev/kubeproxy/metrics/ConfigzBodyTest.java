@@ -5,10 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import dev.kubeproxy.config.ConfigzJson;
 import dev.kubeproxy.config.KubeProxyConfiguration;
 import dev.kubeproxy.testutil.TestConfigs;
+import dev.kubeproxy.testutil.tier.Unit;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The /configz body this server answers with (built by config.ConfigzJson). */
+@Unit
 class ConfigzBodyTest {
   @Test
   void defaultsInUpstreamsInternalShape() throws Exception {

@@ -5,6 +5,7 @@ import dev.kubeproxy.model.ProxierSettings;
 import dev.kubeproxy.model.ProxyBackend;
 import dev.kubeproxy.net.IpFamily;
 
+import dev.kubeproxy.testutil.tier.Unit;
 import java.nio.file.Path;
 import java.nio.file.Files;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -14,7 +15,6 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.kubeproxy.config.AgentOptions;
 import dev.kubeproxy.messages.NodeInfo;
@@ -27,13 +27,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 
+@Unit
 class ProxiersTest {
   /** Answers the read-only iptables probes: binaries for which works() holds succeed. */
-  static final class ProbeRunner extends CommandRunner {
+  static final class ProbeRunner implements CommandRunner {
     final Predicate<String> works;
     final List<List<String>> commands = new ArrayList<>();
 
@@ -211,46 +211,9 @@ class ProxiersTest {
     assertSame(System.out, Proxiers.settings(dry, node(), IpFamily.IPv4, LocalTrafficDetector.noop()).dryRunOutput());
   }
 
-  private static boolean root() {
-    return "root".equals(System.getProperty("user.name"));
-  }
-
-  private static String sh(List<String> argv) throws Exception {
-    Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes());
-    if (p.waitFor() != 0) {
-      throw new IllegalStateException(String.join(" ", argv) + ": " + out);
-    }
-    return out;
-  }
-
-  @Test
-  void cleanupLeftoversRemovesOtherModesRulesInANamespace() throws Exception {
-    assumeTrue(root(), "needs root for a network namespace");
-    assumeTrue(new java.io.File("/usr/sbin/nft").exists() || new java.io.File("/sbin/nft").exists(), "needs nft");
-    String ns = "kp-model-" + UUID.randomUUID().toString().substring(0, 8);
-    sh(List.of("ip", "netns", "add", ns));
-    try {
-      sh(List.of("ip", "netns", "exec", ns, "nft", "add", "table", "ip", "kube-proxy"));
-      sh(List.of("ip", "netns", "exec", ns, "nft", "add", "table", "ip6", "kube-proxy"));
-      CommandRunner runner = CommandRunner.inNetns(ns);
-      assertTrue(cleanupLeftovers("iptables", false, runner));
-      String tables = sh(List.of("ip", "netns", "exec", ns, "nft", "list", "tables"));
-      assertFalse(tables.contains("kube-proxy"), "iptables mode removes nftables leftovers: " + tables);
-      assertTrue(cleanupLeftovers("nftables", true, runner), "cleanup of nothing is fine");
-    } finally {
-      sh(List.of("ip", "netns", "delete", ns));
-    }
-  }
-
   private static List<ProxyBackend> create(
       dev.kubeproxy.config.AgentOptions options, dev.kubeproxy.messages.NodeInfo node, CommandRunner runner) {
     return Proxiers.create(options, node, context(options.config().featureGates, runner));
-  }
-
-  private static boolean cleanupLeftovers(String mode, boolean all, CommandRunner runner) {
-    return Proxiers.cleanupLeftovers(dev.kubeproxy.config.ProxyMode.parse(mode).orElseThrow(), all,
-        context(java.util.Map.of(), runner));
   }
 
   private static dev.kubeproxy.runtime.AgentContext context(java.util.Map<String, Boolean> gates, CommandRunner runner) {
