@@ -9,6 +9,7 @@ import io.vertx.core.Vertx;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import sun.misc.Signal;
 
 /**
  * {@code java -jar kube-proxy.jar [flags]} (or {@code explain ...}, see {@link ExplainCommand}): parses the flags (--version, --help, a bad flag exit here),
@@ -37,6 +38,14 @@ public final class Main {
     // The --config file is read by the agent's ConfigVerticle (Complete and Validate need it, so they
     // run in the agent too); only what needs no file is answered here, before Vert.x exists.
     Vertx vertx = Metrics.vertxBuilder().build();
+    // The kubelet stops the agent with SIGTERM: an orderly stop that exits 0 (the JVM's default is
+    // status 143); the rules stay in place, as upstream leaves them.
+    for (String signal : List.of("TERM", "INT")) {
+      Signal.handle(new Signal(signal), s -> {
+        Log.info("Received signal, shutting down", "signal", "SIG" + signal);
+        exitProcess(vertx, 0);
+      });
+    }
     vertx.deployVerticle(new AgentVerticle((Startup.Flags) parsed, Main::exitProcess)).onFailure(err -> {
       // AgentVerticle has logged why; a failed deployment never exits 0
       Log.v(2).info("Deployment failed", "err", err);

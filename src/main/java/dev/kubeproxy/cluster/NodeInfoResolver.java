@@ -141,7 +141,7 @@ public final class NodeInfoResolver {
         Log.error("Kube-proxy configuration may be incomplete or incorrect", "err", badIp.aggregated());
       }
       Map<String, String> labels = node == null ? Map.of() : node.metadata().labels();
-      return Future.succeededFuture(new NodeInfo(name, detected.ordered(), podCIDRs, labels));
+      return Future.succeededFuture(new NodeInfo(name, detected.ordered(), podCIDRs, labels, found.ips));
     });
   }
 

@@ -18,7 +18,7 @@
  *       dev.kubeproxy.config.ConfigValueOverlay} merges the retriever's values into that reading;</li>
  *   <li>v1alpha1 defaulting ({@link dev.kubeproxy.config.ConfigDefaults}), validation ({@link
  *       dev.kubeproxy.config.ConfigValidation}), feature gates ({@link dev.kubeproxy.config.FeatureGates})
- *       and the /configz view of upstream's internal type ({@link dev.kubeproxy.config.ConfigzJson});</li>
+ *       and the /configz view, the versioned type ({@link dev.kubeproxy.config.ConfigzJson});</li>
  *   <li>the resolved values the other packages take instead of raw fields: the mode ({@link
  *       dev.kubeproxy.config.ProxyMode}) and its sync timing ({@link dev.kubeproxy.config.SyncSettings});</li>
  *   <li>the restart on a change of the file ({@link dev.kubeproxy.runtime.ConfigVerticle} with {@link

@@ -68,6 +68,18 @@ class NodeAddressesTest {
   }
 
   @Test
+  void localhostAndAllKeywordsExpandToCidrs() {
+    var detected = NodeAddresses.detectNodeIPs(List.of("192.168.200.10"), "");
+    assertEquals(List.of("127.0.0.0/8", "::1/128"), NodeAddresses.expandPrimary(List.of("localhost"), detected));
+    assertEquals(List.of("0.0.0.0/0", "::/0"), NodeAddresses.expandPrimary(List.of("all"), detected));
+    assertEquals(List.of("192.168.200.10/32", "127.0.0.0/8", "::1/128", "10.0.0.0/8"),
+        NodeAddresses.expandPrimary(List.of("primary", "localhost", "10.0.0.0/8", "127.0.0.0/8"), detected));
+    // a loopback node IP is never a primary NodePort address, but localhost still is
+    assertEquals(List.of("127.0.0.0/8", "::1/128"), NodeAddresses.expandPrimary(List.of("primary", "localhost"),
+        NodeAddresses.detectNodeIPs(List.of(), "")));
+  }
+
+  @Test
   void checkBadConfigTexts() {
     KubeProxyConfiguration c = new KubeProxyConfiguration();
     assertEquals(List.of("nodePortAddresses is unset; NodePort connections will be accepted on all local IPs. Consider using `--nodeport-addresses primary`"),

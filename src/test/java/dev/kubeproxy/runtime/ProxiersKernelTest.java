@@ -1,5 +1,6 @@
 package dev.kubeproxy.runtime;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -8,6 +9,8 @@ import dev.kubeproxy.config.FeatureGates;
 import dev.kubeproxy.config.ProxyMode;
 import dev.kubeproxy.host.CommandRunner;
 import dev.kubeproxy.metrics.ProxyMetrics;
+import dev.kubeproxy.model.ProxyBackend;
+import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.testutil.tier.Kernel;
 import dev.kubeproxy.testutil.tier.KernelHost;
 import java.time.Clock;
@@ -16,7 +19,7 @@ import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
-/** Proxiers.cleanupLeftovers against real nftables tables, in a network namespace this test creates. */
+/** Proxiers against a real kernel: cleanup of real nftables tables, and the families of a namespace without IPv6. */
 @Kernel
 class ProxiersKernelTest {
   private static String sh(List<String> argv) throws Exception {
@@ -49,5 +52,20 @@ class ProxiersKernelTest {
   private static boolean cleanupLeftovers(String mode, boolean all, CommandRunner runner) {
     return Proxiers.cleanupLeftovers(ProxyMode.parse(mode).orElseThrow(), all,
         new AgentContext(new ProxyMetrics(), FeatureGates.of(Map.of()), Clock.systemUTC(), runner));
+  }
+
+  /** nftables mode in a scratch namespace whose IPv6 is switched off by its sysctl. */
+  @Test
+  void aNamespaceWithIpv6SwitchedOffGetsIpv4Only() throws Exception {
+    String ns = "kp-v6off-" + UUID.randomUUID().toString().substring(0, 8);
+    sh(List.of("ip", "netns", "add", ns));
+    try {
+      sh(List.of("ip", "netns", "exec", ns, "sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1"));
+      List<ProxyBackend> backends = ProxiersTest.create(ProxiersTest.options("nftables"), ProxiersTest.node("192.168.200.1"), CommandRunner.inNetns(ns),
+          dev.kubeproxy.host.Ipv6SupportKernelTest.inNamespace(ns));
+      assertEquals(List.of(IpFamily.IPv4), backends.stream().map(ProxyBackend::family).toList());
+    } finally {
+      sh(List.of("ip", "netns", "delete", ns));
+    }
   }
 }

@@ -20,6 +20,7 @@ import dev.kubeproxy.config.AgentOptions;
 import dev.kubeproxy.messages.NodeInfo;
 import dev.kubeproxy.config.KubeProxyConfiguration;
 import dev.kubeproxy.host.CommandRunner;
+import dev.kubeproxy.host.Ipv6Support;
 import dev.kubeproxy.backend.iptables.IptablesProxier;
 import dev.kubeproxy.backend.nftables.NftablesProxier;
 import java.io.IOException;
@@ -27,6 +28,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 
@@ -56,7 +58,7 @@ class ProxiersTest {
     }
   }
 
-  private static AgentOptions options(String mode) {
+  static AgentOptions options(String mode) {
     KubeProxyConfiguration c = new KubeProxyConfiguration();
     c.mode = mode;
     c.iptables.syncPeriod = Duration.ofSeconds(30);
@@ -68,7 +70,7 @@ class ProxiersTest {
     return new AgentOptions(c, null, "node-a", null, false, false, false);
   }
 
-  private static NodeInfo node(String... ips) {
+  static NodeInfo node(String... ips) {
     return new NodeInfo("node-a", List.of(ips), List.of("10.244.1.0/24", "fd00:10:244:1::/64"), Map.of());
   }
 
@@ -211,9 +213,45 @@ class ProxiersTest {
     assertSame(System.out, Proxiers.settings(dry, node(), IpFamily.IPv4, LocalTrafficDetector.noop()).dryRunOutput());
   }
 
+  /** A kernel with IPv6: the families follow the tools alone. */
+  private static final Ipv6Support WITH_IPV6 = new Ipv6Support(path -> Optional.of(path.endsWith("disable_ipv6") ? "0\n" : ""));
+  private static final Ipv6Support WITHOUT_IPV6 = new Ipv6Support(path -> Optional.empty());
+
   private static List<ProxyBackend> create(
       dev.kubeproxy.config.AgentOptions options, dev.kubeproxy.messages.NodeInfo node, CommandRunner runner) {
-    return Proxiers.create(options, node, context(options.config().featureGates, runner));
+    return create(options, node, runner, WITH_IPV6);
+  }
+
+  static List<ProxyBackend> create(dev.kubeproxy.config.AgentOptions options, dev.kubeproxy.messages.NodeInfo node,
+      CommandRunner runner, Ipv6Support ipv6) {
+    return Proxiers.create(options, node, context(options.config().featureGates, runner), ipv6);
+  }
+
+  @Test
+  void aKernelWithoutIpv6RunsIpv4OnlyInEveryMode() {
+    for (String mode : List.of("nftables", "iptables")) {
+      List<ProxyBackend> backends = create(options(mode), node("192.168.200.1", "fd00:200::1"), new ProbeRunner(b -> true),
+          WITHOUT_IPV6);
+      assertEquals(List.of(IpFamily.IPv4), backends.stream().map(ProxyBackend::family).toList(), mode);
+    }
+    Ipv6Support switchedOff = new Ipv6Support(path -> Optional.of(path.endsWith("disable_ipv6") ? "1\n" : ""));
+    assertEquals(List.of(IpFamily.IPv4), create(options("nftables"), node("192.168.200.1"), new ProbeRunner(b -> true),
+        switchedOff).stream().map(ProxyBackend::family).toList());
+  }
+
+  @Test
+  void anIpv6PrimaryOnAKernelWithoutIpv6IsRefused() {
+    Proxiers.ProxierCreationException e = assertThrows(Proxiers.ProxierCreationException.class,
+        () -> create(options("nftables"), node("fd00:200::1", "192.168.200.1"), new ProbeRunner(b -> true), WITHOUT_IPV6));
+    assertEquals("no support for primary IP family \"IPv6\"", e.getMessage());
+  }
+
+  @Test
+  void aDryRunAssumesIpv6() {
+    AgentOptions o = options("nftables");
+    AgentOptions dry = new AgentOptions(o.config(), null, "node-a", null, true, false, false);
+    assertEquals(List.of(IpFamily.IPv4, IpFamily.IPv6), create(dry, node("192.168.200.1"), new ProbeRunner(b -> true),
+        WITHOUT_IPV6).stream().map(ProxyBackend::family).toList());
   }
 
   private static dev.kubeproxy.runtime.AgentContext context(java.util.Map<String, Boolean> gates, CommandRunner runner) {

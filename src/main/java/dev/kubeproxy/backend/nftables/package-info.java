@@ -32,7 +32,8 @@
  * and affinity sets unchanged.
  *
  * <p>Syncs ({@link dev.kubeproxy.backend.nftables.NftablesProxier} coordinates): the first sync of
- * the process loads the whole table in one transaction. Every syncPeriod, after a failure and when
+ * the process loads the whole table in one transaction. Once an hour, after a failure, when the
+ * commit generation checked every syncPeriod shows another writer, and when
  * the ServiceCIDRs change, a full sync reads the table back over netlink
  * ({@link dev.kubeproxy.backend.nftables.objects.TableReader}, on a thread of its own while the desired
  * table is built: {@link dev.kubeproxy.backend.nftables.TableReadAhead}), compares every rule and
