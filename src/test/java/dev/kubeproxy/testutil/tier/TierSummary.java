@@ -117,11 +117,17 @@ public final class TierSummary implements TestExecutionListener {
     return tiers.computeIfAbsent(tierOf(id), k -> new Tally());
   }
 
-  /** The first tier tag of the identifier (a method inherits its class's tags), or "untagged". */
-  private static String tierOf(TestIdentifier id) {
-    for (String tier : Tiers.ALL) {
-      if (id.getTags().contains(TestTag.create(tier))) {
-        return tier;
+  /**
+   * The first tier tag of the identifier or of its nearest tagged ancestor (invocations of a
+   * parameterized or dynamic test carry no tags of their own), or "untagged".
+   */
+  private String tierOf(TestIdentifier id) {
+    TestPlan p = plan;
+    for (TestIdentifier at = id; at != null; at = p == null ? null : p.getParent(at).orElse(null)) {
+      for (String tier : Tiers.ALL) {
+        if (at.getTags().contains(TestTag.create(tier))) {
+          return tier;
+        }
       }
     }
     return "untagged";
