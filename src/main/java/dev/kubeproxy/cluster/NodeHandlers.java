@@ -65,7 +65,7 @@ final class NodeHandlers {
   private void hostIPsChange(Node node) {
     List<String> current;
     try {
-      current = NodeAddresses.nodeHostIPs(node);
+      current = NodeIpSelection.nodeHostIPs(node);
     } catch (IllegalArgumentException e) {
       Log.error("Failed to retrieve NodeIPs", "err", e.getMessage());
       return;

@@ -12,7 +12,7 @@ import java.util.Map;
 /**
  * What the agent watches of one kind, as upstream's informers select it (cmd/kube-proxy/app
  * server.go newProxyServer / Run): Services without the service-proxy-name and headless labels
- * and not headless (field selector spec.clusterIP!=None, upstream 1.32 #126769), EndpointSlices
+ * and not headless (field selector spec.clusterIP!=None, as upstream since 1.32), EndpointSlices
  * with the same label selector, every ServiceCIDR (always since 1.33, when MultiCIDRServiceAllocator
  * went GA) and the own Node by name. The informers send the selectors to the API server; the --manifests source
  * applies the same selectors itself through {@link #matches}.

@@ -25,11 +25,10 @@
  *       dev.kubeproxy.config.ConfigFileWatcher}, started before the first read).</li>
  * </ul>
  *
- * <p>It may call {@code dev.kubeproxy.logging}, {@code dev.kubeproxy.platform} (address parsing),
- * Vert.x, vertx-config and vertx-config-yaml, Jackson and SnakeYAML, and reads {@code
- * dev.kubeproxy.messages.EventBusAddresses}; its one message out is the reason sent on agent.fatal when the
- * file changes, and the decoded file is read from the deployed ConfigVerticle by its deployer. It
- * calls no other package of the agent: the command line ({@code dev.kubeproxy.cli}) and the agent
- * ({@code AgentVerticle}) call it.
+ * <p>It may call {@code dev.kubeproxy.gotext}, {@code dev.kubeproxy.net} (address parsing),
+ * Vert.x, vertx-config and vertx-config-yaml, Jackson and SnakeYAML; nothing else of the agent. The
+ * verticle that reads and watches the file is {@code dev.kubeproxy.runtime.ConfigVerticle}; the
+ * command line ({@code dev.kubeproxy.cli}), the runtime and the agent ({@code AgentVerticle}) call
+ * this package.
  */
 package dev.kubeproxy.config;

@@ -46,8 +46,9 @@ public final class Proxiers {
 
   /** The configured mode; validation has refused any other spelling before the proxier is built. */
   public static ProxyMode mode(KubeProxyConfiguration config) {
-    return ProxyMode.parse(config.effectiveMode()).orElseThrow(() -> new ProxierCreationException(
-        "unknown proxy mode \"" + config.effectiveMode() + "\"; use iptables, ipvs or nftables"));
+    String configured = config.mode == null ? "" : config.mode;
+    return ProxyMode.parse(configured).orElseThrow(() -> new ProxierCreationException(
+        "unknown proxy mode \"" + configured + "\"; use iptables, ipvs or nftables"));
   }
 
   /** A proxier that cannot be built: the agent must stop with this message. */
@@ -130,16 +131,10 @@ public final class Proxiers {
     CommitGenerations generations = new CommitGenerations(); // this namespace's, for both families
     for (IpFamily family : families) {
       ProxierSettings settings = settings(options, node, family, detectors.get(family));
-      if (mode == ProxyMode.IPTABLES) {
-        backends.add(new IptablesProxier(settings, context.commands(), context.metrics(), context.iptablesBackend()));
-        continue;
-      }
-      NftablesProxier nftables = new NftablesProxier(settings, runner, metrics, generations,
-          context.gates().isEnabled(FeatureGates.NFTABLES_NETLINK));
-      if (context.gates().isEnabled(FeatureGates.KUBE_PROXY_NFTABLES_LOCALHOST_NODE_PORTS)) {
-        nftables.serveLocalhostNodePorts();
-      }
-      backends.add(nftables);
+      backends.add(mode == ProxyMode.IPTABLES
+          ? new IptablesProxier(settings, context.commands(), context.metrics(), context.iptablesBackend())
+          : new NftablesProxier(settings, runner, metrics, generations,
+              context.gates().isEnabled(FeatureGates.NFTABLES_NETLINK)));
     }
     return List.copyOf(backends);
   }

@@ -100,7 +100,7 @@ public class MetricsServerVerticle extends VerticleBase {
     exact(router, "/metrics/slis").handler(this::slis);
     exact(router, "/healthz").handler(this::healthz);
     exact(router, "/healthz/ping").handler(ctx -> plain(ctx, 200, "ok"));
-    exact(router, "/proxyMode").handler(ctx -> plain(ctx, 200, options.config().effectiveMode()));
+    exact(router, "/proxyMode").handler(ctx -> plain(ctx, 200, options.config().proxyMode().text()));
     exact(router, "/configz").handler(this::configz);
     // what the proxier programs per Service: no more than /configz shows, so not behind enableProfiling
     exact(router, "/debug/services").handler(new DebugServicesHandler(vertx));

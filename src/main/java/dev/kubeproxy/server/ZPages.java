@@ -79,13 +79,13 @@ final class ZPages {
   }
 
   /** The binary version without the "v", as version.Version prints it. */
-  static String binaryVersion() {
-    String v = Version.gitVersion();
+  String binaryVersion() {
+    String v = Version.reported(flags.get("version"));
     return v.startsWith("v") ? v.substring(1) : v;
   }
 
   /** major.minor of the binary version: what the build emulates (DefaultBuildEffectiveVersion). */
-  static String emulationVersion() {
+  String emulationVersion() {
     String[] parts = binaryVersion().split("[.+-]");
     return parts.length >= 2 ? parts[0] + "." + parts[1] : binaryVersion();
   }

@@ -46,13 +46,24 @@ class ZPagesTest {
     assertEquals("\nkube-proxy statusz\nWarning: This endpoint is not meant to be machine parseable, has no formatting "
         + "compatibility guarantees and is for debugging purposes only.\n\n"
         + "Started: " + started + "\nUp: 1 hr 01 min 05 sec\nGo version: " + ZPages.goVersion()
-        + "\nBinary version: " + ZPages.binaryVersion() + "\nEmulation version: " + ZPages.emulationVersion()
+        + "\nBinary version: " + pages(0).binaryVersion() + "\nEmulation version: " + pages(0).emulationVersion()
         + "\nPaths: /configz /flagz /healthz /metrics /proxyMode\n",
         pages(0).statuszText());
-    assertEquals("1.37.0", ZPages.binaryVersion());
-    assertEquals("1.37", ZPages.emulationVersion());
+    assertEquals("1.37.0", pages(0).binaryVersion());
+    assertEquals("1.37", pages(0).emulationVersion());
     String equalsSign = pages(2).statuszText();
     assertTrue(equalsSign.contains("\nUp= 1 hr 01 min 05 sec\n"), equalsSign);
+  }
+
+  @Test
+  void versionFlagOverridesTheReportedVersion() {
+    TreeMap<String, String> flags = new TreeMap<>();
+    flags.put("version", "v1.2.3-custom");
+    ZPages p = new ZPages(flags, SERVED, start, () -> now, picking(0));
+    assertEquals("1.2.3-custom", p.binaryVersion());
+    assertEquals("1.2", p.emulationVersion());
+    flags.put("version", "false");
+    assertEquals("1.37.0", new ZPages(flags, SERVED, start, () -> now, picking(0)).binaryVersion());
   }
 
   @Test

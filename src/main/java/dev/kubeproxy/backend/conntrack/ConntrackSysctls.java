@@ -75,7 +75,7 @@ public final class ConntrackSysctls {
   }
 
   /**
-   * Upper bound of the per-core scaled value (upstream 1.36, #137002): on machines with many cores
+   * Upper bound of the per-core scaled value (upstream since 1.36, cmd/kube-proxy/app/conntrack.go): on machines with many cores
    * maxPerCore × CPUs reserved far more kernel memory than any node uses.
    */
   public static final int SCALED_CONNTRACK_MAX_CAP = 1_048_576;

@@ -73,8 +73,6 @@ public class NftablesProxier implements ProxyBackend {
   private boolean verifiedAtLastCheck;
   /** The generation at which the current full sync listed the table (-1: not listed or not read). */
   private long listedAt = -1;
-  /** The listeners of localhost NodePorts, null unless {@link #serveLocalhostNodePorts} enabled them. */
-  private LocalNodePortProxy localhostNodePorts;
   /** Feature gate NFTablesNetlink (on unless the public constructor was told otherwise). */
   private boolean netlinkGate = true;
 
@@ -175,30 +173,7 @@ public class NftablesProxier implements ProxyBackend {
   @Override
   public synchronized SyncResult sync(ProxyState state) throws SyncException {
     failures.syncStarts();
-    SyncResult result = syncWithout(state).withRefused(failures.takeRefused());
-    if (localhostNodePorts != null) {
-      localhostNodePorts.sync(LocalNodePortProxy.specs(state));
-    }
-    return result;
-  }
-
-  /**
-   * Feature gate KubeProxyNFTablesLocalhostNodePorts (pkg/proxy/nftables/proxier.go NewProxier): TCP
-   * NodePorts are served on 127.0.0.1 or ::1 by a userspace proxy when nodePortAddresses names a
-   * loopback CIDR of this family explicitly; a /0 ("all") does not count (NodePortAddresses.ContainsExplicitLoopback).
-   * Nothing is listened on in a dry run.
-   *
-   * @return whether localhost NodePorts are served
-   */
-  public synchronized boolean serveLocalhostNodePorts() {
-    if (settings.dryRun() || !LocalNodePortProxy.explicitLoopback(settings.nodePortAddresses())) {
-      return false;
-    }
-    if (localhostNodePorts == null) {
-      Log.info("Serving localhost NodePorts through a userspace proxy", "ipFamily", settings.family());
-      localhostNodePorts = new LocalNodePortProxy(settings.family(), clock);
-    }
-    return true;
+    return syncWithout(state).withRefused(failures.takeRefused());
   }
 
   /** One attempt without the refused service ports: plan, build, commit, record. */
@@ -334,9 +309,6 @@ public class NftablesProxier implements ProxyBackend {
   /** Deletes the kube-proxy table of this family; harmless when it is not there. */
   @Override
   public synchronized void cleanup() throws SyncException {
-    if (localhostNodePorts != null) {
-      localhostNodePorts.shutdown();
-    }
     try {
       nft.run(new Transaction().delete(new Table(null)));
     } catch (NftablesException e) {

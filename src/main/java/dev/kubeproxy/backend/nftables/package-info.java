@@ -47,10 +47,10 @@
  * Committer (netlink or nft, and the commit generations), StaleChains, SyncFailures (counters and
  * the service ports the kernel refuses).
  *
- * <p>Owns: one family's kube-proxy table and its sync state, on the proxier's worker (and, during a
- * reconcile, the reading thread that dumps the table). May call: the proxy model and plan
- * (ProxyState, ServicePortPlan, SyncResult), proxy.nftables.netlink, platform (commands,
- * addresses), config (sync settings), metrics, logging; nothing in iptables, ipvs, cluster or
- * health.
+ * <p>Owns: one family's kube-proxy table and its sync state, on the proxier verticle's worker (and,
+ * during a reconcile, the reading thread that dumps the table). May call: model (ProxyState,
+ * ServicePortPlan, SyncResult), backend.nftables.objects and backend.nftables.netlink, config (sync
+ * settings), metrics, host (commands, addresses), net, logging; nothing in the iptables or ipvs
+ * backend, cluster, runtime or the HTTP servers.
  */
 package dev.kubeproxy.backend.nftables;
