@@ -12,9 +12,11 @@ import dev.kubeproxy.model.objects.ClusterObjects;
 import dev.kubeproxy.model.objects.Node;
 import dev.kubeproxy.config.KubeProxyConfiguration;
 import dev.kubeproxy.net.IpFamily;
+import dev.kubeproxy.testutil.tier.Unit;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
+@Unit
 class NodeIpSelectionTest {
   @Test
   void parsesLiteralsOnly() {

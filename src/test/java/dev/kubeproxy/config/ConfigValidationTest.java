@@ -2,12 +2,14 @@ package dev.kubeproxy.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.kubeproxy.testutil.tier.Unit;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
+@Unit
 class ConfigValidationTest {
   private static final FeatureGates DEFAULT_GATES = FeatureGates.apply(Map.of()).gates();
 

@@ -3,6 +3,7 @@ package dev.kubeproxy.explain;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kubeproxy.testutil.tier.EndToEnd;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -20,6 +21,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * The packaged jar: the agent on conf/examples with --manifests --dry-run, and {@code kube-proxy
  * explain} against it (as the README's quick start shows), in both modes. Writes no rules.
  */
+@EndToEnd
 class ExplainIT {
   @TempDir Path tmp;
 

@@ -103,7 +103,7 @@ public class IptablesProxier implements ProxyBackend {
 
   /**
    * With explicit sysctl root, interface-address source and backend (null = choose as
-   * iptables-wrapper does): for tests and the benchmark, which run commands in a scratch namespace.
+   * iptables-wrapper does): for tests, which run commands in a scratch namespace.
    * No nfacct counters (they would be created in the test process's own namespace).
    */
   public IptablesProxier(

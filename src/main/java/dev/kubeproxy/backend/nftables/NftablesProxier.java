@@ -64,7 +64,7 @@ public class NftablesProxier implements ProxyBackend {
   private final PartialTransactionBuilder partialBuilder;
   private final Committer committer;
   private final SyncFailures failures;
-  /** Whether {@link #lastTransaction} is kept (tests and the benchmark read it; it can hold the whole table). */
+  /** Whether {@link #lastTransaction} is kept (tests read it; it can hold the whole table). */
   private final boolean keepLastTransaction;
   private Transaction lastTransaction;
   /** Whether the last full sync was a reconcile (kernel read and only differences sent). */
@@ -97,7 +97,7 @@ public class NftablesProxier implements ProxyBackend {
     this.netlinkGate = netlinkGate;
   }
 
-  /** For tests and the benchmark: any {@link Nftables}, metrics, clock and interface addresses; keeps the last transaction. */
+  /** For tests: any {@link Nftables}, metrics, clock and interface addresses; keeps the last transaction. */
   NftablesProxier(ProxierSettings settings, CommandRunner runner, Nftables nft, ProxyMetrics metrics,
       Clock clock, Supplier<List<String>> interfaceAddresses) {
     this(settings, runner, nft, metrics, clock, interfaceAddresses, new CommitGenerations());
@@ -352,7 +352,7 @@ public class NftablesProxier implements ProxyBackend {
     }
   }
 
-  /** The last transaction built (applied or failed), for tests and the benchmark (null in the agent). */
+  /** The last transaction built (applied or failed), for tests (null in the agent). */
   public synchronized Transaction lastTransaction() {
     return lastTransaction;
   }
