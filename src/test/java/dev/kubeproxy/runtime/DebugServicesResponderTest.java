@@ -31,6 +31,7 @@ import dev.kubeproxy.messages.ClusterEvent;
 import dev.kubeproxy.messages.EventRequest;
 import dev.kubeproxy.messages.NodeInfo;
 import dev.kubeproxy.config.KubeProxyConfiguration;
+import dev.kubeproxy.config.ProxyMode;
 import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.host.CommandRunner;
 import dev.kubeproxy.host.ProcessCommandRunner;
@@ -107,7 +108,7 @@ class DebugServicesResponderTest {
     await("the first sync", () -> !backend.states.isEmpty());
 
     ProxierSnapshot snapshot = ask(vertx, WEB);
-    assertEquals("nftables", snapshot.mode());
+    assertEquals(ProxyMode.NFTABLES, snapshot.mode());
     assertTrue(snapshot.initialized());
     FamilySnapshot v4 = snapshot.families().get(0);
     assertEquals(IpFamily.IPv4, v4.family());
