@@ -53,7 +53,7 @@ public class AgentVerticle extends VerticleBase {
 
   /** For {@code vertx run}: the flags come from {@code config()}, and the verticle ends the process itself. */
   public AgentVerticle() {
-    this(null, Main::exitProcess);
+    this(null, new SystemExit());
   }
 
   /** @param flags the parsed command line ({@link Startup#parse}), or null to read it from {@code config()} */
@@ -123,13 +123,13 @@ public class AgentVerticle extends VerticleBase {
     // what every part shares, built once here and passed down
     AgentContext context = new AgentContext(new ProxyMetrics(), FeatureGates.of(options.config().featureGates),
         Clock.systemUTC(), new CommandRunner());
-    Log.info("Version info", "version", Version.gitVersion());
+    Log.info("Version info", "version", Version.reported(options.flags().get("version")));
     Log.info("Java settings", "javaVersion", System.getProperty("java.version"),
         "availableProcessors", Runtime.getRuntime().availableProcessors(),
         "maxHeapBytes", Runtime.getRuntime().maxMemory());
 
-    // 3. /livez from the start: the node lookup alone can take ~36 s with the API unreachable,
-    //    longer than a liveness probe waits (issue 15.8). Until the node is known, /healthz
+    // 3. /livez from the start: with the API unreachable the node lookup's retries last longer
+    //    than a liveness probe waits. Until the node is known, /healthz
     //    answers 503 with nodeEligible false (upstream v1.33: no Node, not eligible).
     return startHealthz(options, context)
         // 4. --cleanup; else the agent, with the leftovers of the modes not in use removed meanwhile

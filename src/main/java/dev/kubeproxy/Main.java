@@ -7,20 +7,14 @@ import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.metrics.Metrics;
 import io.vertx.core.Vertx;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
+import sun.misc.Signal;
 
 /**
  * {@code java -jar kube-proxy.jar [flags]} (or {@code explain ...}, see {@link ExplainCommand}): parses the flags (--version, --help, a bad flag exit here),
- * deploys the {@link AgentVerticle} and owns the process exit. The only place that calls System.exit.
+ * deploys the {@link AgentVerticle}; with {@link SystemExit}, the only place that calls System.exit.
  */
 public final class Main {
   private Main() {}
-
-  /** How long closing Vert.x may take before the process exits anyway. */
-  static final long CLOSE_TIMEOUT_MS = 500;
-
-  private static final AtomicBoolean EXITING = new AtomicBoolean();
 
   public static void main(String[] args) {
     if (args.length > 0 && args[0].equals("explain")) {
@@ -37,10 +31,19 @@ public final class Main {
     // The --config file is read by the agent's ConfigVerticle (Complete and Validate need it, so they
     // run in the agent too); only what needs no file is answered here, before Vert.x exists.
     Vertx vertx = Metrics.vertxBuilder().build();
-    vertx.deployVerticle(new AgentVerticle((Startup.Flags) parsed, Main::exitProcess)).onFailure(err -> {
+    SystemExit exit = new SystemExit();
+    // The kubelet stops the agent with SIGTERM: an orderly stop that exits 0 (the JVM's default is
+    // status 143); the rules stay in place, as upstream leaves them.
+    for (String signal : List.of("TERM", "INT")) {
+      Signal.handle(new Signal(signal), s -> {
+        Log.info("Received signal, shutting down", "signal", "SIG" + signal);
+        exit.exit(vertx, 0);
+      });
+    }
+    vertx.deployVerticle(new AgentVerticle((Startup.Flags) parsed, exit)).onFailure(err -> {
       // AgentVerticle has logged why; a failed deployment never exits 0
       Log.v(2).info("Deployment failed", "err", err);
-      exitProcess(vertx, 1);
+      exit.exit(vertx, 1);
     });
   }
 
@@ -48,26 +51,5 @@ public final class Main {
   private static void exitBeforeVertx(int status) {
     System.out.flush();
     System.exit(status);
-  }
-
-  /**
-   * Closes Vert.x and exits with this status, from a thread of its own (never an event loop). Only
-   * the first call counts.
-   */
-  public static void exitProcess(Vertx vertx, int status) {
-    if (!EXITING.compareAndSet(false, true)) {
-      return;
-    }
-    Thread exiter = new Thread(() -> {
-      try {
-        vertx.close().toCompletionStage().toCompletableFuture().get(CLOSE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
-      } catch (Exception e) {
-        // exit anyway: a verticle that cannot stop must not keep the process alive
-      }
-      System.out.flush();
-      System.err.flush();
-      System.exit(status);
-    }, "kube-proxy-exit");
-    exiter.start();
   }
 }

@@ -1,7 +1,8 @@
 package dev.kubeproxy.cli;
 
 import dev.kubeproxy.gotext.GoDuration;
-import dev.kubeproxy.net.IpUtil;
+import dev.kubeproxy.net.HostPortText;
+import dev.kubeproxy.net.IpAddresses;
 import dev.kubeproxy.gotext.GoQuote;
 import dev.kubeproxy.logging.VModule;
 import java.math.BigInteger;
@@ -137,7 +138,7 @@ public final class FlagValues {
 
   /** cliflag's IP flag. */
   public static String ip(String s) {
-    if (!IpUtil.isIp(s)) {
+    if (!IpAddresses.isIp(s)) {
       throw new IllegalArgumentException(GoQuote.quote(s) + " is not a valid IP address");
     }
     return s;
@@ -145,16 +146,16 @@ public final class FlagValues {
 
   /** cliflag's IPPort flag: a bare IP or ip:port. */
   public static String ipPort(String s) {
-    if (IpUtil.isIp(s)) {
+    if (IpAddresses.isIp(s)) {
       return s;
     }
-    IpUtil.HostPort hp;
+    HostPortText hp;
     try {
-      hp = IpUtil.splitHostPort(s);
+      hp = HostPortText.split(s);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(GoQuote.quote(s) + " is not in a valid format (ip or ip:port): " + e.getMessage());
     }
-    if (!IpUtil.isIp(hp.host())) {
+    if (!IpAddresses.isIp(hp.host())) {
       throw new IllegalArgumentException(GoQuote.quote(hp.host()) + " is not a valid IP address");
     }
     if (hp.port().isEmpty() || !hp.port().chars().allMatch(Character::isDigit)) {

@@ -27,7 +27,7 @@ public final class KubeProxyFlags {
   private static final String MIN_SYNC_PERIOD = GoDuration.format(SyncSettings.DEFAULT_MIN_SYNC_PERIOD);
 
   public static final List<FlagDef> ALL;
-  private static final Map<String, FlagDef> BY_NAME = new LinkedHashMap<>();
+  private static final Map<String, FlagDef> BY_NAME;
 
   static {
     List<FlagDef> f = new ArrayList<>();
@@ -206,9 +206,11 @@ public final class KubeProxyFlags {
         + "and quits; --version=vX.Y.Z... sets the reported version", null));
     f.add(new FlagDef("help", "h", BOOL, "false", "help for kube-proxy", null));
     ALL = Collections.unmodifiableList(f);
+    Map<String, FlagDef> byName = new LinkedHashMap<>();
     for (FlagDef d : ALL) {
-      BY_NAME.put(d.name(), d);
+      byName.put(d.name(), d);
     }
+    BY_NAME = Collections.unmodifiableMap(byName);
   }
 
   private static FlagDef def(String name, FlagType type, String defaultText, String usage) {

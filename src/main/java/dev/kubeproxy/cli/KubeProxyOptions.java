@@ -6,7 +6,7 @@ import dev.kubeproxy.config.ConfigDefaults;
 import dev.kubeproxy.config.ConfigFileLoader;
 import dev.kubeproxy.config.ConfigWatchFailedException;
 import dev.kubeproxy.config.FeatureGates;
-import dev.kubeproxy.net.IpUtil;
+import dev.kubeproxy.net.HostPortText;
 import dev.kubeproxy.config.KubeProxyConfiguration;
 import dev.kubeproxy.config.ProxyMode;
 import dev.kubeproxy.logging.Log;
@@ -262,7 +262,7 @@ public record KubeProxyOptions(
     if (port == 0) {
       return "";
     }
-    return IpUtil.appendPortIfNeeded(addr, port);
+    return HostPortText.appendPortIfNeeded(addr, port);
   }
 
   private static String emptyToNull(String s) {

@@ -73,7 +73,7 @@ public final class Startup {
           return new Exit(0);
         }
         case "false", "0", "f" -> { }
-        default -> Version.override(version);
+        default -> { } // reported as the version: Version.reported
       }
     }
     if (flags.getBool("help")) {

@@ -17,7 +17,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import javax.net.ssl.SSLException;
 
 /**
@@ -26,8 +25,6 @@ import javax.net.ssl.SSLException;
  * in-cluster configuration when neither is given. Blocking (reads files): call it off the event loop.
  */
 public final class ApiClients {
-  private static final AtomicBoolean JSON_NOTICE_LOGGED = new AtomicBoolean();
-
   private ApiClients() {}
 
   /** Thrown when no client can be built from the given configuration; the message says why. */
@@ -77,7 +74,7 @@ public final class ApiClients {
   private static void noteContentType(ClientConnection conn) {
     String ct = (conn.contentType == null ? "" : conn.contentType) + " "
         + (conn.acceptContentTypes == null ? "" : conn.acceptContentTypes);
-    if (ct.contains("protobuf") && JSON_NOTICE_LOGGED.compareAndSet(false, true)) {
+    if (ct.contains("protobuf")) { // once: the agent builds one client
       Log.info("The API client speaks JSON; the configured protobuf content type is not used",
           "contentType", conn.contentType, "acceptContentTypes", conn.acceptContentTypes);
     }

@@ -15,7 +15,8 @@ import io.kubernetes.client.util.Watchable;
  * lists (0.8 s doubling up to 30 s; client-java alone would relist every second) and one log line
  * per failure that names the API server and the cause. Items are decoded one by one
  * ({@link ItemDecoder}): one that does not fit its model is left out and reported, never failing
- * the list or the watch.
+ * the list or the watch. A refused field selector is dropped and applied here instead
+ * ({@link LocalFieldFilter}), and the list repeated at once.
  */
 final class BackoffListerWatcher<T extends ClusterObject> implements ListerWatcher<T, ObjectList<T>> {
   private static final long INITIAL_BACKOFF_MS = 800;
@@ -25,11 +26,14 @@ final class BackoffListerWatcher<T extends ClusterObject> implements ListerWatch
   private final String what;
   private final CallGenerator calls;
   private final ItemDecoder<T> decoder;
+  private final LocalFieldFilter fieldFilter;
   private long nextBackoffMs;
   private volatile boolean stopped;
 
-  BackoffListerWatcher(ApiClient client, String what, CallGenerator calls, ItemDecoder<T> decoder) {
+  BackoffListerWatcher(ApiClient client, String what, CallGenerator calls, ItemDecoder<T> decoder,
+      LocalFieldFilter fieldFilter) {
     this.client = client;
+    this.fieldFilter = fieldFilter;
     this.decoder = decoder;
     this.what = what;
     this.calls = calls;
@@ -48,7 +52,15 @@ final class BackoffListerWatcher<T extends ClusterObject> implements ListerWatch
       throw new ApiException("informer stopped");
     }
     try {
-      ObjectList<T> result = listItemWise(calls.generate(params));
+      ObjectList<T> result;
+      try {
+        result = listItemWise(calls.generate(params));
+      } catch (ApiException e) {
+        if (!fieldFilter.refused(e, client.getBasePath())) {
+          throw e;
+        }
+        result = listItemWise(calls.generate(params));
+      }
       if (nextBackoffMs > 0) {
         Log.info("Listed " + what + " again", "server", client.getBasePath());
       }
@@ -86,7 +98,9 @@ final class BackoffListerWatcher<T extends ClusterObject> implements ListerWatch
       if (stopped) {
         throw e;
       }
-      Log.warn("Failed to watch " + what + "; relisting", "err", ApiClients.describe(client.getBasePath(), e));
+      if (!(e instanceof ApiException ae && fieldFilter.refused(ae, client.getBasePath()))) {
+        Log.warn("Failed to watch " + what + "; relisting", "err", ApiClients.describe(client.getBasePath(), e));
+      }
       throw e;
     }
   }

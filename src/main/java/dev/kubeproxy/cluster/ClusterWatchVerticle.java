@@ -25,6 +25,7 @@ public class ClusterWatchVerticle extends VerticleBase {
 
   private final AgentOptions options;
   private final List<String> initialPodCIDRs;
+  private final List<String> initialHostIPs;
   private ClusterSource source;
   private EventRecorder recorder;
   private MessageConsumer<EventRequest> eventConsumer;
@@ -42,6 +43,7 @@ public class ClusterWatchVerticle extends VerticleBase {
   public ClusterWatchVerticle(AgentOptions options, NodeInfo nodeInfo, ClusterSource source) {
     this.options = options;
     this.initialPodCIDRs = nodeInfo == null ? List.of() : nodeInfo.podCIDRs();
+    this.initialHostIPs = nodeInfo == null ? null : nodeInfo.hostIPs();
     this.source = source;
   }
 
@@ -55,7 +57,7 @@ public class ClusterWatchVerticle extends VerticleBase {
     EventBusCodecs.register(vertx);
     boolean nodeCidr = "NodeCIDR".equals(options.config().detectLocalMode);
     ClusterEventSink sink = new ClusterEventSink(vertx.eventBus(),
-        new NodeHandlers(vertx.eventBus(), nodeCidr, initialPodCIDRs));
+        new NodeHandlers(vertx.eventBus(), nodeCidr, initialPodCIDRs, initialHostIPs));
     Future<ClusterSource> opened = source != null ? Future.succeededFuture(source) : ClusterSource.open(vertx, options);
     return opened.compose(s -> {
       source = s;

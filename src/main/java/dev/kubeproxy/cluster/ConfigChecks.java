@@ -1,5 +1,7 @@
 package dev.kubeproxy.cluster;
 
+import dev.kubeproxy.net.IpAddresses;
+
 import dev.kubeproxy.config.KubeProxyConfiguration;
 import dev.kubeproxy.net.IpFamily;
 import java.net.InetAddress;
@@ -33,7 +35,7 @@ public final class ConfigChecks {
     boolean v4 = false;
     boolean v6 = false;
     for (String c : cidrs) {
-      InetAddress ip = NodeAddresses.parseCidr(c);
+      InetAddress ip = IpAddresses.cidrAddress(c);
       if (ip == null) {
         return false;
       }
@@ -77,7 +79,7 @@ public final class ConfigChecks {
       out.add("cluster is " + clusterType + " but node.spec.podCIDRs contains only IPv" + n + " addresses");
       fatal |= mode.equals("NodeCIDR");
     }
-    InetAddress vip = NodeAddresses.parseIp(cfg.winkernel.sourceVip);
+    InetAddress vip = IpAddresses.inetAddress(cfg.winkernel.sourceVip);
     if (vip != null && IpFamily.of(vip) == bad) {
       out.add("cluster is " + clusterType + " but winkernel.sourceVip is IPv" + n);
     }
@@ -111,7 +113,7 @@ public final class ConfigChecks {
     } else if (colon > 0 && hostPort.indexOf(':') == colon) {
       host = hostPort.substring(0, colon);
     }
-    InetAddress ip = NodeAddresses.parseIp(host);
+    InetAddress ip = IpAddresses.inetAddress(host);
     return ip != null && !ip.isAnyLocalAddress() && IpFamily.of(ip) == family;
   }
 }

@@ -115,15 +115,16 @@ final class InformerSource implements ClusterSource {
         new String[] {"BearerToken"}, null);
   }
 
-  /** The list or watch request of one kind, with its selectors. */
-  private CallGenerator calls(String path, Selection selection) {
+  /** The list or watch request of one kind, with its selectors (the field selector as long as the server takes it). */
+  private CallGenerator calls(String path, Selection selection, LocalFieldFilter fieldFilter) {
     return p -> {
       List<Pair> query = new ArrayList<>();
       if (!selection.labelSelector().isEmpty()) {
         query.add(new Pair("labelSelector", selection.labelSelector()));
       }
-      if (!selection.fieldSelector().isEmpty()) {
-        query.add(new Pair("fieldSelector", selection.fieldSelector()));
+      String fieldSelector = fieldFilter.fieldSelector();
+      if (!fieldSelector.isEmpty()) {
+        query.add(new Pair("fieldSelector", fieldSelector));
       }
       if (p.resourceVersion != null) {
         query.add(new Pair("resourceVersion", p.resourceVersion));
@@ -155,7 +156,7 @@ final class InformerSource implements ClusterSource {
             ObjectDecoder.SERVICE, resync);
         case ENDPOINT_SLICE -> register(sink, s, "EndpointSlices", "/apis/discovery.k8s.io/v1/endpointslices",
             "EndpointSlice", EndpointSlice.class, ObjectDecoder.ENDPOINT_SLICE, resync);
-        case SERVICE_CIDR -> register(sink, s, "ServiceCIDRs", "/apis/networking.k8s.io/v1beta1/servicecidrs",
+        case SERVICE_CIDR -> register(sink, s, "ServiceCIDRs", "/apis/networking.k8s.io/v1/servicecidrs",
             "ServiceCIDR", ServiceCidr.class, ObjectDecoder.SERVICE_CIDR, resync);
         case NODE -> register(sink, s, "Node " + options.hostname(), "/api/v1/nodes", "Node", Node.class,
             ObjectDecoder.NODE, resync);
@@ -163,9 +164,7 @@ final class InformerSource implements ClusterSource {
     }
     Log.info("Starting service config controller");
     Log.info("Starting endpoint slice config controller");
-    if (Selection.serviceCidrsWatched(options)) {
-      Log.info("Starting serviceCIDR config controller");
-    }
+    Log.info("Starting serviceCIDR config controller");
     Log.info("Starting node config controller");
     factory.startAllRegisteredInformers();
 
@@ -198,8 +197,10 @@ final class InformerSource implements ClusterSource {
   private <T extends ClusterObject> void register(ClusterEventSink sink, Selection selection, String what,
       String path, String kindName, Class<T> type, ObjectDecoder.Reader<T> reader, long resync) {
     Kind kind = selection.kind();
-    BackoffListerWatcher<T> lw = new BackoffListerWatcher<>(client, what, calls(path, selection),
-        new ItemDecoder<>(kindName, reader, (namespace, name, problem) -> sink.undecodable(kind, namespace, name, problem)));
+    LocalFieldFilter fieldFilter = new LocalFieldFilter(selection, what);
+    BackoffListerWatcher<T> lw = new BackoffListerWatcher<>(client, what, calls(path, selection, fieldFilter),
+        new ItemDecoder<>(kindName, reader, (namespace, name, problem) -> sink.undecodable(kind, namespace, name, problem),
+            fieldFilter::keeps), fieldFilter);
     listerWatchers.add(lw);
     SharedIndexInformer<T> informer = factory.sharedIndexInformerFor(lw, type, resync, (cls, error) -> {
       // BackoffListerWatcher already logged list and watch failures with the server and cause.

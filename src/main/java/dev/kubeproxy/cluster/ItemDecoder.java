@@ -32,12 +32,25 @@ final class ItemDecoder<T extends ClusterObject> {
   private final String kind;
   private final ObjectDecoder.Reader<T> reader;
   private final Reporter reporter;
+  private final java.util.function.Predicate<ClusterObject> keeps;
 
   /** @param kind the kind's name for messages ("Service") */
   ItemDecoder(String kind, ObjectDecoder.Reader<T> reader, Reporter reporter) {
+    this(kind, reader, reporter, o -> true);
+  }
+
+  /** @param keeps which decoded objects are passed on (the others are not the agent's) */
+  ItemDecoder(String kind, ObjectDecoder.Reader<T> reader, Reporter reporter,
+      java.util.function.Predicate<ClusterObject> keeps) {
     this.kind = kind;
     this.reader = reader;
     this.reporter = reporter;
+    this.keeps = keeps;
+  }
+
+  /** Whether this object is passed on. */
+  boolean keeps(T object) {
+    return keeps.test(object);
   }
 
   /** The list in this body (a JSON list answer), with every item that decodes. */
@@ -54,7 +67,7 @@ final class ItemDecoder<T extends ClusterObject> {
         if (field.equals("items") && value == JsonToken.START_ARRAY) {
           while (p.nextToken() != JsonToken.END_ARRAY) {
             T item = decodeOrReport(reader.read(p, ""));
-            if (item != null) {
+            if (item != null && keeps(item)) {
               items.add(item);
             }
           }

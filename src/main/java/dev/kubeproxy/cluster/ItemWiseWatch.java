@@ -64,6 +64,9 @@ final class ItemWiseWatch<T extends ClusterObject> implements Watchable<T> {
       return null;
     }
     ObjectDecoder.Decoded<T> decoded = decoder.decode(object);
+    if (!"BOOKMARK".equals(type) && !decoder.keeps(decoded.object())) {
+      return null;
+    }
     if ("DELETED".equals(type) || "BOOKMARK".equals(type)) {
       return new Watch.Response<>(type, decoded.object()); // what decodes: at least the key and version count
     }

@@ -109,8 +109,8 @@ final class ManifestSource implements ClusterSource {
 
   /**
    * Whether a file's text can hold a Node document: it names the kind, or escapes characters (which
-   * could spell it). Searching the text is a fraction of parsing it, and at 10,000 Services the
-   * lookup otherwise parsed all 20,000 objects before they were read (and parsed again).
+   * could spell it). Searching the text is a fraction of parsing it; otherwise the Node lookup
+   * would parse every object once more before the objects are read.
    */
   private static boolean mayHoldNode(Path file) {
     byte[] text;

@@ -92,7 +92,7 @@ public final class NodeInfoResolver {
         Log.error("Failed to retrieve node info", "err", "no Node " + name + " in the manifests directory");
       } else {
         try {
-          List<String> ips = NodeAddresses.nodeHostIPs(node);
+          List<String> ips = NodeIpSelection.nodeHostIPs(node);
           Log.info("Successfully retrieved node IP(s)", "IPs", ips);
           result.complete(new Found(ips, node));
           return;
@@ -112,11 +112,11 @@ public final class NodeInfoResolver {
   private static Future<NodeInfo> finish(
       Vertx vertx, AgentOptions options, String name, Callable<Node> fetch, Found found, Timing timing) {
     KubeProxyConfiguration cfg = options.config();
-    NodeAddresses.DetectedIPs detected = NodeAddresses.detectNodeIPs(found.ips, cfg.bindAddress);
+    NodeIpSelection.DetectedIPs detected = NodeIpSelection.detectNodeIPs(found.ips, cfg.bindAddress);
     if (detected.primaryIsLoopback()) {
       Log.info("Can't determine this node's IP, assuming loopback; if this is incorrect, please set the --bind-address flag");
     }
-    List<String> expanded = NodeAddresses.expandPrimary(cfg.nodePortAddresses, detected);
+    List<String> expanded = NodeIpSelection.expandPrimary(cfg.nodePortAddresses, detected);
     if (expanded != cfg.nodePortAddresses) {
       cfg.nodePortAddresses = new ArrayList<>(expanded);
     }
@@ -141,7 +141,7 @@ public final class NodeInfoResolver {
         Log.error("Kube-proxy configuration may be incomplete or incorrect", "err", badIp.aggregated());
       }
       Map<String, String> labels = node == null ? Map.of() : node.metadata().labels();
-      return Future.succeededFuture(new NodeInfo(name, detected.ordered(), podCIDRs, labels));
+      return Future.succeededFuture(new NodeInfo(name, detected.ordered(), podCIDRs, labels, found.ips));
     });
   }
 

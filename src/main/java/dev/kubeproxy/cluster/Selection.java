@@ -5,7 +5,6 @@ import dev.kubeproxy.messages.ClusterEvent.Kind;
 import dev.kubeproxy.model.objects.ClusterObject;
 import dev.kubeproxy.model.objects.ObjectMeta;
 import dev.kubeproxy.model.objects.Service;
-import dev.kubeproxy.config.FeatureGates;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -13,9 +12,9 @@ import java.util.Map;
 /**
  * What the agent watches of one kind, as upstream's informers select it (cmd/kube-proxy/app
  * server.go newProxyServer / Run): Services without the service-proxy-name and headless labels
- * and not headless (field selector spec.clusterIP!=None, upstream 1.32 #126769), EndpointSlices
- * with the same label selector, ServiceCIDRs when MultiCIDRServiceAllocator is on, and the own
- * Node by name. The informers send the selectors to the API server; the --manifests source
+ * and not headless (field selector spec.clusterIP!=None, as upstream since 1.32), EndpointSlices
+ * with the same label selector, every ServiceCIDR (always since 1.33, when MultiCIDRServiceAllocator
+ * went GA) and the own Node by name. The informers send the selectors to the API server; the --manifests source
  * applies the same selectors itself through {@link #matches}.
  *
  * @param labelSelector "" or comma-separated requirements: {@code key}, {@code !key},
@@ -32,15 +31,9 @@ record Selection(Kind kind, String labelSelector, String fieldSelector) {
     List<Selection> out = new ArrayList<>();
     out.add(new Selection(Kind.SERVICE, NOT_OURS, "spec.clusterIP!=None"));
     out.add(new Selection(Kind.ENDPOINT_SLICE, NOT_OURS, ""));
-    if (serviceCidrsWatched(options)) {
-      out.add(new Selection(Kind.SERVICE_CIDR, "", ""));
-    }
+    out.add(new Selection(Kind.SERVICE_CIDR, "", ""));
     out.add(new Selection(Kind.NODE, "", "metadata.name=" + options.hostname()));
     return out;
-  }
-
-  static boolean serviceCidrsWatched(AgentOptions options) {
-    return FeatureGates.of(options.config().featureGates).isEnabled("MultiCIDRServiceAllocator");
   }
 
   /** Whether the object passes both selectors (as the API server would filter it). */

@@ -1,6 +1,7 @@
 package dev.kubeproxy.config;
 
-import dev.kubeproxy.net.IpUtil;
+import dev.kubeproxy.net.HostPortText;
+import dev.kubeproxy.net.IpAddresses;
 
 import java.net.Inet4Address;
 import java.time.Duration;
@@ -43,18 +44,18 @@ public final class ConfigDefaults {
     if (c.bindAddress == null || c.bindAddress.isEmpty()) {
       c.bindAddress = "0.0.0.0";
     }
-    boolean v4 = IpUtil.parseIp(c.bindAddress) instanceof Inet4Address;
+    boolean v4 = IpAddresses.inetAddress(c.bindAddress) instanceof Inet4Address;
     String healthzHost = v4 ? "0.0.0.0" : "[::]";
     String metricsHost = v4 ? "127.0.0.1" : "[::1]";
     if (c.healthzBindAddress == null || c.healthzBindAddress.isEmpty()) {
       c.healthzBindAddress = healthzHost + ":" + HEALTHZ_PORT;
     } else {
-      c.healthzBindAddress = IpUtil.appendPortIfNeeded(c.healthzBindAddress, HEALTHZ_PORT);
+      c.healthzBindAddress = HostPortText.appendPortIfNeeded(c.healthzBindAddress, HEALTHZ_PORT);
     }
     if (c.metricsBindAddress == null || c.metricsBindAddress.isEmpty()) {
       c.metricsBindAddress = metricsHost + ":" + METRICS_PORT;
     } else {
-      c.metricsBindAddress = IpUtil.appendPortIfNeeded(c.metricsBindAddress, METRICS_PORT);
+      c.metricsBindAddress = HostPortText.appendPortIfNeeded(c.metricsBindAddress, METRICS_PORT);
     }
     if (c.oomScoreAdj == null) {
       c.oomScoreAdj = -999;

@@ -64,10 +64,6 @@ final class ConfigSchema {
       .withCoercionConfig(LogicalType.Float, c -> c.setCoercion(CoercionInputShape.Integer, CoercionAction.TryConvert))
       .build();
 
-  /** The same schema, fields in declaration order. */
-  private static final ObjectMapper STRUCT_ORDER = MAPPER.rebuild()
-      .disable(MapperFeature.SORT_PROPERTIES_ALPHABETICALLY).build();
-
   private static final YAMLMapper YAML = YAMLMapper.builder()
       .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
       .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
@@ -101,15 +97,6 @@ final class ConfigSchema {
   /** The configuration as a v1alpha1 JSON tree, keys sorted. */
   static ObjectNode tree(KubeProxyConfiguration c) {
     return MAPPER.valueToTree(c);
-  }
-
-  /**
-   * A part of the schema as a JSON tree with its fields in declaration order, which is the Go
-   * struct's order: how encoding/json prints it (for /configz), where the v1alpha1 file's keys are
-   * sorted.
-   */
-  static JsonNode structOrderTree(Object part) {
-    return STRUCT_ORDER.valueToTree(part);
   }
 
   /** The configuration as v1alpha1 JSON text. */

@@ -1,7 +1,8 @@
 package dev.kubeproxy.config;
 
 import dev.kubeproxy.gotext.GoDuration;
-import dev.kubeproxy.net.IpUtil;
+import dev.kubeproxy.net.HostPortText;
+import dev.kubeproxy.net.IpAddresses;
 
 import dev.kubeproxy.gotext.GoQuote;
 import java.net.Inet4Address;
@@ -56,7 +57,7 @@ public final class ConfigValidation {
       if (c.ipvs.excludeCIDRs != null) {
         for (int i = 0; i < c.ipvs.excludeCIDRs.size(); i++) {
           String cidr = c.ipvs.excludeCIDRs.get(i);
-          if (!IpUtil.isCidr(cidr)) {
+          if (!IpAddresses.isCidr(cidr)) {
             errs.add(invalid(ipvs + ".ExcludeCidrs[" + i + "]", cidr, "must be a valid CIDR"));
           }
         }
@@ -120,7 +121,7 @@ public final class ConfigValidation {
     }
 
     // 11-13: addresses
-    if (!IpUtil.isIp(c.bindAddress)) {
+    if (!IpAddresses.isIp(c.bindAddress)) {
       errs.add(invalid(ROOT + ".BindAddress", c.bindAddress, "not a valid textual representation of an IP address"));
     }
     if (c.healthzBindAddress != null && !c.healthzBindAddress.isEmpty()) {
@@ -129,7 +130,9 @@ public final class ConfigValidation {
     hostPort(errs, ROOT + ".MetricsBindAddress", c.metricsBindAddress == null ? "" : c.metricsBindAddress);
 
     // 14: nodePortAddresses
-    if (c.nodePortAddresses != null) {
+    if (c.nodePortAddresses != null && gates.isEnabled(FeatureGates.KUBE_PROXY_NFTABLES_LOCALHOST_NODE_PORTS)) {
+      nodePortKeywords(errs, c.nodePortAddresses);
+    } else if (c.nodePortAddresses != null) {
       List<String> a = c.nodePortAddresses;
       for (int i = 0; i < a.size(); i++) {
         if (a.get(i).equals("primary")) {
@@ -138,7 +141,7 @@ public final class ConfigValidation {
           }
           break;
         }
-        if (!IpUtil.isCidr(a.get(i))) {
+        if (!IpAddresses.isCidr(a.get(i))) {
           errs.add(invalid(ROOT + ".NodePortAddresses[" + i + "]", a.get(i), "must be a valid CIDR"));
         }
       }
@@ -162,7 +165,7 @@ public final class ConfigValidation {
               + "(e.g. [10.100.0.0/16, fde4:8dba:82e1::/48]"));
         }
         for (int i = 0; i < cidrs.size(); i++) {
-          if (!IpUtil.isCidr(cidrs.get(i))) {
+          if (!IpAddresses.isCidr(cidrs.get(i))) {
             errs.add(invalid(path + "[" + i + "]", cidrs.get(i),
                 "must be a valid CIDR block (e.g. 10.100.0.0/16 or fde4:8dba:82e1::/48)"));
           }
@@ -252,14 +255,14 @@ public final class ConfigValidation {
   }
 
   private static void hostPort(List<String> errs, String path, String value) {
-    IpUtil.HostPort hp;
+    HostPortText hp;
     try {
-      hp = IpUtil.splitHostPort(value);
+      hp = HostPortText.split(value);
     } catch (IllegalArgumentException e) {
       errs.add(invalid(path, value, "must be IP:port"));
       return;
     }
-    if (!IpUtil.isIp(hp.host())) {
+    if (!IpAddresses.isIp(hp.host())) {
       errs.add(invalid(path, hp.host(), "must be a valid IP"));
     }
     int port;
@@ -274,8 +277,8 @@ public final class ConfigValidation {
   }
 
   private static boolean isDualStackPair(List<String> cidrs) {
-    InetAddress a = IpUtil.parseCidr(cidrs.get(0));
-    InetAddress b = IpUtil.parseCidr(cidrs.get(1));
+    InetAddress a = IpAddresses.cidrAddress(cidrs.get(0));
+    InetAddress b = IpAddresses.cidrAddress(cidrs.get(1));
     if (a == null || b == null) {
       return false;
     }
@@ -289,6 +292,23 @@ public final class ConfigValidation {
   }
 
   /** {@code <path>: Invalid value: <value>: <detail>} with Go's value printing. */
+  /** The keywords a nodePortAddresses entry may be besides a CIDR once localhost NodePorts are enabled. */
+  public static final List<String> NODE_PORT_KEYWORDS = List.of("primary", "localhost", "all");
+
+  /**
+   * With KubeProxyNFTablesLocalhostNodePorts (pkg/proxy/apis/config/types.go NodePortAddresses since 1.37):
+   * each entry is a CIDR or a keyword, in any combination with each other and with CIDRs.
+   */
+  private static void nodePortKeywords(List<String> errs, List<String> addresses) {
+    for (int i = 0; i < addresses.size(); i++) {
+      String a = addresses.get(i);
+      if (!NODE_PORT_KEYWORDS.contains(a) && !IpAddresses.isCidr(a)) {
+        errs.add(invalid(ROOT + ".NodePortAddresses[" + i + "]", a,
+            "must be a valid CIDR or one of 'primary', 'localhost', 'all'"));
+      }
+    }
+  }
+
   static String invalid(String path, Object value, String detail) {
     return path + ": Invalid value: " + goValue(value) + ": " + detail;
   }

@@ -69,12 +69,14 @@ public final class FeatureGates {
       new Gate("WinDSR", Stage.GA, true, true),
       new Gate("WinOverlay", Stage.GA, true, true));
 
-  private static final Map<String, Gate> BY_NAME = new LinkedHashMap<>();
+  private static final Map<String, Gate> BY_NAME = byName(KNOWN);
 
-  static {
-    for (Gate g : KNOWN) {
-      BY_NAME.put(g.name(), g);
+  private static Map<String, Gate> byName(List<Gate> gates) {
+    Map<String, Gate> byName = new LinkedHashMap<>();
+    for (Gate g : gates) {
+      byName.put(g.name(), g);
     }
+    return Collections.unmodifiableMap(byName);
   }
 
   private final Map<String, Boolean> explicit;

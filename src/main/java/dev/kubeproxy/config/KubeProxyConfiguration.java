@@ -164,11 +164,6 @@ public class KubeProxyConfiguration {
         + "\" (validation rejects it)"));
   }
 
-  /** The mode as text, "" read as iptables (what the proxy layer still reads; {@link #proxyMode()} is the type). */
-  public String effectiveMode() {
-    return mode == null || mode.isEmpty() ? ProxyMode.IPTABLES.text() : mode;
-  }
-
   /** The mode whose section the internal values come from: an unknown spelling reads iptables' section. */
   private ProxyMode section() {
     return ProxyMode.parse(mode).orElse(ProxyMode.IPTABLES);

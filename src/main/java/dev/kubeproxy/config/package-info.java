@@ -18,18 +18,17 @@
  *       dev.kubeproxy.config.ConfigValueOverlay} merges the retriever's values into that reading;</li>
  *   <li>v1alpha1 defaulting ({@link dev.kubeproxy.config.ConfigDefaults}), validation ({@link
  *       dev.kubeproxy.config.ConfigValidation}), feature gates ({@link dev.kubeproxy.config.FeatureGates})
- *       and the /configz view of upstream's internal type ({@link dev.kubeproxy.config.ConfigzJson});</li>
+ *       and the /configz view, the versioned type ({@link dev.kubeproxy.config.ConfigzJson});</li>
  *   <li>the resolved values the other packages take instead of raw fields: the mode ({@link
  *       dev.kubeproxy.config.ProxyMode}) and its sync timing ({@link dev.kubeproxy.config.SyncSettings});</li>
  *   <li>the restart on a change of the file ({@link dev.kubeproxy.runtime.ConfigVerticle} with {@link
  *       dev.kubeproxy.config.ConfigFileWatcher}, started before the first read).</li>
  * </ul>
  *
- * <p>It may call {@code dev.kubeproxy.logging}, {@code dev.kubeproxy.platform} (address parsing),
- * Vert.x, vertx-config and vertx-config-yaml, Jackson and SnakeYAML, and reads {@code
- * dev.kubeproxy.messages.EventBusAddresses}; its one message out is the reason sent on agent.fatal when the
- * file changes, and the decoded file is read from the deployed ConfigVerticle by its deployer. It
- * calls no other package of the agent: the command line ({@code dev.kubeproxy.cli}) and the agent
- * ({@code AgentVerticle}) call it.
+ * <p>It may call {@code dev.kubeproxy.gotext}, {@code dev.kubeproxy.net} (address parsing),
+ * Vert.x, vertx-config and vertx-config-yaml, Jackson and SnakeYAML; nothing else of the agent. The
+ * verticle that reads and watches the file is {@code dev.kubeproxy.runtime.ConfigVerticle}; the
+ * command line ({@code dev.kubeproxy.cli}), the runtime and the agent ({@code AgentVerticle}) call
+ * this package.
  */
 package dev.kubeproxy.config;

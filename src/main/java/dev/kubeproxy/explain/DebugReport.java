@@ -1,5 +1,7 @@
 package dev.kubeproxy.explain;
 
+import dev.kubeproxy.config.ProxyMode;
+
 import dev.kubeproxy.model.ProgrammedRules;
 import java.util.List;
 
@@ -8,7 +10,7 @@ import java.util.List;
  * model, every endpoint with the set it falls in and why, the policy decided for the port, the
  * last sync that touched it, why it may be left out, what is programmed, and a packet's path.
  *
- * @param mode        "iptables", "nftables" or "ipvs"
+ * @param mode        the proxy mode whose rules are explained
  * @param dryRun      rules are printed, not applied
  * @param initialized whether the agent programs rules yet (it waits for the initial lists)
  * @param query       what was asked, in words
@@ -17,7 +19,7 @@ import java.util.List;
  * @param closeNames  when nothing matched: Services with a similar name
  */
 public record DebugReport(
-    String mode, boolean dryRun, boolean initialized, String query, List<Port> ports, List<String> notes,
+    ProxyMode mode, boolean dryRun, boolean initialized, String query, List<Port> ports, List<String> notes,
     List<String> closeNames) {
 
   public DebugReport {

@@ -15,7 +15,7 @@ public final class JsonReport {
     JsonArray ports = new JsonArray();
     r.ports().forEach(p -> ports.add(port(p)));
     return new JsonObject()
-        .put("mode", r.mode())
+        .put("mode", r.mode().text())
         .put("dryRun", r.dryRun())
         .put("initialized", r.initialized())
         .put("query", r.query())

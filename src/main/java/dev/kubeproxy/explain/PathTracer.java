@@ -1,5 +1,7 @@
 package dev.kubeproxy.explain;
 
+import dev.kubeproxy.config.ProxyMode;
+
 import dev.kubeproxy.explain.PacketPath.Choice;
 import dev.kubeproxy.explain.PacketPath.Hop;
 import dev.kubeproxy.explain.PacketPath.Verdict;
@@ -25,12 +27,12 @@ import java.util.List;
  * are endpoints.
  */
 public final class PathTracer {
-  private final String mode;
+  private final ProxyMode mode;
   private final ProxierSettings settings;
   private final RuleNames names;
 
-  /** @param mode "iptables", "nftables" or "ipvs" (its path: {@link IpvsPathTracer}) */
-  public PathTracer(String mode, ProxierSettings settings) {
+  /** @param mode the proxy mode whose rules are traced (ipvs: {@link IpvsPathTracer}) */
+  public PathTracer(ProxyMode mode, ProxierSettings settings) {
     this.mode = mode;
     this.settings = settings;
     this.names = RuleNames.of(mode);
@@ -60,14 +62,14 @@ public final class PathTracer {
     String affinity = svc.sessionAffinityClientIP()
         ? "ClientIP affinity: a source that opened a connection within the last " + svc.stickyMaxAgeSeconds()
             + " s goes back to that endpoint; a new one picks as listed" : null;
-    if (mode.equals("ipvs")) {
+    if (mode == ProxyMode.IPVS) {
       return new IpvsPathTracer(this, settings).trace(plan, src, dst, destination, destinationPort, sourceKind, entry,
           affinity);
     }
 
     // The source-range firewall of LoadBalancer IPs (nftables: before anything else, in a filter
     // chain ahead of DNAT; iptables: only with endpoints, as the LB IP's jump from KUBE-SERVICES).
-    boolean nft = mode.equals("nftables");
+    boolean nft = mode == ProxyMode.NFTABLES;
     boolean firewall = entry.kind.equals(LOAD_BALANCER) && plan.hasSourceRangeFirewall()
         && (nft || plan.hasEndpoints());
     if (firewall && !nft) {
@@ -192,11 +194,11 @@ public final class PathTracer {
     }
     if (svc.nodePort() != 0 && port == svc.nodePort()) {
       if (IpAddresses.isLoopback(dst)) {
-        boolean accepted = mode.equals("iptables") && settings.family() == IpFamily.IPv4
+        boolean accepted = mode == ProxyMode.IPTABLES && settings.family() == IpFamily.IPv4
             && settings.localhostNodePorts() && nodePortAddressesAllow("127.0.0.1");
         return accepted
             ? new Entry(NODE_PORT, "NodePort " + port + " on localhost (iptables.localhostNodePorts)")
-            : new Entry(null, "NodePorts are not served on localhost here (" + (!mode.equals("iptables")
+            : new Entry(null, "NodePorts are not served on localhost here (" + (mode != ProxyMode.IPTABLES
                 ? mode + " mode never does" : "iptables.localhostNodePorts is off, IPv6, or nodePortAddresses"
                 + " leaves out 127.0.0.1") + ")");
       }

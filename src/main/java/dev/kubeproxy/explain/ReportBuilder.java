@@ -1,5 +1,7 @@
 package dev.kubeproxy.explain;
 
+import dev.kubeproxy.config.ProxyMode;
+
 import dev.kubeproxy.explain.DebugReport.EndpointEntry;
 import dev.kubeproxy.explain.DebugReport.LastSync;
 import dev.kubeproxy.explain.DebugReport.Policy;
@@ -78,7 +80,7 @@ public final class ReportBuilder {
         close);
   }
 
-  private static Port port(String mode, FamilySnapshot family, ProxyState state, ServicePortPlan plan,
+  private static Port port(ProxyMode mode, FamilySnapshot family, ProxyState state, ServicePortPlan plan,
       PacketPath path) {
     ServicePort svc = plan.service();
     ServicePortName spn = svc.name();
@@ -131,7 +133,7 @@ public final class ReportBuilder {
   }
 
   /** The plan's decisions in the words of the mode's rules: chains in iptables and nftables, virtual servers in ipvs. */
-  private static List<Policy> policy(ServicePortPlan plan, String mode) {
+  private static List<Policy> policy(ServicePortPlan plan, ProxyMode mode) {
     ServicePort svc = plan.service();
     List<Policy> out = new ArrayList<>();
     out.add(new Policy("hasEndpoints", plan.hasEndpoints(), plan.hasEndpoints()
@@ -147,7 +149,7 @@ public final class ReportBuilder {
                   + " this node still reach the cluster-wide endpoints)"
               : "external traffic is rejected"));
     }
-    if (mode.equals("ipvs")) {
+    if (mode == ProxyMode.IPVS) {
       out.addAll(ipvsForwarding(plan));
     } else {
       out.add(new Policy("usesClusterPolicyChain", plan.usesClusterPolicyChain(), "cluster-wide endpoint chain: "

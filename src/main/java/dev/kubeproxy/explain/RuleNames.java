@@ -1,5 +1,7 @@
 package dev.kubeproxy.explain;
 
+import dev.kubeproxy.config.ProxyMode;
+
 import dev.kubeproxy.model.ServicePort;
 import dev.kubeproxy.backend.nftables.ChainNames;
 
@@ -22,8 +24,8 @@ interface RuleNames {
 
   String dnat();
 
-  static RuleNames of(String mode) {
-    return mode.equals("nftables") ? new Nftables() : new Iptables();
+  static RuleNames of(ProxyMode mode) {
+    return mode == ProxyMode.NFTABLES ? new Nftables() : new Iptables();
   }
 
   /** pkg/proxy/iptables/proxier.go's chains. */

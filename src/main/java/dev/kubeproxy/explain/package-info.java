@@ -7,10 +7,10 @@
  * {@code kube-proxy explain} command that asks a running agent and prints the report
  * ({@link dev.kubeproxy.explain.ExplainCommand}).
  *
- * <p>Owns: nothing long-lived; each request builds its report from the proxier's snapshot, which it
- * asks for over the event bus. May call: proxy (the model types and the plan), the backends' names
- * only (proxy.iptables and proxy.nftables ChainNames, proxy.ipvs IpSets), config and cli (the
- * metrics address of the agent to ask), health (HostPort, how a listen address is written),
- * platform (addresses), logging.
+ * <p>Owns: nothing long-lived; each request builds its report from the proxier verticle's snapshot
+ * ({@link dev.kubeproxy.messages.ProxierSnapshot}), asked for over the event bus. May call: model (the
+ * types and the plan), messages, the backends' names only (backend.iptables and backend.nftables
+ * ChainNames, backend.ipvs IpSets), config and cli (the metrics address of the agent to ask), net,
+ * logging. A consumer: nothing below it calls it.
  */
 package dev.kubeproxy.explain;

@@ -104,9 +104,9 @@ public class CommandRunner {
   /**
    * Runs argv with no input and hands its stdout to {@code lines} one line at a time (without the
    * line break) as it comes, on a reader thread; returns when the command has exited and every line
-   * has been handed over. The output is never held whole: an iptables-save of 10,000 Services is
-   * 30 MB, which as one string (and the buffers that build it) grew the heap by ~90 MB at each
-   * check of the rules. The result's stdout is empty.
+   * has been handed over. The output is never held whole: a large iptables-save as one string (and
+   * the buffers that build it) would grow the heap at each check of the rules. The result's stdout
+   * is empty.
    */
   public Result runLines(List<String> argv, Consumer<String> lines) throws IOException {
     List<String> command = new ArrayList<>(prefix);

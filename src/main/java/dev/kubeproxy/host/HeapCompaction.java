@@ -9,9 +9,9 @@ import java.lang.management.ManagementFactory;
  * launcher's + 30 % ({@code -XX:MaxHeapFreeRatio}), then sets the free ratios the agent keeps from
  * then on, so the heap grows again as before when the agent needs it. For the one collection after
  * the initial load: the serial collector keeps what it committed until a later full collection,
- * and the young generation is resized to a share of the old one at this collection, so every MB of
- * old-generation headroom cut here is resident memory the agent would otherwise keep (at 10,000
- * Services ~27 MB of old generation and a third of that of young). Both ratios are manageable
+ * and the young generation is resized to a share of the old one at this collection, so the
+ * old-generation headroom cut here is resident memory the agent would otherwise keep, and a third
+ * as much again of young. Both ratios are manageable
  * flags; where the JVM refuses to change them (not HotSpot), the collection is a plain one.
  *
  * <p>The ratios from then on are those of {@value #STEADY_RATIOS_PROPERTY} ("min,max" percent,

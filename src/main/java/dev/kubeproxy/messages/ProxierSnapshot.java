@@ -1,5 +1,7 @@
 package dev.kubeproxy.messages;
 
+import dev.kubeproxy.config.ProxyMode;
+
 import dev.kubeproxy.model.EndpointCategorizer;
 
 import java.util.List;
@@ -8,7 +10,7 @@ import java.util.List;
  * The proxier's answer on {@link dev.kubeproxy.messages.EventBusAddresses#DEBUG_SERVICES}: what /debug/services
  * explains, as immutable values (the metrics server reads nothing else of the proxier).
  *
- * @param mode        "iptables" or "nftables"
+ * @param mode        the configured proxy mode
  * @param dryRun      rules are printed, not applied
  * @param initialized the initial lists have arrived and rules are being programmed
  * @param gates       the feature gates that decide topology
@@ -16,7 +18,7 @@ import java.util.List;
  * @param invalid     Services and EndpointSlices left out because an API server would reject them
  */
 public record ProxierSnapshot(
-    String mode, boolean dryRun, boolean initialized, EndpointCategorizer.TopologyGates gates,
+    ProxyMode mode, boolean dryRun, boolean initialized, EndpointCategorizer.TopologyGates gates,
     List<FamilySnapshot> families, List<InvalidObjects.Invalid> invalid) {
 
   public ProxierSnapshot {

@@ -35,8 +35,8 @@ public final class Metrics {
     // JVM meters are bound by this class already; Vert.x must not bind them a second time. The
     // event bus is the agent's internal plumbing, and vertx-micrometer-metrics registers its
     // "pending" gauge again for every message received, which Micrometer ≥ 1.13.9 answers with a
-    // double-registration check and log call (vertx-micrometer-metrics#259): at 10,000 Services a
-    // tenth of the worker's time while the objects are read at start.
+    // double-registration check and log call for each, a real cost while the objects are read at
+    // start.
     return new VertxOptions().setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true)
         .setJvmMetricsEnabled(false).addDisabledMetricsCategory(MetricsDomain.EVENT_BUS));
   }

@@ -73,18 +73,28 @@ final class ProcessMemoryMetrics implements MeterBinder {
       }
       String path = f[2].startsWith("/") ? f[2].substring(1) : f[2];
       if (f[0].equals("0") && f[1].isEmpty()) {
-        OptionalLong v2 = read(cgroupRoot.resolve(path).resolve("memory.max"));
+        OptionalLong v2 = read(ownCgroup(cgroupRoot, path).resolve("memory.max"));
         if (v2.isPresent()) {
           return v2;
         }
       } else if (List.of(f[1].split(",")).contains("memory")) {
-        OptionalLong v1 = read(cgroupRoot.resolve("memory").resolve(path).resolve("memory.limit_in_bytes"));
+        OptionalLong v1 = read(ownCgroup(cgroupRoot.resolve("memory"), path).resolve("memory.limit_in_bytes"));
         if (v1.isPresent() && v1.getAsLong() < V1_UNLIMITED) {
           return v1;
         }
       }
     }
     return OptionalLong.empty();
+  }
+
+  /**
+   * The folder of the process's cgroup under a cgroupfs mount. In a container without a cgroup
+   * namespace (cgroup v1 under Docker, containerd or podman) /proc/self/cgroup names the host's
+   * path, but the container's mount has that cgroup as its root: the path is absent there.
+   */
+  private static Path ownCgroup(Path mount, String path) {
+    Path full = mount.resolve(path);
+    return Files.isDirectory(full) ? full : mount;
   }
 
   /** A number file of cgroupfs; empty when absent or "max". */

@@ -12,7 +12,7 @@ import java.util.function.Supplier;
 /**
  * The kubeproxy_* meters (pkg/proxy/metrics/metrics.go). The verticle that owns a value updates it through
  * these methods; names, types, help texts, labels and buckets are upstream's. The per-family
- * meters carry the ip_family label ("IPv4", "IPv6") as upstream's since 1.33 (#129173, #129271):
+ * meters carry the ip_family label ("IPv4", "IPv6") as upstream's since 1.33 (pkg/proxy/metrics/metrics.go):
  * sync durations and timestamps, network programming latency, no-local-endpoints, the rule counts
  * and the restore/sync failure counters; the change counters, healthz/livez and nfacct do not.
  *

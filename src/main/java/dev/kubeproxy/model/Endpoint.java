@@ -60,8 +60,8 @@ public record Endpoint(
   /**
    * Hand-written (same contract as the record's): endpoints are map keys of every sync (the
    * endpoint chains, the change trackers), and the record's generated method goes through method
-   * handles that the C1-only JIT of the launcher does not flatten (a sixth of the first sync's
-   * rendering at 10,000 Services).
+   * handles that the C1-only JIT of the launcher does not flatten, a visible share of a large
+   * first sync.
    */
   @Override
   public int hashCode() {

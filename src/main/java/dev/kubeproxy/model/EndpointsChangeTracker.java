@@ -249,6 +249,16 @@ public final class EndpointsChangeTracker {
     return new Checkout(changes, triggerTimes);
   }
 
+  /**
+   * Which of two endpoints with the same address and port is kept (pkg/proxy/endpointslicecache.go
+   * addEndpoints): a non-terminating one replaces a terminating one; among those alike, where
+   * upstream leaves the result undefined, a ready one and then a serving one wins, and otherwise
+   * the first in slice-name order.
+   */
+  static int precedence(Endpoint e) {
+    return (e.terminating() ? 0 : 4) + (e.ready() ? 2 : 0) + (e.serving() ? 1 : 0);
+  }
+
   /** pkg/proxy/endpointslicecache.go addEndpoints: the endpoints of every port of one Service from all its slices, deduplicated and sorted. */
   private Map<ServicePortName, List<Endpoint>> endpointsOf(NamespacedName service, Map<String, SliceData> slices) {
     Map<ServicePortName, Map<String, Endpoint>> byPort = new HashMap<>();
@@ -282,8 +292,9 @@ public final class EndpointsChangeTracker {
           boolean local = ep.nodeName() != null && !ep.nodeName().isEmpty() && ep.nodeName().equals(nodeName);
           Endpoint endpoint = new Endpoint(ip, port.port(), local, ep.ready(), ep.serving(), ep.terminating(),
               ep.zoneHints(), ep.nodeHint(), ep.nodeName(), ep.zone());
-          // The first one wins, except that a local duplicate replaces it.
-          if (!eps.containsKey(endpoint.endpoint()) || local) {
+          // A reused pod IP can be listed twice: the running pod's copy wins over the terminating one.
+          Endpoint seen = eps.get(endpoint.endpoint());
+          if (seen == null || precedence(endpoint) > precedence(seen)) {
             eps.put(endpoint.endpoint(), endpoint);
           }
         }

@@ -14,8 +14,8 @@ import java.util.Set;
 /**
  * The live endpoints of one family per service port, updated from the tracker at each sync
  * (pkg/proxy/endpointschangetracker.go EndpointsMap.Update). Not thread-safe: owned by its {@link FamilyProxier}.
- * Stale conntrack entries are no longer derived from these changes: the conntrack reconciler
- * compares the table with the whole map after each sync (upstream 1.32, #127318).
+ * Stale conntrack entries are not derived from these changes: the conntrack reconciler compares
+ * the table with the whole map after each sync (pkg/proxy/conntrack/cleanup.go CleanStaleEntries).
  */
 public final class EndpointsMap {
   /**

@@ -15,8 +15,8 @@ import java.util.Set;
 public final class ServicePortMap {
   /**
    * @param updatedServices services whose ports changed
-   * @param deletedPorts    ports that went away (upstream UpdateServiceMapResult.DeletedServices,
-   *                        #141371: the conntrack reconciler clears their entries)
+   * @param deletedPorts    ports that went away (upstream UpdateServiceMapResult.DeletedServices:
+   *                        the conntrack reconciler clears their entries)
    */
   public record UpdateResult(Set<NamespacedName> updatedServices, List<ServicePort> deletedPorts) {}
 

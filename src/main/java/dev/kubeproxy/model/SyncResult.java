@@ -13,16 +13,26 @@ import java.util.Map;
  * @param refusedPorts             service ports whose rules the kernel refused, left out of this and
  *                                 the following syncs until they change; each is reported once (the
  *                                 proxier records an event on it)
+ * @param removedLeftovers         chains of an older kube-proxy's layout that this sync removed
+ *                                 (the proxier records an event naming them)
  */
 public record SyncResult(
     boolean full,
     Map<String, Integer> ruleCounts,
     int noLocalEndpointsInternal,
     int noLocalEndpointsExternal,
-    List<ServicePortName> refusedPorts) {
+    List<ServicePortName> refusedPorts,
+    List<String> removedLeftovers) {
 
   public SyncResult {
     refusedPorts = List.copyOf(refusedPorts);
+    removedLeftovers = List.copyOf(removedLeftovers);
+  }
+
+  /** A sync that removed no leftovers. */
+  public SyncResult(boolean full, Map<String, Integer> ruleCounts, int noLocalEndpointsInternal,
+      int noLocalEndpointsExternal, List<ServicePortName> refusedPorts) {
+    this(full, ruleCounts, noLocalEndpointsInternal, noLocalEndpointsExternal, refusedPorts, List.of());
   }
 
   /** A sync that left nothing out. */
@@ -36,11 +46,18 @@ public record SyncResult(
   public String toString() {
     return "SyncResult[full=" + full + ", ruleCounts=" + ruleCounts + ", noLocalEndpointsInternal="
         + noLocalEndpointsInternal + ", noLocalEndpointsExternal=" + noLocalEndpointsExternal
-        + (refusedPorts.isEmpty() ? "" : ", refusedPorts=" + refusedPorts) + "]";
+        + (refusedPorts.isEmpty() ? "" : ", refusedPorts=" + refusedPorts)
+        + (removedLeftovers.isEmpty() ? "" : ", removedLeftovers=" + removedLeftovers) + "]";
   }
 
   /** This result, reporting these ports as refused. */
   public SyncResult withRefused(List<ServicePortName> ports) {
-    return new SyncResult(full, ruleCounts, noLocalEndpointsInternal, noLocalEndpointsExternal, ports);
+    return new SyncResult(full, ruleCounts, noLocalEndpointsInternal, noLocalEndpointsExternal, ports,
+        removedLeftovers);
+  }
+
+  /** This result, reporting these leftover chains as removed. */
+  public SyncResult withRemovedLeftovers(List<String> chains) {
+    return new SyncResult(full, ruleCounts, noLocalEndpointsInternal, noLocalEndpointsExternal, refusedPorts, chains);
   }
 }

@@ -1,6 +1,6 @@
 package dev.kubeproxy.net;
 
-import dev.kubeproxy.net.IpFamily;
+import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 
@@ -194,5 +194,37 @@ public final class IpAddresses {
   public static IpFamily cidrFamily(String cidr) {
     String n = normalizeCidr(cidr);
     return n == null ? null : IpFamily.ofText(n);
+  }
+
+  /** The address, or null when the text is not an IP literal (IPv4 leading zeros tolerated, as {@link #parse}). */
+  public static InetAddress inetAddress(String text) {
+    byte[] bytes = parse(text);
+    try {
+      return bytes == null ? null : InetAddress.getByAddress(bytes);
+    } catch (UnknownHostException e) {
+      return null;
+    }
+  }
+
+  public static boolean isIp(String text) {
+    return inetAddress(text) != null;
+  }
+
+  public static boolean isIpv4(String text) {
+    return inetAddress(text) instanceof Inet4Address;
+  }
+
+  /** The address part of a CIDR "ip/bits" with bits in range for the family; null when invalid. */
+  public static InetAddress cidrAddress(String text) {
+    CidrParts cidr = parseCidr(text);
+    try {
+      return cidr == null ? null : InetAddress.getByAddress(cidr.address());
+    } catch (UnknownHostException e) {
+      return null;
+    }
+  }
+
+  public static boolean isCidr(String text) {
+    return cidrAddress(text) != null;
   }
 }

@@ -99,7 +99,7 @@ final class DebugServicesResponder {
         msg.fail(500, String.valueOf(ar.cause().getMessage()));
         return;
       }
-      msg.reply(new ProxierSnapshot(options.config().effectiveMode(), options.dryRun(), initialized.getAsBoolean(),
+      msg.reply(new ProxierSnapshot(options.config().proxyMode(), options.dryRun(), initialized.getAsBoolean(),
           gates.topologyGates(), ar.result(), invalid.all()));
     });
   }

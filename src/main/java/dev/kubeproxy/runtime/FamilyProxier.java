@@ -275,6 +275,11 @@ public final class FamilyProxier {
     successfulSyncs++;
     unsyncedServices.clear();
     result.refusedPorts().forEach(port -> recordRefused(state, port));
+    if (!result.removedLeftovers().isEmpty()) {
+      vertx.eventBus().publish(EventBusAddresses.EVENTS, EventRequest.onNode(EventRequest.NORMAL,
+          "RemovedLeftoverChains", "SyncProxyRules", "removed chains left by an older kube-proxy: "
+              + String.join(", ", result.removedLeftovers())));
+    }
     afterSuccess(result, state, endpoints.localReadyEndpoints(), took);
     List<ServicePort> deleted = List.copyOf(deletedPorts);
     deletedPorts.clear();

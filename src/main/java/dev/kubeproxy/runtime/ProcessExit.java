@@ -1,10 +1,8 @@
 package dev.kubeproxy.runtime;
 
-import dev.kubeproxy.Main;
-
 import io.vertx.core.Vertx;
 
-/** Ends the agent: close Vert.x, then exit the process with a status. {@link Main#exitProcess} is the real one. */
+/** Ends the agent: close Vert.x, then exit the process with a status. The entry package holds the real one. */
 @FunctionalInterface
 public interface ProcessExit {
   void exit(Vertx vertx, int status);

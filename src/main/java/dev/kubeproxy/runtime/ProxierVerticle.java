@@ -380,7 +380,7 @@ public class ProxierVerticle extends VerticleBase {
   /**
    * Rules are first written once the initial lists of every watched kind have been delivered:
    * Services and EndpointSlices (1.31), and since 1.32 (#126561) also the own Node (its topology
-   * labels) and, with MultiCIDRServiceAllocator, the ServiceCIDRs, so that the first sync already
+   * labels) and the ServiceCIDRs (always watched since 1.33), so that the first sync already
    * knows them.
    */
   private void onSynced(ClusterEvent.Kind kind) {
@@ -393,11 +393,9 @@ public class ProxierVerticle extends VerticleBase {
         return;
       }
     }
-    boolean cidrsWatched = gates.isEnabled("MultiCIDRServiceAllocator");
-    if (!initialized && servicesSynced && endpointSlicesSynced && nodeSynced && (serviceCIDRsSynced || !cidrsWatched)) {
+    if (!initialized && servicesSynced && endpointSlicesSynced && nodeSynced && serviceCIDRsSynced) {
       initialized = true;
-      Log.info("Services, EndpointSlices, the Node" + (cidrsWatched ? " and ServiceCIDRs" : "")
-          + " received; programming rules");
+      Log.info("Services, EndpointSlices, the Node and ServiceCIDRs received; programming rules");
       for (FamilyProxier f : families) {
         f.initialListsDelivered();
       }

@@ -16,6 +16,7 @@ import dev.kubeproxy.config.KubeProxyConfiguration;
 import dev.kubeproxy.config.ProxyMode;
 import dev.kubeproxy.config.SyncSettings;
 import dev.kubeproxy.host.CommandRunner;
+import dev.kubeproxy.host.Ipv6Support;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.backend.iptables.IptablesProxier;
 import dev.kubeproxy.backend.iptables.NfacctCounters;
@@ -45,8 +46,9 @@ public final class Proxiers {
 
   /** The configured mode; validation has refused any other spelling before the proxier is built. */
   public static ProxyMode mode(KubeProxyConfiguration config) {
-    return ProxyMode.parse(config.effectiveMode()).orElseThrow(() -> new ProxierCreationException(
-        "unknown proxy mode \"" + config.effectiveMode() + "\"; use iptables, ipvs or nftables"));
+    String configured = config.mode == null ? "" : config.mode;
+    return ProxyMode.parse(configured).orElseThrow(() -> new ProxierCreationException(
+        "unknown proxy mode \"" + configured + "\"; use iptables, ipvs or nftables"));
   }
 
   /** A proxier that cannot be built: the agent must stop with this message. */
@@ -64,6 +66,11 @@ public final class Proxiers {
    *     support for the primary family
    */
   public static List<ProxyBackend> create(AgentOptions options, NodeInfo node, AgentContext context) {
+    return create(options, node, context, Ipv6Support.host());
+  }
+
+  /** With this check of the kernel's IPv6 support (a scratch namespace's, or a test's). */
+  public static List<ProxyBackend> create(AgentOptions options, NodeInfo node, AgentContext context, Ipv6Support ipv6) {
     CommandRunner runner = context.commands();
     ProxyMetrics metrics = context.metrics();
     KubeProxyConfiguration config = options.config();
@@ -92,6 +99,12 @@ public final class Proxiers {
       supported.put(IpFamily.IPv4, true);
       supported.put(IpFamily.IPv6, true);
     }
+    // A kernel without IPv6 (or with it switched off) runs IPv4 only, whatever the tools say; a
+    // dry run decides as on a host that has it, like the tools above.
+    if (!options.dryRun() && supported.get(IpFamily.IPv6) && !ipv6.enabled()) {
+      Log.info("No kernel support for family", "ipFamily", IpFamily.IPv6);
+      supported.put(IpFamily.IPv6, false);
+    }
     if (!supported.get(primary)) {
       throw new ProxierCreationException("no support for primary IP family \"" + primary + "\"");
     }
@@ -118,10 +131,16 @@ public final class Proxiers {
     CommitGenerations generations = new CommitGenerations(); // this namespace's, for both families
     for (IpFamily family : families) {
       ProxierSettings settings = settings(options, node, family, detectors.get(family));
-      backends.add(mode == ProxyMode.IPTABLES
-          ? new IptablesProxier(settings, context.commands(), context.metrics(), context.iptablesBackend())
-          : new NftablesProxier(settings, runner, metrics, generations,
-              context.gates().isEnabled(FeatureGates.NFTABLES_NETLINK)));
+      if (mode == ProxyMode.IPTABLES) {
+        backends.add(new IptablesProxier(settings, context.commands(), context.metrics(), context.iptablesBackend()));
+        continue;
+      }
+      NftablesProxier nftables = new NftablesProxier(settings, runner, metrics, generations,
+          context.gates().isEnabled(FeatureGates.NFTABLES_NETLINK));
+      if (context.gates().isEnabled(FeatureGates.KUBE_PROXY_NFTABLES_LOCALHOST_NODE_PORTS)) {
+        nftables.serveLocalhostNodePorts();
+      }
+      backends.add(nftables);
     }
     return List.copyOf(backends);
   }

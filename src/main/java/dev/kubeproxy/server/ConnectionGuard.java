@@ -15,7 +15,7 @@ import java.util.Map;
 
 /**
  * Keeps what HTTP clients can hold on the agent's own ports bounded, so that idle or slow
- * clients never use up the file descriptors the agent needs for its real work (issue 15.7).
+ * clients never use up the file descriptors the agent needs for its real work.
  * Upstream's Go servers set no timeouts and no limit; this is where the agent deliberately
  * differs.
  *

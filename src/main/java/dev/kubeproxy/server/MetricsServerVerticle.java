@@ -100,12 +100,18 @@ public class MetricsServerVerticle extends VerticleBase {
     exact(router, "/metrics/slis").handler(this::slis);
     exact(router, "/healthz").handler(this::healthz);
     exact(router, "/healthz/ping").handler(ctx -> plain(ctx, 200, "ok"));
-    exact(router, "/proxyMode").handler(ctx -> plain(ctx, 200, options.config().effectiveMode()));
+    exact(router, "/proxyMode").handler(ctx -> plain(ctx, 200, options.config().proxyMode().text()));
     exact(router, "/configz").handler(this::configz);
     // what the proxier programs per Service: no more than /configz shows, so not behind enableProfiling
     exact(router, "/debug/services").handler(new DebugServicesHandler(vertx));
-    // the z-pages, under upstream's gates (off by default: alpha until v1.35)
-    ZPages zpages = new ZPages(options.flags());
+    // the z-pages, under upstream's gates (beta and on by default); /statusz lists what the mux
+    // lists (upstream's ListedPaths: the profiling and /debug/flags handlers are unlisted)
+    List<String> listed = new java.util.ArrayList<>(List.of("/metrics", "/metrics/slis", "/healthz", "/healthz/ping",
+        "/proxyMode", "/configz", "/debug/services"));
+    if (gates.isEnabled("ComponentFlagz")) {
+      listed.add("/flagz");
+    }
+    ZPages zpages = new ZPages(options.flags(), listed);
     if (gates.isEnabled("ComponentFlagz")) {
       exact(router, "/flagz").handler(zpages::flagz);
     }

@@ -7,6 +7,7 @@ import io.vertx.ext.web.RoutingContext;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -24,12 +25,12 @@ import jdk.jfr.Recording;
 final class Profiling {
   static final String PREFIX = "/debug/pprof/";
 
-  private static final Map<String, String> PROFILES = new TreeMap<>(Map.of(
+  private static final Map<String, String> PROFILES = Collections.unmodifiableSortedMap(new TreeMap<>(Map.of(
       "goroutine", "Stack traces of all threads (a Java thread dump)",
       "threads", "Stack traces of all threads (a Java thread dump)",
       "heap", "Live objects per class (a JVM class histogram; forces a full GC)",
       "profile", "A Java Flight Recorder recording; ?seconds=N (default 30). Open it with JDK Mission Control or 'jfr print'",
-      "cmdline", "The running program's command line"));
+      "cmdline", "The running program's command line")));
 
   private final Vertx vertx;
 

@@ -20,23 +20,34 @@ import java.util.SortedMap;
 import java.util.function.Supplier;
 
 /**
- * /statusz and /flagz on the metrics port (upstream since v1.33 under the alpha gates
- * ComponentStatusz and ComponentFlagz; the versioned responses of v1.35, kubernetes#134313 and
- * #134995: k8s.io/apiserver/pkg/server/statusz and .../flagz).
+ * /statusz and /flagz on the metrics port (upstream k8s.io/apiserver/pkg/server/statusz and
+ * .../flagz: handleStatusz, statusz, aggregatePaths; beta gates ComponentStatusz and
+ * ComponentFlagz, on by default).
  *
  * <p>Without an Accept header, or when it accepts text/plain, the answer is the human text with
  * its "not meant to be machine parseable" banner and a delimiter picked at random (":", ": ", "="
- * or " "), so that nobody scrapes it. {@code Accept: application/json;v=v1alpha1;g=config.k8s.io;as=Statusz}
- * (or {@code as=Flagz}) gets the structured config.k8s.io/v1alpha1 object; any other Accept is
- * 406 Not Acceptable with a Status object. YAML, which upstream's codec factory also offers, is not
- * served.
+ * or " "), so that nobody scrapes it. {@code Accept: application/json;v=v1beta1;g=config.k8s.io;as=Statusz}
+ * (or {@code as=Flagz}, or {@code application/yaml} with the same parameters) gets the structured
+ * config.k8s.io object in that version; v1alpha1 is still served, with a deprecation Warning
+ * header. Any other Accept is 406 Not Acceptable with a Status object.
  *
  * <p>"goVersion" carries the Java runtime's version: this agent has no Go runtime.
  */
 final class ZPages {
   static final String COMPONENT = "kube-proxy";
   static final String GROUP = "config.k8s.io";
-  static final String VERSION = "v1alpha1";
+  static final String VERSION = "v1beta1";
+  /** Still answered, with upstream's deprecation warning. */
+  static final String DEPRECATED_VERSION = "v1alpha1";
+  private static final String DEPRECATION_WARNING =
+      "299 - \"This version of the %s endpoint is deprecated. Please use a newer version.\"";
+  /** sigs.k8s.io/yaml's output: the JSON object's keys sorted, no document marker. */
+  private static final com.fasterxml.jackson.databind.ObjectMapper YAML = com.fasterxml.jackson.dataformat.yaml.YAMLMapper
+      .builder()
+      .disable(com.fasterxml.jackson.dataformat.yaml.YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
+      .enable(com.fasterxml.jackson.dataformat.yaml.YAMLGenerator.Feature.MINIMIZE_QUOTES)
+      .enable(com.fasterxml.jackson.databind.SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
+      .build();
   private static final String[] DELIMITERS = {":", ": ", "=", " "};
   private static final String WARNING = "Warning: This endpoint is not meant to be machine parseable, has no formatting "
       + "compatibility guarantees and is for debugging purposes only.\n";
@@ -46,27 +57,35 @@ final class ZPages {
   private final Supplier<Instant> clock;
   private final Random random;
   private final SortedMap<String, String> flags;
+  private final List<String> paths;
   private String flagzText; // upstream builds it once and serves the same text (and delimiter) after
 
-  ZPages(SortedMap<String, String> flags) {
-    this(flags, Instant.ofEpochMilli(ManagementFactory.getRuntimeMXBean().getStartTime()), Instant::now, new Random());
+  /**
+   * @param servedPaths the paths the metrics server lists (as upstream's mux ListedPaths): shown on
+   *                    /statusz by their first segment, sorted
+   */
+  ZPages(SortedMap<String, String> flags, List<String> servedPaths) {
+    this(flags, servedPaths, Instant.ofEpochMilli(ManagementFactory.getRuntimeMXBean().getStartTime()), Instant::now,
+        new Random());
   }
 
-  ZPages(SortedMap<String, String> flags, Instant processStart, Supplier<Instant> clock, Random random) {
+  ZPages(SortedMap<String, String> flags, List<String> servedPaths, Instant processStart, Supplier<Instant> clock,
+      Random random) {
     this.flags = flags;
+    this.paths = aggregatePaths(servedPaths);
     this.processStart = processStart.truncatedTo(ChronoUnit.SECONDS); // upstream reads whole seconds
     this.clock = clock;
     this.random = random;
   }
 
   /** The binary version without the "v", as version.Version prints it. */
-  static String binaryVersion() {
-    String v = Version.gitVersion();
+  String binaryVersion() {
+    String v = Version.reported(flags.get("version"));
     return v.startsWith("v") ? v.substring(1) : v;
   }
 
   /** major.minor of the binary version: what the build emulates (DefaultBuildEffectiveVersion). */
-  static String emulationVersion() {
+  String emulationVersion() {
     String[] parts = binaryVersion().split("[.+-]");
     return parts.length >= 2 ? parts[0] + "." + parts[1] : binaryVersion();
   }
@@ -75,18 +94,32 @@ final class ZPages {
     return "java" + Runtime.version();
   }
 
+  /** "/" and the first segment of each path, once each, sorted (statusz aggregatePaths). */
+  static List<String> aggregatePaths(List<String> served) {
+    java.util.TreeSet<String> folders = new java.util.TreeSet<>();
+    for (String path : served) {
+      String[] parts = path.split("/", -1);
+      if (parts.length >= 2 && !parts[1].isEmpty()) {
+        folders.add("/" + parts[1]);
+      }
+    }
+    return List.copyOf(folders);
+  }
+
   void statusz(RoutingContext ctx) {
-    switch (negotiate(ctx.request().getHeader("Accept"), "Statusz")) {
+    Negotiated n = negotiate(ctx.request().getHeader("Accept"), "Statusz");
+    switch (n.answer()) {
       case TEXT -> text(ctx, statuszText());
-      case JSON -> json(ctx, statuszObject());
+      case JSON, YAML -> structured(ctx, n, statuszObject(n.version()), "statusz");
       default -> notAcceptable(ctx, "Statusz");
     }
   }
 
   void flagz(RoutingContext ctx) {
-    switch (negotiate(ctx.request().getHeader("Accept"), "Flagz")) {
+    Negotiated n = negotiate(ctx.request().getHeader("Accept"), "Flagz");
+    switch (n.answer()) {
       case TEXT -> text(ctx, flagzText());
-      case JSON -> json(ctx, flagzObject());
+      case JSON, YAML -> structured(ctx, n, flagzObject(n.version()), "flagz");
       default -> notAcceptable(ctx, "Flagz");
     }
   }
@@ -102,19 +135,19 @@ final class ZPages {
         + "\nGo version" + d + " " + html(goVersion())
         + "\nBinary version" + d + " " + html(binaryVersion())
         + "\nEmulation version" + d + " " + html(emulationVersion())
-        + "\n" // upstream's kube-proxy lists no paths: an empty "Paths" line
+        + "\n" + (paths.isEmpty() ? "" : "Paths" + d + " " + html(String.join(" ", paths)))
         + "\n";
   }
 
-  JsonObject statuszObject() {
+  JsonObject statuszObject(String version) {
     long up = Math.max(0, Duration.between(processStart, clock.get()).getSeconds());
-    return header("Statusz")
+    return header("Statusz", version)
         .put("startTime", DateTimeFormatter.ISO_INSTANT.format(processStart))
         .put("uptimeSeconds", up)
         .put("goVersion", goVersion())
         .put("binaryVersion", binaryVersion())
         .put("emulationVersion", emulationVersion())
-        .put("paths", (JsonArray) null);
+        .put("paths", paths.isEmpty() ? null : new JsonArray(paths));
   }
 
   synchronized String flagzText() {
@@ -127,19 +160,22 @@ final class ZPages {
     return flagzText;
   }
 
-  JsonObject flagzObject() {
+  JsonObject flagzObject(String version) {
     JsonObject values = new JsonObject();
     flags.forEach(values::put);
-    JsonObject o = header("Flagz");
+    JsonObject o = header("Flagz", version);
     return values.isEmpty() ? o : o.put("flags", values);
   }
 
-  private static JsonObject header(String kind) {
-    return new JsonObject().put("kind", kind).put("apiVersion", GROUP + "/" + VERSION)
+  private static JsonObject header(String kind, String version) {
+    return new JsonObject().put("kind", kind).put("apiVersion", GROUP + "/" + version)
         .put("metadata", new JsonObject().put("name", COMPONENT));
   }
 
-  enum Answer { TEXT, JSON, NOT_ACCEPTABLE }
+  enum Answer { TEXT, JSON, YAML, NOT_ACCEPTABLE }
+
+  /** What to answer, and for JSON or YAML in which version. */
+  record Negotiated(Answer answer, String version) {}
 
   /** One clause of an Accept header. */
   private record MediaRange(String type, String subtype, Map<String, String> params, double q) {}
@@ -147,11 +183,12 @@ final class ZPages {
   /**
    * Content negotiation as upstream's zpage handlers do it: no Accept is text; otherwise the
    * clauses by preference, text/plain (or a wildcard) without group/version/kind parameters is
-   * text, application/json naming exactly this group, version and kind is JSON.
+   * text, application/json or application/yaml naming exactly this group and kind and a served
+   * version is JSON or YAML.
    */
-  static Answer negotiate(String accept, String kind) {
+  static Negotiated negotiate(String accept, String kind) {
     if (accept == null || accept.isBlank()) {
-      return Answer.TEXT;
+      return new Negotiated(Answer.TEXT, null);
     }
     List<MediaRange> ranges = new ArrayList<>();
     for (String clause : accept.split(",")) {
@@ -186,27 +223,50 @@ final class ZPages {
       boolean typed = r.params().containsKey("g") || r.params().containsKey("v") || r.params().containsKey("as");
       boolean anyType = r.type().equals("*");
       if (!typed && (anyType || r.type().equals("text")) && (r.subtype().equals("*") || r.subtype().equals("plain"))) {
-        return Answer.TEXT;
+        return new Negotiated(Answer.TEXT, null);
       }
-      if (typed && (anyType || r.type().equals("application")) && (r.subtype().equals("*") || r.subtype().equals("json"))
-          && GROUP.equals(r.params().get("g")) && VERSION.equals(r.params().get("v")) && kind.equals(r.params().get("as"))) {
-        return Answer.JSON;
+      String v = r.params().get("v");
+      boolean served = VERSION.equals(v) || DEPRECATED_VERSION.equals(v);
+      if (typed && served && (anyType || r.type().equals("application")) && GROUP.equals(r.params().get("g"))
+          && kind.equals(r.params().get("as"))) {
+        if (r.subtype().equals("*") || r.subtype().equals("json")) {
+          return new Negotiated(Answer.JSON, v);
+        }
+        if (r.subtype().equals("yaml")) {
+          return new Negotiated(Answer.YAML, v);
+        }
       }
     }
-    return Answer.NOT_ACCEPTABLE;
+    return new Negotiated(Answer.NOT_ACCEPTABLE, null);
   }
 
   private static void text(RoutingContext ctx, String body) {
     ctx.response().putHeader("Content-Type", "text/plain; charset=utf-8").end(body);
   }
 
-  private static void json(RoutingContext ctx, JsonObject body) {
-    ctx.response().putHeader("Content-Type", "application/json").end(body.encode());
+  private static void structured(RoutingContext ctx, Negotiated n, JsonObject body, String endpoint) {
+    if (DEPRECATED_VERSION.equals(n.version())) {
+      ctx.response().putHeader("Warning", String.format(DEPRECATION_WARNING, endpoint));
+    }
+    if (n.answer() == Answer.YAML) {
+      ctx.response().putHeader("Content-Type", "application/yaml").end(yaml(body));
+    } else {
+      ctx.response().putHeader("Content-Type", "application/json").end(body.encode());
+    }
+  }
+
+  static String yaml(JsonObject body) {
+    try {
+      // through plain maps, which the mapper sorts (a JsonObject nested in getMap() would not be)
+      return YAML.writeValueAsString(YAML.readValue(body.encode(), java.util.Map.class));
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException("cannot encode " + body.getString("kind") + " as YAML", e);
+    }
   }
 
   private static void notAcceptable(RoutingContext ctx, String kind) {
     String message = "only the following media types are accepted: text/plain, application/json;v=" + VERSION + ";g=" + GROUP
-        + ";as=" + kind;
+        + ";as=" + kind + ", application/yaml;v=" + VERSION + ";g=" + GROUP + ";as=" + kind;
     JsonObject status = new JsonObject().put("kind", "Status").put("apiVersion", "v1").put("metadata", new JsonObject())
         .put("status", "Failure").put("message", message).put("reason", "NotAcceptable").put("code", 406);
     ctx.response().setStatusCode(406).putHeader("Content-Type", "application/json").end(status.encode());

@@ -2,6 +2,7 @@ package dev.kubeproxy.cluster;
 
 import dev.kubeproxy.messages.ClusterEvent;
 import dev.kubeproxy.messages.EventRequest;
+import dev.kubeproxy.messages.NodeInfo;
 
 import static dev.kubeproxy.cluster.BusRecorder.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -149,7 +150,8 @@ class ClusterWatchVerticleTest {
     api.upsert(Fixtures.node("node-2", List.of("10.244.2.0/24"), List.of()));
 
     deploy(options());
-    await("all kinds synced", WAIT, () -> bus.synced.containsAll(Set.of(Kind.SERVICE, Kind.ENDPOINT_SLICE, Kind.NODE)));
+    await("all kinds synced", WAIT, () -> bus.synced.containsAll(Set.of(Kind.SERVICE, Kind.ENDPOINT_SLICE, Kind.NODE,
+        Kind.SERVICE_CIDR)));
     // SYNCED comes after the initial list, and excluded objects never arrive.
     assertEquals(Set.of("default/web", "kube-system/dns"), bus.keysAtSync.get(Kind.SERVICE));
     assertEquals(Set.of("default/web-abc"), bus.keysAtSync.get(Kind.ENDPOINT_SLICE));
@@ -269,6 +271,38 @@ class ClusterWatchVerticleTest {
     }
   }
 
+  /**
+   * A server older than the spec.clusterIP field label refuses the Services' field selector: the
+   * agent lists and watches without it, leaves the headless Services out itself and warns once.
+   */
+  @Test
+  void aRefusedFieldSelectorIsAppliedByTheAgentWithOneWarning() throws Exception {
+    java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+    java.io.PrintStream capture = new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8);
+    dev.kubeproxy.logging.Log.setOutputs(capture, capture);
+    try {
+      api.refuseFieldLabel("Service", "spec.clusterIP");
+      api.upsert(Fixtures.service("default", "web", "10.96.0.10", null));
+      api.upsert(Fixtures.service("default", "headless", "None", null));
+      deploy(options());
+      await("services synced", WAIT, () -> bus.synced.contains(Kind.SERVICE));
+      assertEquals(Set.of("default/web"), bus.keysAtSync.get(Kind.SERVICE));
+      api.upsert(Fixtures.service("default", "headless2", "None", null));
+      api.upsert(Fixtures.service("default", "later", "10.96.0.13", null));
+      await("a later Service arrives", WAIT, () -> bus.keys(Kind.SERVICE).contains("default/later"));
+      assertEquals(Set.of("default/web", "default/later"), bus.keys(Kind.SERVICE), "headless Services are left out");
+      api.delete("Service", "default", "headless2");
+      api.delete("Service", "default", "later");
+      await("later deleted", WAIT, () -> bus.keys(Kind.SERVICE).equals(Set.of("default/web")));
+      String log = captured.toString(java.nio.charset.StandardCharsets.UTF_8);
+      assertEquals(1, log.lines().filter(l -> l.contains("does not support the field selector")
+          && l.contains("spec.clusterIP!=None")).count(), log);
+      assertFalse(log.contains("Failed to list Services"), log);
+    } finally {
+      dev.kubeproxy.logging.Log.setOutputs(System.err, System.err);
+    }
+  }
+
   @Test
   void nodeEligibilityAndNodeCidrGuard() throws Exception {
     api.upsert(Fixtures.node("node-1", List.of("10.244.1.0/24"), List.of()));
@@ -290,14 +324,64 @@ class ClusterWatchVerticleTest {
         "Using NodeCIDR LocalDetector mode, current PodCIDRs are different than previous PodCIDRs, restarting"), bus.fatal.get(0));
   }
 
+  private ClusterWatchVerticle deployKnowingHostIPs(List<String> hostIPs) throws Exception {
+    ClusterWatchVerticle v = new ClusterWatchVerticle(options(),
+        new NodeInfo("node-1", List.of("192.168.200.10"), List.of(), Map.of(), hostIPs), null);
+    get(vertx.deployVerticle(v));
+    return v;
+  }
+
+  /** 1.37: the Node's host IPs changing from those the agent started with ends it, to be restarted. */
   @Test
-  void serviceCidrsWithFeatureGateAndEventsAddress() throws Exception {
-    api.upsert(new JsonObject().put("apiVersion", "networking.k8s.io/v1beta1").put("kind", "ServiceCIDR")
+  void aChangeOfTheNodesHostIPsIsFatalInEveryDetectLocalMode() throws Exception {
+    api.upsert(Fixtures.node("node-1", List.of("10.244.1.0/24"), List.of(Fixtures.address("InternalIP", "192.168.200.10"))));
+    deployKnowingHostIPs(List.of("192.168.200.10"));
+    await("node synced", WAIT, () -> bus.synced.contains(Kind.NODE) && !bus.eligibility.isEmpty());
+    // other fields, and a Node without any address, change nothing
+    api.upsert(Fixtures.node("node-1", List.of("10.244.9.0/24"), List.of(Fixtures.address("InternalIP", "192.168.200.10"),
+        Fixtures.address("Hostname", "node-1"))));
+    api.upsert(Fixtures.node("node-1", List.of("10.244.9.0/24"), List.of()));
+    api.upsert(Fixtures.node("node-1", List.of("10.244.9.0/24"), List.of(Fixtures.address("InternalIP", "192.168.200.10"))));
+    await("updates seen", WAIT, () -> bus.eligibility.size() >= 4);
+    assertTrue(bus.fatal.isEmpty(), String.valueOf(bus.fatal));
+
+    api.upsert(Fixtures.node("node-1", List.of("10.244.9.0/24"), List.of(Fixtures.address("InternalIP", "192.168.200.11"))));
+    await("fatal on a host IP change", WAIT, () -> !bus.fatal.isEmpty());
+    assertEquals("NodeIPs changed for the node (node node-1, newNodeIPs [192.168.200.11], oldNodeIPs [192.168.200.10]),"
+        + " restarting", bus.fatal.get(0));
+    Thread.sleep(200);
+    assertEquals(1, bus.fatal.size(), "one fatal message");
+  }
+
+  /** A Node that had no host IP in time gets one: the rules were built without it (upstream exits too). */
+  @Test
+  void hostIPsAppearingAfterAStartWithoutThemAreFatal() throws Exception {
+    api.upsert(Fixtures.node("node-1", List.of(), List.of()));
+    deployKnowingHostIPs(List.of());
+    await("node synced", WAIT, () -> bus.synced.contains(Kind.NODE));
+    api.upsert(Fixtures.node("node-1", List.of(), List.of(Fixtures.address("InternalIP", "192.168.200.10"))));
+    await("fatal", WAIT, () -> !bus.fatal.isEmpty());
+    assertTrue(bus.fatal.get(0).startsWith("NodeIPs changed for the node"), bus.fatal.get(0));
+  }
+
+  /** 1.37: deleting the Node ends the agent, also outside NodeCIDR mode. */
+  @Test
+  void theNodesDeletionIsFatal() throws Exception {
+    api.upsert(Fixtures.node("node-1", List.of(), List.of(Fixtures.address("InternalIP", "192.168.200.10"))));
+    deployKnowingHostIPs(List.of("192.168.200.10"));
+    await("node synced", WAIT, () -> bus.synced.contains(Kind.NODE) && !bus.eligibility.isEmpty());
+    assertTrue(bus.fatal.isEmpty());
+    api.delete("Node", null, "node-1");
+    await("fatal on deletion", WAIT, () -> !bus.fatal.isEmpty());
+    assertEquals("Node is being deleted (node node-1), restarting", bus.fatal.get(0));
+  }
+
+  @Test
+  void serviceCidrsOnV1WithoutAnyGateAndEventsAddress() throws Exception {
+    api.upsert(new JsonObject().put("apiVersion", "networking.k8s.io/v1").put("kind", "ServiceCIDR")
         .put("metadata", new JsonObject().put("name", "kubernetes"))
         .put("spec", new JsonObject().put("cidrs", new io.vertx.core.json.JsonArray().add("10.96.0.0/16").add("fd00:10:96::/112"))));
-    AgentOptions options = options();
-    options.config().featureGates.put("MultiCIDRServiceAllocator", true);
-    deploy(options);
+    deploy(options());
     await("servicecidrs synced", WAIT, () -> bus.synced.contains(Kind.SERVICE_CIDR)
         && bus.keys(Kind.SERVICE_CIDR).equals(Set.of("kubernetes")));
 

@@ -17,9 +17,8 @@ class SelectionTest {
   void watchedKindsAndTheirSelectors() {
     var options = Fixtures.options(null, "node-1");
     List<Selection> watched = Selection.watched(options);
-    // MultiCIDRServiceAllocator is GA and locked on: ServiceCIDRs are always watched
     assertEquals(List.of(Kind.SERVICE, Kind.ENDPOINT_SLICE, Kind.SERVICE_CIDR, Kind.NODE),
-        watched.stream().map(Selection::kind).toList());
+        watched.stream().map(Selection::kind).toList(), "ServiceCIDRs are watched without any gate since 1.33");
     assertEquals("!service.kubernetes.io/service-proxy-name,!service.kubernetes.io/headless", watched.get(0).labelSelector());
     assertEquals("spec.clusterIP!=None", watched.get(0).fieldSelector());
     assertEquals("metadata.name=node-1", watched.get(3).fieldSelector());

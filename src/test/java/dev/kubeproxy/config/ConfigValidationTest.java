@@ -167,6 +167,30 @@ class ConfigValidationTest {
   }
 
   @Test
+  void nodePortAddressKeywordsNeedTheLocalhostNodePortsGate() {
+    FeatureGates on = FeatureGates.of(Map.of(FeatureGates.KUBE_PROXY_NFTABLES_LOCALHOST_NODE_PORTS, true));
+    KubeProxyConfiguration c = valid();
+    c.mode = "nftables";
+    c.nodePortAddresses = List.of("primary", "localhost", "10.0.0.0/8", "all");
+    assertEquals(List.of(), ConfigValidation.validate(c, on));
+    c.nodePortAddresses = List.of("localhost");
+    assertEquals(List.of(), ConfigValidation.validate(c, on));
+    c.nodePortAddresses = List.of("all", "loopback", "10.0.0.0/33");
+    assertEquals(List.of(
+        "KubeProxyConfiguration.NodePortAddresses[1]: Invalid value: \"loopback\": must be a valid CIDR or one of "
+            + "'primary', 'localhost', 'all'",
+        "KubeProxyConfiguration.NodePortAddresses[2]: Invalid value: \"10.0.0.0/33\": must be a valid CIDR or one "
+            + "of 'primary', 'localhost', 'all'"), ConfigValidation.validate(c, on));
+    // gate off: v1.31's rules, no keyword but a lone 'primary'
+    c.nodePortAddresses = List.of("localhost");
+    assertEquals(List.of("KubeProxyConfiguration.NodePortAddresses[0]: Invalid value: \"localhost\": must be a "
+        + "valid CIDR"), ConfigValidation.validate(c, DEFAULT_GATES));
+    c.nodePortAddresses = List.of("primary", "all");
+    assertEquals(List.of("KubeProxyConfiguration.NodePortAddresses[0]: Invalid value: \"primary\": can't use both "
+        + "'primary' and CIDRs"), ConfigValidation.validate(c, DEFAULT_GATES));
+  }
+
+  @Test
   void hiddenMetricsVersion() {
     assertEquals(List.of(), errors(c -> c.showHiddenMetricsForVersion = "1.30"));
     assertError("KubeProxyConfiguration.ShowHiddenMetricsForVersion: Invalid value: \"1.2\": "

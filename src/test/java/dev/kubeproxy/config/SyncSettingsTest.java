@@ -27,9 +27,9 @@ class SyncSettingsTest {
   }
 
   @Test
-  void iptablesWaitsAnHourWithoutChangesTheOthersOneSyncPeriod() {
+  void iptablesAndNftablesWaitAnHourWithoutChangesIpvsOneSyncPeriod() {
     assertEquals(Duration.ofHours(1), of("iptables", c -> c.iptables.syncPeriod = Duration.ofSeconds(10)).maxInterval());
-    assertEquals(Duration.ofSeconds(10), of("nftables", c -> c.nftables.syncPeriod = Duration.ofSeconds(10))
+    assertEquals(Duration.ofHours(1), of("nftables", c -> c.nftables.syncPeriod = Duration.ofSeconds(10))
         .maxInterval());
     assertEquals(Duration.ofSeconds(10), of("ipvs", c -> c.ipvs.syncPeriod = Duration.ofSeconds(10)).maxInterval());
   }
@@ -48,11 +48,15 @@ class SyncSettingsTest {
   @Test
   void zeroMinSyncPeriodSyncsOnEveryChangeAndTheMinimumNeverExceedsTheMaximum() {
     assertEquals(Duration.ZERO, of("iptables", c -> c.iptables.minSyncPeriod = Duration.ZERO).minInterval());
-    SyncSettings s = of("nftables", c -> {
-      c.nftables.syncPeriod = Duration.ofSeconds(5);
-      c.nftables.minSyncPeriod = Duration.ofSeconds(8);
+    SyncSettings s = of("ipvs", c -> {
+      c.ipvs.syncPeriod = Duration.ofSeconds(5);
+      c.ipvs.minSyncPeriod = Duration.ofSeconds(8);
     });
     assertEquals(Duration.ofSeconds(5), s.minInterval());
+    assertEquals(Duration.ofSeconds(8), of("nftables", c -> {
+      c.nftables.syncPeriod = Duration.ofSeconds(5);
+      c.nftables.minSyncPeriod = Duration.ofSeconds(8);
+    }).minInterval());
   }
 
   @Test

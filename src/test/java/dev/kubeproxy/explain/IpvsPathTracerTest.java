@@ -1,5 +1,7 @@
 package dev.kubeproxy.explain;
 
+import dev.kubeproxy.config.ProxyMode;
+
 import static dev.kubeproxy.explain.Model.NODE_IP;
 import static dev.kubeproxy.explain.Model.ready;
 import static dev.kubeproxy.explain.Model.service;
@@ -31,7 +33,7 @@ import org.junit.jupiter.api.Test;
 /** ipvs mode's packet path: the sets its rules match, the virtual server, its real servers and masquerading. */
 class IpvsPathTracerTest {
   static PacketPath trace(ServicePort svc, List<Endpoint> eps, String from, String to, int port) {
-    return new PathTracer("ipvs", settings()).trace(ServicePortPlan.of(svc, eps, Map.of()), from, to, port);
+    return new PathTracer(ProxyMode.IPVS, settings()).trace(ServicePortPlan.of(svc, eps, Map.of()), from, to, port);
   }
 
   static List<String> hops(PacketPath p) {
@@ -132,7 +134,7 @@ class IpvsPathTracerTest {
         "fd00:96::10", 80, "TCP", 0, List.of(), List.of(), List.of(), false, 0, false, false, 0, "");
     Endpoint ep = new Endpoint("fd00:244::5", 8080, true, true, true, false, null, Endpoint.NodeHint.NONE, "node-1",
         null);
-    PacketPath p = new PathTracer("ipvs", v6).trace(ServicePortPlan.of(svc, List.of(ep), Map.of()), "fd00:1::10",
+    PacketPath p = new PathTracer(ProxyMode.IPVS, v6).trace(ServicePortPlan.of(svc, List.of(ep), Map.of()), "fd00:1::10",
         "fd00:96::10", 80);
     assertEquals(List.of(
         "nat KUBE-SERVICES: matches set KUBE-6-CLUSTER-IP (dst,dst fd00:96::10,tcp:80) -> KUBE-MARK-MASQ, then ACCEPT:"

@@ -1,5 +1,7 @@
 package dev.kubeproxy.explain;
 
+import dev.kubeproxy.config.ProxyMode;
+
 import static dev.kubeproxy.explain.Model.NODE_IP;
 import static dev.kubeproxy.explain.Model.ready;
 import static dev.kubeproxy.explain.Model.service;
@@ -37,7 +39,7 @@ class PathTracerTest {
 
   static PacketPath trace(String mode, ServicePort svc, List<Endpoint> eps, Map<String, String> labels, String from,
       String to, int port) {
-    return new PathTracer(mode, settings()).trace(ServicePortPlan.of(svc, eps, labels), from, to, port);
+    return new PathTracer(ProxyMode.parse(mode).orElseThrow(), settings()).trace(ServicePortPlan.of(svc, eps, labels), from, to, port);
   }
 
   static Set<String> endpoints(PacketPath p) {
@@ -72,10 +74,10 @@ class PathTracerTest {
   @ValueSource(strings = {"iptables", "nftables", "ipvs"})
   void masqueradeAllAndNoDetection(String mode) {
     ServicePortPlan plan = ServicePortPlan.of(service("web", 10).build(), THREE, Map.of());
-    PacketPath all = new PathTracer(mode, settings(new LocalTrafficDetector("ClusterCIDR", Model.CLUSTER_CIDR), true))
+    PacketPath all = new PathTracer(ProxyMode.parse(mode).orElseThrow(), settings(new LocalTrafficDetector("ClusterCIDR", Model.CLUSTER_CIDR), true))
         .trace(plan, POD, "10.96.0.10", 80);
     assertTrue(all.endpoints().stream().allMatch(Choice::masquerade), all.toString());
-    PacketPath none = new PathTracer(mode, settings(LocalTrafficDetector.noop(), false)).trace(plan, NODE_IP,
+    PacketPath none = new PathTracer(ProxyMode.parse(mode).orElseThrow(), settings(LocalTrafficDetector.noop(), false)).trace(plan, NODE_IP,
         "10.96.0.10", 80);
     assertTrue(none.endpoints().stream().noneMatch(Choice::masquerade), none.toString());
   }

@@ -1,5 +1,7 @@
 package dev.kubeproxy.explain;
 
+import dev.kubeproxy.config.ProxyMode;
+
 import static dev.kubeproxy.explain.Model.ready;
 import static dev.kubeproxy.explain.Model.service;
 import static dev.kubeproxy.explain.Model.terminating;
@@ -54,7 +56,7 @@ class ReportBuilderTest {
   }
 
   DebugReport report(String mode, String service, String from, String to) {
-    ProxierSnapshot snapshot = new ProxierSnapshot(mode, false, true, EndpointCategorizer.TopologyGates.DEFAULT,
+    ProxierSnapshot snapshot = new ProxierSnapshot(ProxyMode.parse(mode).orElseThrow(), false, true, EndpointCategorizer.TopologyGates.DEFAULT,
         List.of(new FamilySnapshot(Model.settings(), state(), syncs, programmed)), invalid);
     return ReportBuilder.build(snapshot, ServiceQuery.parse(service, from, to));
   }

@@ -1,5 +1,7 @@
 package dev.kubeproxy.metrics;
 
+import dev.kubeproxy.config.ProxyMode;
+
 import dev.kubeproxy.server.MetricsServerVerticle;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -84,7 +86,7 @@ class DebugServicesRouteTest {
       queries.add(msg.body());
       Map<ServicePortName, ProgrammedRules> rules = msg.body().service() == null ? Map.of()
           : Map.of(WEB, ProgrammedRules.of("nft list chain", List.of("chain service-X { dnat to 10.244.1.5:8080 }")));
-      msg.reply(new ProxierSnapshot("nftables", false, true, EndpointCategorizer.TopologyGates.DEFAULT,
+      msg.reply(new ProxierSnapshot(ProxyMode.NFTABLES, false, true, EndpointCategorizer.TopologyGates.DEFAULT,
           List.of(new FamilySnapshot(settings, state, syncs, rules)), List.of()));
     });
   }

@@ -51,6 +51,13 @@ class ProcessMemoryMetricsTest {
   }
 
   @Test
+  void cgroupV1InAContainerWhoseMountIsRootedAtItsOwnCgroup() throws Exception {
+    // /proc/self/cgroup names the host's path; the container's /sys/fs/cgroup/memory is that cgroup
+    write("memory/memory.limit_in_bytes", "536870912\n");
+    assertEquals(OptionalLong.of(536870912), metrics("4:memory:/libpod_parent/libpod-abc").limitBytes());
+  }
+
+  @Test
   void prometheusNamesAndTheLimitOnlyWhenSet() throws Exception {
     write("memory.max", "max\n");
     PrometheusMeterRegistry unlimited = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);

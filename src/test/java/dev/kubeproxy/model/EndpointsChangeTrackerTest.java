@@ -58,24 +58,43 @@ class EndpointsChangeTrackerTest {
   }
 
   @Test
-  void duplicatesAreDedupedWithTheLocalOneWinning() {
-    tracker.update(webSlice("a", ep("10.244.0.5", "node-b", true, true, false)), false);
-    tracker.update(webSlice("b", ep("10.244.0.5", "node-a", false, true, true)), false);
-    tracker.update(webSlice("c", ep("10.244.0.5", "node-c")), false);
+  void aReusedPodIpIsTheRunningPodsEndpointWhateverTheSliceOrderOrNode() {
+    // The terminating pod's copy is local and in the first slice; the running pod's copy still wins.
+    tracker.update(webSlice("a", ep("10.244.0.5", "node-a", false, true, true)), false);
+    tracker.update(webSlice("b", ep("10.244.0.5", "node-b", true, true, false)), false);
     map.update(tracker);
     List<Endpoint> eps = map.get(HTTP);
     assertEquals(1, eps.size());
-    assertTrue(eps.get(0).local());
-    assertFalse(eps.get(0).ready());
-    assertTrue(eps.get(0).terminating());
+    assertTrue(eps.get(0).ready());
+    assertFalse(eps.get(0).terminating());
+    assertEquals("node-b", eps.get(0).nodeName());
   }
 
   @Test
-  void firstSeenWinsAmongRemoteDuplicates() {
-    tracker.update(webSlice("a", ep("10.244.0.5", "node-b", true, true, false)), false);
-    tracker.update(webSlice("b", ep("10.244.0.5", "node-c", false, false, false)), false);
+  void aReadyCopyWinsOverANotReadyOneAndTheOtherAddressesStay() {
+    // Slice a lists the address ready; slice b lists it not ready (on this node) next to another ready address.
+    tracker.update(webSlice("a", ep("10.244.1.10", "node-b", true, true, false)), false);
+    tracker.update(webSlice("b", ep("10.244.1.10", "node-a", false, false, false), ep("10.244.1.11", "node-c")), false);
     map.update(tracker);
+    assertEquals(List.of("10.244.1.10:8080", "10.244.1.11:8080"), ids(map.get(HTTP)));
     assertTrue(map.get(HTTP).get(0).ready());
+    assertTrue(map.get(HTTP).get(1).ready());
+  }
+
+  @Test
+  void aTerminatingServingCopyWinsOverATerminatingNotServingOne() {
+    tracker.update(webSlice("a", ep("10.244.0.5", "node-b", false, false, true)), false);
+    tracker.update(webSlice("b", ep("10.244.0.5", "node-c", false, true, true)), false);
+    map.update(tracker);
+    assertTrue(map.get(HTTP).get(0).serving());
+  }
+
+  @Test
+  void firstSeenWinsAmongAlikeDuplicates() {
+    tracker.update(webSlice("a", ep("10.244.0.5", "node-b")), false);
+    tracker.update(webSlice("b", ep("10.244.0.5", "node-a")), false);
+    map.update(tracker);
+    assertEquals("node-b", map.get(HTTP).get(0).nodeName());
   }
 
   @Test

@@ -158,6 +158,7 @@ public final class ModelBenchmark {
         vertx.eventBus().publish(EventBusAddresses.SYNCED, ClusterEvent.Kind.SERVICE);
         vertx.eventBus().publish(EventBusAddresses.SYNCED, ClusterEvent.Kind.ENDPOINT_SLICE);
         vertx.eventBus().publish(EventBusAddresses.SYNCED, ClusterEvent.Kind.NODE);
+        vertx.eventBus().publish(EventBusAddresses.SYNCED, ClusterEvent.Kind.SERVICE_CIDR);
         long took = done.get(5, TimeUnit.MINUTES);
         System.out.printf("round %d event bus -> ProxierVerticle -> backend, initial state: %d ms%n", round, ms(took));
         vertx.undeploy(id).toCompletionStage().toCompletableFuture().get();

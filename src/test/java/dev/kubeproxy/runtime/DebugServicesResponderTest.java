@@ -98,7 +98,7 @@ class DebugServicesResponderTest {
     vertx.eventBus().publish(EventBusAddresses.EVENTS, EventRequest.invalidObject("Service", "demo", "broken",
         "Service \"demo/broken\" is invalid and not programmed: spec.ports[0].port: Invalid value: 70000"));
     for (ClusterEvent.Kind kind : List.of(ClusterEvent.Kind.SERVICE, ClusterEvent.Kind.ENDPOINT_SLICE,
-        ClusterEvent.Kind.NODE)) {
+        ClusterEvent.Kind.NODE, ClusterEvent.Kind.SERVICE_CIDR)) {
       vertx.eventBus().send(EventBusAddresses.SYNCED, kind);
     }
     await("the first sync", () -> !backend.states.isEmpty());

@@ -178,7 +178,6 @@ class ProxierVerticleTest {
     vertx.deployVerticle(verticle, ProxierVerticle.DEPLOYMENT).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
     if (nodeListDelivered) {
       synced(ClusterEvent.Kind.NODE);
-      // MultiCIDRServiceAllocator is locked on: the ServiceCIDR list always comes too
       synced(ClusterEvent.Kind.SERVICE_CIDR);
     }
     return verticle;
@@ -244,7 +243,7 @@ class ProxierVerticleTest {
 
   @Test
   void theFirstSyncWaitsForTheNodeAndServiceCIDRLists() throws Exception {
-    nodeListDelivered = false;
+    nodeListDelivered = false; // nor the ServiceCIDRs' list, awaited without any gate since 1.33
     FakeBackend v4 = new FakeBackend(IpFamily.IPv4);
     deploy("nftables", false, v4);
     upsertService(service("demo", "web", "10.96.0.10", port("http", 80, "TCP")));

@@ -20,6 +20,7 @@ import dev.kubeproxy.config.AgentOptions;
 import dev.kubeproxy.messages.NodeInfo;
 import dev.kubeproxy.config.KubeProxyConfiguration;
 import dev.kubeproxy.host.CommandRunner;
+import dev.kubeproxy.host.Ipv6Support;
 import dev.kubeproxy.backend.iptables.IptablesProxier;
 import dev.kubeproxy.backend.nftables.NftablesProxier;
 import java.io.IOException;
@@ -27,6 +28,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
@@ -243,9 +245,61 @@ class ProxiersTest {
     }
   }
 
+  /** A kernel with IPv6: the families follow the tools alone. */
+  private static final Ipv6Support WITH_IPV6 = new Ipv6Support(path -> Optional.of(path.endsWith("disable_ipv6") ? "0\n" : ""));
+  private static final Ipv6Support WITHOUT_IPV6 = new Ipv6Support(path -> Optional.empty());
+
   private static List<ProxyBackend> create(
       dev.kubeproxy.config.AgentOptions options, dev.kubeproxy.messages.NodeInfo node, CommandRunner runner) {
-    return Proxiers.create(options, node, context(options.config().featureGates, runner));
+    return create(options, node, runner, WITH_IPV6);
+  }
+
+  private static List<ProxyBackend> create(dev.kubeproxy.config.AgentOptions options, dev.kubeproxy.messages.NodeInfo node,
+      CommandRunner runner, Ipv6Support ipv6) {
+    return Proxiers.create(options, node, context(options.config().featureGates, runner), ipv6);
+  }
+
+  @Test
+  void aKernelWithoutIpv6RunsIpv4OnlyInEveryMode() {
+    for (String mode : List.of("nftables", "iptables")) {
+      List<ProxyBackend> backends = create(options(mode), node("192.168.200.1", "fd00:200::1"), new ProbeRunner(b -> true),
+          WITHOUT_IPV6);
+      assertEquals(List.of(IpFamily.IPv4), backends.stream().map(ProxyBackend::family).toList(), mode);
+    }
+    Ipv6Support switchedOff = new Ipv6Support(path -> Optional.of(path.endsWith("disable_ipv6") ? "1\n" : ""));
+    assertEquals(List.of(IpFamily.IPv4), create(options("nftables"), node("192.168.200.1"), new ProbeRunner(b -> true),
+        switchedOff).stream().map(ProxyBackend::family).toList());
+  }
+
+  @Test
+  void anIpv6PrimaryOnAKernelWithoutIpv6IsRefused() {
+    Proxiers.ProxierCreationException e = assertThrows(Proxiers.ProxierCreationException.class,
+        () -> create(options("nftables"), node("fd00:200::1", "192.168.200.1"), new ProbeRunner(b -> true), WITHOUT_IPV6));
+    assertEquals("no support for primary IP family \"IPv6\"", e.getMessage());
+  }
+
+  @Test
+  void aDryRunAssumesIpv6() {
+    AgentOptions o = options("nftables");
+    AgentOptions dry = new AgentOptions(o.config(), null, "node-a", null, true, false, false);
+    assertEquals(List.of(IpFamily.IPv4, IpFamily.IPv6), create(dry, node("192.168.200.1"), new ProbeRunner(b -> true),
+        WITHOUT_IPV6).stream().map(ProxyBackend::family).toList());
+  }
+
+  /** Kernel tier: nftables mode in a scratch namespace whose IPv6 is switched off by its sysctl. */
+  @Test
+  void aNamespaceWithIpv6SwitchedOffGetsIpv4Only() throws Exception {
+    assumeTrue(root(), "needs root for a network namespace");
+    String ns = "kp-v6off-" + UUID.randomUUID().toString().substring(0, 8);
+    sh(List.of("ip", "netns", "add", ns));
+    try {
+      sh(List.of("ip", "netns", "exec", ns, "sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1"));
+      List<ProxyBackend> backends = create(options("nftables"), node("192.168.200.1"), CommandRunner.inNetns(ns),
+          dev.kubeproxy.host.Ipv6SupportTest.inNamespace(ns));
+      assertEquals(List.of(IpFamily.IPv4), backends.stream().map(ProxyBackend::family).toList());
+    } finally {
+      sh(List.of("ip", "netns", "delete", ns));
+    }
   }
 
   private static boolean cleanupLeftovers(String mode, boolean all, CommandRunner runner) {

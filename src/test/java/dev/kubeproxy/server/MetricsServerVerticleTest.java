@@ -3,6 +3,7 @@ package dev.kubeproxy.server;
 import dev.kubeproxy.metrics.ProxyMetrics;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -130,16 +131,18 @@ class MetricsServerVerticleTest {
   }
 
   @Test
-  void configzHasTheInternalShape() throws Exception {
+  void configzServesTheVersionedConfiguration() throws Exception {
     int port = deploy(false);
     HttpResponse<Buffer> r = get(port, "/configz");
     assertEquals(200, r.statusCode());
     assertEquals("application/json", r.getHeader("Content-Type"));
     assertEquals("nosniff", r.getHeader("X-Content-Type-Options"));
     JsonNode c = new ObjectMapper().readTree(r.bodyAsString()).get("kubeproxy.config.k8s.io");
-    assertEquals("nftables", c.get("Mode").asText());
-    assertEquals("127.0.0.1:0", c.get("MetricsBindAddress").asText());
-    assertEquals(32768, c.get("Linux").get("Conntrack").get("MaxPerCore").asInt());
+    assertEquals("kubeproxy.config.k8s.io/v1alpha1", c.get("apiVersion").asText());
+    assertEquals("KubeProxyConfiguration", c.get("kind").asText());
+    assertEquals("nftables", c.get("mode").asText());
+    assertEquals("127.0.0.1:0", c.get("metricsBindAddress").asText());
+    assertEquals(32768, c.get("conntrack").get("maxPerCore").asInt());
   }
 
   @Test
@@ -227,18 +230,35 @@ class MetricsServerVerticleTest {
     assertEquals("text/plain; charset=utf-8", text.getHeader("Content-Type"));
     assertTrue(text.bodyAsString().startsWith("\nkube-proxy statusz\nWarning: This endpoint is not meant to be machine parseable"),
         text.bodyAsString());
+    assertTrue(text.bodyAsString().matches("(?s).*\nPaths(:|: |=| ) /configz /debug /flagz /healthz /metrics /proxyMode\n"),
+        text.bodyAsString());
     HttpResponse<Buffer> json = Await.result(client.get(port, "127.0.0.1", "/statusz")
-        .putHeader("Accept", "application/json;v=v1alpha1;g=config.k8s.io;as=Statusz").send());
+        .putHeader("Accept", "application/json;as=Statusz;v=v1beta1;g=config.k8s.io").send());
     assertEquals(200, json.statusCode());
+    assertEquals("application/json", json.getHeader("Content-Type"));
     assertEquals("Statusz", json.bodyAsJsonObject().getString("kind"));
+    assertEquals("config.k8s.io/v1beta1", json.bodyAsJsonObject().getString("apiVersion"));
     assertEquals("1.37.0", json.bodyAsJsonObject().getString("binaryVersion"));
+    assertEquals(List.of("/configz", "/debug", "/flagz", "/healthz", "/metrics", "/proxyMode"),
+        json.bodyAsJsonObject().getJsonArray("paths").getList());
+    assertNull(json.getHeader("Warning"));
+    HttpResponse<Buffer> alpha = Await.result(client.get(port, "127.0.0.1", "/statusz")
+        .putHeader("Accept", "application/json;v=v1alpha1;g=config.k8s.io;as=Statusz").send());
+    assertEquals("config.k8s.io/v1alpha1", alpha.bodyAsJsonObject().getString("apiVersion"));
+    assertTrue(alpha.getHeader("Warning").startsWith("299 - "), alpha.getHeader("Warning"));
+    HttpResponse<Buffer> yaml = Await.result(client.get(port, "127.0.0.1", "/statusz")
+        .putHeader("Accept", "application/yaml;as=Statusz;v=v1beta1;g=config.k8s.io").send());
+    assertEquals(200, yaml.statusCode());
+    assertEquals("application/yaml", yaml.getHeader("Content-Type"));
+    assertTrue(yaml.bodyAsString().startsWith("apiVersion: config.k8s.io/v1beta1\n"), yaml.bodyAsString());
     HttpResponse<Buffer> refused = Await.result(client.get(port, "127.0.0.1", "/statusz").putHeader("Accept", "application/json").send());
     assertEquals(406, refused.statusCode());
     assertEquals("NotAcceptable", refused.bodyAsJsonObject().getString("reason"));
     String flagz = get(port, "/flagz").bodyAsString();
     assertTrue(flagz.matches("(?s)\nkube-proxy flagz\n.*\nproxy-mode(:|: |=| )nftables\nv\\1?.*"), flagz);
     HttpResponse<Buffer> flagzJson = Await.result(client.get(port, "127.0.0.1", "/flagz")
-        .putHeader("Accept", "application/json;v=v1alpha1;g=config.k8s.io;as=Flagz").send());
+        .putHeader("Accept", "application/json;v=v1beta1;g=config.k8s.io;as=Flagz").send());
+    assertEquals("config.k8s.io/v1beta1", flagzJson.bodyAsJsonObject().getString("apiVersion"));
     assertEquals("{\"proxy-mode\":\"nftables\",\"v\":\"4\"}", flagzJson.bodyAsJsonObject().getJsonObject("flags").encode());
   }
 

@@ -135,6 +135,11 @@ final class Selector {
     };
   }
 
+  /** The keys the requirements are about. */
+  List<String> keys() {
+    return requirements.stream().map(r -> r.key).toList();
+  }
+
   /** Rejects what the API server rejects: unknown field labels of the kind, and set-based operators. */
   void checkFieldKeys(String kind) {
     Set<String> supported = kind.equals("Service")

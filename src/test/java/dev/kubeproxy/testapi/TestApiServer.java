@@ -39,8 +39,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * kinds kube-proxy uses (and namespaces, for kubectl) are served.
  *
  * <p>The store survives {@link #stop()}, so a test can stop and restart the server on the same
- * port like an API server whose etcd keeps the data. Test hooks: {@link #dropAllWatches()} and
- * {@link #expireHistory()}.
+ * port like an API server whose etcd keeps the data. Test hooks: {@link #dropAllWatches()},
+ * {@link #expireHistory()} and {@link #refuseFieldLabel} (a server older than a field label).
  */
 public final class TestApiServer {
 
@@ -62,7 +62,7 @@ public final class TestApiServer {
       new ResourceType("", "v1", "namespaces", "namespace", "Namespace", false, List.of("ns")),
       new ResourceType("discovery.k8s.io", "v1", "endpointslices", "endpointslice", "EndpointSlice", true, List.of()),
       new ResourceType("events.k8s.io", "v1", "events", "event", "Event", true, List.of("ev")),
-      new ResourceType("networking.k8s.io", "v1beta1", "servicecidrs", "servicecidr", "ServiceCIDR", false, List.of()));
+      new ResourceType("networking.k8s.io", "v1", "servicecidrs", "servicecidr", "ServiceCIDR", false, List.of()));
 
   private record Change(long rv, ResourceType type, String eventType, JsonObject oldObject, JsonObject newObject) {}
 
@@ -137,6 +137,8 @@ public final class TestApiServer {
   private HttpServer server;
   private int port;
   private volatile String requiredToken;
+  /** Field labels answered 400 "field label not supported", as a server older than them does: "Kind field". */
+  private final Set<String> refusedFieldLabels = ConcurrentHashMap.newKeySet();
 
   public TestApiServer(Vertx vertx) {
     this(vertx, 200_000);
@@ -204,6 +206,15 @@ public final class TestApiServer {
   public synchronized void expireHistory() {
     history.clear();
     compactedBelow = resourceVersion + 1;
+  }
+
+  /**
+   * Test hook: from now on answer field selectors over this field of this kind with 400 "field
+   * label not supported", as an API server does that predates the field (spec.clusterIP on
+   * Services before 1.31).
+   */
+  public void refuseFieldLabel(String kind, String field) {
+    refusedFieldLabels.add(kind + " " + field);
   }
 
   /** Test hook: from now on answer 401 Unauthorized unless the request carries this bearer token (null: open). */
@@ -543,9 +554,21 @@ public final class TestApiServer {
     }
   }
 
-  private static Selector selector(HttpServerRequest req, String param, ResourceType fieldsOf) {
+  private Selector selector(HttpServerRequest req, String param, ResourceType fieldsOf) {
+    Selector s;
     try {
-      Selector s = Selector.parse(req.getParam(param));
+      s = Selector.parse(req.getParam(param));
+    } catch (IllegalArgumentException e) {
+      throw new ApiError(400, "BadRequest", "unable to parse requirement: " + e.getMessage());
+    }
+    if (fieldsOf != null) {
+      for (String key : s.keys()) {
+        if (refusedFieldLabels.contains(fieldsOf.kind() + " " + key)) {
+          throw new ApiError(400, "BadRequest", "field label not supported: " + key);
+        }
+      }
+    }
+    try {
       if (fieldsOf != null) {
         s.checkFieldKeys(fieldsOf.kind());
       }

@@ -76,6 +76,17 @@ class TestApiServerTest {
   }
 
   @Test
+  void aRefusedFieldLabelIsAnswered400AsAnOlderServerDoes() throws Exception {
+    String path = "/api/v1/services?fieldSelector=" + enc("spec.clusterIP!=None");
+    assertEquals(200, send("GET", path, null, null).statusCode());
+    api.refuseFieldLabel("Service", "spec.clusterIP");
+    HttpResponse<String> refused = send("GET", path, null, null);
+    assertEquals(400, refused.statusCode());
+    assertEquals("field label not supported: spec.clusterIP", new JsonObject(refused.body()).getString("message"));
+    assertEquals(200, send("GET", "/api/v1/services?fieldSelector=" + enc("metadata.name=a"), null, null).statusCode());
+  }
+
+  @Test
   void crudWithConflicts() throws Exception {
     HttpResponse<String> created = send("POST", "/api/v1/namespaces/default/services", svc("a", "{\"app\":\"x\"}"), "application/json");
     assertEquals(201, created.statusCode(), created.body());
@@ -179,7 +190,7 @@ class TestApiServerTest {
   void discovery() throws Exception {
     assertEquals(200, send("GET", "/version", null, null).statusCode());
     assertTrue(send("GET", "/apis", null, null).body().contains("discovery.k8s.io"));
-    for (String gv : List.of("/api/v1", "/apis/discovery.k8s.io/v1", "/apis/events.k8s.io/v1", "/apis/networking.k8s.io/v1beta1")) {
+    for (String gv : List.of("/api/v1", "/apis/discovery.k8s.io/v1", "/apis/events.k8s.io/v1", "/apis/networking.k8s.io/v1")) {
       assertEquals("APIResourceList", new JsonObject(send("GET", gv, null, null).body()).getString("kind"), gv);
     }
   }

@@ -18,17 +18,17 @@ import java.util.Set;
 
 /**
  * Removes conntrack entries that keep datagrams going to the wrong place (upstream 1.32+
- * pkg/proxy/conntrack/cleanup.go CleanStaleEntries, #127318): after each successful sync it reads
+ * pkg/proxy/conntrack/cleanup.go CleanStaleEntries): after each successful sync it reads
  * the table and deletes every UDP or SCTP entry whose original destination is a Service frontend
  * (cluster IP, external IP or load-balancer IP with the service port, or any address with the
- * NodePort) and whose reply source is not a serving endpoint (IP and target port, #130542) of that
+ * NodePort) and whose reply source is not a serving endpoint (IP and target port) of that
  * Service. It replaces 1.31's event-based cleanup, which missed entries whenever an event was
  * missed or a sync failed.
  *
  * <p>With the later upstream fixes: a Service without serving endpoints is checked with an empty
- * set, so its old entries go (#139628/#139629), and the frontends of Service ports deleted since
- * the last reconcile are checked with an empty set too (#141371). TCP entries are left to expire.
- * Upstream checks UDP only; SCTP entries are checked the same way here (see README).
+ * set, so its old entries go, and the frontends of Service ports deleted since the last reconcile
+ * are checked with an empty set too. TCP entries are left to expire. Upstream checks UDP only;
+ * SCTP entries are checked the same way here.
  */
 public final class ConntrackReconciler {
   private static final Set<String> PROTOCOLS = Set.of("UDP", "SCTP");

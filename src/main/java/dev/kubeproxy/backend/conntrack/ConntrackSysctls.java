@@ -75,7 +75,7 @@ public final class ConntrackSysctls {
   }
 
   /**
-   * Upper bound of the per-core scaled value (upstream 1.36, #137002): on machines with many cores
+   * Upper bound of the per-core scaled value (upstream since 1.36, cmd/kube-proxy/app/conntrack.go): on machines with many cores
    * maxPerCore × CPUs reserved far more kernel memory than any node uses.
    */
   public static final int SCALED_CONNTRACK_MAX_CAP = 1_048_576;
@@ -138,20 +138,22 @@ public final class ConntrackSysctls {
     } catch (IOException e) {
       current = null;
     }
-    if (current != null && current >= max) {
+    if (current != null && current > max) {
       // The host (or its administrator) allows more connections already: lowering it would drop them.
       Log.info("Not lowering nf_conntrack_max", "current", current, "nfConntrackMax", max);
       return;
     }
-    try {
-      Log.info("Set sysctl", "entry", entry, "value", max);
-      sysctl.set(entry, max);
-    } catch (IOException e) {
-      // e.g. a container without the right to write it: the node still works with the host's limit
-      Log.error("Failed to set nf_conntrack_max; continuing with the host's value", e, "nfConntrackMax", max);
-      return;
-    }
     Log.info("Setting nf_conntrack_max", "nfConntrackMax", max);
+    if (current == null || current != max) {
+      try {
+        Log.info("Set sysctl", "entry", entry, "value", max);
+        sysctl.set(entry, max);
+      } catch (IOException e) {
+        // e.g. a container without the right to write it: the node still works with the host's limit
+        Log.error("Failed to set nf_conntrack_max; continuing with the host's value", e, "nfConntrackMax", max);
+        return;
+      }
+    }
     // The hashsize parameter is global: only raise it, and only when sysfs is writable.
     int hashsize = Sysctl.readInt(paths.hashsize());
     if (hashsize >= max / 4) {

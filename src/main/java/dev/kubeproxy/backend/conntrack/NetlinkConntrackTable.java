@@ -16,7 +16,7 @@ import java.util.List;
 
 /**
  * The conntrack table over ctnetlink (NETLINK_NETFILTER, subsystem NFNL_SUBSYS_CTNETLINK), as
- * upstream does since 1.32 (#126847) through vishvananda/netlink: a dump of one family, and
+ * upstream does since 1.32 (pkg/proxy/conntrack/conntrack.go, through vishvananda/netlink): a dump of one family, and
  * deletions by original tuple, zone and id, many per datagram. No conntrack binary.
  * Thread-safe (one exchange at a time).
  */

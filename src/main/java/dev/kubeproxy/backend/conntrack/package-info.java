@@ -5,7 +5,8 @@
  * ({@link dev.kubeproxy.backend.conntrack.ConntrackReconciler}, pkg/proxy/conntrack/cleanup.go
  * CleanStaleEntries) over netlink ({@link dev.kubeproxy.backend.conntrack.NetlinkConntrackTable}).
  *
- * <p>Called by the family proxier on its worker, after the backend's sync. May call: the proxy model's
- * value types, platform (netlink sockets, sysctls), metrics, logging.
+ * <p>Called by the family loop on the proxier verticle's worker, after the backend's sync. May call:
+ * model (the state and plan), config, metrics, host and host.netlink (sysctls, the netlink socket),
+ * net, logging; no other backend.
  */
 package dev.kubeproxy.backend.conntrack;

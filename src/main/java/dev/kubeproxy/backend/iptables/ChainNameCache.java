@@ -9,7 +9,7 @@ import java.util.Set;
 
 /**
  * The hashed chain names of each service port and of its endpoints, kept from one sync to the
- * next: at 10,000 Services × 10 a full sync would otherwise hash 110,000 names again. Not thread
+ * next, so that a full sync does not hash every service and endpoint chain name again. Not thread
  * safe: one per generator.
  */
 final class ChainNameCache {

@@ -24,6 +24,12 @@ public final class ChainNames {
   private static final String[] SERVICE_CHAIN_PREFIXES = {
     "KUBE-SVC-", "KUBE-SVL-", "KUBE-SEP-", "KUBE-FW-", "KUBE-EXT-"
   };
+  /**
+   * Chain shapes only older kube-proxies wrote (KUBE-XLB-: externalTrafficPolicy Local, up to
+   * v1.23). They are never active; left behind, one that jumps to a service chain the agent
+   * deletes would make every restore refuse that deletion, so they go with the stale chains.
+   */
+  private static final String[] OBSOLETE_CHAIN_PREFIXES = {"KUBE-XLB-"};
   private static final char[] BASE32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567".toCharArray();
 
   private final MessageDigest sha256;
@@ -63,6 +69,16 @@ public final class ChainNames {
       }
     }
     return new String(out);
+  }
+
+  /** A chain of an older kube-proxy's layout, deleted whenever it is found. */
+  public static boolean isObsoleteChain(String chain) {
+    for (String prefix : OBSOLETE_CHAIN_PREFIXES) {
+      if (chain.startsWith(prefix)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The "is this one of ours" test used for stale-chain deletion and cleanup. */

@@ -108,7 +108,7 @@ public final class IptablesCleanup {
       }
       if (table.equals("nat")) {
         for (String chain : existing) {
-          if (ChainNames.isServiceChain(chain)) {
+          if (ChainNames.isServiceChain(chain) || ChainNames.isObsoleteChain(chain)) {
             delete.add(chain);
           }
         }

@@ -33,7 +33,7 @@ import java.util.function.Supplier;
  * ({@link #prepare}: iptables-save, jump rules, nfacct counters at a full sync), build
  * ({@link RulesetGenerator}, over {@link NodePortIPs}), restore, and record (metrics, the rules monitor). A sync is full at
  * the first sync, after a failure, when the model asks (node labels changed), when the canary is
- * gone or the rules monitor saw a change, and once per syncPeriod (not in large clusters).
+ * gone or the rules monitor saw a change, and once an hour (not in large clusters: {@link FullSyncCadence}).
  * A restore the kernel refuses in a full sync is pinned on the Service owning the refused line,
  * which is left out while the others are synced again at once ({@link #sync}).
  *
@@ -42,7 +42,6 @@ import java.util.function.Supplier;
 public class IptablesProxier implements ProxyBackend {
   /** A bound on the restores one sync may try while it leaves refused Services out. */
   static final int MAX_REFUSED_PER_SYNC = 8;
-  private static final long NEVER = Long.MIN_VALUE;
 
   /** Whether a sync rewrites every service's chains or only the changed ones'. */
   enum SyncKind { FULL, PARTIAL }
@@ -92,8 +91,7 @@ public class IptablesProxier implements ProxyBackend {
   private SyncPlan pendingFull = SyncPlan.full("first sync");
   /** Service chains of the last applied ruleset: any of them not active any more is deleted. */
   private Set<String> appliedChains = Set.of();
-  private long lastStaleScanNanos = NEVER;
-  private long lastFullSyncNanos = NEVER;
+  private final FullSyncCadence cadence;
   /** --dry-run only: the last input printed (what /debug/services shows); an applied ruleset is not kept. */
   private volatile Ruleset lastPrinted;
 
@@ -137,6 +135,7 @@ public class IptablesProxier implements ProxyBackend {
     this.metrics = metrics;
     this.sysctls = sysctls;
     this.nodePorts = new NodePortIPs(settings, interfaceAddresses);
+    this.cadence = new FullSyncCadence(System::nanoTime, settings.syncPeriod());
   }
 
   @Override
@@ -244,7 +243,7 @@ public class IptablesProxier implements ProxyBackend {
     if (settings.dryRun()) {
       return dryRun(state);
     }
-    long start = System.nanoTime();
+    long start = cadence.now();
     IptablesTool t = tool();
     SyncPlan plan = plan(state);
     try {
@@ -261,7 +260,7 @@ public class IptablesProxier implements ProxyBackend {
       Log.v(2).info("iptables sync", "kind", plan.full() ? "full" : "partial", "reason", plan.reason(),
           "bytes", ruleset.text().length(), "generate", Duration.ofNanos(restoreStart - generateStart),
           "restore", Duration.ofNanos(System.nanoTime() - restoreStart));
-      return applied(plan, ruleset, start);
+      return withLeftoversRemoved(applied(plan, ruleset, start), known);
     } catch (RulesetRefused e) {
       restoreFailed(plan);
       throw e;
@@ -289,10 +288,8 @@ public class IptablesProxier implements ProxyBackend {
     if (state.fullSyncRequested()) {
       return SyncPlan.full(state.fullSyncReason().toString());
     }
-    if (!RulesetGenerator.largeClusterMode(state) && due(lastFullSyncNanos, settings.syncPeriod())) {
-      // A full sync every syncPeriod repairs anything a partial sync cannot see. Large clusters skip it,
-      // as upstream does since it became too costly there (#138571): a full restore takes seconds.
-      return SyncPlan.full("sync period");
+    if (cadence.periodicFullSyncDue(RulesetGenerator.largeClusterMode(state))) {
+      return SyncPlan.full("full sync period");
     }
     return SyncPlan.PARTIAL;
   }
@@ -319,12 +316,12 @@ public class IptablesProxier implements ProxyBackend {
       counters.ensure();
       if (tables != null) {
         known.addAll(IptablesTool.chainsOf(tables.getOrDefault("nat", "")));
-        lastStaleScanNanos = System.nanoTime();
+        cadence.staleScanned();
       }
-    } else if (!large || due(lastStaleScanNanos, settings.syncPeriod())) {
+    } else if (cadence.staleScanDue(large)) {
       try {
         known.addAll(IptablesTool.chainsOf(t.save("nat")));
-        lastStaleScanNanos = System.nanoTime();
+        cadence.staleScanned();
       } catch (IOException e) {
         Log.error("Failed to execute iptables-save: stale chains will not be deleted", e);
       }
@@ -349,6 +346,16 @@ public class IptablesProxier implements ProxyBackend {
         + " sync); the previous rules stay in place and a full sync follows: " + e.getMessage();
   }
 
+  /** Chains of an older kube-proxy's layout that the applied input deleted, logged and reported for an event. */
+  private SyncResult withLeftoversRemoved(SyncResult result, Set<String> known) {
+    List<String> removed = known.stream().filter(ChainNames::isObsoleteChain).sorted().toList();
+    if (removed.isEmpty()) {
+      return result;
+    }
+    Log.info("Removed chains left by an older kube-proxy", "ipFamily", settings.family(), "chains", removed);
+    return result.withRemovedLeftovers(removed);
+  }
+
   private void restoreFailed(SyncPlan plan) {
     pendingFull = SyncPlan.full("previous sync failed");
     metrics.incIptablesRestoreFailures(settings.family().name());
@@ -361,7 +368,7 @@ public class IptablesProxier implements ProxyBackend {
   private SyncResult applied(SyncPlan plan, Ruleset ruleset, long start) {
     pendingFull = null;
     if (plan.full()) {
-      lastFullSyncNanos = start;
+      cadence.fullSynced(start);
     }
     appliedChains = ruleset.activeNatChains();
     monitor.applied(ruleset.text());
@@ -378,15 +385,13 @@ public class IptablesProxier implements ProxyBackend {
         ruleset.noLocalEndpointsInternal(), ruleset.noLocalEndpointsExternal());
   }
 
-  private static boolean due(long lastNanos, Duration period) {
-    return lastNanos == NEVER || System.nanoTime() - lastNanos >= period.toNanos();
-  }
-
   private SyncResult dryRun(ProxyState state) {
     IptablesTool probe = new IptablesTool(runner, settings.family(), IptablesBackend.LEGACY);
     int[] version = probe.version();
     boolean randomFully = version == null || probe.supportsRandomFully();
-    Ruleset ruleset = generator.generate(options(randomFully), state, true, null);
+    // Printed as a host where the real run finds its nfacct counters would get it: with the
+    // counting rules, although the dry run creates no counter.
+    Ruleset ruleset = generator.generate(options(randomFully).withNfacctCounters(NfacctCounters.ALL), state, true, null);
     lastPrinted = ruleset;
     settings.dryRunOutput().print("# " + (settings.family() == IpFamily.IPv6 ? "ip6tables" : "iptables")
         + "-restore --noflush --counters input (dry run, nothing applied)\n");

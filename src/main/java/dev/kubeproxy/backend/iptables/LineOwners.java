@@ -5,7 +5,7 @@ import java.util.Arrays;
 
 /**
  * Which service port wrote each line of a restore input, so that a line iptables-restore refuses
- * names the Service to leave out (issue 15 item 5) instead of failing every Service's rules. Per
+ * names the Service to leave out instead of failing every Service's rules. Per
  * section (filter rules, nat chain declarations, nat rules), the first line of each service port's
  * block in generation order, and where the last block ends.
  */

@@ -21,6 +21,8 @@ public final class NfacctCounters implements AutoCloseable {
   public static final String CT_STATE_INVALID_DROPPED = "ct_state_invalid_dropped_pkts";
   /** Upstream metrics.LocalhostNodePortAcceptedNFAcctCounter. */
   public static final String LOCALHOST_NODEPORT_ACCEPTED = "localhost_nps_accepted_pkts";
+  /** Every counter the ruleset's rules count into. */
+  public static final java.util.Set<String> ALL = java.util.Set.of(CT_STATE_INVALID_DROPPED, LOCALHOST_NODEPORT_ACCEPTED);
 
   private static final int NFNL_SUBSYS_ACCT = 7;
   private static final int NFNL_MSG_ACCT_NEW = 0;

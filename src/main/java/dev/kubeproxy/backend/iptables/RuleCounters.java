@@ -3,7 +3,6 @@ package dev.kubeproxy.backend.iptables;
 import dev.kubeproxy.logging.Log;
 import java.io.IOException;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
 
@@ -40,7 +39,7 @@ final class RuleCounters {
       return;
     }
     Set<String> ensured = new HashSet<>();
-    for (String counter : List.of(NfacctCounters.CT_STATE_INVALID_DROPPED, NfacctCounters.LOCALHOST_NODEPORT_ACCEPTED)) {
+    for (String counter : new java.util.TreeSet<>(NfacctCounters.ALL)) {
       try {
         nfacct.ensure(counter);
         ensured.add(counter);

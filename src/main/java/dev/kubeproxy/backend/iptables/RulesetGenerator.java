@@ -139,7 +139,7 @@ public final class RulesetGenerator {
     if (knownNatChains != null) {
       Set<String> stale = new TreeSet<>();
       for (String chain : knownNatChains) {
-        if (!active.contains(chain) && ChainNames.isServiceChain(chain)) {
+        if (!active.contains(chain) && (ChainNames.isServiceChain(chain) || ChainNames.isObsoleteChain(chain))) {
           stale.add(chain);
         }
       }

@@ -20,8 +20,9 @@
  * </ul>
  *
  * <p>Owns: one family's iptables state (the tool in use, the chains applied, the next sync's kind);
- * called only through {@link dev.kubeproxy.model.ProxyBackend} on the family proxier's worker. May call:
- * {@code dev.kubeproxy.runtime.AgentContext} (what the agent shares), the proxy model's value types (ProxyState, ServicePortPlan, SyncResult), platform (commands, sysctls,
- * addresses), metrics, logging; nothing in nftables, cluster or health.
+ * called only through {@link dev.kubeproxy.model.ProxyBackend} on the proxier verticle's worker. May
+ * call: model (ProxyState, ServicePortPlan, SyncResult), backend.netfilter (the iptables tool and
+ * the sysctls shared with ipvs), config, metrics, host and host.netlink, net, logging; nothing in
+ * the other backends, cluster, runtime or the HTTP servers.
  */
 package dev.kubeproxy.backend.iptables;

@@ -119,7 +119,7 @@ public final class IpvsProxier implements ProxyBackend {
       Log.error("Can't set sysctl, kernel version doesn't satisfy minimum version requirements", "sysctl",
           "net/ipv4/vs/conn_reuse_mode", "minimumKernelVersion", "4.1");
     } else if (kernel != null && !less(kernel, 5, 9)) {
-      Log.v(2).info("Left as-is", "sysctl", "net/ipv4/vs/conn_reuse_mode"); // kubernetes#93297: fixed in 5.9
+      Log.v(2).info("Left as-is", "sysctl", "net/ipv4/vs/conn_reuse_mode"); // the kernel's conn_reuse_mode fix (5.9): pkg/proxy/ipvs/proxier.go NewProxier
     } else {
       ensureSysctl("net/ipv4/vs/conn_reuse_mode", 0);
     }

@@ -244,7 +244,7 @@ public final class IpvsRulesetGenerator {
 
   /**
    * upstream syncEndpoint's choice: local endpoints for a node-local policy when there are some,
-   * otherwise the cluster endpoints (kubernetes#97081: pods on this node can still reach the service;
+   * otherwise the cluster endpoints (pods on this node can still reach the service;
    * external traffic would get answers from the pod's address and be dropped).
    */
   private static void add(Build b, ServicePortPlan plan, VirtualServer vs, boolean onlyNodeLocal) {
@@ -332,7 +332,8 @@ public final class IpvsRulesetGenerator {
         + " --ctstate RELATED,ESTABLISHED -j ACCEPT");
     filter.add("-A KUBE-NODE-PORT -m comment --comment " + b.sets.get(IpSets.HEALTH_CHECK_NODE_PORT).quotedComment()
         + " -m set --match-set " + b.name(IpSets.HEALTH_CHECK_NODE_PORT) + " dst -j ACCEPT");
-    // Service IPs on kube-ipvs0 answer only for their service ports (kubernetes#72236).
+    // Service IPs on kube-ipvs0 answer only for their service ports (pkg/proxy/ipvs/proxier.go
+    // writeIptablesRules, the KUBE-IPVS-FILTER chain).
     for (String set : List.of(IpSets.LOAD_BALANCER, IpSets.CLUSTER_IP, IpSets.EXTERNAL_IP, IpSets.EXTERNAL_IP_LOCAL)) {
       filter.add("-A KUBE-IPVS-FILTER -m set --match-set " + b.name(set) + " dst,dst -j RETURN");
     }

@@ -8,9 +8,9 @@
  * dev.kubeproxy.backend.ipvs.IpvsRulesReader} reads one port's programmed state back for
  * /debug/services; {@link dev.kubeproxy.backend.ipvs.IpvsCleanup} removes the mode's leftovers.
  *
- * <p>Owns: one family's IPVS state, run on the proxier's worker context like every backend. May
- * call: proxy (the model and the plan), proxy.iptables (the iptables tool and chain conventions it
- * shares with iptables mode), platform (netlink, commands), config (the ipvs section), logging, and
- * the agent's context (command runner, metrics, the iptables backend choice).
+ * <p>Owns: one family's IPVS state, run on the proxier verticle's worker context like every backend.
+ * May call: model (the state and the plan), backend.netfilter (the iptables tool and sysctls it
+ * shares with iptables mode), config (the ipvs section), metrics, host and host.netlink (commands,
+ * the netlink socket), net, logging; not the iptables or nftables backend.
  */
 package dev.kubeproxy.backend.ipvs;

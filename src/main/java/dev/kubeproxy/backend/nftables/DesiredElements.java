@@ -12,10 +12,8 @@ import java.util.function.Consumer;
  * One set's or map's desired elements in the reader's forms, found by key form as the kernel's
  * are read. The elements are taken one at a time and only their forms kept, in one
  * {@link FormArena} with an open-addressing table of indexes. One instance serves every set of
- * every resync of a table and keeps its arrays: at 10,000 Services × 10 the elements of a set,
- * their forms as strings and a map of entries held tens of megabytes for the length of the set's
- * read, long enough for the collector to promote them, and the old generation then needed a full
- * collection every few resyncs; the arrays kept instead hold about 7 MB.
+ * every resync of a table and keeps its arrays: a large set's elements, forms and entries made
+ * afresh would live through the set's read, be promoted, and force full collections.
  */
 final class DesiredElements {
   private final FormArena arena = new FormArena();

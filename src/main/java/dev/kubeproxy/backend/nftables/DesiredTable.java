@@ -22,16 +22,15 @@ import java.util.function.Consumer;
  * The whole table as the model wants it, in the shape a reconcile compares with the kernel's:
  * chains with their rules, sets and maps with their elements. The service ports' parts are held by
  * reference (their rule lists, their endpoint blocks), and an endpoint-ranges shard's elements are
- * made from its blocks only when they are asked for, one shard at a time. A transaction of the
- * whole table held 234,000 operations and 100,000 made elements (21 MB at 10,000 Services × 10)
- * for the length of the resync: the collector moved them to the old generation, which then had
- * to be collected in full on every resync.
+ * made from its blocks only when they are asked for, one shard at a time: a transaction of the
+ * whole table would hold every operation and element for the length of the resync, long enough to
+ * be promoted and collected in full on every resync.
  */
 final class DesiredTable {
   private final Map<String, Chain> chains = new LinkedHashMap<>();
   private final Map<String, List<Rule>> rules = new HashMap<>();
   private final Map<String, NftObject> containers = new LinkedHashMap<>();
-  /** Each container's elements in the order added (lists, not maps: 120,000 of them at 10,000 Services). */
+  /** Each container's elements in the order added (lists, not maps: a large table has very many). */
   private final Map<String, List<Element>> elements = new HashMap<>();
   /** Each endpoint-ranges shard's blocks, in the order added. */
   private final Map<String, List<ServicePortRules.EndpointBlock>> blocks = new HashMap<>();

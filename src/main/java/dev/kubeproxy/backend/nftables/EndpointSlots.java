@@ -19,15 +19,14 @@ import java.util.Set;
  * the same endpoint for the same draw, each with probability 1/N. M is {@link #MODULUS} (divisible
  * by every N up to 18 and many more), so the rule does not change when a Service gains or loses an
  * endpoint: only elements change. A rule change would make the kernel revalidate the whole table
- * (nf_tables_validate walks every chain reachable from the base chains through the 10,000-element
- * service-ips map: 9–10 ms at 10,000 Services), element changes of a map without verdicts do not.
+ * (nf_tables_validate walks every chain reachable from the base chains through the service-ips
+ * map), element changes of a map without verdicts do not.
  * An N that does not divide M gets M = N (keys of width one), and its rule changes with N.
  *
  * <p>Why shards of {@link #REGIONS} regions: adding an element to a map costs the kernel a walk
  * over the rules bound to it (nft_add_set_elem), so one map for all chains made a full load cost
- * elements × chains (13 s of 14 s at 10,000 Services × 10). A shard is bound by at most 64 chains,
- * which keeps that walk short, and there are few enough shards (157 at 10,000 Services) that
- * looking them up by name stays cheap as well.
+ * elements × chains, most of a large full load. A shard is bound by at most 64 chains, which keeps
+ * that walk short, and there are few enough shards that looking them up by name stays cheap.
  */
 final class EndpointSlots {
   /** Divisible by 1 to 18, 20, 21, 22, 24, 26, 28, 30, 32, …: 2^5 × 3^2 × 5 × 7 × 11 × 13 × 17. */

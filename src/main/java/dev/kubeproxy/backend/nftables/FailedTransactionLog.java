@@ -11,7 +11,7 @@ import java.time.Instant;
 /**
  * Logs the whole text of a transaction the kernel refused, at -v=4 and at most once a day, as
  * upstream does since v1.33 (pkg/proxy/nftables/proxier.go, Proxier.logFailure, with a token
- * bucket of one per 24 hours made in NewProxier; kubernetes#128886). A refused transaction usually
+ * bucket of one per 24 hours made in NewProxier). A refused transaction usually
  * keeps being refused on every retry; one copy a day keeps a dump in logs that roll over without
  * flooding them.
  */

@@ -30,11 +30,11 @@ public final class FixedRuleset {
 
   /**
    * The base chains in table order, with the layout of upstream v1.34
-   * (pkg/proxy/nftables/proxier.go, nftablesBaseChains; kubernetes#132456): only the
+   * (pkg/proxy/nftables/proxier.go, nftablesBaseChains): only the
    * LoadBalancerSourceRanges check still runs before DNAT ("-pre-dnat", dstnat - 10); the
    * no-endpoint drop/reject and the ClusterIP checks run at filter priority 0, after DNAT, so that
    * local traffic to an external address, which the nat chains short-circuit to the endpoints, is
-   * not dropped for lack of local endpoints (kubernetes#131765).
+   * not dropped for lack of local endpoints.
    */
   static final List<Chain> BASE_CHAINS = List.of(
       Chain.base("filter-prerouting-pre-dnat", "filter", "prerouting", DSTNAT - 10),

@@ -38,8 +38,9 @@ import java.util.function.Supplier;
  * whole desired table with the one read back, {@link TableReconciler}), commit ({@link Committer}:
  * netlink or nft, with the generation readings that let a periodic resync skip the read-back),
  * and record ({@link AppliedTable}, {@link StaleChains}). The first sync of the process writes the
- * whole table; later full syncs (every syncPeriod, after a failure, on a ServiceCIDR change) read
- * it back and send only the differences, which also repairs changes made behind the agent's back;
+ * whole table; later full syncs (once an hour as upstream's, after a failure, on a ServiceCIDR
+ * change, and when the commit generation checked every syncPeriod shows that someone else wrote)
+ * read it back and send only the differences, which also repairs changes made behind the agent's back;
  * the syncs in between send only what changed in the model. Chains no longer used are flushed at
  * once and deleted at least one second later. When the kernel refuses a full sync, the service
  * ports whose objects it refuses are left out and the others synced again at once
@@ -68,8 +69,12 @@ public class NftablesProxier implements ProxyBackend {
   private Transaction lastTransaction;
   /** Whether the last full sync was a reconcile (kernel read and only differences sent). */
   private boolean reconciled;
+  /** Whether the table was verified at the last drift check (or by the reconcile since). */
+  private boolean verifiedAtLastCheck;
   /** The generation at which the current full sync listed the table (-1: not listed or not read). */
   private long listedAt = -1;
+  /** The listeners of localhost NodePorts, null unless {@link #serveLocalhostNodePorts} enabled them. */
+  private LocalNodePortProxy localhostNodePorts;
   /** Feature gate NFTablesNetlink (on unless the public constructor was told otherwise). */
   private boolean netlinkGate = true;
 
@@ -170,7 +175,30 @@ public class NftablesProxier implements ProxyBackend {
   @Override
   public synchronized SyncResult sync(ProxyState state) throws SyncException {
     failures.syncStarts();
-    return syncWithout(state).withRefused(failures.takeRefused());
+    SyncResult result = syncWithout(state).withRefused(failures.takeRefused());
+    if (localhostNodePorts != null) {
+      localhostNodePorts.sync(LocalNodePortProxy.specs(state));
+    }
+    return result;
+  }
+
+  /**
+   * Feature gate KubeProxyNFTablesLocalhostNodePorts (pkg/proxy/nftables/proxier.go NewProxier): TCP
+   * NodePorts are served on 127.0.0.1 or ::1 by a userspace proxy when nodePortAddresses names a
+   * loopback CIDR of this family explicitly; a /0 ("all") does not count (NodePortAddresses.ContainsExplicitLoopback).
+   * Nothing is listened on in a dry run.
+   *
+   * @return whether localhost NodePorts are served
+   */
+  public synchronized boolean serveLocalhostNodePorts() {
+    if (settings.dryRun() || !LocalNodePortProxy.explicitLoopback(settings.nodePortAddresses())) {
+      return false;
+    }
+    if (localhostNodePorts == null) {
+      Log.info("Serving localhost NodePorts through a userspace proxy", "ipFamily", settings.family());
+      localhostNodePorts = new LocalNodePortProxy(settings.family(), clock);
+    }
+    return true;
   }
 
   /** One attempt without the refused service ports: plan, build, commit, record. */
@@ -178,7 +206,7 @@ public class NftablesProxier implements ProxyBackend {
     ProxyState state = failures.withoutRefused(unfiltered);
     Instant start = clock.instant();
     deleteStaleChains(start);
-    SyncPlan plan = planner.plan(state.serviceCIDRs(), start, syncPeriod(), committer.reader() != null,
+    SyncPlan plan = planner.plan(state.serviceCIDRs(), start, SyncSettings.FULL_SYNC_PERIOD, committer.reader() != null,
         this::tableUnchangedByOthers);
     Transaction tx = null;
     boolean viaNetlink = false;
@@ -199,6 +227,7 @@ public class NftablesProxier implements ProxyBackend {
     planner.succeeded(plan, start, state.serviceCIDRs());
     if (plan.full() && reconciled) {
       committer.reconciled(listedAt, !tx.isEmpty());
+      verifiedAtLastCheck = true;
     }
     if (Log.enabled(4)) {
       Log.v(4).info("nftables sync done", "kind", plan.full() ? (reconciled ? "reconcile" : "full") : "partial",
@@ -209,9 +238,25 @@ public class NftablesProxier implements ProxyBackend {
         applied.noLocalExternal());
   }
 
-  private Duration syncPeriod() {
-    return settings.syncPeriod() == null || settings.syncPeriod().isZero()
-        ? SyncSettings.DEFAULT_SYNC_PERIOD : settings.syncPeriod();
+  /**
+   * The cheap check between the hourly full syncs, every syncPeriod: one reading of nf_tables'
+   * commit generation tells whether anyone else has committed since the table was last verified.
+   * Without a generation to read nothing is checked, and the hourly full sync repairs, as upstream's.
+   */
+  @Override
+  public synchronized boolean rulesDisturbed() {
+    if (settings.dryRun() || !verifiedAtLastCheck) {
+      verifiedAtLastCheck = !settings.dryRun() && committer.unchangedByOthers();
+      return false;
+    }
+    verifiedAtLastCheck = committer.unchangedByOthers();
+    if (verifiedAtLastCheck || committer.generation() < 0) {
+      return false;
+    }
+    Log.warn("nftables table was changed by something else; the next sync reads it back", "ipFamily",
+        settings.family());
+    planner.reconcileNext("table changed by something else");
+    return true;
   }
 
   /** True when this family's table was verified, nobody else has committed since and the NodePort addresses are the same. */
@@ -289,6 +334,9 @@ public class NftablesProxier implements ProxyBackend {
   /** Deletes the kube-proxy table of this family; harmless when it is not there. */
   @Override
   public synchronized void cleanup() throws SyncException {
+    if (localhostNodePorts != null) {
+      localhostNodePorts.shutdown();
+    }
     try {
       nft.run(new Transaction().delete(new Table(null)));
     } catch (NftablesException e) {

@@ -56,7 +56,7 @@ public final class NftablesSupportCheck {
       throw new UnsupportedException("kube-proxy in nftables mode requires nft 1.0.1 or later, found "
           + version.stdout().strip());
     }
-    // As upstream since v1.33 (pkg/proxy/nftables/proxier.go, getNFTablesInterface, kubernetes#130401):
+    // As upstream since v1.33 (pkg/proxy/nftables/proxier.go, getNFTablesInterface):
     // only a non-empty value skips the check; unset and "" (e.g. an empty env entry in a Pod spec) check.
     if (skipKernelCheck == null || skipKernelCheck.isEmpty()) {
       int[] kernel = parseKernel(kernelRelease);

@@ -4,8 +4,8 @@ import java.util.Arrays;
 
 /**
  * The decimal text of ports, one String per number, shared by every element a service port keeps
- * that names it: at 10,000 Services × 10 endpoints the hairpin elements alone name the same few
- * target ports 100,000 times. Owned by one proxier (not thread-safe).
+ * that names it: the hairpin elements alone name the same few target ports once per endpoint.
+ * Owned by one proxier (not thread-safe).
  */
 final class NumberTexts {
   private static final int LIMIT = 1 << 16;

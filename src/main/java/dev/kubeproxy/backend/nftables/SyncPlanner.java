@@ -8,7 +8,7 @@ import java.util.function.BooleanSupplier;
 /**
  * Chooses each nftables sync's {@link SyncKind}: a load first, a rewrite after a failed full sync,
  * a reconcile after a failed partial sync, when asked, when the ServiceCIDRs change and once per
- * sync period (skipped while nobody else has touched the table), else a partial sync. The one
+ * full sync period (an hour; skipped while nobody else has touched the table), else a partial sync. The one
  * state value is the kind the next sync must at least be.
  */
 final class SyncPlanner {

@@ -23,8 +23,8 @@ import java.util.function.Supplier;
 /**
  * A {@link TableReader} whose read runs on a thread of its own from the moment it is started, so
  * that the kernel's dumps (and the parsing of what they return) overlap the building of the desired
- * table and its comparison on the caller's thread: at 10,000 Services each side is ~0.3–0.4 s of
- * CPU, and a node has more than one core. What the read finds is handed over in batches
+ * table and its comparison on the caller's thread: both sides cost about the same CPU, and a node
+ * has more than one core. What the read finds is handed over in batches
  * ({@link VisitBatch}) from a bounded pool, so it is never held whole. The forms are the underlying
  * reader's.
  *
@@ -33,16 +33,16 @@ import java.util.function.Supplier;
  */
 final class TableReadAhead implements TableReader, AutoCloseable {
   /**
-   * At most this many batches exist (about 130,000 visits): the read can run a whole set of
-   * 10,000 Services × 10 ahead while the caller builds that set's desired forms. With 8 batches of
-   * 256 visits the reading thread spent ~0.26 s of a 0.5 s resync blocked.
+   * At most this many batches exist: enough for the read to run a whole large set ahead while the
+   * caller builds that set's desired forms; with few batches the reading thread waits most of a
+   * resync.
    */
   private static final int MAX_BATCHES = 128;
 
   /**
    * The batches that the reads of one table reuse, one read at a time: made as a read first needs
    * them, and kept (each read's own would live long enough to be promoted, a full collection every
-   * few resyncs at 10,000 Services).
+   * few resyncs of a large table).
    */
   static final class Batches {
     private final List<VisitBatch> made = new ArrayList<>();

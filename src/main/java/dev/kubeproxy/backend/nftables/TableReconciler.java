@@ -34,8 +34,7 @@ import java.util.Set;
  *
  * <p>It compares while the table is read ({@link TableVisitor}): each rule and each element is
  * checked as it arrives and only the differences are kept, so the table read back is never held
- * whole beside the desired one (at 10,000 Services that pair kept the collector busy for about as
- * long as the comparison itself).
+ * whole beside the desired one (a pair the collector would have to work through at every resync).
  */
 final class TableReconciler implements TableVisitor {
   /** A kernel chain's rules so far: how many, and whether each was the desired one at its place. */

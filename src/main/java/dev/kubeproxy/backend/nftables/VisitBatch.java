@@ -11,8 +11,7 @@ import java.util.function.Consumer;
  * Visits of a table read waiting to be handed to another thread ({@link TableReadAhead}), in order.
  * An element's forms are copied into the batch's own arrays instead of being held as objects, and
  * the batch is reused once handed over: a read can then run a whole set ahead of the thread that
- * compares (100,000 elements at 10,000 Services) without making anything for the collector to
- * promote.
+ * compares without making anything for the collector to promote.
  */
 final class VisitBatch {
   /** Stands for the next element of the batch among its events. */

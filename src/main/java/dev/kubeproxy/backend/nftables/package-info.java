@@ -32,7 +32,8 @@
  * and affinity sets unchanged.
  *
  * <p>Syncs ({@link dev.kubeproxy.backend.nftables.NftablesProxier} coordinates): the first sync of
- * the process loads the whole table in one transaction. Every syncPeriod, after a failure and when
+ * the process loads the whole table in one transaction. Once an hour, after a failure, when the
+ * commit generation checked every syncPeriod shows another writer, and when
  * the ServiceCIDRs change, a full sync reads the table back over netlink
  * ({@link dev.kubeproxy.backend.nftables.objects.TableReader}, on a thread of its own while the desired
  * table is built: {@link dev.kubeproxy.backend.nftables.TableReadAhead}), compares every rule and
@@ -46,10 +47,10 @@
  * Committer (netlink or nft, and the commit generations), StaleChains, SyncFailures (counters and
  * the service ports the kernel refuses).
  *
- * <p>Owns: one family's kube-proxy table and its sync state, on the proxier's worker (and, during a
- * reconcile, the reading thread that dumps the table). May call: the proxy model and plan
- * (ProxyState, ServicePortPlan, SyncResult), proxy.nftables.netlink, platform (commands,
- * addresses), config (sync settings), metrics, logging; nothing in iptables, ipvs, cluster or
- * health.
+ * <p>Owns: one family's kube-proxy table and its sync state, on the proxier verticle's worker (and,
+ * during a reconcile, the reading thread that dumps the table). May call: model (ProxyState,
+ * ServicePortPlan, SyncResult), backend.nftables.objects and backend.nftables.netlink, config (sync
+ * settings), metrics, host (commands, addresses), net, logging; nothing in the iptables or ipvs
+ * backend, cluster, runtime or the HTTP servers.
  */
 package dev.kubeproxy.backend.nftables;

@@ -9,8 +9,8 @@ import java.util.Set;
 
 /**
  * Reads the lean objects straight from a JSON or YAML parser (an API list item or watch object, or
- * a --manifests document), without building a tree first: at 10,000 Services the trees were most
- * of the initial load's reading time and garbage. Like upstream's Go decoder it ignores fields it
+ * a --manifests document), without building a tree first: a tree per object would be most of the
+ * initial load's reading time and garbage. Like upstream's Go decoder it ignores fields it
  * does not know and refuses a known field of the wrong type (a port "eighty"): the object is still
  * read as far as it goes (its name, for the report) and comes back with a problem naming the field.
  * Values repeated across many objects (namespaces, node names, zones, protocols, port names, label

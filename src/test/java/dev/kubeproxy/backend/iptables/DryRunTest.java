@@ -44,9 +44,11 @@ class DryRunTest {
     assertTrue(result.full());
     String printed = bytes.toString(StandardCharsets.UTF_8);
     String expected = "# iptables-restore --noflush --counters input (dry run, nothing applied)\n"
-        + new RulesetGenerator().generate(Fixtures.options(IpFamily.IPv4, clusterCidr("10.244.0.0/16")), st, true,
-            null).payload();
+        + new RulesetGenerator().generate(Fixtures.options(IpFamily.IPv4, clusterCidr("10.244.0.0/16"))
+            .withNfacctCounters(NfacctCounters.ALL), st, true, null).payload();
     assertEquals(expected, printed);
+    // as on a host where the real run finds its nfacct counters, though the dry run creates none
+    assertTrue(printed.contains("--ctstate INVALID -m nfacct --nfacct-name ct_state_invalid_dropped_pkts -j DROP"), printed);
     assertEquals(List.of(), List.of(sysctlRoot.toFile().list()), "no sysctl written in a dry run");
   }
 }

@@ -268,7 +268,7 @@ class NftablesKernelTest {
     }
     p.sync(m.state());
     String before = list("table ip kube-proxy");
-    clock.advance(Duration.ofSeconds(31));
+    clock.advance(Duration.ofMinutes(61));
     assertTrue(p.sync(m.state()).full());
     assertTrue(p.lastFullSyncReconciled());
     assertEquals("", p.lastTransaction().render(IpFamily.IPv4), "an unchanged table compares equal, elements and all");
@@ -282,7 +282,7 @@ class NftablesKernelTest {
       assertTrue(r.ok(), cmd + ": " + r.stderr());
     }
     assertFalse(list("table ip kube-proxy").equals(before));
-    clock.advance(Duration.ofSeconds(31));
+    clock.advance(Duration.ofMinutes(61));
     assertTrue(p.sync(m.state()).full());
     assertTrue(p.lastFullSyncReconciled());
     String tx = p.lastTransaction().render(IpFamily.IPv4);
@@ -302,7 +302,7 @@ class NftablesKernelTest {
     String before = list("table ip kube-proxy");
     CommandRunner.Result r = inNs.run(List.of("nft", "delete table ip kube-proxy"));
     assertTrue(r.ok(), r.stderr());
-    clock.advance(Duration.ofSeconds(31));
+    clock.advance(Duration.ofMinutes(61));
     assertTrue(p.sync(m.state()).full());
     assertFalse(p.lastFullSyncReconciled(), "nothing to compare with: the table is loaded whole");
     assertEquals(before, list("table ip kube-proxy"));
@@ -316,7 +316,7 @@ class NftablesKernelTest {
         .sourceRanges("fd00:198::/64"), ready("fd00:10:244::5", 8080, true), ready("fd00:10:244::6", 8080, false));
     m.serviceCIDRs = List.of("fd00:10:96::/112");
     p.sync(m.state());
-    clock.advance(Duration.ofSeconds(31));
+    clock.advance(Duration.ofMinutes(61));
     assertTrue(p.sync(m.state()).full());
     assertEquals("", p.lastTransaction().render(IpFamily.IPv4), "nothing differs: nothing is sent");
   }

@@ -243,31 +243,41 @@ class NftablesNetlinkTest {
     assertTrue(p4.sync(m4.state()).full());
     assertTrue(p6.sync(m6.state()).full());
 
-    clock.advance(Duration.ofSeconds(31));
+    clock.advance(Duration.ofMinutes(61));
     assertTrue(p4.sync(m4.state()).full(), "the first resync after a load reads the table back");
     assertTrue(p6.sync(m6.state()).full());
     assertEquals(1, nft4.reads());
     m6.endpoints(web, ready("fd00:10:244::5", 8080, true), ready("fd00:10:244::6", 8080, true));
     assertFalse(p6.sync(m6.state()).full(), "the agent's own commits keep both tables verified");
 
-    clock.advance(Duration.ofSeconds(31));
+    clock.advance(Duration.ofMinutes(61));
     assertFalse(p4.sync(m4.state()).full(), "nobody else committed: no listing");
     assertFalse(p6.sync(m6.state()).full());
     assertEquals(1, nft4.reads());
     assertEquals(1, nft6.reads());
 
-    // Someone else changes the IPv4 table: the next resync reads it back and repairs it.
+    // The check every syncPeriod reads only the generation; between the hourly full syncs, a sync
+    // is partial while nobody else writes.
+    assertFalse(p4.rulesDisturbed());
+    assertFalse(p6.rulesDisturbed());
+    clock.advance(Duration.ofSeconds(31));
+    assertFalse(p4.sync(m4.state()).full(), "one syncPeriod on, no full sync");
+
+    // Someone else changes the IPv4 table: the next check sees it, and the sync it asks for reads
+    // the table back and repairs it, long before the hour is over.
     String before = table(in, IpFamily.IPv4);
     CommandRunner.Result r = in.run(List.of("nft", "flush chain ip kube-proxy " + ChainNames.serviceChain(web)));
     assertTrue(r.ok(), r.stderr());
     clock.advance(Duration.ofSeconds(31));
+    assertTrue(p4.rulesDisturbed(), "another writer's commit is seen within one syncPeriod");
     assertTrue(p4.sync(m4.state()).full());
     assertEquals(2, nft4.reads());
     assertEquals(before, table(in, IpFamily.IPv4), "the resync restored the flushed chain");
-    assertTrue(p6.sync(m6.state()).full(), "a commit by someone else unverifies every family");
+    assertTrue(p6.rulesDisturbed(), "a commit by someone else unverifies every family");
+    assertTrue(p6.sync(m6.state()).full());
     assertEquals(2, nft6.reads());
 
-    clock.advance(Duration.ofSeconds(31));
+    clock.advance(Duration.ofMinutes(61));
     assertFalse(p4.sync(m4.state()).full(), "verified again by that resync");
     assertEquals(2, nft4.reads());
     assertEquals(0, metrics.syncFailures.get());
@@ -301,7 +311,7 @@ class NftablesNetlinkTest {
     p.sync(m.state());
     String loaded = table(in, family);
 
-    clock.advance(Duration.ofSeconds(31));
+    clock.advance(Duration.ofMinutes(61));
     assertTrue(p.sync(m.state()).full());
     assertEquals(1, netlink.reads());
     assertEquals(1, netlink.batches(), "an untouched table compares equal: nothing sent after the load");
@@ -319,7 +329,7 @@ class NftablesNetlinkTest {
     assertTrue(r.ok(), r.stderr());
     assertFalse(table(in, family).equals(loaded));
 
-    clock.advance(Duration.ofSeconds(31));
+    clock.advance(Duration.ofMinutes(61));
     assertTrue(p.sync(m.state()).full());
     assertEquals(2, netlink.reads());
     assertEquals(loaded, table(in, family), "the resync rewrote the edited chain");

@@ -80,7 +80,7 @@ class NftablesResyncTest {
 
   /** Runs the periodic resync, then (after the grace period) the sync that deletes unexpected chains. */
   private void periodicResync(Model m) throws Exception {
-    clock.advance(Duration.ofSeconds(31));
+    clock.advance(Duration.ofMinutes(61));
     assertTrue(proxier.sync(m.state()).full());
     assertTrue(proxier.lastFullSyncReconciled());
     clock.advance(Duration.ofSeconds(2));
@@ -100,7 +100,7 @@ class NftablesResyncTest {
     Model m = populated(new Random(1));
     proxier.sync(m.state());
     String before = fake.dump();
-    clock.advance(Duration.ofSeconds(31));
+    clock.advance(Duration.ofMinutes(61));
     assertTrue(proxier.sync(m.state()).full());
     assertEquals("", proxier.lastTransaction().render(IpFamily.IPv4), "nothing differs: nothing is sent");
     assertEquals(before, fake.dump());
@@ -123,7 +123,7 @@ class NftablesResyncTest {
   void ruleEditedInPlaceIsRestoredOnceTheChainWasSeen() throws Exception {
     Model m = populated(new Random(3));
     proxier.sync(m.state());
-    clock.advance(Duration.ofSeconds(31));
+    clock.advance(Duration.ofMinutes(61));
     proxier.sync(m.state()); // first resync: reads the kernel's form of every chain
     String chain = serviceChain();
     List<String> rules = fake.rules(chain);
@@ -142,14 +142,14 @@ class NftablesResyncTest {
     proxier.sync(m.state());
     fake.tamper(new Transaction().add(Element.ofSet("cluster-ips", "10.96.98.1")));
     fake.failWhenLineContains("delete element ip kube-proxy cluster-ips");
-    clock.advance(Duration.ofSeconds(31));
+    clock.advance(Duration.ofMinutes(61));
     org.junit.jupiter.api.Assertions.assertThrows(dev.kubeproxy.model.ProxyBackend.SyncException.class,
         () -> proxier.sync(m.state()));
     assertTrue(proxier.sync(m.state()).full());
     assertFalse(proxier.lastFullSyncReconciled(), "the sync after a failed reconcile rewrites everything");
     assertEquals(freshFullDump(m), withResolvedEndpointMap(fake.dump()));
     fake.failWhenLineContains(null);
-    clock.advance(Duration.ofSeconds(31));
+    clock.advance(Duration.ofMinutes(61));
     assertTrue(proxier.sync(m.state()).full());
     assertTrue(proxier.lastFullSyncReconciled());
   }

@@ -148,7 +148,7 @@ final class ExpressionForms {
   /**
    * The attributes in buf[from, to), three ints each: type (without the nested and byte-order
    * bits), start and end of the value. One array per level, not one per attribute: a read-back
-   * at 10,000 Services walks millions of them.
+   * walks every attribute of every rule.
    */
   static int[] attributes(byte[] buf, int from, int to) {
     int count = 0;

@@ -20,15 +20,14 @@ import java.util.function.Supplier;
 
 /**
  * Sends transactions to nf_tables over netlink directly, skipping the nft process, which spends
- * most of a small transaction's time reading every chain of the table back (about 40 ms at 10,000
- * Services) and a large one's parsing its text. Full and partial syncs go this way when
+ * most of a small transaction's time reading every chain of the table back and a large one's
+ * parsing its text. Full and partial syncs go this way when
  * {@link BatchEncoder} writes every command; anything else, and every transaction above
  * {@link #MAX_BATCH_BYTES}, is left to nft. The batch is one datagram and atomic, like nft's.
  *
  * <p>Answers: the kernel handles a batch within the send call and always reports errors; only the
  * last command asks for an acknowledgement, so a batch of thousands of commands gets one answer
- * instead of thousands (which overran the receive buffer: ENOBUFS, kubernetes-style bursts of
- * ~1,000 Services). A lost answer fails that sync only (the next one is a full sync); it never
+ * instead of thousands (which overrun the receive buffer: ENOBUFS). A lost answer fails that sync only (the next one is a full sync); it never
  * switches the path off. Not thread-safe: one instance per family, used by that family's proxier
  * under its lock.
  */
@@ -232,7 +231,7 @@ public final class NetlinkNftables implements NetlinkPath, AutoCloseable {
     }
   }
 
-  /** The chains and sets by two name dumps: no nft process (two of them, 15–60 ms) at every full rewrite. */
+  /** The chains and sets by two name dumps: no nft process at every full rewrite. */
   @Override
   public dev.kubeproxy.backend.nftables.objects.Nftables.TableContents contents() throws NftablesException {
     try {

@@ -12,8 +12,8 @@ import java.util.function.Function;
  *
  * <p>Values are written as they are, one char per byte after their length, and attribute types and
  * lengths as one char each (a compact string, never printed), into a buffer of this instance's: a
- * resync at 10,000 Services × 10 endpoints computes some 40,000 of these on each side, the reading
- * thread with its instance and the syncing thread with another.
+ * resync computes one per rule on each side, the reading thread with its instance and the syncing
+ * thread with another.
  */
 final class RuleForm {
   /** The expressions the encoder writes, by name: their names are not copied out of each rule. */

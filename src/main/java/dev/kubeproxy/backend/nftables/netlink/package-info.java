@@ -10,8 +10,8 @@
  * {@link dev.kubeproxy.backend.nftables.netlink.ExpressionForms} give the normalized forms in which
  * written and read rules and elements compare. What the encoder does not know is left to nft.
  *
- * <p>Owns one family's nf_tables socket (the proxier's worker uses it). May call: proxy.nftables (the
- * typed objects it encodes and reads back), host.netlink, net (addresses), the model
- * model's IpFamily, logging.
+ * <p>Owns one family's nf_tables socket (used on the proxier verticle's worker). May call:
+ * backend.nftables.objects (the typed objects it encodes and reads back), host.netlink, net,
+ * logging; nothing of the model.
  */
 package dev.kubeproxy.backend.nftables.netlink;

@@ -5,7 +5,7 @@ import java.nio.charset.StandardCharsets;
 /**
  * The kernel's limit on object comments: nft refuses a comment over 128 bytes
  * (NFTNL_UDATA_COMMENT_MAXLEN, "comment too long, 128 characters maximum allowed"), so one long
- * comment would fail the whole transaction. Upstream kubernetes#139516 truncates the Service
+ * comment would fail the whole transaction. Upstream truncates the Service
  * comments in pkg/proxy/nftables/proxier.go syncProxyRules; here every comment is cut where the
  * objects are built, so the nft text, the netlink batch and the test fake all carry the same text.
  * Characters no nft string can carry (a double quote, line breaks and other control characters)

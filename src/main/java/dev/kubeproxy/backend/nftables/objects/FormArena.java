@@ -5,8 +5,8 @@ import java.util.Arrays;
 /**
  * Forms ({@link TableReader#keyForm}, {@link TableReader#elementForm}) written one after another
  * into one growing char array, each found again by where it starts: a set's desired elements are
- * held for the comparison without a String each. At 10,000 Services × 10 a resync made 440,000
- * such strings, and those of the set being compared lived long enough to be promoted.
+ * held for the comparison without a String each, which in a large set would live long enough to
+ * be promoted.
  */
 public final class FormArena {
   private char[] chars = new char[4096];

@@ -17,7 +17,7 @@ public interface TableVisitor {
    * An element of the set or map begun last: its key in {@link TableReader#keyForm} form is
    * forms[keyStart, keyEnd), the element in {@link TableReader#elementForm} form forms[keyEnd, end).
    * The chars are the reader's and hold the element only during the call (no object is made per
-   * element: a read-back at 10,000 Services visits 200,000 of them); {@link TableReader#decode}
+   * element, as a large table has very many); {@link TableReader#decode}
    * names it from its key form.
    */
   void element(char[] forms, int keyStart, int keyEnd, int end);

@@ -1,5 +1,7 @@
 package dev.kubeproxy.cluster;
 
+import dev.kubeproxy.net.IpAddresses;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -13,17 +15,17 @@ import dev.kubeproxy.net.IpFamily;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-class NodeAddressesTest {
+class NodeIpSelectionTest {
   @Test
   void parsesLiteralsOnly() {
-    assertEquals("10.0.0.1", NodeAddresses.parseIp("10.0.0.1").getHostAddress());
-    assertNull(NodeAddresses.parseIp("localhost"));
-    assertNull(NodeAddresses.parseIp("10.0.0.256"));
+    assertEquals("10.0.0.1", IpAddresses.inetAddress("10.0.0.1").getHostAddress());
+    assertNull(IpAddresses.inetAddress("localhost"));
+    assertNull(IpAddresses.inetAddress("10.0.0.256"));
     // upstream reads node addresses with ParseIPSloppy: leading zeros are decimal
-    assertEquals("10.0.0.1", NodeAddresses.parseIp("010.0.0.1").getHostAddress());
-    assertEquals("fd00::1", NodeAddresses.canonical("fd00:0:0:0:0:0:0:1"));
-    assertEquals("fd00:10:244:1::", NodeAddresses.canonical("fd00:10:244:1:0:0:0:0"));
-    assertNull(NodeAddresses.parseCidr("10.0.0.0/33"));
+    assertEquals("10.0.0.1", IpAddresses.inetAddress("010.0.0.1").getHostAddress());
+    assertEquals("fd00::1", NodeIpSelection.canonical("fd00:0:0:0:0:0:0:1"));
+    assertEquals("fd00:10:244:1::", NodeIpSelection.canonical("fd00:10:244:1:0:0:0:0"));
+    assertNull(IpAddresses.cidrAddress("10.0.0.0/33"));
   }
 
   @Test
@@ -33,36 +35,48 @@ class NodeAddressesTest {
         new Node.Address("ExternalIP", "fd00::9"),
         new Node.Address("InternalIP", "192.168.200.10"),
         new Node.Address("InternalIP", "192.168.200.11")));
-    assertEquals(List.of("192.168.200.10", "fd00::9"), NodeAddresses.nodeHostIPs(node));
+    assertEquals(List.of("192.168.200.10", "fd00::9"), NodeIpSelection.nodeHostIPs(node));
     var none = ClusterObjects.node("n", java.util.Map.of(), List.of(), List.of(new Node.Address("Hostname", "n")));
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> NodeAddresses.nodeHostIPs(none));
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> NodeIpSelection.nodeHostIPs(none));
     assertEquals("host IP unknown; known addresses: [{Hostname n}]", e.getMessage());
   }
 
   @Test
   void detectNodeIPsPrecedence() {
-    var loop = NodeAddresses.detectNodeIPs(List.of(), "0.0.0.0");
+    var loop = NodeIpSelection.detectNodeIPs(List.of(), "0.0.0.0");
     assertEquals(IpFamily.IPv4, loop.primaryFamily());
     assertEquals(List.of("127.0.0.1", "::1"), loop.ordered());
     assertTrue(loop.primaryIsLoopback());
 
-    var fromNode = NodeAddresses.detectNodeIPs(List.of("fd00::10", "192.168.200.10"), "");
+    var fromNode = NodeIpSelection.detectNodeIPs(List.of("fd00::10", "192.168.200.10"), "");
     assertEquals(IpFamily.IPv6, fromNode.primaryFamily());
     assertEquals(List.of("fd00::10", "192.168.200.10"), fromNode.ordered());
 
-    var bind = NodeAddresses.detectNodeIPs(List.of("fd00::10"), "192.168.200.20");
+    var bind = NodeIpSelection.detectNodeIPs(List.of("fd00::10"), "192.168.200.20");
     assertEquals(IpFamily.IPv4, bind.primaryFamily());
     assertEquals(List.of("192.168.200.20", "fd00::10"), bind.ordered());
   }
 
   @Test
   void primaryNodePortAddresses() {
-    var detected = NodeAddresses.detectNodeIPs(List.of("192.168.200.10"), "");
-    assertEquals(List.of("192.168.200.10/32"), NodeAddresses.expandPrimary(List.of("primary"), detected));
-    var dual = NodeAddresses.detectNodeIPs(List.of("192.168.200.10", "fd00::10"), "");
-    assertEquals(List.of("192.168.200.10/32", "fd00::10/128"), NodeAddresses.expandPrimary(List.of("primary"), dual));
-    assertEquals(List.of(), NodeAddresses.expandPrimary(List.of("primary"), NodeAddresses.detectNodeIPs(List.of(), "")));
-    assertEquals(List.of("10.0.0.0/8"), NodeAddresses.expandPrimary(List.of("10.0.0.0/8"), detected));
+    var detected = NodeIpSelection.detectNodeIPs(List.of("192.168.200.10"), "");
+    assertEquals(List.of("192.168.200.10/32"), NodeIpSelection.expandPrimary(List.of("primary"), detected));
+    var dual = NodeIpSelection.detectNodeIPs(List.of("192.168.200.10", "fd00::10"), "");
+    assertEquals(List.of("192.168.200.10/32", "fd00::10/128"), NodeIpSelection.expandPrimary(List.of("primary"), dual));
+    assertEquals(List.of(), NodeIpSelection.expandPrimary(List.of("primary"), NodeIpSelection.detectNodeIPs(List.of(), "")));
+    assertEquals(List.of("10.0.0.0/8"), NodeIpSelection.expandPrimary(List.of("10.0.0.0/8"), detected));
+  }
+
+  @Test
+  void localhostAndAllKeywordsExpandToCidrs() {
+    var detected = NodeIpSelection.detectNodeIPs(List.of("192.168.200.10"), "");
+    assertEquals(List.of("127.0.0.0/8", "::1/128"), NodeIpSelection.expandPrimary(List.of("localhost"), detected));
+    assertEquals(List.of("0.0.0.0/0", "::/0"), NodeIpSelection.expandPrimary(List.of("all"), detected));
+    assertEquals(List.of("192.168.200.10/32", "127.0.0.0/8", "::1/128", "10.0.0.0/8"),
+        NodeIpSelection.expandPrimary(List.of("primary", "localhost", "10.0.0.0/8", "127.0.0.0/8"), detected));
+    // a loopback node IP is never a primary NodePort address, but localhost still is
+    assertEquals(List.of("127.0.0.0/8", "::1/128"), NodeIpSelection.expandPrimary(List.of("primary", "localhost"),
+        NodeIpSelection.detectNodeIPs(List.of(), "")));
   }
 
   @Test

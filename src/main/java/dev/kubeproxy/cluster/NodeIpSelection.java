@@ -1,13 +1,14 @@
 package dev.kubeproxy.cluster;
 
-import dev.kubeproxy.net.IpUtil;
 import dev.kubeproxy.net.IpAddresses;
 import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.model.objects.Node;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.Map;
 
 /**
@@ -15,18 +16,13 @@ import java.util.Map;
  * detectNodeIPs' precedence and the "primary" nodePortAddresses expansion. Pure functions on text; IPs are parsed as literals
  * only (never resolved through DNS).
  */
-public final class NodeAddresses {
+public final class NodeIpSelection {
 
-  private NodeAddresses() {}
+  private NodeIpSelection() {}
 
   /** An IP literal as upstream's ParseIPSloppy reads it (never through DNS), or null. */
-  public static InetAddress parseIp(String text) {
-    return IpUtil.parseIp(text);
-  }
-
-  /** The address part of "ip/prefix", or null when it is not a CIDR. */
-  public static InetAddress parseCidr(String text) {
-    return IpUtil.parseCidr(text);
+  private static InetAddress parseIp(String text) {
+    return IpAddresses.inetAddress(text);
   }
 
   static IpFamily family(InetAddress ip) {
@@ -62,7 +58,7 @@ public final class NodeAddresses {
         break;
       }
     }
-    return out.stream().map(NodeAddresses::canonical).toList();
+    return out.stream().map(NodeIpSelection::canonical).toList();
   }
 
   /** Textual form as Go prints it (compressed IPv6 zeros, no "%scope"); unparsable text unchanged. */
@@ -113,22 +109,41 @@ public final class NodeAddresses {
   }
 
   /**
-   * nodePortAddresses ["primary"] becomes the node IP of each family as a /32 or /128, skipping
-   * loopback; an empty result means all local IPs. Other values are returned unchanged.
+   * The nodePortAddresses keywords as CIDRs (cmd/kube-proxy/app/server.go, 1.37): "primary" is the node IP of
+   * each family as a /32 or /128, skipping loopback; "localhost" the loopback CIDRs 127.0.0.0/8 and ::1/128;
+   * "all" the zero CIDRs. A lone "primary" that expands to nothing means all local IPs, as before 1.37.
+   * CIDRs are kept, in order, without duplicates; a list without keywords is returned unchanged.
    */
   public static List<String> expandPrimary(List<String> nodePortAddresses, DetectedIPs detected) {
-    if (nodePortAddresses == null || nodePortAddresses.size() != 1 || !"primary".equals(nodePortAddresses.get(0))) {
+    if (nodePortAddresses == null || nodePortAddresses.stream().noneMatch(KEYWORDS::contains)) {
       return nodePortAddresses;
     }
-    List<String> out = new ArrayList<>();
-    String v4 = detected.ips().get(IpFamily.IPv4);
-    String v6 = detected.ips().get(IpFamily.IPv6);
-    if (v4 != null && !parseIp(v4).isLoopbackAddress()) {
-      out.add(v4 + "/32");
+    Set<String> out = new LinkedHashSet<>();
+    for (String entry : nodePortAddresses) {
+      switch (entry) {
+        case "primary" -> {
+          String v4 = detected.ips().get(IpFamily.IPv4);
+          String v6 = detected.ips().get(IpFamily.IPv6);
+          if (v4 != null && !parseIp(v4).isLoopbackAddress()) {
+            out.add(v4 + "/32");
+          }
+          if (v6 != null && !parseIp(v6).isLoopbackAddress()) {
+            out.add(v6 + "/128");
+          }
+        }
+        case "localhost" -> {
+          out.add("127.0.0.0/8");
+          out.add("::1/128");
+        }
+        case "all" -> {
+          out.add("0.0.0.0/0");
+          out.add("::/0");
+        }
+        default -> out.add(entry);
+      }
     }
-    if (v6 != null && !parseIp(v6).isLoopbackAddress()) {
-      out.add(v6 + "/128");
-    }
-    return out;
+    return new ArrayList<>(out);
   }
+
+  private static final List<String> KEYWORDS = List.of("primary", "localhost", "all");
 }

@@ -1,50 +1,19 @@
 package dev.kubeproxy.net;
 
-import dev.kubeproxy.net.IpAddresses;
 import java.net.InetAddress;
-import java.net.UnknownHostException;
 
-/** Go-compatible address parsing (net.ParseIP "sloppy", ParseCIDR, SplitHostPort) without DNS. */
-public final class IpUtil {
-  private IpUtil() {}
+/**
+ * A "host:port" text split as Go's net.SplitHostPort splits it: both halves as written, nothing
+ * checked beyond the brackets and colons (a listen address with a number port is {@link HostPort}).
+ */
+public record HostPortText(String host, String port) {
 
-  /** The address, or null when the text is not an IP literal. Leading zeros in IPv4 are tolerated. */
-  public static InetAddress parseIp(String text) {
-    byte[] bytes = IpAddresses.parse(text);
-    try {
-      return bytes == null ? null : InetAddress.getByAddress(bytes);
-    } catch (UnknownHostException e) {
-      return null;
-    }
-  }
-
-  public static boolean isIp(String text) {
-    return parseIp(text) != null;
-  }
-
-  public static boolean isIpv4(String text) {
-    return parseIp(text) instanceof java.net.Inet4Address;
-  }
-
-  /** A CIDR "ip/bits" with bits in range for the family; null when invalid. */
-  public static InetAddress parseCidr(String text) {
-    IpAddresses.CidrParts cidr = IpAddresses.parseCidr(text);
-    try {
-      return cidr == null ? null : InetAddress.getByAddress(cidr.address());
-    } catch (UnknownHostException e) {
-      return null;
-    }
-  }
-
-  public static boolean isCidr(String text) {
-    return parseCidr(text) != null;
-  }
-
-  /** Go's net.SplitHostPort. */
-  public record HostPort(String host, String port) {}
-
-  /** @throws IllegalArgumentException with Go's text, e.g. {@code address x: missing port in address} */
-  public static HostPort splitHostPort(String hostport) {
+  /**
+   * Go's net.SplitHostPort.
+   *
+   * @throws IllegalArgumentException with Go's text, e.g. {@code address x: missing port in address}
+   */
+  public static HostPortText split(String hostport) {
     String host;
     String port;
     int last = hostport.lastIndexOf(':');
@@ -77,7 +46,7 @@ public final class IpUtil {
       }
     }
     port = hostport.substring(last + 1);
-    return new HostPort(host, port);
+    return new HostPortText(host, port);
   }
 
   private static IllegalArgumentException addrErr(String addr, String why) {
@@ -87,10 +56,10 @@ public final class IpUtil {
   /** upstream's AppendPortIfNeeded: a bare IP gets the port; anything else is returned unchanged. */
   public static String appendPortIfNeeded(String addr, int port) {
     try {
-      splitHostPort(addr);
+      split(addr);
       return addr;
     } catch (IllegalArgumentException notHostPort) {
-      InetAddress ip = parseIp(addr);
+      InetAddress ip = IpAddresses.inetAddress(addr);
       if (ip == null) {
         return addr;
       }

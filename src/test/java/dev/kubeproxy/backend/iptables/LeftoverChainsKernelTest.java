@@ -1,0 +1,84 @@
+package dev.kubeproxy.backend.iptables;
+
+import static dev.kubeproxy.backend.iptables.Fixtures.clusterCidr;
+import static dev.kubeproxy.testutil.ModelFixtures.ready;
+import static dev.kubeproxy.testutil.ModelFixtures.spn;
+import static dev.kubeproxy.testutil.ModelFixtures.state;
+import static dev.kubeproxy.testutil.ModelFixtures.svc;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.kubeproxy.backend.netfilter.IptablesBackend;
+import dev.kubeproxy.backend.netfilter.Sysctls;
+import dev.kubeproxy.host.CommandRunner;
+import dev.kubeproxy.metrics.ProxyMetrics;
+import dev.kubeproxy.model.ProxierSettings;
+import dev.kubeproxy.model.ServicePortName;
+import dev.kubeproxy.model.SyncResult;
+import dev.kubeproxy.net.IpFamily;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The nat chains a v1.23 kube-proxy left behind, in a scratch namespace: a KUBE-XLB- chain (a
+ * layout no later version writes) that jumps to a KUBE-SVC- chain of a Service gone since. The
+ * first sync deletes both and programs the current Services, instead of failing on the deletion
+ * of the referenced service chain at every sync.
+ */
+class LeftoverChainsKernelTest {
+  private static final ServicePortName WEB = spn("demo", "web", "http", "TCP");
+  private static final String OLD_SVC = "KUBE-SVC-OLDOLDOLDOLDOLDO";
+  private static final String OLD_XLB = "KUBE-XLB-OLDOLDOLDOLDOLDO";
+
+  @TempDir Path sysctlRoot;
+  private ScratchNamespace ns;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    String why = ScratchNamespace.whyUnavailable();
+    assumeTrue(why == null, () -> "skipped: " + why);
+    ns = ScratchNamespace.create();
+    ScratchNamespace.fakeSysctls(sysctlRoot);
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    if (ns != null) {
+      ns.close();
+    }
+  }
+
+  @Test
+  void anOlderKubeProxysChainsAreRemovedAndTheSyncGoesOn() throws Exception {
+    CommandRunner.Result left = ns.runner.run(List.of("iptables-legacy-restore", "--noflush"), """
+        *nat
+        :KUBE-SERVICES - [0:0]
+        :KUBE-NODEPORTS - [0:0]
+        :%1$s - [0:0]
+        :%2$s - [0:0]
+        -A KUBE-NODEPORTS -p tcp -m tcp --dport 30123 -j %2$s
+        -A %2$s -j %1$s
+        -A %1$s -j RETURN
+        COMMIT
+        """.formatted(OLD_SVC, OLD_XLB));
+    assertTrue(left.ok(), left.stderr());
+
+    ProxierSettings settings = Fixtures.settings(IpFamily.IPv4, List.of(), clusterCidr("10.244.0.0/16"), false,
+        true, null);
+    IptablesProxier proxier = new IptablesProxier(settings, ns.runner, new ProxyMetrics(), new Sysctls(sysctlRoot),
+        List::of, IptablesBackend.LEGACY);
+    SyncResult result = proxier.sync(state().add(svc(WEB, "10.96.12.34", 80), ready("10.244.1.5", 8080, true)).build());
+
+    assertEquals(List.of(OLD_XLB), result.removedLeftovers());
+    String nat = ns.out("iptables-legacy-save", "-t", "nat");
+    assertFalse(nat.contains(OLD_XLB), nat);
+    assertFalse(nat.contains(OLD_SVC), nat);
+    assertTrue(nat.contains("demo/web:http cluster IP"), nat);
+  }
+}
