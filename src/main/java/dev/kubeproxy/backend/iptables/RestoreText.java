@@ -6,8 +6,8 @@ import java.util.Arrays;
 /**
  * A restore input's text, one byte per char, in fixed-size chunks: it grows without the
  * doubling copies of a StringBuilder, is never over-allocated from an estimate, and is handed to
- * the tool without a final String copy. At the largest clusters the input is tens of MB, and a
- * builder plus its String made the first sync's heap peak twice that.
+ * the tool without a final String copy: a builder plus its String held the largest input twice
+ * at the first sync's peak.
  *
  * <p>Every char is stored as its low byte when it is Latin-1, as '?' otherwise: the input is
  * ASCII (names, addresses, numbers), and {@link LineBuffer} escapes what an object name could
