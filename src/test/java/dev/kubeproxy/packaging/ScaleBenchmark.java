@@ -93,6 +93,9 @@ public final class ScaleBenchmark {
         Path dir = Files.createTempDirectory("kp-scale-");
         try {
           bench.run(mode, new Cluster(dir, shape[0], shape[1]));
+        } catch (IllegalStateException e) {
+          // an agent that runs out of memory at one shape is a figure of that shape, not the end of the run
+          System.out.println("  FAILED: " + e.getMessage());
         } finally {
           FootprintBenchmark.deleteTree(dir);
         }
