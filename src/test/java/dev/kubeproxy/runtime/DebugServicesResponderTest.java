@@ -33,6 +33,8 @@ import dev.kubeproxy.messages.NodeInfo;
 import dev.kubeproxy.config.KubeProxyConfiguration;
 import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.host.CommandRunner;
+import dev.kubeproxy.host.ProcessCommandRunner;
+import dev.kubeproxy.testutil.tier.Unit;
 import io.vertx.core.Vertx;
 import io.vertx.junit5.VertxExtension;
 import java.time.Duration;
@@ -46,6 +48,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The proxier's side of /debug/services: its snapshot on proxy.debug-services. */
 @ExtendWith(VertxExtension.class)
+@Unit
 class DebugServicesResponderTest {
   static final NamespacedName WEB = new NamespacedName("demo", "web");
 
@@ -87,7 +90,7 @@ class DebugServicesResponderTest {
     AgentOptions options = new AgentOptions(config, null, "node-a", null, false, false, false);
     NodeInfo node = new NodeInfo("node-a", List.of("192.168.200.1"), List.of(), Map.of());
     ReadableBackend backend = new ReadableBackend();
-    vertx.deployVerticle(new ProxierVerticle(options, node, (o, n, r) -> List.of(backend), new CommandRunner(),
+    vertx.deployVerticle(new ProxierVerticle(options, node, (o, n, r) -> List.of(backend), new ProcessCommandRunner(),
         new ProxierVerticleTest.RecordingMetrics()), ProxierVerticle.DEPLOYMENT).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
 
     vertx.eventBus().publish(EventBusAddresses.SERVICES, new ClusterEvent<>(ClusterEvent.Kind.SERVICE,
@@ -135,7 +138,7 @@ class DebugServicesResponderTest {
     AgentOptions options = new AgentOptions(config, null, "node-a", null, false, false, false);
     NodeInfo node = new NodeInfo("node-a", List.of("192.168.200.1"), List.of(), Map.of());
     vertx.deployVerticle(new ProxierVerticle(options, node, (o, n, r) -> List.of(new ReadableBackend()),
-        new CommandRunner(), new ProxierVerticleTest.RecordingMetrics()), ProxierVerticle.DEPLOYMENT)
+        new ProcessCommandRunner(), new ProxierVerticleTest.RecordingMetrics()), ProxierVerticle.DEPLOYMENT)
         .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
     java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
     java.io.PrintStream capture = new java.io.PrintStream(captured, true);

@@ -103,7 +103,7 @@ public class IptablesProxier implements ProxyBackend {
 
   /**
    * With explicit sysctl root, interface-address source and backend (null = choose as
-   * iptables-wrapper does): for tests and the benchmark, which run commands in a scratch namespace.
+   * iptables-wrapper does): for tests, which run commands in a scratch namespace.
    * No nfacct counters (they would be created in the test process's own namespace).
    */
   public IptablesProxier(
@@ -160,6 +160,12 @@ public class IptablesProxier implements ProxyBackend {
       dev.kubeproxy.model.ServicePort port, List<dev.kubeproxy.model.Endpoint> endpoints) {
     return java.util.Optional.of(settings.dryRun() ? IptablesRulesReader.fromDryRun(lastPrinted, port.name())
         : IptablesRulesReader.fromKernel(tool(), port.name()));
+  }
+
+  @Override
+  public java.util.Optional<dev.kubeproxy.model.ProgrammedRuleset> programmedRuleset() {
+    return java.util.Optional.of(settings.dryRun() ? IptablesRulesReader.wholeFromDryRun(lastPrinted)
+        : IptablesRulesReader.wholeFromKernel(tool()));
   }
 
   @Override

@@ -4,9 +4,11 @@ import dev.kubeproxy.backend.netfilter.IptablesTool;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.kubeproxy.testutil.tier.Unit;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
+@Unit
 class RestoreOrderTest {
 
   private static final String INPUT = """
