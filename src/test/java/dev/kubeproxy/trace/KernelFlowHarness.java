@@ -8,6 +8,7 @@ import static dev.kubeproxy.testutil.ModelFixtures.terminating;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kubeproxy.host.CommandRunner;
+import dev.kubeproxy.host.ProcessCommandRunner;
 import dev.kubeproxy.model.Endpoint;
 import dev.kubeproxy.model.ProxyState;
 import dev.kubeproxy.model.ServicePort;
@@ -77,7 +78,7 @@ public final class KernelFlowHarness implements AutoCloseable {
   @Override
   public void close() throws IOException {
     for (String ns : namespaces) {
-      new CommandRunner().run(List.of("ip", "netns", "del", ns));
+      new ProcessCommandRunner().run(List.of("ip", "netns", "del", ns));
     }
   }
 
@@ -268,7 +269,7 @@ public final class KernelFlowHarness implements AutoCloseable {
   }
 
   private String netns(String name) throws IOException {
-    run(new CommandRunner(), "ip", "netns", "add", name);
+    run(new ProcessCommandRunner(), "ip", "netns", "add", name);
     namespaces.add(name);
     run(CommandRunner.inNetns(name), "ip", "link", "set", "lo", "up");
     return name;
@@ -276,7 +277,7 @@ public final class KernelFlowHarness implements AutoCloseable {
 
   /** node -- kpod -- pod (10.244.0.0/16 routed to the pod side), node -- kext -- outside. */
   private static void wire(String node, String pod, String outside, String suffix) throws IOException {
-    CommandRunner root = new CommandRunner();
+    CommandRunner root = new ProcessCommandRunner();
     CommandRunner n = CommandRunner.inNetns(node);
     CommandRunner p = CommandRunner.inNetns(pod);
     CommandRunner o = CommandRunner.inNetns(outside);

@@ -97,7 +97,7 @@ public final class ScaleBenchmark {
           // an agent that runs out of memory at one shape is a figure of that shape, not the end of the run
           System.out.println("  FAILED: " + e.getMessage());
         } finally {
-          FootprintBenchmark.deleteTree(dir);
+          dev.kubeproxy.testutil.TempTrees.deleteTree(dir);
         }
       }
     }
