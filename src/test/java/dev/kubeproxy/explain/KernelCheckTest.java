@@ -1,5 +1,6 @@
 package dev.kubeproxy.explain;
 
+import dev.kubeproxy.testutil.tier.Unit;
 import static dev.kubeproxy.explain.Model.ready;
 import static dev.kubeproxy.explain.Model.service;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -39,6 +40,7 @@ import org.junit.jupiter.api.Test;
  * explain's trace of a packet through the rules programmed, against the model's path: the iptables
  * proxier's own dry-run rules (what /debug/services reads in --dry-run), as printed and tampered with.
  */
+@Unit
 class KernelCheckTest {
   static final String POD = "10.244.1.9";
 

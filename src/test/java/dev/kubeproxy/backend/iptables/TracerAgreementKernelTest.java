@@ -20,7 +20,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
-import org.junit.jupiter.api.Tag;
+import dev.kubeproxy.testutil.tier.Kernel;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@link KernelFlowHarness#cluster}, agrees with what the kernel does to random flows
  * (-Dtracer.seed=N repeats a run).
  */
-@Tag("kernel")
+@Kernel
 class TracerAgreementKernelTest {
   @TempDir Path sysctlRoot;
 

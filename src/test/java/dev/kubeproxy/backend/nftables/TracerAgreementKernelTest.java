@@ -22,7 +22,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import org.junit.jupiter.api.Tag;
+import dev.kubeproxy.testutil.tier.Kernel;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
  * kernel applied them), agrees with what the kernel does to random flows after the proxier
  * programmed {@link KernelFlowHarness#cluster} (-Dtracer.seed=N repeats a run).
  */
-@Tag("kernel")
+@Kernel
 class TracerAgreementKernelTest {
 
   @Test
