@@ -264,7 +264,7 @@ public class IptablesProxier implements ProxyBackend {
       long restoreStart = System.nanoTime();
       restore(t, plan, ruleset);
       Log.v(2).info("iptables sync", "kind", plan.full() ? "full" : "partial", "reason", plan.reason(),
-          "bytes", ruleset.payload().length(), "generate", Duration.ofNanos(restoreStart - generateStart),
+          "bytes", ruleset.text().length(), "generate", Duration.ofNanos(restoreStart - generateStart),
           "restore", Duration.ofNanos(System.nanoTime() - restoreStart));
       return withLeftoversRemoved(applied(plan, ruleset, start), known);
     } catch (RulesetRefused e) {
@@ -337,7 +337,7 @@ public class IptablesProxier implements ProxyBackend {
 
   /** Applies the ruleset; a refusal names the service port owning the refused line, if any. */
   private void restore(IptablesTool t, SyncPlan plan, Ruleset ruleset) throws RulesetRefused {
-    RestoreOrder order = RestoreOrder.of(ruleset.payload()); // the tool's fastest order, same rules
+    RestoreOrder order = RestoreOrder.of(ruleset.text()); // the tool's fastest order, same rules
     try {
       t.restore(order.input(), null);
     } catch (IptablesTool.RestoreException sent) {
@@ -377,7 +377,7 @@ public class IptablesProxier implements ProxyBackend {
       cadence.fullSynced(start);
     }
     appliedChains = ruleset.activeNatChains();
-    monitor.applied(ruleset.payload());
+    monitor.applied(ruleset.text());
     String family = settings.family().name();
     metrics.setIptablesRulesTotal(family, "filter", ruleset.filterRules());
     metrics.setIptablesRulesLast(family, "filter", ruleset.filterRules());

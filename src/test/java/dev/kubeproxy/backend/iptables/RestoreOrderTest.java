@@ -200,6 +200,7 @@ class RestoreOrderTest {
         -A KUBE-A -j KUBE-B
         COMMIT
         """;
-    org.junit.jupiter.api.Assertions.assertSame(inOrder, RestoreOrder.of(inOrder).input());
+    RestoreText text = RestoreText.of(inOrder);
+    org.junit.jupiter.api.Assertions.assertSame(text, RestoreOrder.of(text).input());
   }
 }
