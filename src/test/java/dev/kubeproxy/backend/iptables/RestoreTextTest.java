@@ -1,11 +1,13 @@
 package dev.kubeproxy.backend.iptables;
 
+import dev.kubeproxy.testutil.tier.Unit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
+@Unit
 class RestoreTextTest {
   /** A text longer than several chunks, with lines of varying length so they straddle chunk ends. */
   private static String lines(int n) {
