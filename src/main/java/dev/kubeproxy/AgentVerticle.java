@@ -24,6 +24,7 @@ import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.server.MetricsServerVerticle;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.host.CommandRunner;
+import dev.kubeproxy.host.ProcessCommandRunner;
 import dev.kubeproxy.runtime.PlatformSetup;
 import dev.kubeproxy.runtime.ProxierVerticle;
 import dev.kubeproxy.runtime.Proxiers;
@@ -122,7 +123,7 @@ public class AgentVerticle extends VerticleBase {
     }
     // what every part shares, built once here and passed down
     AgentContext context = new AgentContext(new ProxyMetrics(), FeatureGates.of(options.config().featureGates),
-        Clock.systemUTC(), new CommandRunner());
+        Clock.systemUTC(), new ProcessCommandRunner());
     Log.info("Version info", "version", Version.reported(options.flags().get("version")));
     Log.info("Java settings", "javaVersion", System.getProperty("java.version"),
         "availableProcessors", Runtime.getRuntime().availableProcessors(),

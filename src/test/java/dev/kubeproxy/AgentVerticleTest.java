@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kubeproxy.cli.Startup;
+import dev.kubeproxy.testutil.tier.Unit;
 import io.vertx.core.Vertx;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** The agent's start order decisions and its exit path, with a recording ProcessExit (no real exit). */
+@Unit
 class AgentVerticleTest {
   private final Vertx vertx = Vertx.vertx();
   private final List<Integer> exits = new CopyOnWriteArrayList<>();

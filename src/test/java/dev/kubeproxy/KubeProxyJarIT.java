@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.kubeproxy.testutil.tier.EndToEnd;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Runs the packaged jar (and bin/vertx) as operators do. Every agent started here runs with
  * --dry-run and --manifests (an empty directory) on loopback ports: no rule, sysctl or API call.
  */
+@EndToEnd
 class KubeProxyJarIT {
   private static final Path JAR = Path.of("target", "kube-proxy.jar").toAbsolutePath();
   private static final String STARTED = "\"kube-proxy started\"";

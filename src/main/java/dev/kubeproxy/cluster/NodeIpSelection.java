@@ -6,9 +6,7 @@ import dev.kubeproxy.model.objects.Node;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.EnumMap;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.Map;
 
 /**
@@ -109,41 +107,22 @@ public final class NodeIpSelection {
   }
 
   /**
-   * The nodePortAddresses keywords as CIDRs (cmd/kube-proxy/app/server.go, 1.37): "primary" is the node IP of
-   * each family as a /32 or /128, skipping loopback; "localhost" the loopback CIDRs 127.0.0.0/8 and ::1/128;
-   * "all" the zero CIDRs. A lone "primary" that expands to nothing means all local IPs, as before 1.37.
-   * CIDRs are kept, in order, without duplicates; a list without keywords is returned unchanged.
+   * nodePortAddresses ["primary"] becomes the node IP of each family as a /32 or /128, skipping
+   * loopback; an empty result means all local IPs. Other values are returned unchanged.
    */
   public static List<String> expandPrimary(List<String> nodePortAddresses, DetectedIPs detected) {
-    if (nodePortAddresses == null || nodePortAddresses.stream().noneMatch(KEYWORDS::contains)) {
+    if (nodePortAddresses == null || nodePortAddresses.size() != 1 || !"primary".equals(nodePortAddresses.get(0))) {
       return nodePortAddresses;
     }
-    Set<String> out = new LinkedHashSet<>();
-    for (String entry : nodePortAddresses) {
-      switch (entry) {
-        case "primary" -> {
-          String v4 = detected.ips().get(IpFamily.IPv4);
-          String v6 = detected.ips().get(IpFamily.IPv6);
-          if (v4 != null && !parseIp(v4).isLoopbackAddress()) {
-            out.add(v4 + "/32");
-          }
-          if (v6 != null && !parseIp(v6).isLoopbackAddress()) {
-            out.add(v6 + "/128");
-          }
-        }
-        case "localhost" -> {
-          out.add("127.0.0.0/8");
-          out.add("::1/128");
-        }
-        case "all" -> {
-          out.add("0.0.0.0/0");
-          out.add("::/0");
-        }
-        default -> out.add(entry);
-      }
+    List<String> out = new ArrayList<>();
+    String v4 = detected.ips().get(IpFamily.IPv4);
+    String v6 = detected.ips().get(IpFamily.IPv6);
+    if (v4 != null && !parseIp(v4).isLoopbackAddress()) {
+      out.add(v4 + "/32");
     }
-    return new ArrayList<>(out);
+    if (v6 != null && !parseIp(v6).isLoopbackAddress()) {
+      out.add(v6 + "/128");
+    }
+    return out;
   }
-
-  private static final List<String> KEYWORDS = List.of("primary", "localhost", "all");
 }

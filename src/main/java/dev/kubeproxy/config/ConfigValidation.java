@@ -130,9 +130,7 @@ public final class ConfigValidation {
     hostPort(errs, ROOT + ".MetricsBindAddress", c.metricsBindAddress == null ? "" : c.metricsBindAddress);
 
     // 14: nodePortAddresses
-    if (c.nodePortAddresses != null && gates.isEnabled(FeatureGates.KUBE_PROXY_NFTABLES_LOCALHOST_NODE_PORTS)) {
-      nodePortKeywords(errs, c.nodePortAddresses);
-    } else if (c.nodePortAddresses != null) {
+    if (c.nodePortAddresses != null) {
       List<String> a = c.nodePortAddresses;
       for (int i = 0; i < a.size(); i++) {
         if (a.get(i).equals("primary")) {
@@ -292,23 +290,6 @@ public final class ConfigValidation {
   }
 
   /** {@code <path>: Invalid value: <value>: <detail>} with Go's value printing. */
-  /** The keywords a nodePortAddresses entry may be besides a CIDR once localhost NodePorts are enabled. */
-  public static final List<String> NODE_PORT_KEYWORDS = List.of("primary", "localhost", "all");
-
-  /**
-   * With KubeProxyNFTablesLocalhostNodePorts (pkg/proxy/apis/config/types.go NodePortAddresses since 1.37):
-   * each entry is a CIDR or a keyword, in any combination with each other and with CIDRs.
-   */
-  private static void nodePortKeywords(List<String> errs, List<String> addresses) {
-    for (int i = 0; i < addresses.size(); i++) {
-      String a = addresses.get(i);
-      if (!NODE_PORT_KEYWORDS.contains(a) && !IpAddresses.isCidr(a)) {
-        errs.add(invalid(ROOT + ".NodePortAddresses[" + i + "]", a,
-            "must be a valid CIDR or one of 'primary', 'localhost', 'all'"));
-      }
-    }
-  }
-
   static String invalid(String path, Object value, String detail) {
     return path + ": Invalid value: " + goValue(value) + ": " + detail;
   }

@@ -45,6 +45,7 @@ public record DebugReport(
    * @param problems             why the port or some of it is not programmed as the model says
    * @param programmed           what the kernel holds for it (or the dry run printed), null when not read
    * @param path                 the packet path asked for, or null
+   * @param kernel               that packet traced through the rules programmed (or printed), or null
    */
   public record Port(
       String family, String servicePort, String protocol, String clusterIP, int port, int nodePort,
@@ -52,7 +53,7 @@ public record DebugReport(
       String externalTrafficPolicy, String internalTrafficPolicy, int healthCheckNodePort,
       String sessionAffinity, int affinityTimeoutSeconds, String hintsAnnotation, String trafficDistribution,
       String topologyMode, List<Policy> policy, List<EndpointEntry> endpoints, LastSync lastSync,
-      List<String> problems, ProgrammedRules programmed, PacketPath path) {}
+      List<String> problems, ProgrammedRules programmed, PacketPath path, KernelPath kernel) {}
 
   /** One decision of the port's plan: its name, its value and what it means here. */
   public record Policy(String name, boolean value, String meaning) {}

@@ -35,7 +35,7 @@ public final class DebugServicesHandler implements Handler<RoutingContext> {
       plain(ctx, 400, e.getMessage() + "\n");
       return;
     }
-    vertx.eventBus().<ProxierSnapshot>request(EventBusAddresses.DEBUG_SERVICES, new DebugServicesQuery(query.service()),
+    vertx.eventBus().<ProxierSnapshot>request(EventBusAddresses.DEBUG_SERVICES, new DebugServicesQuery(query.service(), query.tracesPath()),
             new DeliveryOptions().setSendTimeout(TIMEOUT_MS))
         .compose(msg -> vertx.executeBlocking(() -> ReportBuilder.build(msg.body(), query), false))
         .onSuccess(report -> {

@@ -66,6 +66,12 @@ public final class JsonReport {
     if (p.path() != null) {
       out.put("path", path(p.path()));
     }
+    if (p.kernel() != null) {
+      KernelPath k = p.kernel();
+      out.put("kernel", new JsonObject().put("source", k.source()).put("verdict", k.verdict())
+          .put("targets", new JsonArray(k.targets())).put("masqueraded", k.masqueraded())
+          .put("steps", new JsonArray(k.steps())).put("disagreement", k.disagreement()).put("error", k.error()));
+    }
     return out;
   }
 

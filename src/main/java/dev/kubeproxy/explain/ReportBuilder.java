@@ -47,6 +47,7 @@ public final class ReportBuilder {
       }
       state.services().keySet().forEach(spn -> known.add(spn.service()));
       PathTracer tracer = new PathTracer(snapshot.mode(), family.settings());
+      KernelCheck kernel = null;
       List<ServicePort> matching = new ArrayList<>();
       for (ServicePort svc : state.services().values()) {
         if (query.matches(svc)) {
@@ -57,6 +58,7 @@ public final class ReportBuilder {
       for (ServicePort svc : matching) {
         ServicePortPlan plan = state.plan(svc);
         PacketPath path = null;
+        KernelPath kernelPath = null;
         if (query.tracesPath()) {
           if (IpFamily.ofText(query.toIp()) != family.family()) {
             continue;
@@ -65,8 +67,12 @@ public final class ReportBuilder {
           if (path.entry() == null && query.service() == null) {
             continue; // not this port's address: only a query for this Service shows why
           }
+          if (family.ruleset() != null) {
+            kernel = kernel != null ? kernel : new KernelCheck(family.ruleset(), family.settings());
+            kernelPath = kernel.check(svc, path, tracer);
+          }
         }
-        ports.add(port(snapshot.mode(), family, state, plan, path));
+        ports.add(port(snapshot.mode(), family, state, plan, path, kernelPath));
       }
       if (query.service() != null) {
         orphans(state, query, family.family(), notes);
@@ -81,7 +87,7 @@ public final class ReportBuilder {
   }
 
   private static Port port(ProxyMode mode, FamilySnapshot family, ProxyState state, ServicePortPlan plan,
-      PacketPath path) {
+      PacketPath path, KernelPath kernel) {
     ServicePort svc = plan.service();
     ServicePortName spn = svc.name();
     List<EndpointEntry> endpoints = new ArrayList<>();
@@ -107,7 +113,7 @@ public final class ReportBuilder {
         svc.externalPolicyLocal() ? "Local" : "Cluster", svc.internalPolicyLocal() ? "Local" : "Cluster",
         svc.healthCheckNodePort(), svc.sessionAffinityClientIP() ? "ClientIP" : "None", svc.stickyMaxAgeSeconds(),
         svc.hintsAnnotation(), trafficDistribution(state.endpointsOf(spn)), topologyMode(plan.topologyMode()),
-        policy(plan, mode), endpoints, lastSync, problems, family.programmed().get(spn), path);
+        policy(plan, mode), endpoints, lastSync, problems, family.programmed().get(spn), path, kernel);
   }
 
   static String topologyMode(TopologyMode mode) {

@@ -109,6 +109,27 @@ public final class TextReport {
     if (p.path() != null) {
       path(sb, p.path());
     }
+    if (p.kernel() != null) {
+      kernel(sb, p.kernel());
+    }
+  }
+
+  private static void kernel(StringBuilder sb, KernelPath k) {
+    sb.append("  the same packet through the rules programmed (").append(k.source()).append("):\n");
+    if (k.error() != null) {
+      sb.append("    not traced: ").append(k.error()).append('\n');
+      return;
+    }
+    for (int i = 0; i < k.steps().size(); i++) {
+      sb.append("    ").append(i + 1).append(". ").append(k.steps().get(i)).append('\n');
+    }
+    sb.append("    => ").append(k.verdict());
+    if (!k.targets().isEmpty()) {
+      sb.append(' ').append(String.join(", ", k.targets()));
+    }
+    sb.append(k.masqueraded() ? ", masqueraded" : ", source kept").append('\n');
+    sb.append(k.disagreement() == null ? "    the rules agree with the model\n"
+        : "    DISAGREES: " + k.disagreement() + "\n");
   }
 
   private static void path(StringBuilder sb, PacketPath path) {

@@ -1,191 +1,52 @@
 package dev.kubeproxy.host;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.io.OutputStreamWriter;
-import java.io.Writer;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
  * Runs OS commands (iptables-restore, nft, conntrack, sysctl helpers). Blocking: call it from a
- * worker, never from an event loop. {@link #inNetns} prefixes "ip netns exec NS" for tests.
- * Every command has a time limit: a tool that hangs (a stuck lock, a kernel that never answers)
- * is killed and reported, instead of holding the sync that called it for ever.
+ * worker, never from an event loop. {@link ProcessCommandRunner} is the one that starts processes;
+ * tests stand in for it with runners that answer from a script.
  */
-public class CommandRunner {
+public interface CommandRunner {
   /** Long enough for nft or iptables-restore to load tens of thousands of Services. */
-  public static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(5);
-
-  private static final int STDIN_CHUNK = 64 * 1024;
-
-  private final List<String> prefix;
-  private final String netns;
-  private final Duration timeout;
-
-  public CommandRunner() {
-    this(List.of(), null, DEFAULT_TIMEOUT);
-  }
-
-  /** For tests: a runner with a prefix, namespace and time limit of their own. */
-  protected CommandRunner(List<String> prefix, String netns, Duration timeout) {
-    this.prefix = List.copyOf(prefix);
-    this.netns = netns;
-    this.timeout = timeout;
-  }
-
-  /** A runner whose commands run inside the named network namespace. */
-  public static CommandRunner inNetns(String namespace) {
-    return new CommandRunner(List.of("ip", "netns", "exec", namespace), namespace, DEFAULT_TIMEOUT);
-  }
-
-  /** The network namespace the commands run in, or null for the process's own. */
-  public String netns() {
-    return netns;
-  }
+  Duration DEFAULT_TIMEOUT = Duration.ofMinutes(5);
 
   /** The exit status and output of a finished command. */
-  public record Result(int exitCode, String stdout, String stderr) {
+  record Result(int exitCode, String stdout, String stderr) {
     public boolean ok() {
       return exitCode == 0;
     }
   }
 
-  public Result run(List<String> argv) throws IOException {
-    return run(argv, null);
+  /** A runner whose commands run inside the named network namespace ("ip netns exec NS ..."). */
+  static CommandRunner inNetns(String namespace) {
+    return new ProcessCommandRunner(List.of("ip", "netns", "exec", namespace), namespace, DEFAULT_TIMEOUT);
   }
 
   /** Runs argv, feeding stdin (may be null) and collecting both output streams. */
-  public Result run(List<String> argv, CharSequence stdin) throws IOException {
-    List<String> command = new ArrayList<>(prefix);
-    command.addAll(argv);
-    Process process = new ProcessBuilder(command).start();
-    StreamReader out = StreamReader.start(process.getInputStream(), "stdout of " + command.get(0));
-    StreamReader err = StreamReader.start(process.getErrorStream(), "stderr of " + command.get(0));
-    // Encoded a chunk at a time: a large restore input is never copied whole into a second array.
-    try (Writer in = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8)) {
-      if (stdin != null) {
-        for (int at = 0; at < stdin.length(); at += STDIN_CHUNK) {
-          in.append(stdin, at, Math.min(at + STDIN_CHUNK, stdin.length()));
-        }
-      }
-    } catch (IOException e) {
-      // The command may exit before reading all its input; its exit status tells what happened.
-    }
-    try {
-      awaitExit(process, command);
-      return new Result(process.exitValue(), out.text(), err.text());
-    } catch (InterruptedException e) {
-      throw interrupted(process, command, e);
-    }
-  }
+  Result run(List<String> argv, CharSequence stdin) throws IOException;
 
-  /** Waits for the command within the time limit; kills it past that. */
-  private void awaitExit(Process process, List<String> command) throws IOException, InterruptedException {
-    if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-      process.destroyForcibly();
-      throw new IOException(String.join(" ", command) + " did not finish within " + timeout.toSeconds()
-          + " s and was killed");
-    }
-  }
-
-  private static IOException interrupted(Process process, List<String> command, InterruptedException e) {
-    process.destroyForcibly();
-    Thread.currentThread().interrupt();
-    return new IOException("interrupted while running " + String.join(" ", command), e);
+  default Result run(List<String> argv) throws IOException {
+    return run(argv, null);
   }
 
   /**
    * Runs argv with no input and hands its stdout to {@code lines} one line at a time (without the
-   * line break) as it comes, on a reader thread; returns when the command has exited and every line
-   * has been handed over. The output is never held whole: a large iptables-save as one string (and
-   * the buffers that build it) would grow the heap at each check of the rules. The result's stdout
-   * is empty.
+   * line break); returns when the command has exited and every line has been handed over, with an
+   * empty stdout in the result. An iptables-save of a large cluster is tens of megabytes, so the
+   * process runner streams it; this default, for runners whose output is already whole, splits it.
    */
-  public Result runLines(List<String> argv, Consumer<String> lines) throws IOException {
-    List<String> command = new ArrayList<>(prefix);
-    command.addAll(argv);
-    Process process = new ProcessBuilder(command).start();
-    process.getOutputStream().close();
-    LineReader out = LineReader.start(process.getInputStream(), lines, "stdout of " + command.get(0));
-    StreamReader err = StreamReader.start(process.getErrorStream(), "stderr of " + command.get(0));
-    try {
-      awaitExit(process, command);
-      out.finish();
-      return new Result(process.exitValue(), "", err.text());
-    } catch (InterruptedException e) {
-      throw interrupted(process, command, e);
-    }
+  default Result runLines(List<String> argv, Consumer<String> lines) throws IOException {
+    Result result = run(argv, null);
+    result.stdout().lines().forEach(lines);
+    return new Result(result.exitCode(), "", result.stderr());
   }
 
-  /** Reads one output stream line by line on a thread of its own and hands each line over. */
-  private static final class LineReader {
-    private final Thread thread;
-    private volatile RuntimeException failure;
-
-    private LineReader(InputStream stream, Consumer<String> lines, String name) {
-      thread = new Thread(() -> {
-        try (BufferedReader reader = new BufferedReader(new InputStreamReader(stream, StandardCharsets.UTF_8),
-            STDIN_CHUNK)) {
-          for (String line = reader.readLine(); line != null; line = reader.readLine()) {
-            lines.accept(line);
-          }
-        } catch (IOException e) {
-          // the process was killed, or closed its end early: what was read is all there is
-        } catch (RuntimeException e) {
-          failure = e;
-        }
-      }, name);
-      thread.setDaemon(true);
-    }
-
-    static LineReader start(InputStream stream, Consumer<String> lines, String name) {
-      LineReader r = new LineReader(stream, lines, name);
-      r.thread.start();
-      return r;
-    }
-
-    /** Waits for the last line to be handed over (the process has exited); rethrows what the consumer threw. */
-    void finish() throws InterruptedException {
-      thread.join(TimeUnit.SECONDS.toMillis(10));
-      if (failure != null) {
-        throw failure;
-      }
-    }
-  }
-
-  /** Drains one output stream of a command on a thread of its own, so that the command never blocks on a full pipe. */
-  private static final class StreamReader {
-    private final Thread thread;
-    private volatile String text = "";
-
-    private StreamReader(InputStream stream, String name) {
-      thread = new Thread(() -> {
-        try (stream) {
-          text = new String(stream.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-          // the process was killed, or closed its end early: what was read is all there is
-        }
-      }, name);
-      thread.setDaemon(true);
-    }
-
-    static StreamReader start(InputStream stream, String name) {
-      StreamReader r = new StreamReader(stream, name);
-      r.thread.start();
-      return r;
-    }
-
-    /** The whole output; the process has exited, so the stream ends (a child that kept it open is not waited for long). */
-    String text() throws InterruptedException {
-      thread.join(TimeUnit.SECONDS.toMillis(10));
-      return text;
-    }
+  /** The network namespace the commands run in, or null for the process's own. */
+  default String netns() {
+    return null;
   }
 }

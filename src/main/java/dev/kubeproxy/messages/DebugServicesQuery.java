@@ -7,5 +7,10 @@ import dev.kubeproxy.model.NamespacedName;
  *
  * @param service the one Service whose programmed rules to read from the kernel, or null for every
  *                Service without their rules (reading the kernel for all of them would be slow)
+ * @param ruleset whether to read each family's whole ruleset too, to trace a packet through it
  */
-public record DebugServicesQuery(NamespacedName service) {}
+public record DebugServicesQuery(NamespacedName service, boolean ruleset) {
+  public DebugServicesQuery(NamespacedName service) {
+    this(service, false);
+  }
+}

@@ -1,6 +1,7 @@
 package dev.kubeproxy.messages;
 
 import dev.kubeproxy.model.ProgrammedRules;
+import dev.kubeproxy.model.ProgrammedRuleset;
 import dev.kubeproxy.model.ProxierSettings;
 import dev.kubeproxy.model.ProxyState;
 import dev.kubeproxy.model.ServicePortName;
@@ -16,9 +17,16 @@ import java.util.Map;
  * @param state      the state the last sync was given, or null before the first sync
  * @param syncs      the family's syncs per service
  * @param programmed what the kernel holds for the queried Service's ports (empty without a query)
+ * @param ruleset    the family's whole ruleset for tracing a packet, or null when no trace was asked
  */
 public record FamilySnapshot(
-    ProxierSettings settings, ProxyState state, ServiceSyncLog syncs, Map<ServicePortName, ProgrammedRules> programmed) {
+    ProxierSettings settings, ProxyState state, ServiceSyncLog syncs, Map<ServicePortName, ProgrammedRules> programmed,
+    ProgrammedRuleset ruleset) {
+
+  public FamilySnapshot(ProxierSettings settings, ProxyState state, ServiceSyncLog syncs,
+      Map<ServicePortName, ProgrammedRules> programmed) {
+    this(settings, state, syncs, programmed, null);
+  }
 
   public IpFamily family() {
     return settings.family();

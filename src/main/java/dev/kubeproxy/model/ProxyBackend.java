@@ -48,6 +48,15 @@ public interface ProxyBackend {
     return java.util.Optional.empty();
   }
 
+  /**
+   * The whole ruleset, for tracing a packet through what is programmed rather than through the
+   * model: read from the kernel, or in --dry-run the rules last printed. Blocking, as
+   * {@link #programmedRules}. A backend whose rules no tracer reads answers empty.
+   */
+  default java.util.Optional<ProgrammedRuleset> programmedRuleset() {
+    return java.util.Optional.empty();
+  }
+
   /** Removes every table, chain and rule this backend creates. Harmless when there are none. */
   void cleanup() throws SyncException;
 

@@ -7,6 +7,7 @@ import dev.kubeproxy.messages.ProxierSnapshot;
 import dev.kubeproxy.model.LocalTrafficDetector;
 import dev.kubeproxy.model.NamespacedName;
 import dev.kubeproxy.model.ProgrammedRules;
+import dev.kubeproxy.model.ProgrammedRuleset;
 import dev.kubeproxy.model.ProxierSettings;
 import dev.kubeproxy.model.ProxyState;
 import dev.kubeproxy.model.ServicePort;
@@ -72,6 +73,7 @@ final class DebugServicesResponder {
 
   private void answer(Message<Object> msg) {
     NamespacedName service = msg.body() instanceof DebugServicesQuery q ? q.service() : null;
+    boolean wantRuleset = msg.body() instanceof DebugServicesQuery q && q.ruleset();
     List<FamilyProxier> current = families.get();
     Map<IpFamily, ProxierSettings> familySettings = settings();
     vertx.executeBlocking(() -> {
@@ -87,7 +89,11 @@ final class DebugServicesResponder {
             }
           }
         }
-        out.add(new FamilySnapshot(familySettings.get(f.family()), state, f.syncLog(), Map.copyOf(programmed)));
+        ProgrammedRuleset ruleset = !wantRuleset ? null : f.backend().programmedRuleset().orElse(
+            ProgrammedRuleset.unavailable(options.config().proxyMode() + " mode",
+                "no tracer reads this mode's rules; the path shown is the model's only"));
+        out.add(new FamilySnapshot(familySettings.get(f.family()), state, f.syncLog(), Map.copyOf(programmed),
+            ruleset));
       }
       return out;
     }, false).onComplete(ar -> {

@@ -7,15 +7,15 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import dev.kubeproxy.testutil.tier.Unit;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * The package layering of docs/ARCHITECTURE.md: each layer uses only the layers below it, the
  * backends sit side by side, and no package cycle exists. Main code only.
  */
-@Tag("unit")
+@Unit
 class ArchitectureTest {
   private static final String ROOT = "dev.kubeproxy";
   private static JavaClasses classes;

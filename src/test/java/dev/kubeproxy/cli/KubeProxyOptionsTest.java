@@ -11,6 +11,7 @@ import dev.kubeproxy.config.ConfigFileLoader;
 import dev.kubeproxy.config.KubeProxyConfiguration;
 import dev.kubeproxy.testutil.Await;
 import dev.kubeproxy.testutil.VertxPerClass;
+import dev.kubeproxy.testutil.tier.Unit;
 import io.vertx.core.Future;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Complete: flags, file, platform defaults and their precedence (server.md §4). */
+@Unit
 class KubeProxyOptionsTest {
   @TempDir
   Path dir;

@@ -10,6 +10,7 @@ import dev.kubeproxy.runtime.ConfigVerticle;
 import dev.kubeproxy.config.ConfigzJson;
 import dev.kubeproxy.testutil.Await;
 import dev.kubeproxy.testutil.VertxPerClass;
+import dev.kubeproxy.testutil.tier.Unit;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 import java.io.ByteArrayOutputStream;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
+@Unit
 class StartupTest {
   @TempDir
   Path dir;

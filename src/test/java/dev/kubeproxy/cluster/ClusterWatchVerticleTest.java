@@ -14,6 +14,7 @@ import dev.kubeproxy.messages.EventBusAddresses;
 import dev.kubeproxy.messages.ClusterEvent.Kind;
 import dev.kubeproxy.testapi.TestApiServer;
 import dev.kubeproxy.model.objects.Service;
+import dev.kubeproxy.testutil.tier.Unit;
 import io.kubernetes.client.openapi.models.V1Node;
 import io.kubernetes.client.openapi.models.V1Service;
 import io.kubernetes.client.openapi.models.V1Taint;
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The real ClusterWatchVerticle (client-java informers) against the in-process test API server. */
+@Unit
 class ClusterWatchVerticleTest {
   private static final Duration WAIT = Duration.ofSeconds(30);
   private static final String PROXY_NAME = "service.kubernetes.io/service-proxy-name";

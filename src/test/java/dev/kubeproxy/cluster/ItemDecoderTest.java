@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import dev.kubeproxy.model.objects.ObjectDecoder;
 import dev.kubeproxy.model.objects.ObjectList;
 import dev.kubeproxy.model.objects.Service;
+import dev.kubeproxy.testutil.tier.Unit;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -13,6 +14,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** A list answer decoded item by item as it streams in; one bad item is reported and the rest count. */
+@Unit
 class ItemDecoderTest {
   private final List<String> reported = new ArrayList<>();
   private final ItemDecoder<Service> decoder = new ItemDecoder<>("Service", ObjectDecoder.SERVICE,

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.kubeproxy.model.objects.ClusterObject;
 import dev.kubeproxy.model.objects.Node;
 import dev.kubeproxy.model.objects.Service;
+import dev.kubeproxy.testutil.tier.Unit;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The documents of one manifest file, as kubectl would read them, decoded straight from the parser. */
+@Unit
 class ManifestReaderTest {
   @TempDir
   Path tmp;

@@ -12,6 +12,7 @@ import dev.kubeproxy.messages.EventBusAddresses;
 import dev.kubeproxy.messages.ClusterEvent.Kind;
 import dev.kubeproxy.model.objects.EndpointSlice;
 import dev.kubeproxy.model.objects.Service;
+import dev.kubeproxy.testutil.tier.Unit;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.io.IOException;
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The --manifests directory source, on conf/examples and on a directory the test edits. */
+@Unit
 class ManifestSourceTest {
   private static final Duration WAIT = Duration.ofSeconds(20);
   @TempDir Path tmp;

@@ -2,6 +2,7 @@ package dev.kubeproxy.cluster;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kubeproxy.testutil.tier.EndToEnd;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  * --dry-run prints rules for the example services, and a service file added while it runs
  * shows up in the next printed ruleset. Writes no rules (dry run).
  */
+@EndToEnd
 class ManifestsQuickStartIT {
   private static final java.util.concurrent.atomic.AtomicReference<Process> AGENT = new java.util.concurrent.atomic.AtomicReference<>();
   @TempDir Path tmp;

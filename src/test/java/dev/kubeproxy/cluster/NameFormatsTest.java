@@ -2,9 +2,11 @@ package dev.kubeproxy.cluster;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.kubeproxy.testutil.tier.Unit;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
+@Unit
 class NameFormatsTest {
 
   /** The names' checks are upstream's regular expressions (validation.go), written out: the same answers. */

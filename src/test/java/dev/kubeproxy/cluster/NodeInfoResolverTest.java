@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kubeproxy.config.AgentOptions;
 import dev.kubeproxy.testapi.TestApiServer;
+import dev.kubeproxy.testutil.tier.Unit;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.nio.file.Files;
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+@Unit
 class NodeInfoResolverTest {
   @TempDir Path tmp;
   private Vertx vertx;

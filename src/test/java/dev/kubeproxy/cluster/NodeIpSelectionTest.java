@@ -12,9 +12,11 @@ import dev.kubeproxy.model.objects.ClusterObjects;
 import dev.kubeproxy.model.objects.Node;
 import dev.kubeproxy.config.KubeProxyConfiguration;
 import dev.kubeproxy.net.IpFamily;
+import dev.kubeproxy.testutil.tier.Unit;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
+@Unit
 class NodeIpSelectionTest {
   @Test
   void parsesLiteralsOnly() {
@@ -65,18 +67,6 @@ class NodeIpSelectionTest {
     assertEquals(List.of("192.168.200.10/32", "fd00::10/128"), NodeIpSelection.expandPrimary(List.of("primary"), dual));
     assertEquals(List.of(), NodeIpSelection.expandPrimary(List.of("primary"), NodeIpSelection.detectNodeIPs(List.of(), "")));
     assertEquals(List.of("10.0.0.0/8"), NodeIpSelection.expandPrimary(List.of("10.0.0.0/8"), detected));
-  }
-
-  @Test
-  void localhostAndAllKeywordsExpandToCidrs() {
-    var detected = NodeIpSelection.detectNodeIPs(List.of("192.168.200.10"), "");
-    assertEquals(List.of("127.0.0.0/8", "::1/128"), NodeIpSelection.expandPrimary(List.of("localhost"), detected));
-    assertEquals(List.of("0.0.0.0/0", "::/0"), NodeIpSelection.expandPrimary(List.of("all"), detected));
-    assertEquals(List.of("192.168.200.10/32", "127.0.0.0/8", "::1/128", "10.0.0.0/8"),
-        NodeIpSelection.expandPrimary(List.of("primary", "localhost", "10.0.0.0/8", "127.0.0.0/8"), detected));
-    // a loopback node IP is never a primary NodePort address, but localhost still is
-    assertEquals(List.of("127.0.0.0/8", "::1/128"), NodeIpSelection.expandPrimary(List.of("primary", "localhost"),
-        NodeIpSelection.detectNodeIPs(List.of(), "")));
   }
 
   @Test

@@ -7,11 +7,13 @@ import dev.kubeproxy.model.objects.ClusterObjects;
 import dev.kubeproxy.model.objects.EndpointSlice;
 import dev.kubeproxy.model.objects.Service;
 import dev.kubeproxy.model.objects.ServiceBuilder;
+import dev.kubeproxy.testutil.tier.Unit;
 import java.util.List;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 /** The API server's rules for the Service and EndpointSlice fields kube-proxy reads. */
+@Unit
 class ObjectValidatorTest {
   private static final Service.Port HTTP = ServiceBuilder.port("http", 80, "TCP");
 

@@ -3,10 +3,12 @@ package dev.kubeproxy.cluster;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kubeproxy.testutil.tier.Unit;
 import io.kubernetes.client.openapi.ApiException;
 import java.net.ConnectException;
 import org.junit.jupiter.api.Test;
 
+@Unit
 class RateLimitInterceptorTest {
   @Test
   void burstIsFreeThenRequestsWaitForTokens() {

@@ -7,11 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.kubeproxy.messages.ClusterEvent.Kind;
 import dev.kubeproxy.model.objects.ClusterObjects;
 import dev.kubeproxy.model.objects.ServiceBuilder;
+import dev.kubeproxy.testutil.tier.Unit;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** One definition of what is watched: the informers send it, the manifests source applies it. */
+@Unit
 class SelectionTest {
   @Test
   void watchedKindsAndTheirSelectors() {

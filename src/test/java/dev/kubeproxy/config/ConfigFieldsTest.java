@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kubeproxy.cli.FlagDef;
 import dev.kubeproxy.cli.FlagValues;
 import dev.kubeproxy.cli.KubeProxyFlags;
+import dev.kubeproxy.testutil.tier.Unit;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.Test;
  * schema's Jackson binding gives: the same default texts and the same fields set, for every flag
  * that names a field.
  */
+@Unit
 class ConfigFieldsTest {
   /** A value of each flag type, as typed on a command line (not the defaults, so a set shows). */
   private static final Map<String, String> RAW = Map.ofEntries(

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kubeproxy.testutil.Await;
 import dev.kubeproxy.testutil.VertxPerClass;
+import dev.kubeproxy.testutil.tier.Unit;
 import io.vertx.config.ConfigStoreOptions;
 import io.vertx.config.spi.utils.Processors;
 import io.vertx.config.yaml.YamlProcessor;
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * loader returns what upstream's decoder returns, with its errors unchanged (what SnakeYAML alone
  * would get wrong is checked here).
  */
+@Unit
 class ConfigFileLoaderTest {
   private static final String HEAD = "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\n";
 

@@ -2,12 +2,14 @@ package dev.kubeproxy.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.kubeproxy.testutil.tier.Unit;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
+@Unit
 class ConfigValidationTest {
   private static final FeatureGates DEFAULT_GATES = FeatureGates.apply(Map.of()).gates();
 
@@ -164,30 +166,6 @@ class ConfigValidationTest {
         + "and CIDRs", c -> c.nodePortAddresses = List.of("10.0.0.0/8", "primary", "y"));
     assertError("KubeProxyConfiguration.NodePortAddresses[0]: Invalid value: \"primary\": can't use both 'primary' "
         + "and CIDRs", c -> c.nodePortAddresses = List.of("primary", "10.0.0.0/8"));
-  }
-
-  @Test
-  void nodePortAddressKeywordsNeedTheLocalhostNodePortsGate() {
-    FeatureGates on = FeatureGates.of(Map.of(FeatureGates.KUBE_PROXY_NFTABLES_LOCALHOST_NODE_PORTS, true));
-    KubeProxyConfiguration c = valid();
-    c.mode = "nftables";
-    c.nodePortAddresses = List.of("primary", "localhost", "10.0.0.0/8", "all");
-    assertEquals(List.of(), ConfigValidation.validate(c, on));
-    c.nodePortAddresses = List.of("localhost");
-    assertEquals(List.of(), ConfigValidation.validate(c, on));
-    c.nodePortAddresses = List.of("all", "loopback", "10.0.0.0/33");
-    assertEquals(List.of(
-        "KubeProxyConfiguration.NodePortAddresses[1]: Invalid value: \"loopback\": must be a valid CIDR or one of "
-            + "'primary', 'localhost', 'all'",
-        "KubeProxyConfiguration.NodePortAddresses[2]: Invalid value: \"10.0.0.0/33\": must be a valid CIDR or one "
-            + "of 'primary', 'localhost', 'all'"), ConfigValidation.validate(c, on));
-    // gate off: v1.31's rules, no keyword but a lone 'primary'
-    c.nodePortAddresses = List.of("localhost");
-    assertEquals(List.of("KubeProxyConfiguration.NodePortAddresses[0]: Invalid value: \"localhost\": must be a "
-        + "valid CIDR"), ConfigValidation.validate(c, DEFAULT_GATES));
-    c.nodePortAddresses = List.of("primary", "all");
-    assertEquals(List.of("KubeProxyConfiguration.NodePortAddresses[0]: Invalid value: \"primary\": can't use both "
-        + "'primary' and CIDRs"), ConfigValidation.validate(c, DEFAULT_GATES));
   }
 
   @Test

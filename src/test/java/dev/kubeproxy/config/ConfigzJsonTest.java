@@ -3,10 +3,12 @@ package dev.kubeproxy.config;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
+import dev.kubeproxy.testutil.tier.Unit;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
+@Unit
 class ConfigzJsonTest {
   @Test
   void oneSectionHoldingThePublicTypeWithItsTypeMeta() {

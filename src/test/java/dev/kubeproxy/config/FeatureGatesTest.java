@@ -5,10 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kubeproxy.testutil.tier.Unit;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
+@Unit
 class FeatureGatesTest {
   @Test
   void defaultsOfUpstream137() {

@@ -3,10 +3,12 @@ package dev.kubeproxy.config;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.kubeproxy.testutil.tier.Unit;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /** The sync timing resolved once from the configuration: defaults, the runner's intervals per mode. */
+@Unit
 class SyncSettingsTest {
   private static SyncSettings of(String mode, java.util.function.Consumer<KubeProxyConfiguration> edit) {
     KubeProxyConfiguration c = ConfigDefaults.defaulted();

@@ -1,9 +1,11 @@
 package dev.kubeproxy.e2e;
 
+import dev.kubeproxy.testutil.tier.EndToEnd;
 import java.util.List;
 import java.util.Set;
 
 /** iptables mode on the legacy xtables backend, IPv4: every check. */
+@EndToEnd
 class IptablesLegacyIpv4IT extends ProxyScenarios {
   @Override
   String mode() {

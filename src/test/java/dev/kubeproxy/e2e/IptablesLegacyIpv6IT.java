@@ -1,9 +1,11 @@
 package dev.kubeproxy.e2e;
 
+import dev.kubeproxy.testutil.tier.EndToEnd;
 import java.util.List;
 import java.util.Set;
 
 /** iptables mode (ip6tables, legacy backend), IPv6-only cluster: the reduced set. */
+@EndToEnd
 class IptablesLegacyIpv6IT extends ProxyScenarios {
   @Override
   String mode() {

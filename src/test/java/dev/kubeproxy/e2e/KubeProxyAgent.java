@@ -1,6 +1,7 @@
 package dev.kubeproxy.e2e;
 
 import dev.kubeproxy.host.CommandRunner;
+import dev.kubeproxy.testutil.Await;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,9 +1,11 @@
 package dev.kubeproxy.e2e;
 
+import dev.kubeproxy.testutil.tier.EndToEnd;
 import java.util.List;
 import java.util.Set;
 
 /** nftables mode, dual-stack Services: every check, for both families. */
+@EndToEnd
 class NftablesDualStackIT extends ProxyScenarios {
   @Override
   String mode() {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.kubeproxy.host.CommandRunner;
+import dev.kubeproxy.testutil.Await;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,6 +1,8 @@
 package dev.kubeproxy.e2e;
 
 import dev.kubeproxy.host.CommandRunner;
+import dev.kubeproxy.host.ProcessCommandRunner;
+import dev.kubeproxy.testutil.Await;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -102,7 +104,7 @@ public final class Topology implements AutoCloseable {
   private void build() throws IOException {
     for (String role : List.of("lan", "node", "rnode", "client-a", "client-b", "pod-a", "pod-b", "pod-c", "rpod")) {
       String name = prefix + role;
-      CommandRunner.Result r = new CommandRunner().run(List.of("ip", "netns", "add", name));
+      CommandRunner.Result r = new ProcessCommandRunner().run(List.of("ip", "netns", "add", name));
       if (!r.ok()) {
         throw new IllegalStateException("ip netns add " + name + " failed: " + r.stderr());
       }
@@ -216,7 +218,7 @@ public final class Topology implements AutoCloseable {
     if (!Files.isDirectory(dir)) {
       return;
     }
-    CommandRunner root = new CommandRunner();
+    CommandRunner root = new ProcessCommandRunner();
     long cutoff = System.currentTimeMillis() - 3_600_000L;
     try (var names = Files.list(dir)) {
       for (Path p : names.filter(p -> p.getFileName().toString().startsWith(NAME_PREFIX)).toList()) {
@@ -281,7 +283,7 @@ public final class Topology implements AutoCloseable {
     }
     closed = true;
     hosts.values().forEach(NetnsHost::close);
-    CommandRunner root = new CommandRunner();
+    CommandRunner root = new ProcessCommandRunner();
     for (Netns n : namespaces.values()) {
       try {
         // Anything still running in a namespace we made was started by this test (an agent).

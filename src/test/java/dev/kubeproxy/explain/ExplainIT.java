@@ -3,6 +3,7 @@ package dev.kubeproxy.explain;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kubeproxy.testutil.tier.EndToEnd;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -20,6 +21,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * The packaged jar: the agent on conf/examples with --manifests --dry-run, and {@code kube-proxy
  * explain} against it (as the README's quick start shows), in both modes. Writes no rules.
  */
+@EndToEnd
 class ExplainIT {
   @TempDir Path tmp;
 
@@ -77,6 +79,14 @@ class ExplainIT {
           address));
       assertTrue(allowed.out().contains("=> DNAT") && allowed.out().contains("10.244.1.8:8080")
           && allowed.out().contains("source kept"), allowed.out());
+      // the same packets through the rules the dry run printed: iptables mode traces them, nftables says why not
+      if (mode.equals("iptables")) {
+        assertTrue(path.out().contains("the rules agree with the model"), path.out());
+        assertTrue(allowed.out().contains("through the rules programmed (the last iptables-restore input")
+            && allowed.out().contains("the rules agree with the model"), allowed.out());
+      } else {
+        assertTrue(allowed.out().contains("not traced: the kernel's table reads back as rule forms"), allowed.out());
+      }
 
       // the metrics address from a configuration file, as the agent reads it
       Path config = tmp.resolve("config.yaml");

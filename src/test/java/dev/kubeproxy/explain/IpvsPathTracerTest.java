@@ -25,6 +25,7 @@ import dev.kubeproxy.model.ProxierSettings;
 import dev.kubeproxy.model.ServicePort;
 import dev.kubeproxy.model.ServicePortName;
 import dev.kubeproxy.model.ServicePortPlan;
+import dev.kubeproxy.testutil.tier.Unit;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -32,6 +33,7 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** ipvs mode's packet path: the sets its rules match, the virtual server, its real servers and masquerading. */
+@Unit
 class IpvsPathTracerTest {
   static PacketPath trace(ServicePort svc, List<Endpoint> eps, String from, String to, int port) {
     return new PathTracer(ProxyMode.IPVS, settings()).trace(ServicePortPlan.of(svc, eps, Map.of(), EndpointCategorizer.TopologyGates.DEFAULT), from, to, port);

@@ -21,6 +21,7 @@ import dev.kubeproxy.model.EndpointCategorizer;
 import dev.kubeproxy.model.LocalTrafficDetector;
 import dev.kubeproxy.model.ServicePort;
 import dev.kubeproxy.model.ServicePortPlan;
+import dev.kubeproxy.testutil.tier.Unit;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -28,6 +29,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+@Unit
 class PathTracerTest {
   static final String POD = "10.244.1.50";
   static final String OUTSIDE = "203.0.113.9";

@@ -23,6 +23,7 @@ import dev.kubeproxy.model.ProxyState;
 import dev.kubeproxy.model.ServicePort;
 import dev.kubeproxy.model.ServicePortName;
 import dev.kubeproxy.model.ServiceSyncLog;
+import dev.kubeproxy.testutil.tier.Unit;
 import io.vertx.core.json.JsonObject;
 import java.time.Instant;
 import java.util.HashMap;
@@ -31,6 +32,7 @@ import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
+@Unit
 class ReportBuilderTest {
   static final Instant T0 = Instant.parse("2026-12-03T10:00:00Z");
 

@@ -3,10 +3,12 @@ package dev.kubeproxy.gotext;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.kubeproxy.testutil.tier.Unit;
 import java.time.Duration;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
+@Unit
 class GoDurationTest {
   @ParameterizedTest
   @CsvSource({

@@ -2,9 +2,11 @@ package dev.kubeproxy.gotext;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.kubeproxy.testutil.tier.Unit;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
+@Unit
 class GoFormatTest {
   @Test
   void floatsLikeStrconvFormatFloatG() {

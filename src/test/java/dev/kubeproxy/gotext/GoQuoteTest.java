@@ -2,9 +2,11 @@ package dev.kubeproxy.gotext;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.kubeproxy.testutil.tier.Unit;
 import org.junit.jupiter.api.Test;
 
 /** Go's strconv.Quote, as fmt's %q prints it. */
+@Unit
 class GoQuoteTest {
   @Test
   void quotesAsGoDoes() {

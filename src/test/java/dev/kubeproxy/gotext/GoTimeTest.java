@@ -2,12 +2,14 @@ package dev.kubeproxy.gotext;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.kubeproxy.testutil.tier.Unit;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import org.junit.jupiter.api.Test;
 
 /** Go's time.Time JSON form (RFC3339Nano). */
+@Unit
 class GoTimeTest {
   @Test
   void utcEndsInZAndKeepsNanoseconds() {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.kubeproxy.e2e.Requirements;
 import dev.kubeproxy.host.CommandRunner;
+import dev.kubeproxy.host.ProcessCommandRunner;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -45,13 +46,6 @@ public final class Guest {
     List<String> command = new ArrayList<>(List.of("env",
         "KP_GUEST_TIMEOUT=" + Math.max(60, limit.toSeconds() - 60), RUNNER.toString()));
     command.addAll(argv);
-    return new LimitedRunner(limit).run(command);
-  }
-
-  /** CommandRunner with a limit of its own (its constructor for that is for subclasses). */
-  private static final class LimitedRunner extends CommandRunner {
-    LimitedRunner(Duration limit) {
-      super(List.of(), null, limit);
-    }
+    return new ProcessCommandRunner(List.of(), null, limit).run(command);
   }
 }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kubeproxy.host.CommandRunner;
+import dev.kubeproxy.testutil.tier.InGuest;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -11,6 +12,7 @@ import org.junit.jupiter.api.Test;
  * The guest runner itself: one boot carries real traffic through an IPVS virtual server (NAT to a
  * real server in a namespace), and passes the command's stdout, stderr and exit status through.
  */
+@InGuest
 class GuestRunnerIT {
   @Test
   void ipvsCarriesTrafficAndTheCommandsOutputAndStatusComeBack() throws Exception {

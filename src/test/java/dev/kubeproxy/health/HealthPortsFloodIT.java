@@ -3,6 +3,8 @@ package dev.kubeproxy.health;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kubeproxy.testutil.Await;
+import dev.kubeproxy.testutil.tier.EndToEnd;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -27,6 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * a burst faster than the event loop closes connections holds more descriptors for a moment), all
  * closed at the end.
  */
+@EndToEnd
 class HealthPortsFloodIT {
   private static final int FD_LIMIT = 2048;
   private static final int FLOOD_PER_PORT = 1000;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kubeproxy.testutil.tier.EndToEnd;
 import io.kubernetes.client.openapi.models.V1Container;
 import io.kubernetes.client.openapi.models.V1DaemonSet;
 import io.kubernetes.client.openapi.models.V1Probe;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.Test;
  * which failureThreshold failures would restart the container; /healthz meanwhile answers 503 (the
  * node is not known yet). Runs --dry-run: no rules written.
  */
+@EndToEnd
 class LivenessProbeIT {
   private static final Path MANIFEST = Path.of("docker/kube-proxy.yaml");
 

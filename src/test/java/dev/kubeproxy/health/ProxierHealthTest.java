@@ -9,10 +9,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.testutil.MutableClock;
+import dev.kubeproxy.testutil.tier.Unit;
 import java.time.Duration;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
 
+@Unit
 class ProxierHealthTest {
   private final Instant t0 = Instant.parse("2026-01-01T00:00:00Z");
   private final MutableClock clock = new MutableClock(t0);

@@ -17,6 +17,7 @@ import dev.kubeproxy.testutil.Await;
 import dev.kubeproxy.messages.EventBusCodecs;
 import dev.kubeproxy.testutil.MutableClock;
 import dev.kubeproxy.testutil.TestConfigs;
+import dev.kubeproxy.testutil.tier.Unit;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.ext.web.client.HttpResponse;
@@ -35,6 +36,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 @ExtendWith(VertxExtension.class)
+@Unit
 class ServiceHealthServerVerticleTest {
   private static final NamespacedName WEB = new NamespacedName("default", "web");
   private static final NamespacedName DB = new NamespacedName("prod", "db");

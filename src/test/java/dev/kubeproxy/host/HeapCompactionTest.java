@@ -3,10 +3,12 @@ package dev.kubeproxy.host;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.sun.management.HotSpotDiagnosticMXBean;
+import dev.kubeproxy.testutil.tier.Unit;
 import java.lang.management.ManagementFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+@Unit
 class HeapCompactionTest {
   private final HotSpotDiagnosticMXBean vm = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
   private final String min = vm.getVMOption("MinHeapFreeRatio").getValue();

@@ -4,10 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.kubeproxy.messages.ClusterEvent;
 import dev.kubeproxy.messages.EventRequest;
+import dev.kubeproxy.testutil.tier.Unit;
 import java.time.Clock;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
+@Unit
 class InvalidObjectsTest {
   @Test
   void rememberedFromFailedValidationUntilAValidVersionOrADeleteArrives() {

@@ -26,6 +26,7 @@ import dev.kubeproxy.model.ServicePortName;
 import dev.kubeproxy.model.ServiceSyncLog;
 import dev.kubeproxy.testutil.Await;
 import dev.kubeproxy.testutil.TestConfigs;
+import dev.kubeproxy.testutil.tier.Unit;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
@@ -44,6 +45,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /** GET /debug/services on the metrics server, with a proxier double answering on the event bus. */
 @ExtendWith(VertxExtension.class)
+@Unit
 class DebugServicesRouteTest {
   static final ServicePortName WEB = new ServicePortName(new NamespacedName("demo", "web"), "http", "TCP");
 

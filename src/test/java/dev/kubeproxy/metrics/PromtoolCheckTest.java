@@ -9,8 +9,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.kubeproxy.host.CommandRunner;
+import dev.kubeproxy.host.ProcessCommandRunner;
 import dev.kubeproxy.testutil.Await;
 import dev.kubeproxy.testutil.TestConfigs;
+import dev.kubeproxy.testutil.tier.Unit;
 import io.vertx.core.Vertx;
 import io.vertx.ext.web.client.WebClient;
 import java.nio.file.Files;
@@ -28,6 +30,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * Runs `promtool check metrics` on the real /metrics output of an agent-built Vert.x (kube-proxy
  * families with every label vector populated, JVM/process meters and Vert.x's own meters).
  */
+@Unit
 class PromtoolCheckTest {
   /**
    * The only complaints allowed: upstream kube-proxy itself exposes these gauges with a "_total"
@@ -80,7 +83,7 @@ class PromtoolCheckTest {
       assertTrue(text.contains("vertx_http_server_requests_total"), "Vert.x meters are in the same registry");
       assertFalse(text.contains("vertx_eventbus_"), "the internal event bus is not metered (a gauge registered per message)");
 
-      CommandRunner.Result result = new CommandRunner().run(List.of("promtool", "check", "metrics"), text);
+      CommandRunner.Result result = new ProcessCommandRunner().run(List.of("promtool", "check", "metrics"), text);
       Set<String> complaints = Arrays.stream((result.stdout() + "\n" + result.stderr()).split("\n"))
           .map(String::trim).filter(s -> !s.isEmpty()).collect(Collectors.toCollection(TreeSet::new));
       Set<String> expected = new TreeSet<>();

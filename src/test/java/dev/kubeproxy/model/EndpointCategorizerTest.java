@@ -4,11 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kubeproxy.testutil.tier.Unit;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
+@Unit
 class EndpointCategorizerTest {
   private static final ServicePortName NAME = new ServicePortName(new NamespacedName("demo", "web"), "", "TCP");
   private static final Map<String, String> ZONE_A = Map.of("topology.kubernetes.io/zone", "zone-a");

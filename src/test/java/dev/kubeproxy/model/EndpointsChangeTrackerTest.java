@@ -13,6 +13,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kubeproxy.model.objects.ClusterObjects;
 import dev.kubeproxy.model.objects.EndpointSlice;
+import dev.kubeproxy.testutil.CountingMetrics;
+import dev.kubeproxy.testutil.tier.Unit;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -23,13 +25,14 @@ import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
+@Unit
 class EndpointsChangeTrackerTest {
   private static final NamespacedName WEB = new NamespacedName("demo", "web");
   private static final ServicePortName HTTP = new ServicePortName(WEB, "http", "TCP");
   private static final ServicePortName DNS = new ServicePortName(WEB, "dns", "UDP");
   private static final Instant START = Instant.parse("2026-01-01T00:00:00Z");
 
-  private final ServiceChangeTrackerTest.CountingMetrics metrics = new ServiceChangeTrackerTest.CountingMetrics();
+  private final CountingMetrics metrics = new CountingMetrics();
   private final List<String> wrongFamily = new ArrayList<>();
   private final EndpointsChangeTracker tracker = new EndpointsChangeTracker(IpFamily.IPv4, "node-a", true, metrics,
       Clock.fixed(START, ZoneOffset.UTC), (svc, ip) -> wrongFamily.add(svc + " " + ip));

@@ -3,11 +3,13 @@ package dev.kubeproxy.model;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
+import dev.kubeproxy.testutil.tier.Unit;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
+@Unit
 class RefusedServicePortsTest {
   private static final ServicePortName BAD = new ServicePortName(new NamespacedName("demo", "bad"), "", "TCP");
   private static final ServicePortName GOOD = new ServicePortName(new NamespacedName("demo", "good"), "", "TCP");

@@ -11,41 +11,16 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.model.objects.Service;
+import dev.kubeproxy.testutil.CountingMetrics;
+import dev.kubeproxy.testutil.tier.Unit;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
+@Unit
 class ServiceChangeTrackerTest {
-  static final class CountingMetrics extends ProxyMetrics {
-    int serviceChanges;
-    int servicePending = -1;
-    int endpointChanges;
-    int endpointPending = -1;
-
-    @Override
-    public void incServiceChanges() {
-      serviceChanges++;
-    }
-
-    @Override
-    public void setServiceChangesPending(int n) {
-      servicePending = n;
-    }
-
-    @Override
-    public void incEndpointChanges() {
-      endpointChanges++;
-    }
-
-    @Override
-    public void setEndpointChangesPending(int n) {
-      endpointPending = n;
-    }
-  }
-
   private final CountingMetrics metrics = new CountingMetrics();
   private final ServiceChangeTracker tracker = new ServiceChangeTracker(IpFamily.IPv4, true, metrics);
   private final ServicePortMap map = new ServicePortMap();

@@ -3,8 +3,10 @@ package dev.kubeproxy.model;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
+import dev.kubeproxy.testutil.tier.Unit;
 import org.junit.jupiter.api.Test;
 
+@Unit
 class ServicePortNameTest {
   @Test
   void stringFormLeavesProtocolOut() {

@@ -13,12 +13,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kubeproxy.model.objects.Service;
+import dev.kubeproxy.testutil.tier.Unit;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
+@Unit
 class ServicePortsTest {
   private static final NamespacedName WEB = new NamespacedName("demo", "web");
 

@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.model.objects.ClusterObjects;
 import dev.kubeproxy.model.objects.EndpointSlice;
+import dev.kubeproxy.testutil.tier.Unit;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.Test;
  * controller treats as PreferSameZone): hints.forNodes and hints.forZones read from slices, and the
  * topology mode of upstream 1.33+ topology.go chosen from them.
  */
+@Unit
 class TrafficDistributionTest {
   static final ServicePortName HTTP = new ServicePortName(new NamespacedName("demo", "web"), "http", "TCP");
   static final Map<String, String> ZONE_A = Map.of("topology.kubernetes.io/zone", "zone-a");

@@ -9,6 +9,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.kubeproxy.e2e.Requirements;
 import dev.kubeproxy.host.CommandRunner;
+import dev.kubeproxy.host.ProcessCommandRunner;
+import dev.kubeproxy.testutil.tier.EndToEnd;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -33,6 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
  * cluster of conf/examples), and once more with --dry-run in a memory cgroup of the test's own:
  * `ip netns exec` remounts /sys, which hides the cgroup files from an agent inside a namespace.
  */
+@EndToEnd
 class MonitoringIT {
   private static final Path DASHBOARD = Path.of("docker", "monitoring", "kube-proxy-dashboard.json");
   private static final Path ALERTS = Path.of("docker", "monitoring", "kube-proxy-alerts.yaml");
@@ -117,7 +120,7 @@ class MonitoringIT {
         Files.copy(f, manifests.resolve(f.getFileName()));
       }
     }
-    CommandRunner run = new CommandRunner();
+    CommandRunner run = new ProcessCommandRunner();
     must(run.run(List.of("ip", "netns", "add", ns)));
     Process agent = null;
     Path log = dir.resolve("agent-" + mode + ".log");
@@ -184,7 +187,7 @@ class MonitoringIT {
 
   /** Asks until /healthz answers 200, /metrics has counted that answer and shows `expected`; returns the whole output. */
   private static String awaitMetrics(Process agent, Path log, List<String> fetch, String expected) throws Exception {
-    CommandRunner run = new CommandRunner();
+    CommandRunner run = new ProcessCommandRunner();
     for (int i = 0; i < 120; i++) {
       assertTrue(agent.isAlive(), "the agent exited:\n" + Files.readString(log));
       String out = run.run(fetch).stdout();

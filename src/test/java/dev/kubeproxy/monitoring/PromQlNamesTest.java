@@ -2,9 +2,11 @@ package dev.kubeproxy.monitoring;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.kubeproxy.testutil.tier.Unit;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
+@Unit
 class PromQlNamesTest {
   @Test
   void namesWithoutFunctionsLabelsRangesOrKeywords() {

@@ -5,9 +5,11 @@ import dev.kubeproxy.server.ServerLoop;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.kubeproxy.testutil.tier.Unit;
 import java.net.BindException;
 import org.junit.jupiter.api.Test;
 
+@Unit
 class HostPortTest {
   @Test
   void parsesIpv4AndBracketedIpv6() {

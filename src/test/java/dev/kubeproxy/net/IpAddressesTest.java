@@ -6,8 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kubeproxy.net.IpFamily;
+import dev.kubeproxy.testutil.tier.Unit;
 import org.junit.jupiter.api.Test;
 
+@Unit
 class IpAddressesTest {
   @Test
   void ipv4IsReadSloppilyAndPrintedCanonically() {

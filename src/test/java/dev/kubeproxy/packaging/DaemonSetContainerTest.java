@@ -3,6 +3,7 @@ package dev.kubeproxy.packaging;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kubeproxy.testutil.tier.Unit;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -11,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The podman command line ImageIT derives from docker/kube-proxy.yaml, checked without podman. */
+@Unit
 class DaemonSetContainerTest {
   @TempDir
   Path dir;

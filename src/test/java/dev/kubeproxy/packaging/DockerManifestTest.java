@@ -11,6 +11,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.kubeproxy.config.ConfigCodec;
 import dev.kubeproxy.config.ConfigValidation;
 import dev.kubeproxy.config.KubeProxyConfiguration;
+import dev.kubeproxy.testutil.tier.Unit;
 import io.kubernetes.client.openapi.models.V1ClusterRole;
 import io.kubernetes.client.openapi.models.V1ClusterRoleBinding;
 import io.kubernetes.client.openapi.models.V1ConfigMap;
@@ -35,6 +36,7 @@ import org.junit.jupiter.api.Test;
  * docker/kube-proxy.yaml read with the official client's typed models (the same schema the API
  * server applies), since no kubectl server is reachable here, and docker/Dockerfile's shape.
  */
+@Unit
 class DockerManifestTest {
   private static final Path MANIFEST = Path.of("docker/kube-proxy.yaml");
   private static final Map<Class<?>, Object> OBJECTS = new HashMap<>();

@@ -7,13 +7,13 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kubeproxy.e2e.Answer;
-import dev.kubeproxy.e2e.Await;
 import dev.kubeproxy.e2e.Backend;
 import dev.kubeproxy.e2e.Family;
 import dev.kubeproxy.e2e.Manifests;
 import dev.kubeproxy.e2e.Requirements;
 import dev.kubeproxy.e2e.ServiceDef;
 import dev.kubeproxy.e2e.Topology;
+import dev.kubeproxy.testutil.Await;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

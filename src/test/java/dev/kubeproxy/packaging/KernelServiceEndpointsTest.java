@@ -2,11 +2,13 @@ package dev.kubeproxy.packaging;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.kubeproxy.testutil.tier.Unit;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** The footprint benchmark's convergence check reads dumps in the formats the tools print (fragments of real dumps). */
+@Unit
 class KernelServiceEndpointsTest {
   @Test
   void iptablesFollowsServiceToEndpointChainsInTheNatTableOnly() {

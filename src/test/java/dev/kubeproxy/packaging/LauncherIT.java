@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kubeproxy.testutil.TempTrees;
+import dev.kubeproxy.testutil.tier.EndToEnd;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -22,6 +24,7 @@ import org.junit.jupiter.api.Test;
  * (and win), and the class-data sharing archive is used only while it is newer than the jar. Runs
  * {@code --version} on a copy of the packaged jar, with the JVM printing its command-line flags.
  */
+@EndToEnd
 class LauncherIT {
   private Path work;
   private Path jar;
@@ -35,7 +38,7 @@ class LauncherIT {
 
   @AfterEach
   void tearDown() throws IOException {
-    FootprintBenchmark.deleteTree(work);
+    TempTrees.deleteTree(work);
   }
 
   @Test

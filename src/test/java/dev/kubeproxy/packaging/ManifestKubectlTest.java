@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.kubeproxy.e2e.Requirements;
+import dev.kubeproxy.testutil.tier.Unit;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * groups (a kind or apiVersion it does not serve, or a document kubectl cannot decode, fails). The
  * field-level schema check is DockerManifestTest's strict decoding into the API's typed models.
  */
+@Unit
 class ManifestKubectlTest {
   /** What an API server serves, for the groups the manifest uses: group/version -> kind -> resource, namespaced. */
   private static final Map<String, Map<String, String>> SERVED = Map.of(

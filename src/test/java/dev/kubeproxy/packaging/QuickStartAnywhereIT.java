@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.kubeproxy.testutil.tier.EndToEnd;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -33,6 +34,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * README's command is that the health and metrics ports are chosen free, so that parallel test
  * runs do not collide on 10256/10249.
  */
+@EndToEnd
 class QuickStartAnywhereIT {
   private static final int NOBODY = 65534;
 

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kubeproxy.messages.EventBusAddresses;
+import dev.kubeproxy.testutil.tier.Unit;
 import io.vertx.core.Vertx;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The --config file's verticle: its first read, and its watch: what restarts the agent (a message on
  * agent.fatal) and what does not.
  */
+@Unit
 class ConfigVerticleTest {
   private static final String BODY = "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\n";
 

@@ -31,8 +31,11 @@ import dev.kubeproxy.messages.ClusterEvent;
 import dev.kubeproxy.messages.EventRequest;
 import dev.kubeproxy.messages.NodeInfo;
 import dev.kubeproxy.config.KubeProxyConfiguration;
+import dev.kubeproxy.config.ProxyMode;
 import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.host.CommandRunner;
+import dev.kubeproxy.host.ProcessCommandRunner;
+import dev.kubeproxy.testutil.tier.Unit;
 import io.vertx.core.Vertx;
 import io.vertx.junit5.VertxExtension;
 import java.time.Duration;
@@ -46,6 +49,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The proxier's side of /debug/services: its snapshot on proxy.debug-services. */
 @ExtendWith(VertxExtension.class)
+@Unit
 class DebugServicesResponderTest {
   static final NamespacedName WEB = new NamespacedName("demo", "web");
 
@@ -87,7 +91,7 @@ class DebugServicesResponderTest {
     AgentOptions options = new AgentOptions(config, null, "node-a", null, false, false, false);
     NodeInfo node = new NodeInfo("node-a", List.of("192.168.200.1"), List.of(), Map.of());
     ReadableBackend backend = new ReadableBackend();
-    vertx.deployVerticle(new ProxierVerticle(options, node, (o, n, r) -> List.of(backend), new CommandRunner(),
+    vertx.deployVerticle(new ProxierVerticle(options, node, (o, n, r) -> List.of(backend), new ProcessCommandRunner(),
         new ProxierVerticleTest.RecordingMetrics()), ProxierVerticle.DEPLOYMENT).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
 
     vertx.eventBus().publish(EventBusAddresses.SERVICES, new ClusterEvent<>(ClusterEvent.Kind.SERVICE,
@@ -104,7 +108,7 @@ class DebugServicesResponderTest {
     await("the first sync", () -> !backend.states.isEmpty());
 
     ProxierSnapshot snapshot = ask(vertx, WEB);
-    assertEquals("nftables", snapshot.mode());
+    assertEquals(ProxyMode.NFTABLES, snapshot.mode());
     assertTrue(snapshot.initialized());
     FamilySnapshot v4 = snapshot.families().get(0);
     assertEquals(IpFamily.IPv4, v4.family());
@@ -135,7 +139,7 @@ class DebugServicesResponderTest {
     AgentOptions options = new AgentOptions(config, null, "node-a", null, false, false, false);
     NodeInfo node = new NodeInfo("node-a", List.of("192.168.200.1"), List.of(), Map.of());
     vertx.deployVerticle(new ProxierVerticle(options, node, (o, n, r) -> List.of(new ReadableBackend()),
-        new CommandRunner(), new ProxierVerticleTest.RecordingMetrics()), ProxierVerticle.DEPLOYMENT)
+        new ProcessCommandRunner(), new ProxierVerticleTest.RecordingMetrics()), ProxierVerticle.DEPLOYMENT)
         .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
     java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
     java.io.PrintStream capture = new java.io.PrintStream(captured, true);

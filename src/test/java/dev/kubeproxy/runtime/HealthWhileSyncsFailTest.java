@@ -16,10 +16,12 @@ import dev.kubeproxy.config.ProxyMode;
 import dev.kubeproxy.health.HealthzServerVerticle;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.host.CommandRunner;
+import dev.kubeproxy.host.ProcessCommandRunner;
 import dev.kubeproxy.testutil.Await;
 import dev.kubeproxy.testutil.MutableClock;
 import dev.kubeproxy.testutil.TestConfigs;
 import dev.kubeproxy.net.IpFamily;
+import dev.kubeproxy.testutil.tier.Unit;
 import io.vertx.core.Vertx;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.junit5.VertxExtension;
@@ -36,6 +38,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * time, only Updated clears it, and a failed sync does not call Updated).
  */
 @ExtendWith(VertxExtension.class)
+@Unit
 class HealthWhileSyncsFailTest {
   private final MutableClock clock = new MutableClock(Instant.now());
   private final ProxyMetrics metrics = new ProxyMetrics().registerFor(ProxyMode.IPTABLES);
@@ -55,7 +58,7 @@ class HealthWhileSyncsFailTest {
     Await.result(vertx.deployVerticle(healthz));
     ProxierVerticleTest.FakeBackend backend = new ProxierVerticleTest.FakeBackend(IpFamily.IPv4);
     backend.failures.set(Integer.MAX_VALUE);
-    AgentContext context = new AgentContext(metrics, FeatureGates.of(Map.of()), clock, new CommandRunner());
+    AgentContext context = new AgentContext(metrics, FeatureGates.of(Map.of()), clock, new ProcessCommandRunner());
     NodeInfo node = new NodeInfo("node-a", List.of("192.168.200.1"), List.of(), Map.of());
     Await.result(vertx.deployVerticle(new ProxierVerticle(options, node, (o, n, r) -> List.of(backend), context, null),
         ProxierVerticle.DEPLOYMENT));

@@ -30,11 +30,12 @@ import dev.kubeproxy.config.KubeProxyConfiguration;
 import dev.kubeproxy.messages.HealthUpdate;
 import dev.kubeproxy.messages.ServiceHealthState;
 import dev.kubeproxy.metrics.ProxyMetrics;
-import dev.kubeproxy.host.CommandRunner;
+import dev.kubeproxy.testutil.RecordingRunner;
 import dev.kubeproxy.model.objects.ClusterObjects;
 import dev.kubeproxy.model.objects.EndpointSlice;
 import dev.kubeproxy.model.objects.Node;
 import dev.kubeproxy.model.objects.Service;
+import dev.kubeproxy.testutil.tier.Unit;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -55,6 +56,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 @ExtendWith(VertxExtension.class)
+@Unit
 class ProxierVerticleTest {
   private static final NamespacedName WEB = new NamespacedName("demo", "web");
 
@@ -142,18 +144,6 @@ class ProxierVerticleTest {
       noLocal.put(trafficPolicy, n);
     }
   }
-
-  static final class RecordingRunner extends CommandRunner {
-    final List<List<String>> commands = new CopyOnWriteArrayList<>();
-
-    @Override
-    public Result run(List<String> argv) {
-      commands.add(argv);
-      return new Result(0, "", "");
-    }
-  }
-
-
 
   private Vertx vertx;
   private final RecordingMetrics metrics = new RecordingMetrics();

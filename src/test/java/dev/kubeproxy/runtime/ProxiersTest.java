@@ -5,6 +5,7 @@ import dev.kubeproxy.model.ProxierSettings;
 import dev.kubeproxy.model.ProxyBackend;
 import dev.kubeproxy.net.IpFamily;
 
+import dev.kubeproxy.testutil.tier.Unit;
 import java.nio.file.Path;
 import java.nio.file.Files;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -14,7 +15,6 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.kubeproxy.config.AgentOptions;
 import dev.kubeproxy.messages.NodeInfo;
@@ -29,13 +29,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 
+@Unit
 class ProxiersTest {
   /** Answers the read-only iptables probes: binaries for which works() holds succeed. */
-  static final class ProbeRunner extends CommandRunner {
+  static final class ProbeRunner implements CommandRunner {
     final Predicate<String> works;
     final List<List<String>> commands = new ArrayList<>();
 
@@ -58,7 +58,7 @@ class ProxiersTest {
     }
   }
 
-  private static AgentOptions options(String mode) {
+  static AgentOptions options(String mode) {
     KubeProxyConfiguration c = new KubeProxyConfiguration();
     c.mode = mode;
     c.iptables.syncPeriod = Duration.ofSeconds(30);
@@ -70,7 +70,7 @@ class ProxiersTest {
     return new AgentOptions(c, null, "node-a", null, false, false, false);
   }
 
-  private static NodeInfo node(String... ips) {
+  static NodeInfo node(String... ips) {
     return new NodeInfo("node-a", List.of(ips), List.of("10.244.1.0/24", "fd00:10:244:1::/64"), Map.of());
   }
 
@@ -213,38 +213,6 @@ class ProxiersTest {
     assertSame(System.out, Proxiers.settings(dry, node(), IpFamily.IPv4, LocalTrafficDetector.noop()).dryRunOutput());
   }
 
-  private static boolean root() {
-    return "root".equals(System.getProperty("user.name"));
-  }
-
-  private static String sh(List<String> argv) throws Exception {
-    Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes());
-    if (p.waitFor() != 0) {
-      throw new IllegalStateException(String.join(" ", argv) + ": " + out);
-    }
-    return out;
-  }
-
-  @Test
-  void cleanupLeftoversRemovesOtherModesRulesInANamespace() throws Exception {
-    assumeTrue(root(), "needs root for a network namespace");
-    assumeTrue(new java.io.File("/usr/sbin/nft").exists() || new java.io.File("/sbin/nft").exists(), "needs nft");
-    String ns = "kp-model-" + UUID.randomUUID().toString().substring(0, 8);
-    sh(List.of("ip", "netns", "add", ns));
-    try {
-      sh(List.of("ip", "netns", "exec", ns, "nft", "add", "table", "ip", "kube-proxy"));
-      sh(List.of("ip", "netns", "exec", ns, "nft", "add", "table", "ip6", "kube-proxy"));
-      CommandRunner runner = CommandRunner.inNetns(ns);
-      assertTrue(cleanupLeftovers("iptables", false, runner));
-      String tables = sh(List.of("ip", "netns", "exec", ns, "nft", "list", "tables"));
-      assertFalse(tables.contains("kube-proxy"), "iptables mode removes nftables leftovers: " + tables);
-      assertTrue(cleanupLeftovers("nftables", true, runner), "cleanup of nothing is fine");
-    } finally {
-      sh(List.of("ip", "netns", "delete", ns));
-    }
-  }
-
   /** A kernel with IPv6: the families follow the tools alone. */
   private static final Ipv6Support WITH_IPV6 = new Ipv6Support(path -> Optional.of(path.endsWith("disable_ipv6") ? "0\n" : ""));
   private static final Ipv6Support WITHOUT_IPV6 = new Ipv6Support(path -> Optional.empty());
@@ -254,7 +222,7 @@ class ProxiersTest {
     return create(options, node, runner, WITH_IPV6);
   }
 
-  private static List<ProxyBackend> create(dev.kubeproxy.config.AgentOptions options, dev.kubeproxy.messages.NodeInfo node,
+  static List<ProxyBackend> create(dev.kubeproxy.config.AgentOptions options, dev.kubeproxy.messages.NodeInfo node,
       CommandRunner runner, Ipv6Support ipv6) {
     return Proxiers.create(options, node, context(options.config().featureGates, runner), ipv6);
   }
@@ -284,27 +252,6 @@ class ProxiersTest {
     AgentOptions dry = new AgentOptions(o.config(), null, "node-a", null, true, false, false);
     assertEquals(List.of(IpFamily.IPv4, IpFamily.IPv6), create(dry, node("192.168.200.1"), new ProbeRunner(b -> true),
         WITHOUT_IPV6).stream().map(ProxyBackend::family).toList());
-  }
-
-  /** Kernel tier: nftables mode in a scratch namespace whose IPv6 is switched off by its sysctl. */
-  @Test
-  void aNamespaceWithIpv6SwitchedOffGetsIpv4Only() throws Exception {
-    assumeTrue(root(), "needs root for a network namespace");
-    String ns = "kp-v6off-" + UUID.randomUUID().toString().substring(0, 8);
-    sh(List.of("ip", "netns", "add", ns));
-    try {
-      sh(List.of("ip", "netns", "exec", ns, "sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1"));
-      List<ProxyBackend> backends = create(options("nftables"), node("192.168.200.1"), CommandRunner.inNetns(ns),
-          dev.kubeproxy.host.Ipv6SupportTest.inNamespace(ns));
-      assertEquals(List.of(IpFamily.IPv4), backends.stream().map(ProxyBackend::family).toList());
-    } finally {
-      sh(List.of("ip", "netns", "delete", ns));
-    }
-  }
-
-  private static boolean cleanupLeftovers(String mode, boolean all, CommandRunner runner) {
-    return Proxiers.cleanupLeftovers(dev.kubeproxy.config.ProxyMode.parse(mode).orElseThrow(), all,
-        context(java.util.Map.of(), runner));
   }
 
   private static dev.kubeproxy.runtime.AgentContext context(java.util.Map<String, Boolean> gates, CommandRunner runner) {

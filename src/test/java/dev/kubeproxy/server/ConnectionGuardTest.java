@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kubeproxy.testutil.Await;
+import dev.kubeproxy.testutil.tier.Unit;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /** Connection limits, idle timeouts and HTTP/1.1-only on a loopback server (bounded: at most 300 sockets). */
 @ExtendWith(VertxExtension.class)
+@Unit
 public class ConnectionGuardTest {
   private final List<Socket> sockets = new ArrayList<>();
 

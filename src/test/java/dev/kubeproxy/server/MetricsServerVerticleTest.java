@@ -13,6 +13,7 @@ import dev.kubeproxy.messages.EventBusAddresses;
 import dev.kubeproxy.messages.EventBusCodecs;
 import dev.kubeproxy.testutil.Await;
 import dev.kubeproxy.testutil.TestConfigs;
+import dev.kubeproxy.testutil.tier.Unit;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 @ExtendWith(VertxExtension.class)
+@Unit
 class MetricsServerVerticleTest {
   private Vertx vertx;
   private WebClient client;

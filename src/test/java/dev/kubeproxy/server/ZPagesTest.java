@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kubeproxy.server.ZPages.Answer;
+import dev.kubeproxy.testutil.tier.Unit;
 import io.vertx.core.json.JsonObject;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -14,6 +15,7 @@ import java.util.Random;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
+@Unit
 class ZPagesTest {
   private static final java.util.List<String> SERVED = java.util.List.of("/metrics", "/metrics/slis", "/healthz",
       "/healthz/ping", "/proxyMode", "/configz", "/flagz");

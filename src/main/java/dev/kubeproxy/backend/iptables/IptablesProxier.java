@@ -103,7 +103,7 @@ public class IptablesProxier implements ProxyBackend {
 
   /**
    * With explicit sysctl root, interface-address source and backend (null = choose as
-   * iptables-wrapper does): for tests and the benchmark, which run commands in a scratch namespace.
+   * iptables-wrapper does): for tests, which run commands in a scratch namespace.
    * No nfacct counters (they would be created in the test process's own namespace).
    */
   public IptablesProxier(
@@ -160,6 +160,12 @@ public class IptablesProxier implements ProxyBackend {
       dev.kubeproxy.model.ServicePort port, List<dev.kubeproxy.model.Endpoint> endpoints) {
     return java.util.Optional.of(settings.dryRun() ? IptablesRulesReader.fromDryRun(lastPrinted, port.name())
         : IptablesRulesReader.fromKernel(tool(), port.name()));
+  }
+
+  @Override
+  public java.util.Optional<dev.kubeproxy.model.ProgrammedRuleset> programmedRuleset() {
+    return java.util.Optional.of(settings.dryRun() ? IptablesRulesReader.wholeFromDryRun(lastPrinted)
+        : IptablesRulesReader.wholeFromKernel(tool()));
   }
 
   @Override
@@ -258,7 +264,7 @@ public class IptablesProxier implements ProxyBackend {
       long restoreStart = System.nanoTime();
       restore(t, plan, ruleset);
       Log.v(2).info("iptables sync", "kind", plan.full() ? "full" : "partial", "reason", plan.reason(),
-          "bytes", ruleset.payload().length(), "generate", Duration.ofNanos(restoreStart - generateStart),
+          "bytes", ruleset.text().length(), "generate", Duration.ofNanos(restoreStart - generateStart),
           "restore", Duration.ofNanos(System.nanoTime() - restoreStart));
       return withLeftoversRemoved(applied(plan, ruleset, start), known);
     } catch (RulesetRefused e) {
@@ -331,7 +337,7 @@ public class IptablesProxier implements ProxyBackend {
 
   /** Applies the ruleset; a refusal names the service port owning the refused line, if any. */
   private void restore(IptablesTool t, SyncPlan plan, Ruleset ruleset) throws RulesetRefused {
-    RestoreOrder order = RestoreOrder.of(ruleset.payload()); // the tool's fastest order, same rules
+    RestoreOrder order = RestoreOrder.of(ruleset.text()); // the tool's fastest order, same rules
     try {
       t.restore(order.input(), null);
     } catch (IptablesTool.RestoreException sent) {
@@ -371,7 +377,7 @@ public class IptablesProxier implements ProxyBackend {
       cadence.fullSynced(start);
     }
     appliedChains = ruleset.activeNatChains();
-    monitor.applied(ruleset.payload());
+    monitor.applied(ruleset.text());
     String family = settings.family().name();
     metrics.setIptablesRulesTotal(family, "filter", ruleset.filterRules());
     metrics.setIptablesRulesLast(family, "filter", ruleset.filterRules());

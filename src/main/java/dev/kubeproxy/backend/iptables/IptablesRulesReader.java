@@ -3,6 +3,7 @@ package dev.kubeproxy.backend.iptables;
 import dev.kubeproxy.backend.netfilter.IptablesTool;
 
 import dev.kubeproxy.model.ProgrammedRules;
+import dev.kubeproxy.model.ProgrammedRuleset;
 import dev.kubeproxy.model.ServicePortName;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -33,6 +34,46 @@ final class IptablesRulesReader {
       return ProgrammedRules.failed("the dry run's output", "nothing printed yet");
     }
     return ProgrammedRules.of("the last iptables-restore input the dry run printed", select(last.payload(), spn));
+  }
+
+  /** The agent's tables whole (filter and nat) as iptables-save prints them, for a packet tracer. */
+  static ProgrammedRuleset wholeFromKernel(IptablesTool tool) {
+    try {
+      return ProgrammedRuleset.iptables(tool.saveCommand() + " (filter and nat)", tool.save("filter")
+          + tool.save("nat"));
+    } catch (IOException e) {
+      return ProgrammedRuleset.unavailable(tool.saveCommand(), e.getMessage());
+    }
+  }
+
+  /**
+   * The last restore input the dry run printed, after the jump rules a full sync inserts into the
+   * built-in chains (a dry run prints those as commands of their own, not in the restore input).
+   */
+  static ProgrammedRuleset wholeFromDryRun(Ruleset last) {
+    String source = "the last iptables-restore input the dry run printed, after the jump rules";
+    if (last == null) {
+      return ProgrammedRuleset.unavailable(source, "nothing printed yet");
+    }
+    List<JumpRule> jumps = new ArrayList<>(JumpRule.KUBE_PROXY);
+    jumps.addAll(JumpRule.KUBELET);
+    StringBuilder text = new StringBuilder();
+    for (String table : List.of("filter", "nat")) {
+      text.append('*').append(table).append('\n');
+      Set<String> declared = new LinkedHashSet<>();
+      for (JumpRule jump : jumps) {
+        if (jump.table().equals(table) && declared.add(jump.target())) {
+          text.append(':').append(jump.target()).append(" - [0:0]\n");
+        }
+      }
+      for (JumpRule jump : jumps) {
+        if (jump.table().equals(table)) {
+          text.append(jump.saveLine().replaceFirst("^-A ", "-I ")).append('\n');
+        }
+      }
+      text.append("COMMIT\n");
+    }
+    return ProgrammedRuleset.iptables(source, text + last.payload());
   }
 
   /** The port's lines of iptables-save or iptables-restore text, each under its table's "*table" line. */

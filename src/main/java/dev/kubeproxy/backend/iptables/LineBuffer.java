@@ -1,27 +1,27 @@
 package dev.kubeproxy.backend.iptables;
 
 /**
- * Lines of an iptables-restore input, built token by token into one StringBuilder (no per-rule
- * arrays or strings). A discarding buffer only counts its lines: partial syncs generate the
+ * Lines of an iptables-restore input, built token by token into one {@link RestoreText} (no
+ * per-rule arrays or strings). A discarding buffer only counts its lines: partial syncs generate the
  * unchanged services' chains into one so that rule-count metrics stay right.
  */
 final class LineBuffer {
-  private final StringBuilder text;
+  private final RestoreText text;
   private final boolean discard;
   private boolean atLineStart = true;
   private int lines;
 
-  private LineBuffer(int capacity, boolean discard) {
-    this.text = discard ? null : new StringBuilder(capacity);
+  private LineBuffer(boolean discard) {
+    this.text = discard ? null : new RestoreText();
     this.discard = discard;
   }
 
-  static LineBuffer create(int capacity) {
-    return new LineBuffer(capacity, false);
+  static LineBuffer create() {
+    return new LineBuffer(false);
   }
 
   static LineBuffer discarding() {
-    return new LineBuffer(0, true);
+    return new LineBuffer(true);
   }
 
   /** One token, separated from the previous one by a space. */
@@ -87,7 +87,7 @@ final class LineBuffer {
       char c = s.charAt(i);
       if (c == ' ') {
         level = 1;
-      } else if (c == '"' || c == '\\' || c == '\'' || c < 0x20 || c == 0x7f) {
+      } else if (c == '"' || c == '\\' || c == '\'' || c < 0x20 || c == 0x7f || c > 0xFF) {
         return 2;
       }
     }
@@ -99,7 +99,7 @@ final class LineBuffer {
       char c = s.charAt(i);
       if (c == '"' || c == '\\') {
         text.append('\\').append(c);
-      } else if (c < 0x20 || c == 0x7f) {
+      } else if (c < 0x20 || c == 0x7f || c > 0xFF) {
         text.append('?');
       } else {
         text.append(c);
@@ -137,17 +137,18 @@ final class LineBuffer {
     return discard ? 0 : text.length();
   }
 
-  /** head, these lines, tail: built in this buffer (which is spent), so its text is not copied twice. */
-  String between(CharSequence head, String tail) {
-    if (discard) {
-      return head + tail;
+  /** head, these lines, tail: head takes this buffer's text chunk by chunk (this buffer is spent). */
+  RestoreText between(RestoreText head, String tail) {
+    if (!discard) {
+      head.drain(text);
     }
-    return text.insert(0, head).append(tail).toString();
+    return head.append(tail);
   }
 
-  void appendTo(StringBuilder out) {
+  /** Moves these lines to the end of out (this buffer is spent). */
+  void moveTo(RestoreText out) {
     if (!discard) {
-      out.append(text);
+      out.drain(text);
     }
   }
 

@@ -38,6 +38,10 @@ final class RestoreOrder {
   }
 
   static RestoreOrder of(String payload) {
+    return of(RestoreText.of(payload));
+  }
+
+  static RestoreOrder of(RestoreText payload) {
     if (payload.isEmpty() || payload.charAt(payload.length() - 1) != '\n') {
       return identity(payload); // lines could not be moved without gluing the last one to another
     }
@@ -62,7 +66,7 @@ final class RestoreOrder {
     return new RestoreOrder(r.out.done(), r.original);
   }
 
-  private static RestoreOrder identity(String payload) {
+  private static RestoreOrder identity(RestoreText payload) {
     int[] original = new int[lineStarts(payload).length - 1];
     for (int i = 0; i < original.length; i++) {
       original[i] = i;
@@ -72,14 +76,14 @@ final class RestoreOrder {
 
   /** The input's lines, and the reordered input as it is written. */
   private static final class Reordering {
-    final String payload;
+    final RestoreText payload;
     final int[] starts;
     final Pieces out;
     /** The original line of each line written so far. */
     final int[] original;
     int written;
 
-    Reordering(String payload) {
+    Reordering(RestoreText payload) {
       this.payload = payload;
       this.starts = lineStarts(payload);
       this.out = new Pieces(payload);
@@ -146,14 +150,14 @@ final class RestoreOrder {
    * ({@link #subSequence}) as it is written to the tool.
    */
   static final class Pieces implements CharSequence {
-    private final String payload;
+    private final RestoreText payload;
     /** Piece i is payload[bounds[2i], bounds[2i+1]) and starts at offsets[i] of this sequence. */
     private int[] bounds = new int[256];
     private int[] offsets = new int[128];
     private int count;
     private int length;
 
-    Pieces(String payload) {
+    Pieces(RestoreText payload) {
       this.payload = payload;
     }
 
@@ -199,7 +203,7 @@ final class RestoreOrder {
       for (int p = start < end ? piece(start) : count; p < count && offsets[p] < end; p++) {
         int from = bounds[2 * p] + Math.max(0, start - offsets[p]);
         int to = bounds[2 * p] + Math.min(bounds[2 * p + 1] - bounds[2 * p], end - offsets[p]);
-        out.append(payload, from, to);
+        payload.appendTo(out, from, to);
       }
       return out.toString();
     }
@@ -253,7 +257,7 @@ final class RestoreOrder {
     }
 
     /** The chains declared in lines [from, to); null when one is declared twice. */
-    static Chains declared(String payload, int[] starts, int from, int to) {
+    static Chains declared(RestoreText payload, int[] starts, int from, int to) {
       String[] names = new String[to - from];
       int[] slots = new int[Integer.highestOneBit(Math.max(names.length, 1) * 2) * 2];
       for (int l = from; l < to; l++) {
@@ -269,7 +273,7 @@ final class RestoreOrder {
     }
 
     /** The declaration of the chain named by payload[from, to), or -1. */
-    int find(String payload, int from, int to) {
+    int find(RestoreText payload, int from, int to) {
       int h = 0; // String.hashCode of that name, without making the String
       for (int i = from; i < to; i++) {
         h = 31 * h + payload.charAt(i);
@@ -287,7 +291,7 @@ final class RestoreOrder {
      * The rule lines [from, to) as runs of one chain (pairs of line bounds), ordered by chain name,
      * each chain's runs in their order; null when a rule's chain is not declared here.
      */
-    int[] runs(String payload, int[] starts, int from, int to) {
+    int[] runs(RestoreText payload, int[] starts, int from, int to) {
       int[] runStart = new int[Math.max(to - from, 1)];
       int[] runRank = new int[runStart.length];
       int count = 0;
@@ -329,13 +333,13 @@ final class RestoreOrder {
   }
 
   /** Where a chain name starting at from ends: at a space or the line's end (its '\n'). */
-  private static int nameEnd(String payload, int from, int lineEnd) {
+  private static int nameEnd(RestoreText payload, int from, int lineEnd) {
     int space = payload.indexOf(' ', from);
     return space >= 0 && space < lineEnd ? space : lineEnd - 1;
   }
 
   /** The start of each line and, last, the end of the input. */
-  private static int[] lineStarts(String payload) {
+  private static int[] lineStarts(RestoreText payload) {
     int[] starts = new int[1024];
     int lines = 0;
     for (int at = 0; at < payload.length(); ) {

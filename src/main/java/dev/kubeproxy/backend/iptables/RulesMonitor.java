@@ -40,7 +40,7 @@ final class RulesMonitor {
    * Records what a successful sync left in the kernel (its restore input). Runs before the sync
    * counts as done: a 10,000-Service input has 380,000 rule lines, so no string is made per line.
    */
-  void applied(String payload) {
+  void applied(RestoreText payload) {
     Map<String, Map<String, Integer>> counts = new HashMap<>();
     String table = null;
     List<String> chains = List.of();

@@ -5,7 +5,7 @@ import java.util.Set;
 /**
  * One generated iptables-restore input and what the sync needs to know about it.
  *
- * @param payload            the input for iptables-restore --noflush (filter and nat tables)
+ * @param text               the input for iptables-restore --noflush (filter and nat tables)
  * @param filterRules        filter rule lines written
  * @param natRulesWritten    nat lines written in the rules part (including the -X lines)
  * @param natRulesSkipped    nat rule lines of unchanged services left out of a partial sync
@@ -15,7 +15,7 @@ import java.util.Set;
  * @param lineOwners         which service port wrote which line
  */
 public record Ruleset(
-    String payload,
+    RestoreText text,
     int filterRules,
     int natRulesWritten,
     int natRulesSkipped,
@@ -25,6 +25,11 @@ public record Ruleset(
     int noLocalEndpointsExternal,
     boolean largeClusterMode,
     LineOwners lineOwners) {
+
+  /** The input as one String (a copy: the dry run's output and tests; a sync hands {@link #text} to the tool). */
+  public String payload() {
+    return text.toString();
+  }
 
   /** The service port whose rules hold this 1-based line of the payload, or null. */
   public dev.kubeproxy.model.ServicePortName serviceAtLine(int line) {

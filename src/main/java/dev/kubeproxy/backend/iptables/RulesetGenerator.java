@@ -75,10 +75,10 @@ public final class RulesetGenerator {
       endpointCount += state.endpointsOf(name).size();
     }
     boolean large = endpointCount > LARGE_CLUSTER_ENDPOINTS_THRESHOLD;
-    LineBuffer filterChains = LineBuffer.create(256);
-    LineBuffer filterRules = LineBuffer.create(256 + serviceCount * 200);
-    LineBuffer natChains = LineBuffer.create(256 + (fullSync ? serviceCount * 120 + endpointCount * 40 : 4096));
-    LineBuffer natRules = LineBuffer.create(1024 + serviceCount * 300 + (fullSync ? endpointCount * 330 : 0));
+    LineBuffer filterChains = LineBuffer.create();
+    LineBuffer filterRules = LineBuffer.create();
+    LineBuffer natChains = LineBuffer.create();
+    LineBuffer natRules = LineBuffer.create();
     LineBuffer skippedChains = LineBuffer.discarding();
     LineBuffer skippedRules = LineBuffer.discarding();
     Set<String> active = new HashSet<>((serviceCount * 2 + endpointCount) * 4 / 3 + 16);
@@ -178,15 +178,13 @@ public final class RulesetGenerator {
     filterRules.t("-A").t(KUBE_FORWARD).comment("kubernetes forwarding conntrack rule", "")
         .t("-m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT").end();
 
-    // The payload is assembled in natRules' buffer, most of it (26 of 30 MB at 10,000 Services), in
-    // the room it was sized with: no second builder of the whole input beside the final String.
-    StringBuilder head = new StringBuilder(
-        filterChains.length() + filterRules.length() + natChains.length() + 32).append("*filter\n");
-    filterChains.appendTo(head);
-    filterRules.appendTo(head);
+    // The parts are moved into the payload a chunk at a time: the whole input is never held twice.
+    RestoreText head = new RestoreText().append("*filter\n");
+    filterChains.moveTo(head);
+    filterRules.moveTo(head);
     head.append("COMMIT\n*nat\n");
-    natChains.appendTo(head);
-    String payload = natRules.between(head, "COMMIT\n");
+    natChains.moveTo(head);
+    RestoreText payload = natRules.between(head, "COMMIT\n");
 
     if (fullSync) {
       chainNames.retain(state.services().keySet());

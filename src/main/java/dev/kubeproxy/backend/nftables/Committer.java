@@ -44,7 +44,7 @@ final class Committer {
     this.netlink = netlink;
     this.generations = netlink == null ? null : sharedGenerations;
     this.reader = netlink != null ? netlink : nft instanceof TableReader r ? r : null;
-    // logged when the way changes, not on every call (a benchmark or test switches back and forth)
+    // logged when the way changes, not on every call (a test switches back and forth)
     if (netlink != null && !wasNetlink) {
       Log.info("nftables: transactions go to nf_tables over netlink (nft for what the encoder does not write)",
           "family", family);

@@ -47,12 +47,7 @@ public final class NftCommand implements Nftables {
 
   @Override
   public void run(Transaction tx) throws NftablesException {
-    runRendered(tx.render(family, objectComments));
-  }
-
-  /** Runs "nft -f -" on a transaction already rendered (the benchmark times the two apart). */
-  public void runRendered(String input) throws NftablesException {
-    apply(List.of("nft", "-f", "-"), input);
+    apply(List.of("nft", "-f", "-"), tx.render(family, objectComments));
   }
 
   /**

@@ -63,7 +63,7 @@ public class NftablesProxier implements ProxyBackend {
   private final PartialTransactionBuilder partialBuilder;
   private final Committer committer;
   private final SyncFailures failures;
-  /** Whether {@link #lastTransaction} is kept (tests and the benchmark read it; it can hold the whole table). */
+  /** Whether {@link #lastTransaction} is kept (tests read it; it can hold the whole table). */
   private final boolean keepLastTransaction;
   private Transaction lastTransaction;
   /** Whether the last full sync was a reconcile (kernel read and only differences sent). */
@@ -72,8 +72,6 @@ public class NftablesProxier implements ProxyBackend {
   private boolean verifiedAtLastCheck;
   /** The generation at which the current full sync listed the table (-1: not listed or not read). */
   private long listedAt = -1;
-  /** The listeners of localhost NodePorts, null unless {@link #serveLocalhostNodePorts} enabled them. */
-  private LocalNodePortProxy localhostNodePorts;
   /** Feature gate NFTablesNetlink (on unless the public constructor was told otherwise). */
   private boolean netlinkGate = true;
 
@@ -98,7 +96,7 @@ public class NftablesProxier implements ProxyBackend {
     this.netlinkGate = netlinkGate;
   }
 
-  /** For tests and the benchmark: any {@link Nftables}, metrics, clock and interface addresses; keeps the last transaction. */
+  /** For tests: any {@link Nftables}, metrics, clock and interface addresses; keeps the last transaction. */
   NftablesProxier(ProxierSettings settings, CommandRunner runner, Nftables nft, ProxyMetrics metrics,
       Clock clock, Supplier<List<String>> interfaceAddresses) {
     this(settings, runner, nft, metrics, clock, interfaceAddresses, new CommitGenerations());
@@ -174,13 +172,11 @@ public class NftablesProxier implements ProxyBackend {
   @Override
   public synchronized SyncResult sync(ProxyState state) throws SyncException {
     failures.syncStarts();
-    SyncResult result;
     while (true) {
       ProxyState filtered = failures.withoutRefused(state);
       Attempt attempt = attempt(filtered);
       if (attempt.error() == null) {
-        result = attempt.result().withRefused(failures.takeRefused());
-        break;
+        return attempt.result().withRefused(failures.takeRefused());
       }
       boolean full = attempt.plan().full();
       if (failures.syncFailed(filtered, attempt.transaction(), full, attempt.error(), applied)
@@ -189,29 +185,6 @@ public class NftablesProxier implements ProxyBackend {
             + " sync failed; will retry with a full sync: " + attempt.error().getMessage(), attempt.error());
       }
     }
-    if (localhostNodePorts != null) {
-      localhostNodePorts.sync(LocalNodePortProxy.specs(state));
-    }
-    return result;
-  }
-
-  /**
-   * Feature gate KubeProxyNFTablesLocalhostNodePorts (pkg/proxy/nftables/proxier.go NewProxier): TCP
-   * NodePorts are served on 127.0.0.1 or ::1 by a userspace proxy when nodePortAddresses names a
-   * loopback CIDR of this family explicitly; a /0 ("all") does not count (NodePortAddresses.ContainsExplicitLoopback).
-   * Nothing is listened on in a dry run.
-   *
-   * @return whether localhost NodePorts are served
-   */
-  public synchronized boolean serveLocalhostNodePorts() {
-    if (settings.dryRun() || !LocalNodePortProxy.explicitLoopback(settings.nodePortAddresses())) {
-      return false;
-    }
-    if (localhostNodePorts == null) {
-      Log.info("Serving localhost NodePorts through a userspace proxy", "ipFamily", settings.family());
-      localhostNodePorts = new LocalNodePortProxy(settings.family(), clock);
-    }
-    return true;
   }
 
   /** One attempt's outcome: its result, or the transaction the kernel refused (null: not built) and why. */
@@ -344,12 +317,21 @@ public class NftablesProxier implements ProxyBackend {
     return nft instanceof NftCommand ? Optional.of(reader.fromKernel(runner, port, endpoints)) : Optional.empty();
   }
 
+  /**
+   * Not given: the tracer walks the typed table (chains, rules, sets and maps as objects), while
+   * the kernel's table reads back as rule forms made for comparison, and a dry run prints nft
+   * commands; nothing parses either back into typed objects.
+   */
+  @Override
+  public Optional<dev.kubeproxy.model.ProgrammedRuleset> programmedRuleset() {
+    return Optional.of(dev.kubeproxy.model.ProgrammedRuleset.unavailable("nftables mode", "the kernel's table reads"
+        + " back as rule forms (and a dry run prints nft commands), which nothing parses back into the typed"
+        + " chains, sets and maps the nftables tracer walks; the path shown is the model's only"));
+  }
+
   /** Deletes the kube-proxy table of this family; harmless when it is not there. */
   @Override
   public synchronized void cleanup() throws SyncException {
-    if (localhostNodePorts != null) {
-      localhostNodePorts.shutdown();
-    }
     try {
       nft.run(new Transaction().delete(new Table(null)));
     } catch (NftablesException e) {

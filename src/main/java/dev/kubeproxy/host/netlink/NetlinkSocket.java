@@ -7,7 +7,7 @@ import java.nio.ByteOrder;
 
 /**
  * A netlink socket to the kernel (NETLINK_NETFILTER for nf_tables, conntrack and nfacct; others by
- * protocol number), optionally in a named network namespace (the tests and the benchmark work in
+ * protocol number), optionally in a named network namespace (the tests work in
  * namespaces of their own; the agent uses its own namespace).
  */
 public final class NetlinkSocket implements AutoCloseable {

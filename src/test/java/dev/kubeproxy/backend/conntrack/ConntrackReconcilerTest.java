@@ -10,6 +10,7 @@ import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.model.NamespacedName;
 import dev.kubeproxy.model.ServicePort;
 import dev.kubeproxy.model.ServicePortName;
+import dev.kubeproxy.testutil.tier.Unit;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
  * The reconciler's rule (upstream cleanup_test.go in spirit): which entries of a table are stale
  * for a given set of Services and endpoints, and what it reports in its metrics.
  */
+@Unit
 class ConntrackReconcilerTest {
   static final ServicePortName DNS = new ServicePortName(new NamespacedName("kube-system", "dns"), "dns", "UDP");
   static final ServicePortName WEB = new ServicePortName(new NamespacedName("demo", "web"), "http", "TCP");

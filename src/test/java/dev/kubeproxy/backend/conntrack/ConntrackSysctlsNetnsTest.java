@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.kubeproxy.host.CommandRunner;
+import dev.kubeproxy.host.ProcessCommandRunner;
+import dev.kubeproxy.testutil.tier.Kernel;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,13 +24,14 @@ import org.junit.jupiter.api.io.TempDir;
  * The conntrack sysctls for real, inside a network namespace this test creates (the per-netns
  * net.netfilter values), checked with sysctl in that namespace; the host's values are only read.
  */
+@Kernel
 class ConntrackSysctlsNetnsTest {
   private static final List<String> KEYS = List.of("nf_conntrack_tcp_timeout_established", "nf_conntrack_tcp_timeout_close_wait",
       "nf_conntrack_tcp_be_liberal", "nf_conntrack_udp_timeout", "nf_conntrack_udp_timeout_stream", "nf_conntrack_max");
 
   @TempDir
   Path dir;
-  private final CommandRunner host = new CommandRunner();
+  private final CommandRunner host = new ProcessCommandRunner();
   private final String ns = "kp-http-" + UUID.randomUUID().toString().substring(0, 8);
   private boolean created;
 

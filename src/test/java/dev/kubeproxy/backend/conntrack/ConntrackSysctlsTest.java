@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import dev.kubeproxy.config.KubeProxyConfiguration;
 import dev.kubeproxy.host.HostPaths;
 import dev.kubeproxy.testutil.TestConfigs;
+import dev.kubeproxy.testutil.tier.Unit;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The sysctl decisions against a temporary /proc/sys and /sys tree (never the host's). */
+@Unit
 class ConntrackSysctlsTest {
   private static final FileTime OLD = FileTime.fromMillis(0);
   private static final String[] ENTRIES = {"nf_conntrack_max", "nf_conntrack_tcp_timeout_established",

@@ -8,10 +8,12 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.host.CommandRunner;
+import dev.kubeproxy.host.ProcessCommandRunner;
 import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.model.NamespacedName;
 import dev.kubeproxy.model.ServicePort;
 import dev.kubeproxy.model.ServicePortName;
+import dev.kubeproxy.testutil.tier.Kernel;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,8 +28,9 @@ import org.junit.jupiter.api.Test;
  * `conntrack -I` there (UDP, SCTP, IPv6, a zone) are listed with both tuples, deleted by the
  * reconciler (only the stale ones) and checked with `conntrack -L`. Needs root and conntrack.
  */
+@Kernel
 class NetlinkConntrackTableTest {
-  private final CommandRunner host = new CommandRunner();
+  private final CommandRunner host = new ProcessCommandRunner();
   private final String ns = "kp-ct-" + UUID.randomUUID().toString().substring(0, 8);
   private CommandRunner inNs;
   private boolean created;

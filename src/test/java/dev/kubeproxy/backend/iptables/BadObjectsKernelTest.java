@@ -19,6 +19,7 @@ import dev.kubeproxy.runtime.ProxierVerticle;
 import dev.kubeproxy.model.ProxyBackend;
 import dev.kubeproxy.backend.nftables.NftablesProxier;
 import dev.kubeproxy.testapi.TestApiServer;
+import dev.kubeproxy.testutil.tier.Kernel;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
@@ -42,6 +43,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * non-ASCII names, a name built to inject a rule, a port "eighty" that does not decode). The good
  * Service must be programmed, nothing of the bad ones may be.
  */
+@Kernel
 class BadObjectsKernelTest {
   @TempDir Path tmp;
   private ScratchNamespace ns;

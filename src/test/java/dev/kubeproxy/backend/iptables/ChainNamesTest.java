@@ -5,9 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kubeproxy.testutil.tier.Unit;
 import org.junit.jupiter.api.Test;
 
 /** The hashes against the known values of iptables.md §1 and §3 (upstream's test fixtures). */
+@Unit
 class ChainNamesTest {
   private final ChainNames names = new ChainNames();
 

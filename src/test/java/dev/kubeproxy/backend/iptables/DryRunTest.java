@@ -16,6 +16,7 @@ import dev.kubeproxy.host.CommandRunner;
 import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.model.ProxierSettings;
 import dev.kubeproxy.model.SyncResult;
+import dev.kubeproxy.testutil.tier.Unit;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** --dry-run prints the full restore input and runs nothing (no root, no iptables needed). */
+@Unit
 class DryRunTest {
   @TempDir Path sysctlRoot;
 

@@ -17,6 +17,7 @@ import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.model.ProxierSettings;
 import dev.kubeproxy.runtime.ProxierVerticle;
 import dev.kubeproxy.model.ProxyBackend;
+import dev.kubeproxy.testutil.tier.Kernel;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.nio.file.Files;
@@ -37,6 +38,7 @@ import org.junit.jupiter.api.io.TempDir;
  * flush filter, flush and delete every chain, delete the canaries. Each time the rules must be
  * back, exactly as before, within one syncPeriod (plus the time a sync takes on a busy machine).
  */
+@Kernel
 class FlushRepairKernelTest {
   private static final Duration SYNC_PERIOD = Duration.ofSeconds(2);
   @TempDir Path tmp;

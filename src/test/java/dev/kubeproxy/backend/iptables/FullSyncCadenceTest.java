@@ -3,11 +3,13 @@ package dev.kubeproxy.backend.iptables;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kubeproxy.testutil.tier.Unit;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /** iptables mode's periodic full restore follows upstream's hour, not syncPeriod; large clusters skip it. */
+@Unit
 class FullSyncCadenceTest {
   private final AtomicLong now = new AtomicLong(1_000_000_000L);
   private final FullSyncCadence cadence = new FullSyncCadence(now::get, Duration.ofSeconds(30));

@@ -21,6 +21,7 @@ import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.model.ProxierSettings;
 import dev.kubeproxy.model.ServicePortName;
 import dev.kubeproxy.model.SyncResult;
+import dev.kubeproxy.testutil.tier.Kernel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -38,6 +39,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * a failing restore that leaves the previous rules, the canary forcing a full sync, cleanup twice.
  * Needs root and the iptables tools; skipped otherwise.
  */
+@Kernel
 class IptablesKernelTest {
   static final ServicePortName WEB = spn("demo", "web", "http", "TCP");
   static final ServicePortName DNS = spn("kube-system", "dns", "dns", "UDP");

@@ -4,9 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.kubeproxy.model.NamespacedName;
 import dev.kubeproxy.model.ServicePortName;
+import dev.kubeproxy.testutil.tier.Unit;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
+@Unit
 class IptablesRulesReaderTest {
   static final ServicePortName WEB = new ServicePortName(new NamespacedName("default", "web"), "http", "TCP");
 

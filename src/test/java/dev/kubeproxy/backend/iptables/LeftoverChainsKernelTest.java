@@ -18,6 +18,7 @@ import dev.kubeproxy.model.ProxierSettings;
 import dev.kubeproxy.model.ServicePortName;
 import dev.kubeproxy.model.SyncResult;
 import dev.kubeproxy.net.IpFamily;
+import dev.kubeproxy.testutil.tier.Kernel;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
  * first sync deletes both and programs the current Services, instead of failing on the deletion
  * of the referenced service chain at every sync.
  */
+@Kernel
 class LeftoverChainsKernelTest {
   private static final ServicePortName WEB = spn("demo", "web", "http", "TCP");
   private static final String OLD_SVC = "KUBE-SVC-OLDOLDOLDOLDOLDO";

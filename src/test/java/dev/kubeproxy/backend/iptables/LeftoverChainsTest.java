@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kubeproxy.testutil.tier.Unit;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.Test;
  * A KUBE-XLB- chain of a v1.23 kube-proxy found in the nat table is flushed and deleted in the
  * same restore as the stale service chain it jumps to; chains of other owners are left alone.
  */
+@Unit
 class LeftoverChainsTest {
   @Test
   void anObsoleteChainIsFlushedAndDeletedWithTheStaleChainsItReferences() {

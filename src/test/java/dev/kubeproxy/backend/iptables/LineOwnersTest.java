@@ -12,10 +12,12 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.model.ProxyState;
 import dev.kubeproxy.model.ServicePortName;
+import dev.kubeproxy.testutil.tier.Unit;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** Every line of a restore input is owned by the service port that wrote it, or by none. */
+@Unit
 class LineOwnersTest {
   @Test
   void eachLineNamesItsServicePort() {

@@ -17,6 +17,7 @@ import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.model.ProxierSettings;
 import dev.kubeproxy.model.ServicePortName;
+import dev.kubeproxy.testutil.tier.Kernel;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.OptionalLong;
@@ -32,6 +33,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * loaded by both iptables backends, localhost NodePort packets counted, and the two metrics read
  * from the kernel at scrape. Needs root and the iptables tools; skipped otherwise.
  */
+@Kernel
 class NfacctKernelTest {
   static final ServicePortName WEB = spn("demo", "web", "http", "TCP");
 

@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.model.ServicePortName;
+import dev.kubeproxy.testutil.tier.Unit;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
  * The rules that count packets in nfacct counters when those exist (upstream 1.31 syncProxyRules):
  * the KUBE-FORWARD INVALID drop and the localhost NodePort jump. Whole rulesets, as upstream's tests.
  */
+@Unit
 class NfacctRulesetTest {
   static final ServicePortName WEB = spn("demo", "web", "http", "TCP");
   static final Set<String> BOTH = Set.of(NfacctCounters.CT_STATE_INVALID_DROPPED,

@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.kubeproxy.testutil.ModelFixtures;
 import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.model.ServicePortName;
+import dev.kubeproxy.testutil.tier.Unit;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.Test;
  * Partial syncs (MinimizeIPTablesRestore, iptables.md §9.3, §10): only changed services' chains are
  * written, the unchanged ones are counted but left out, stale chains are flushed and deleted.
  */
+@Unit
 class PartialSyncTest {
   static final ServicePortName WEB = spn("demo", "web", "http", "TCP");
   static final ServicePortName DNS = spn("kube-system", "dns", "dns", "UDP");

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import dev.kubeproxy.model.Endpoint;
 import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.model.ServicePortName;
+import dev.kubeproxy.testutil.tier.Unit;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
  * ready endpoint and one for this node, the Service's chain sends only to that one; zone hints
  * of the same endpoints are then not used. The whole ruleset, as upstream's tests.
  */
+@Unit
 class PreferSameNodeRulesetTest {
   static final ServicePortName WEB = spn("demo", "web", "http", "TCP");
 

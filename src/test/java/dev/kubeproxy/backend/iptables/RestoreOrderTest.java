@@ -4,9 +4,11 @@ import dev.kubeproxy.backend.netfilter.IptablesTool;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.kubeproxy.testutil.tier.Unit;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
+@Unit
 class RestoreOrderTest {
 
   private static final String INPUT = """
@@ -198,6 +200,7 @@ class RestoreOrderTest {
         -A KUBE-A -j KUBE-B
         COMMIT
         """;
-    org.junit.jupiter.api.Assertions.assertSame(inOrder, RestoreOrder.of(inOrder).input());
+    RestoreText text = RestoreText.of(inOrder);
+    org.junit.jupiter.api.Assertions.assertSame(text, RestoreOrder.of(text).input());
   }
 }

@@ -14,6 +14,7 @@ import dev.kubeproxy.model.EndpointsChangeTracker;
 import dev.kubeproxy.model.EndpointsMap;
 import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.model.ServicePortName;
+import dev.kubeproxy.testutil.tier.Unit;
 import java.time.Clock;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Test;
  * A pod IP reused while the old pod's endpoint is still listed: from the slices to the restore
  * input, the ready copy is programmed next to the other address, whichever slice lists which.
  */
+@Unit
 class ReusedPodIpRulesetTest {
   private static final ServicePortName WEB = spn("demo", "web", "http", "TCP");
 

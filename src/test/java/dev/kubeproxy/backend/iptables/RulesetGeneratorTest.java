@@ -15,6 +15,7 @@ import dev.kubeproxy.model.Endpoint;
 import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.model.LocalTrafficDetector;
 import dev.kubeproxy.model.ServicePortName;
+import dev.kubeproxy.testutil.tier.Unit;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.Test;
  * Whole iptables-restore inputs for each scenario, in upstream's test style (iptables.md §6–§9, §12).
  * Running example: demo/web:http, 10.96.12.34:80 → 8080; 10.244.1.5 is on this node, 10.244.2.7 is not.
  */
+@Unit
 class RulesetGeneratorTest {
   static final ServicePortName WEB = spn("demo", "web", "http", "TCP");
   static final ServicePortName DNS = spn("kube-system", "dns", "dns", "UDP");

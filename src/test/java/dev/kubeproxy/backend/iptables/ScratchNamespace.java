@@ -1,6 +1,8 @@
 package dev.kubeproxy.backend.iptables;
 
 import dev.kubeproxy.host.CommandRunner;
+import dev.kubeproxy.testutil.RecordingRunner;
+import dev.kubeproxy.host.ProcessCommandRunner;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,7 +25,7 @@ final class ScratchNamespace implements AutoCloseable {
 
   static ScratchNamespace create() throws IOException {
     String name = "kp-ipt-" + UUID.randomUUID().toString().substring(0, 8);
-    CommandRunner.Result result = new CommandRunner().run(List.of("ip", "netns", "add", name));
+    CommandRunner.Result result = new ProcessCommandRunner().run(List.of("ip", "netns", "add", name));
     if (!result.ok()) {
       throw new IOException("ip netns add " + name + " failed: " + result.stderr());
     }
@@ -79,6 +81,6 @@ final class ScratchNamespace implements AutoCloseable {
 
   @Override
   public void close() throws IOException {
-    new CommandRunner().run(List.of("ip", "netns", "del", name));
+    new ProcessCommandRunner().run(List.of("ip", "netns", "del", name));
   }
 }

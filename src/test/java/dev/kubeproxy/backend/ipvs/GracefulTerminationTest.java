@@ -4,10 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kubeproxy.testutil.tier.Unit;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** pkg/proxy/ipvs/graceful_termination.go's rules, against an in-memory table. */
+@Unit
 class GracefulTerminationTest {
   private final FakeIpvs ipvs = new FakeIpvs();
   private final GracefulTermination manager = new GracefulTermination(ipvs);

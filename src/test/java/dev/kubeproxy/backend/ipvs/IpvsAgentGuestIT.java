@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.kubeproxy.guest.Guest;
 import dev.kubeproxy.host.CommandRunner;
+import dev.kubeproxy.testutil.tier.InGuest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.Test;
  * entries of a removed endpoint, and `kube-proxy --cleanup` as its own process removes everything
  * ipvs mode made.
  */
+@InGuest
 class IpvsAgentGuestIT {
   private static final Path JAR = Path.of("target", "kube-proxy.jar").toAbsolutePath();
 

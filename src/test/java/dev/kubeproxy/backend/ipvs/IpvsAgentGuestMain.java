@@ -1,6 +1,7 @@
 package dev.kubeproxy.backend.ipvs;
 
 import dev.kubeproxy.host.CommandRunner;
+import dev.kubeproxy.host.ProcessCommandRunner;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -20,7 +21,7 @@ import java.util.function.Predicate;
  * left after it. The jar is the first argument.
  */
 public final class IpvsAgentGuestMain {
-  private static final CommandRunner RUN = new CommandRunner();
+  private static final CommandRunner RUN = new ProcessCommandRunner();
   private static final Path MANIFESTS = Path.of("/tmp/manifests");
   private static final Path LOG = Path.of("/tmp/agent.log");
 

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kubeproxy.config.KubeProxyConfiguration;
 import dev.kubeproxy.net.IpFamily;
+import dev.kubeproxy.testutil.tier.Unit;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -13,6 +14,7 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** The text the ipvs parts read and write: set names and create lines, tool output, settings. */
+@Unit
 class IpvsPartsTest {
   @Test
   void setNamesAndCreateLinesPerFamily() {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kubeproxy.guest.Guest;
 import dev.kubeproxy.host.CommandRunner;
+import dev.kubeproxy.testutil.tier.InGuest;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.Test;
  * "ipset restore"; graceful termination of a real server that still carries a connection. One boot
  * (IpvsPrimitivesGuestMain runs every step and prints the kernel's state).
  */
+@InGuest
 class IpvsPrimitivesGuestIT {
   @Test
   void primitivesProgramTheKernelAsIpvsadmIpAndIpsetShow() throws Exception {

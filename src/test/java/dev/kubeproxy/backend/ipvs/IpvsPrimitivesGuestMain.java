@@ -1,6 +1,7 @@
 package dev.kubeproxy.backend.ipvs;
 
 import dev.kubeproxy.host.CommandRunner;
+import dev.kubeproxy.host.ProcessCommandRunner;
 import dev.kubeproxy.net.IpFamily;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,7 +16,7 @@ import java.util.TreeMap;
  * the kernel then holds (ipvsadm, ip, ipset and the client's own reading) in "== section" blocks.
  */
 public final class IpvsPrimitivesGuestMain {
-  private static final CommandRunner RUN = new CommandRunner();
+  private static final CommandRunner RUN = new ProcessCommandRunner();
 
   public static void main(String[] args) throws Exception {
     // The kernel refuses an IPv4 real server it has no route to: a namespace "rs" holds 10.0.0.2.

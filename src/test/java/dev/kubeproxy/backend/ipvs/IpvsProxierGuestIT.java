@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kubeproxy.guest.Guest;
 import dev.kubeproxy.host.CommandRunner;
+import dev.kubeproxy.testutil.tier.InGuest;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.Test;
  * session affinity, externalTrafficPolicy Local keeping the client's address, no endpoints, IPv6,
  * an endpoint removed while a connection is open (drains at weight 0), and cleanup.
  */
+@InGuest
 class IpvsProxierGuestIT {
   @Test
   void servicesCarryTrafficThroughIpvs() throws Exception {

@@ -9,6 +9,7 @@ import dev.kubeproxy.backend.netfilter.BackendSelector;
 import dev.kubeproxy.config.FeatureGates;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.host.CommandRunner;
+import dev.kubeproxy.host.ProcessCommandRunner;
 import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.model.LocalTrafficDetector;
 import dev.kubeproxy.model.ProxierSettings;
@@ -30,7 +31,7 @@ import java.util.TreeMap;
  * answers and kernel state.
  */
 public final class IpvsProxierGuestMain {
-  private static final CommandRunner RUN = new CommandRunner();
+  private static final CommandRunner RUN = new ProcessCommandRunner();
 
   static final ServicePortName WEB = spn("demo", "web", "http", "TCP");
   static final ServicePortName STICKY = spn("demo", "sticky", "http", "TCP");

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 import dev.kubeproxy.host.CommandRunner;
+import dev.kubeproxy.host.ProcessCommandRunner;
 import dev.kubeproxy.model.Endpoint;
 import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.model.ProgrammedRules;
@@ -18,10 +19,12 @@ import dev.kubeproxy.model.ServicePort;
 import dev.kubeproxy.model.ServicePortName;
 import dev.kubeproxy.backend.netfilter.IptablesBackend;
 import dev.kubeproxy.backend.netfilter.IptablesTool;
+import dev.kubeproxy.testutil.tier.Unit;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** /debug/services' "programmed now" in ipvs mode: the port's virtual servers, ipset entries and set-matching rules. */
+@Unit
 class IpvsRulesReaderTest {
   static final ServicePortName SHOP = spn("shop", "shop", "http", "TCP");
   static final ServicePortName WEB = spn("demo", "web", "http", "TCP");
@@ -88,7 +91,7 @@ class IpvsRulesReaderTest {
     ipvs.addRealServer(other, RealServer.of("10.244.1.9", 8080, 1));
     CommandRunner runner = new CommandRunner() {
       @Override
-      public Result run(List<String> argv) {
+      public Result run(List<String> argv, CharSequence stdin) {
         return switch (String.join(" ", argv)) {
           case "ipset save" -> new Result(0, """
               create KUBE-CLUSTER-IP hash:ip,port family inet hashsize 1024 maxelem 65536

@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.model.LocalTrafficDetector;
+import dev.kubeproxy.testutil.tier.Unit;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
  * The whole ipvs state per scenario (virtual and real servers, kube-ipvs0's addresses, ipset
  * entries, iptables-restore input), as pkg/proxy/ipvs/proxier_test.go states it for upstream v1.31.
  */
+@Unit
 class IpvsRulesetGeneratorTest {
   private final IpvsRulesetGenerator generator = new IpvsRulesetGenerator();
 

@@ -3,6 +3,7 @@ package dev.kubeproxy.backend.netfilter;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.kubeproxy.host.CommandRunner;
+import dev.kubeproxy.testutil.tier.Unit;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -11,6 +12,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** On a node without rules: an xtables-lock timeout is waited out, not taken for a legacy backend that does not work. */
+@Unit
 class BackendSelectorTest {
   private static final CommandRunner.Result LOCKED = new CommandRunner.Result(BackendSelector.RESOURCE_PROBLEM, "",
       "Another app is currently holding the xtables lock. Stopped waiting after 5s.\n");
@@ -19,7 +21,7 @@ class BackendSelectorTest {
       "iptables v1.8.7 (legacy): can't initialize iptables table `filter': Table does not exist\n");
 
   /** Empty saves from every backend; the legacy check answers from the queue. */
-  private static final class EmptyNode extends CommandRunner {
+  private static final class EmptyNode implements CommandRunner {
     final Deque<Result> legacyChecks;
     final List<List<String>> checks = new ArrayList<>();
 
@@ -28,7 +30,7 @@ class BackendSelectorTest {
     }
 
     @Override
-    public Result run(List<String> argv) throws IOException {
+    public Result run(List<String> argv, CharSequence stdin) throws IOException {
       if (argv.get(0).endsWith("-save")) {
         return new Result(0, "", "");
       }

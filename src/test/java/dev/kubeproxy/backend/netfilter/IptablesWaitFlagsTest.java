@@ -3,12 +3,15 @@ package dev.kubeproxy.backend.netfilter;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.kubeproxy.host.CommandRunner;
+import dev.kubeproxy.host.ProcessCommandRunner;
 import dev.kubeproxy.net.IpFamily;
+import dev.kubeproxy.testutil.tier.Unit;
 import java.util.List;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 /** The lock wait flags by iptables version: a wait in seconds, never the -W poll interval. */
+@Unit
 class IptablesWaitFlagsTest {
   /** Answers --version with this version and fails anything else. */
   private static CommandRunner answering(String version) {

@@ -8,10 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.kubeproxy.model.Endpoint;
 import dev.kubeproxy.model.NamespacedName;
 import dev.kubeproxy.model.ServicePortName;
+import dev.kubeproxy.testutil.tier.Unit;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** Chain names equal upstream's (fixtures from nftables.md §4). */
+@Unit
 class ChainNamesTest {
   private static ServicePortName spn(String ns, String name, String port) {
     return new ServicePortName(new NamespacedName(ns, name), port, "TCP");

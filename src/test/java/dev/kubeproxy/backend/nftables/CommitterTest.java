@@ -10,6 +10,7 @@ import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.logging.LogFormat;
 import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.backend.nftables.netlink.NetlinkPath;
+import dev.kubeproxy.testutil.tier.Unit;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** The committer's choice of way (netlink or nft) is logged when it changes, not on every call. */
+@Unit
 class CommitterTest {
   private final ByteArrayOutputStream buffer = new ByteArrayOutputStream();
 

@@ -3,7 +3,6 @@ package dev.kubeproxy.backend.nftables;
 import dev.kubeproxy.backend.nftables.objects.Element;
 import dev.kubeproxy.backend.nftables.objects.FormArena;
 import dev.kubeproxy.backend.nftables.objects.Nftables;
-import dev.kubeproxy.backend.nftables.NftablesBenchmark;
 import dev.kubeproxy.backend.nftables.objects.NftablesException;
 import dev.kubeproxy.backend.nftables.objects.Rule;
 import dev.kubeproxy.backend.nftables.objects.Table;
@@ -40,11 +39,13 @@ public final class CountingNetlink implements NetlinkPath, AutoCloseable {
   @Override
   public boolean tryRun(Transaction tx) throws NftablesException {
     long start = System.nanoTime();
+    // the kernel applies the batch within this thread's send, as system time: user time is the encoding
+    long user = java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadUserTime();
     boolean sent = delegate.tryRun(tx);
     if (sent) {
       batches++;
       nanos += System.nanoTime() - start;
-      encodeNanos += delegate.lastEncodeNanos();
+      encodeNanos += java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadUserTime() - user;
     }
     return sent;
   }
@@ -61,13 +62,13 @@ public final class CountingNetlink implements NetlinkPath, AutoCloseable {
     java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
     long cpu = threads.getCurrentThreadCpuTime();
     long user = threads.getCurrentThreadUserTime();
-    long allocated = NftablesBenchmark.threadAllocatedBytes();
+    long allocated = threadAllocatedBytes();
     java.util.Optional<V> t = delegate.read(visitors);
     reads++;
     readNanos += System.nanoTime() - start;
     readCpuNanos += threads.getCurrentThreadCpuTime() - cpu;
     readUserNanos += threads.getCurrentThreadUserTime() - user;
-    readAllocatedBytes += NftablesBenchmark.threadAllocatedBytes() - allocated;
+    readAllocatedBytes += threadAllocatedBytes() - allocated;
     return t;
   }
 
@@ -96,7 +97,7 @@ public final class CountingNetlink implements NetlinkPath, AutoCloseable {
     return delegate.decode(container, map, forms, start, end);
   }
 
-  /** Time spent encoding the batches sent (the rest of {@link #nanos} is the kernel's). */
+  /** Time spent encoding the batches sent (this thread's user CPU; the rest of {@link #nanos} is mostly the kernel's). */
   public long encodeNanos() {
     return encodeNanos;
   }
@@ -151,5 +152,11 @@ public final class CountingNetlink implements NetlinkPath, AutoCloseable {
   @Override
   public void close() {
     delegate.close();
+  }
+
+  /** Bytes this thread has allocated so far, or -1 where the JVM does not count them. */
+  static long threadAllocatedBytes() {
+    return java.lang.management.ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean t
+        ? t.getCurrentThreadAllocatedBytes() : -1;
   }
 }

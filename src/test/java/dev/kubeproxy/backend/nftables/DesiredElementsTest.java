@@ -9,10 +9,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kubeproxy.testutil.tier.Unit;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
+@Unit
 class DesiredElementsTest {
   /** Forms that are the key text, and the key text with the comment: what a test can read at a glance. */
   private static final TableReader TEXT_FORMS = new FormlessReader() {

@@ -15,10 +15,12 @@ import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
 import dev.kubeproxy.model.Endpoint;
+import dev.kubeproxy.testutil.tier.Unit;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
+@Unit
 class DesiredTableTest {
   private static Rule rule(String chain, String target) {
     return new Rule(chain, Verdict.jump(target));

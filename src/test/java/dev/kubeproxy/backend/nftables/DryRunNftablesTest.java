@@ -8,12 +8,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kubeproxy.net.IpFamily;
+import dev.kubeproxy.testutil.tier.Unit;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** What the dry run keeps of what it printed, for /debug/services. */
+@Unit
 class DryRunNftablesTest {
   @Test
   void keepsTheLastFullTransactionAndTheLatestPartialOnes() {

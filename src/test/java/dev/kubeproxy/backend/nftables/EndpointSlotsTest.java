@@ -3,11 +3,13 @@ package dev.kubeproxy.backend.nftables;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kubeproxy.testutil.tier.Unit;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
+@Unit
 class EndpointSlotsTest {
   @Test
   void atMostSixtyFourChainsShareAShard() {

@@ -16,7 +16,9 @@ import dev.kubeproxy.logging.LogFormat;
 import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.model.ProxyBackend;
 import dev.kubeproxy.model.ServicePortName;
+import dev.kubeproxy.testutil.CountingMetrics;
 import dev.kubeproxy.testutil.MutableClock;
+import dev.kubeproxy.testutil.tier.Unit;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -27,6 +29,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** A refused transaction's text is logged at -v=4, at most once every 24 hours (kubernetes#128886). */
+@Unit
 class FailedTransactionLogTest {
   private final ByteArrayOutputStream buffer = new ByteArrayOutputStream();
   private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));

@@ -4,6 +4,7 @@ import dev.kubeproxy.backend.nftables.objects.Nftables;
 
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.host.CommandRunner;
+import dev.kubeproxy.host.ProcessCommandRunner;
 import dev.kubeproxy.model.Endpoint;
 import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.model.LocalTrafficDetector;
@@ -22,7 +23,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /** The nftables tests' settings, model snapshots, clock and metrics (the model's records: testutil.ModelFixtures). */
 public final class Fixtures {
@@ -127,24 +127,8 @@ public final class Fixtures {
     }
   }
 
-  /** ProxyMetrics that counts the nftables failure meters. */
-  static final class CountingMetrics extends ProxyMetrics {
-    final AtomicInteger syncFailures = new AtomicInteger();
-    final AtomicInteger cleanupFailures = new AtomicInteger();
-
-    @Override
-    public void incNftablesSyncFailures(String ipFamily) {
-      syncFailures.incrementAndGet();
-    }
-
-    @Override
-    public void incNftablesCleanupFailures(String ipFamily) {
-      cleanupFailures.incrementAndGet();
-    }
-  }
-
   static NftablesProxier proxier(ProxierSettings settings, Nftables nft, ProxyMetrics metrics, Clock clock) {
-    return new NftablesProxier(settings, new CommandRunner(), nft, metrics, clock, List::of);
+    return new NftablesProxier(settings, new ProcessCommandRunner(), nft, metrics, clock, List::of);
   }
 
   /** The lines of a transaction that come after the fixed part (the per-service part). */

@@ -16,6 +16,8 @@ import dev.kubeproxy.model.ProxierSettings;
 import dev.kubeproxy.model.ProxyBackend;
 import dev.kubeproxy.model.ServicePortName;
 import dev.kubeproxy.model.SyncResult;
+import dev.kubeproxy.testutil.CountingMetrics;
+import dev.kubeproxy.testutil.tier.Unit;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -27,6 +29,7 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /** Partial syncs send only what changed, and always lead to the state a full sync would build. */
+@Unit
 class NftablesIncrementalSyncTest {
   static final ProxierSettings V4 = settings(IpFamily.IPv4);
   static final ServicePortName web = spn("demo", "web", "http");

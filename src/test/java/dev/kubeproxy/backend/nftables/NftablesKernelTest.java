@@ -16,11 +16,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.kubeproxy.host.CommandRunner;
+import dev.kubeproxy.host.ProcessCommandRunner;
 import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.model.ProxierSettings;
 import dev.kubeproxy.model.ProxyBackend;
 import dev.kubeproxy.model.ServicePortName;
 import dev.kubeproxy.model.SyncResult;
+import dev.kubeproxy.testutil.CountingMetrics;
+import dev.kubeproxy.testutil.tier.Kernel;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -32,6 +35,7 @@ import org.junit.jupiter.api.Test;
  * The backend against the real kernel through "nft -f -", inside a network namespace created for
  * each test (never the root namespace). Skipped when not root or when ip/nft are missing.
  */
+@Kernel
 class NftablesKernelTest {
   static final ServicePortName web = spn("demo", "web", "http");
   private String ns;
@@ -44,7 +48,7 @@ class NftablesKernelTest {
     assumeTrue("root".equals(System.getProperty("user.name")), "needs root to create network namespaces");
     assumeTrue(runs("ip", "-V") && runs("nft", "--version"), "needs the ip and nft commands");
     ns = "kp-nftr-" + UUID.randomUUID().toString().substring(0, 8);
-    CommandRunner.Result r = new CommandRunner().run(List.of("ip", "netns", "add", ns));
+    CommandRunner.Result r = new ProcessCommandRunner().run(List.of("ip", "netns", "add", ns));
     assumeTrue(r.ok(), "cannot create a network namespace: " + r.stderr());
     inNs = CommandRunner.inNetns(ns);
   }
@@ -52,13 +56,13 @@ class NftablesKernelTest {
   @AfterEach
   void deleteNamespace() throws Exception {
     if (ns != null) {
-      new CommandRunner().run(List.of("ip", "netns", "del", ns));
+      new ProcessCommandRunner().run(List.of("ip", "netns", "del", ns));
     }
   }
 
   private static boolean runs(String... argv) {
     try {
-      return new CommandRunner().run(List.of(argv)).ok();
+      return new ProcessCommandRunner().run(List.of(argv)).ok();
     } catch (Exception e) {
       return false;
     }

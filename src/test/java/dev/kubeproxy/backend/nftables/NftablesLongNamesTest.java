@@ -16,9 +16,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.kubeproxy.host.CommandRunner;
+import dev.kubeproxy.host.ProcessCommandRunner;
 import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.model.ProxierSettings;
 import dev.kubeproxy.model.ServicePortName;
+import dev.kubeproxy.testutil.CountingMetrics;
+import dev.kubeproxy.testutil.tier.Kernel;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
@@ -32,13 +35,14 @@ import org.junit.jupiter.params.provider.EnumSource;
  * object of such Services must still load, in full syncs through nft and partial syncs over
  * netlink, in both families, with a short-named Service beside them programmed as well.
  */
+@Kernel
 class NftablesLongNamesTest {
   private String ns;
 
   @AfterEach
   void deleteNamespace() throws Exception {
     if (ns != null) {
-      new CommandRunner().run(List.of("ip", "netns", "del", ns));
+      new ProcessCommandRunner().run(List.of("ip", "netns", "del", ns));
     }
   }
 
@@ -67,7 +71,7 @@ class NftablesLongNamesTest {
   void maximalNamesLoadInFullAndPartialSyncs(IpFamily family) throws Exception {
     assumeTrue("root".equals(System.getProperty("user.name")), "needs root to create network namespaces");
     ns = "kp-nftln-" + UUID.randomUUID().toString().substring(0, 8);
-    CommandRunner.Result created = new CommandRunner().run(List.of("ip", "netns", "add", ns));
+    CommandRunner.Result created = new ProcessCommandRunner().run(List.of("ip", "netns", "add", ns));
     assumeTrue(created.ok(), "cannot create a network namespace: " + created.stderr());
     CommandRunner in = CommandRunner.inNetns(ns);
     assumeTrue(in.run(List.of("nft", "--version")).ok(), "needs nft");

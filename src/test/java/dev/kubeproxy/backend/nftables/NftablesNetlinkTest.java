@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.kubeproxy.host.CommandRunner;
+import dev.kubeproxy.host.ProcessCommandRunner;
 import dev.kubeproxy.model.Endpoint;
 import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.model.LocalTrafficDetector;
@@ -20,6 +21,8 @@ import dev.kubeproxy.model.NamespacedName;
 import dev.kubeproxy.model.ProxierSettings;
 import dev.kubeproxy.model.ProxyBackend;
 import dev.kubeproxy.model.ServicePortName;
+import dev.kubeproxy.testutil.CountingMetrics;
+import dev.kubeproxy.testutil.tier.Kernel;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,6 +38,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * model changes, one with the netlink path and one through nft only, each in a network namespace
  * of its own, and after every sync both tables list the same. Needs root and nft.
  */
+@Kernel
 class NftablesNetlinkTest {
   private final List<String> namespaces = new ArrayList<>();
   private final TestClock clock = new TestClock();
@@ -48,13 +52,13 @@ class NftablesNetlinkTest {
   @AfterEach
   void deleteNamespaces() throws Exception {
     for (String ns : namespaces) {
-      new CommandRunner().run(List.of("ip", "netns", "del", ns));
+      new ProcessCommandRunner().run(List.of("ip", "netns", "del", ns));
     }
   }
 
   private CommandRunner namespace() throws Exception {
     String ns = "kp-nftnl-" + UUID.randomUUID().toString().substring(0, 8);
-    CommandRunner.Result r = new CommandRunner().run(List.of("ip", "netns", "add", ns));
+    CommandRunner.Result r = new ProcessCommandRunner().run(List.of("ip", "netns", "add", ns));
     assumeTrue(r.ok(), "cannot create a network namespace: " + r.stderr());
     namespaces.add(ns);
     CommandRunner in = CommandRunner.inNetns(ns);

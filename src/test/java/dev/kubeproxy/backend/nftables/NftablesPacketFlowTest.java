@@ -10,11 +10,11 @@ import static dev.kubeproxy.testutil.ModelFixtures.svc;
 
 import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.model.ServicePortName;
+import dev.kubeproxy.testutil.tier.Unit;
 import dev.kubeproxy.trace.Protocol;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.TestFactory;
 
 /**
@@ -23,7 +23,7 @@ import org.junit.jupiter.api.TestFactory;
  * TestExternalTrafficPolicyCluster), each flow traced through the table the agent programs for the
  * same Services and endpoints.
  */
-@Tag("unit")
+@Unit
 class NftablesPacketFlowTest {
   private static final String POD = "10.0.0.2";
 

@@ -13,6 +13,7 @@ import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.model.ServicePortName;
 import dev.kubeproxy.backend.nftables.PacketFlows.Flow;
 import dev.kubeproxy.testutil.ModelFixtures;
+import dev.kubeproxy.testutil.tier.Unit;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -20,7 +21,6 @@ import java.util.Map;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.TestFactory;
 
 /**
@@ -29,7 +29,7 @@ import org.junit.jupiter.api.TestFactory;
  * TestTerminatingEndpointsTrafficPolicyLocal, TestTerminatingEndpointsTrafficPolicyCluster,
  * TestInternalExternalMasquerade), traced through the table the agent programs.
  */
-@Tag("unit")
+@Unit
 class NftablesPolicyFlowTest {
   private static final String POD = "10.0.0.2";
   private static final ServicePortName SVC1 = spn("ns1", "svc1", "");

@@ -17,6 +17,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.kubeproxy.model.Endpoint;
 import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.model.ServicePortName;
+import dev.kubeproxy.testutil.CountingMetrics;
+import dev.kubeproxy.testutil.tier.Unit;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,6 +29,7 @@ import org.junit.jupiter.api.Test;
  * The periodic full resync reads the table and sends only the differences, and repairs whatever
  * was changed behind the agent's back: afterwards the table equals a fresh full load.
  */
+@Unit
 class NftablesResyncTest {
   private final FakeNftables fake = new FakeNftables(IpFamily.IPv4);
   private final CountingMetrics metrics = new CountingMetrics();

@@ -3,11 +3,13 @@ package dev.kubeproxy.backend.nftables;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.kubeproxy.host.CommandRunner;
+import dev.kubeproxy.host.ProcessCommandRunner;
 import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.model.NamespacedName;
 import dev.kubeproxy.model.ProgrammedRules;
 import dev.kubeproxy.model.ServicePort;
 import dev.kubeproxy.model.ServicePortName;
+import dev.kubeproxy.testutil.tier.Unit;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -15,6 +17,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The reader over "nft list" output as nft 1.0.6 prints it (fixtures listed from a kernel table the agent wrote). */
+@Unit
 class NftablesRulesReaderTest {
   static final ServicePortName SHOP = new ServicePortName(new NamespacedName("shop", "shop"), "http", "TCP");
   static final ServicePort PORT = new ServicePort(SHOP, "10.96.0.30", 80, "TCP", 30080, List.of(),
@@ -30,7 +33,7 @@ class NftablesRulesReaderTest {
   void kernelChainsAndTheElementsThatAreTheServicePorts() {
     CommandRunner nft = new CommandRunner() {
       @Override
-      public Result run(List<String> argv) {
+      public Result run(List<String> argv, CharSequence stdin) {
         String what = argv.get(2) + " " + argv.get(5);
         try {
           return switch (what) {

@@ -11,6 +11,8 @@ import dev.kubeproxy.model.LocalTrafficDetector;
 import dev.kubeproxy.model.ProxierSettings;
 import dev.kubeproxy.model.ServicePortName;
 import dev.kubeproxy.model.SyncResult;
+import dev.kubeproxy.testutil.CountingMetrics;
+import dev.kubeproxy.testutil.tier.Unit;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -20,6 +22,7 @@ import org.junit.jupiter.api.Test;
  * {@link #fullTransactionOfTheRunningExample} shows one transaction whole), and that the fake
  * accepts it.
  */
+@Unit
 class NftablesRulesetTest {
   static final ProxierSettings V4 = settings(IpFamily.IPv4);
   static final ProxierSettings V6 = settings(IpFamily.IPv6);
@@ -364,7 +367,7 @@ class NftablesRulesetTest {
   void nodePortCidrsSelectInterfaceAddressesButNeverLoopback() throws Exception {
     ProxierSettings cidr = with(V4, false, V4.localDetector(), List.of("192.168.200.0/24", "127.0.0.0/8"));
     FakeNftables fake = new FakeNftables(IpFamily.IPv4);
-    NftablesProxier p = new NftablesProxier(cidr, new dev.kubeproxy.host.CommandRunner(), fake,
+    NftablesProxier p = new NftablesProxier(cidr, new dev.kubeproxy.host.ProcessCommandRunner(), fake,
         new CountingMetrics(), new TestClock(), () -> List.of("127.0.0.1", "192.168.200.7", "10.0.0.1", "192.168.200.9"));
     p.sync(new Model().state());
     assertEquals(List.of("192.168.200.7", "192.168.200.9"), fake.elements("nodeport-ips"));

@@ -6,15 +6,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kubeproxy.host.CommandRunner;
 import dev.kubeproxy.net.IpFamily;
+import dev.kubeproxy.testutil.tier.Unit;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The start-up checks, with a scripted command runner standing in for nft. */
+@Unit
 class NftablesSupportCheckTest {
   /** Answers "nft --version" with a given text and "nft --check" with a given status. */
-  static final class ScriptedRunner extends CommandRunner {
+  static final class ScriptedRunner implements CommandRunner {
     final String version;
     final boolean commentsAccepted;
     final boolean featuresAccepted;

@@ -7,8 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.kubeproxy.host.CommandRunner;
+import dev.kubeproxy.host.ProcessCommandRunner;
 import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.model.ServicePortName;
+import dev.kubeproxy.testutil.CountingMetrics;
+import dev.kubeproxy.testutil.tier.Kernel;
 import java.io.File;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,6 +27,7 @@ import org.junit.jupiter.api.Test;
  * the source address it saw. Everything lives in namespaces this test creates; no link to the
  * root namespace. Skipped when not root or when ip, nft or python3 are missing.
  */
+@Kernel
 class NftablesTrafficTest {
   private static final String PY = new File("/usr/bin/python3").canExecute() ? "/usr/bin/python3" : "python3";
   private static final String SERVER = "import socket\n"
@@ -40,7 +44,7 @@ class NftablesTrafficTest {
   private final String podA = "kp-nft-a" + id;
   private final String podB = "kp-nft-b" + id;
   private final List<Process> servers = new ArrayList<>();
-  private final CommandRunner root = new CommandRunner();
+  private final CommandRunner root = new ProcessCommandRunner();
 
   @BeforeEach
   void topology() throws Exception {

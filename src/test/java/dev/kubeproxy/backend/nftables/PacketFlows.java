@@ -4,9 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.kubeproxy.net.Cidr;
 import dev.kubeproxy.host.CommandRunner;
+import dev.kubeproxy.host.ProcessCommandRunner;
 import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.model.LocalTrafficDetector;
 import dev.kubeproxy.model.ProxierSettings;
+import dev.kubeproxy.testutil.CountingMetrics;
 import dev.kubeproxy.trace.Origin;
 import dev.kubeproxy.trace.Packet;
 import dev.kubeproxy.trace.Protocol;
@@ -96,7 +98,7 @@ final class PacketFlows {
       this.fake = new FakeNftables(settings.family());
       List<String> interfaceAddresses = new ArrayList<>(NODE_IPS);
       interfaceAddresses.addAll(List.of("127.0.0.1", "::1"));
-      this.proxier = new NftablesProxier(settings, new CommandRunner(), fake, new Fixtures.CountingMetrics(),
+      this.proxier = new NftablesProxier(settings, new ProcessCommandRunner(), fake, new CountingMetrics(),
           new Fixtures.TestClock(), () -> interfaceAddresses);
       model.serviceCIDRs = List.of(settings.family() == IpFamily.IPv4 ? "172.30.0.0/16" : "fd00:10:96::/112");
     }

@@ -3,12 +3,14 @@ package dev.kubeproxy.backend.nftables;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
+import dev.kubeproxy.testutil.tier.Unit;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The nftables sync kinds, one transition at a time. */
+@Unit
 class SyncPlannerTest {
   private static final Duration PERIOD = Duration.ofSeconds(30);
   private static final List<String> CIDRS = List.of("10.96.0.0/16");

@@ -2,10 +2,12 @@ package dev.kubeproxy.host.netlink;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 
+import dev.kubeproxy.testutil.tier.Unit;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import org.junit.jupiter.api.Test;
 
+@Unit
 class MessageWriterTest {
   /** An attribute as the kernel reads it: length and type in host order, the value, padding to four bytes. */
   private static byte[] attribute(int type, byte... value) {

@@ -9,12 +9,14 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.kubeproxy.testutil.tier.Unit;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** Reading the lean objects from the API's JSON and from YAML, as upstream's Go decoder reads them. */
+@Unit
 class ObjectDecoderTest {
   private static final JsonFactory JSON = new JsonFactory();
   private static final JsonFactory YAML = new YAMLFactory();

@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kubeproxy.model.LocalTrafficDetector;
+import dev.kubeproxy.testutil.tier.Unit;
 import dev.kubeproxy.trace.Origin;
 import dev.kubeproxy.trace.Packet;
 import dev.kubeproxy.trace.Protocol;
@@ -20,7 +21,6 @@ import dev.kubeproxy.trace.Trace;
 import dev.kubeproxy.trace.Verdict;
 import java.util.List;
 import java.util.Set;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
  * and InterfaceNamePrefix detectors: the packet's input interface decides), and packets of established
  * connections (no NAT lookup; the conntrack rule accepts them).
  */
-@Tag("unit")
+@Unit
 class AgentRulesFlowTest {
   private static final String BOTH = "10.180.0.2:80, 10.180.1.2:80";
 

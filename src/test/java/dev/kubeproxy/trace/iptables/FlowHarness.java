@@ -186,7 +186,7 @@ final class FlowHarness {
   }
 
   /** A machine without iptables: the dry run's version probe fails at once, as the agent expects there. */
-  private static final class NoCommands extends CommandRunner {
+  private static final class NoCommands implements CommandRunner {
     @Override
     public Result run(List<String> argv, CharSequence stdin) throws IOException {
       throw new IOException("no commands in a unit test");

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kubeproxy.testutil.tier.Unit;
 import dev.kubeproxy.trace.Origin;
 import dev.kubeproxy.trace.Packet;
 import dev.kubeproxy.trace.Protocol;
@@ -13,11 +14,10 @@ import dev.kubeproxy.trace.Trace;
 import dev.kubeproxy.trace.Verdict;
 import java.util.List;
 import java.util.Set;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The tracer's netfilter semantics on small hand-written rulesets. */
-@Tag("unit")
+@Unit
 class IptablesTracerTest {
   private static final LocalNode NODE = new LocalNode(Set.of("192.168.0.2"), "veth1a2b", "eth0");
 

@@ -11,12 +11,12 @@ import static dev.kubeproxy.trace.iptables.FlowHarness.run;
 import static dev.kubeproxy.trace.iptables.FlowHarness.tracer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.kubeproxy.testutil.tier.Unit;
 import dev.kubeproxy.trace.iptables.FlowHarness.Flow;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -26,7 +26,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * flows through a Cluster, an eTP:Local and an iTP:Local LoadBalancer Service, with and without a local-traffic
  * detector and --masquerade-all, each case's overrides applied to the base expectations.
  */
-@Tag("unit")
+@Unit
 class UpstreamMasqueradeFlowTest {
   private static final String SVC1 = "10.180.0.1:80, 10.180.1.1:80";
   private static final String SVC2 = "10.180.0.2:80, 10.180.1.2:80";

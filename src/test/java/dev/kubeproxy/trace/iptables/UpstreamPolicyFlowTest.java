@@ -17,11 +17,11 @@ import static dev.kubeproxy.trace.iptables.FlowHarness.tracer;
 import dev.kubeproxy.model.Endpoint;
 import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.testutil.ModelFixtures.Svc;
+import dev.kubeproxy.testutil.tier.Unit;
 import dev.kubeproxy.trace.iptables.FlowHarness.Flow;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -32,7 +32,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * TestTerminatingEndpointsTrafficPolicyLocal, TestTerminatingEndpointsTrafficPolicyCluster), traced through
  * the agent's own rules.
  */
-@Tag("unit")
+@Unit
 class UpstreamPolicyFlowTest {
 
   static Stream<Arguments> nodePortCases() {

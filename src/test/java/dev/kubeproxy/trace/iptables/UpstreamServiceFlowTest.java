@@ -11,9 +11,9 @@ import static dev.kubeproxy.trace.iptables.FlowHarness.flow;
 import static dev.kubeproxy.trace.iptables.FlowHarness.run;
 import static dev.kubeproxy.trace.iptables.FlowHarness.tracer;
 
+import dev.kubeproxy.testutil.tier.Unit;
 import dev.kubeproxy.trace.Protocol;
 import java.util.List;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
  * TestClusterIPGeneral, TestLoadBalancer, TestHealthCheckNodePort, TestExternalTrafficPolicyLocal,
  * TestExternalTrafficPolicyCluster), traced through the agent's own rules.
  */
-@Tag("unit")
+@Unit
 class UpstreamServiceFlowTest {
 
   /** TestTracePacket's flows; its static rules are those of TestOverallIPTablesRules' Services. */

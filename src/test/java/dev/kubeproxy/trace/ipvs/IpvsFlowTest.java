@@ -15,6 +15,7 @@ import dev.kubeproxy.backend.ipvs.IpvsRulesetOptions;
 import dev.kubeproxy.model.LocalTrafficDetector;
 import dev.kubeproxy.model.ProxyState;
 import dev.kubeproxy.net.IpFamily;
+import dev.kubeproxy.testutil.tier.Unit;
 import dev.kubeproxy.trace.Origin;
 import dev.kubeproxy.trace.Packet;
 import dev.kubeproxy.trace.Protocol;
@@ -27,7 +28,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
@@ -37,7 +37,7 @@ import org.junit.jupiter.api.function.Executable;
  * external client 203.0.113.2, source range 203.0.113.0/25). Upstream has no packet-flow tables for ipvs mode;
  * these are the iptables tables' flows where ipvs mode means the same.
  */
-@Tag("unit")
+@Unit
 class IpvsFlowTest {
   private static final String NODE_IP = "192.168.0.2";
   private static final String EXTERNAL = "203.0.113.2";

@@ -17,6 +17,7 @@ import dev.kubeproxy.backend.nftables.objects.Rule;
 import dev.kubeproxy.backend.nftables.objects.Statement;
 import dev.kubeproxy.backend.nftables.objects.Transaction;
 import dev.kubeproxy.backend.nftables.objects.Verdict;
+import dev.kubeproxy.testutil.tier.Unit;
 import dev.kubeproxy.trace.Origin;
 import dev.kubeproxy.trace.Packet;
 import dev.kubeproxy.trace.Protocol;
@@ -24,11 +25,10 @@ import dev.kubeproxy.trace.Step;
 import dev.kubeproxy.trace.Trace;
 import java.util.List;
 import java.util.Set;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The tracer's reading of nf_tables semantics, on small hand-written tables. */
-@Tag("unit")
+@Unit
 class NftablesTracerTest {
   private static final TraceHost HOST = TraceHost.of(List.of("192.168.0.2", "2001:db8::1"));
   private static final String MARK = "0x4000";

@@ -55,7 +55,6 @@ public final class NetlinkNftables implements NetlinkPath, AutoCloseable {
   private final byte[] receiveBuffer = new byte[64 * 1024];
   private int nextSequence = (int) (System.currentTimeMillis() / 1000);
   /** How long the last batch took to encode (the rest of {@link #tryRun} is the kernel's answer). */
-  private long lastEncodeNanos;
   /** System.nanoTime() before which every transaction goes through nft (after a protocol error). */
   private long disabledUntil = Long.MIN_VALUE;
 
@@ -72,7 +71,7 @@ public final class NetlinkNftables implements NetlinkPath, AutoCloseable {
    * Opens the netlink socket; null (after logging why) when that is impossible here, e.g. where
    * JNA's native library cannot be loaded. Then nft does everything, as before.
    *
-   * @param netns a namespace under /var/run/netns (tests and benchmarks), or null for the agent's own
+   * @param netns a namespace under /var/run/netns (tests use scratch ones), or null for the agent's own
    */
   public static NetlinkNftables open(IpFamily family, String netns) {
     try {
@@ -102,13 +101,10 @@ public final class NetlinkNftables implements NetlinkPath, AutoCloseable {
       return false;
     }
     BatchEncoder.Batch batch;
-    long encodeStart = System.nanoTime();
     try {
       batch = encoder.encode(tx, nextSequence);
     } catch (Unsupported e) {
       return false;
-    } finally {
-      lastEncodeNanos = System.nanoTime() - encodeStart;
     }
     if (batch.bytes().length > MAX_BATCH_BYTES) {
       return false;
@@ -272,11 +268,6 @@ public final class NetlinkNftables implements NetlinkPath, AutoCloseable {
   @Override
   public dev.kubeproxy.backend.nftables.objects.Element decode(String container, boolean map, char[] forms, int start, int end) {
     return dump.decode(container, map, forms, start, end);
-  }
-
-  /** How long the last transaction tried took to encode (for the benchmark's split of a sync). */
-  public long lastEncodeNanos() {
-    return lastEncodeNanos;
   }
 
   /** Whether a recent protocol-level failure has switched this path off for now. */

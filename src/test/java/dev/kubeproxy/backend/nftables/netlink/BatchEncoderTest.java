@@ -11,6 +11,7 @@ import dev.kubeproxy.backend.nftables.objects.NftSet;
 import dev.kubeproxy.backend.nftables.objects.Rule;
 import dev.kubeproxy.backend.nftables.objects.Table;
 import dev.kubeproxy.backend.nftables.objects.Transaction;
+import dev.kubeproxy.testutil.tier.Unit;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
@@ -29,6 +30,7 @@ import dev.kubeproxy.backend.nftables.objects.Verdict;
  * netlink whole or not at all). What the kernel makes of the messages is checked against nft in
  * NftablesNetlinkTest.
  */
+@Unit
 class BatchEncoderTest {
   private static final String CHAIN = "service-AXK6CI2C-demo/web/tcp/http";
   private final BatchEncoder v4 = new BatchEncoder(IpFamily.IPv4);

@@ -7,11 +7,13 @@ import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.backend.nftables.objects.Element;
 import dev.kubeproxy.backend.nftables.objects.ElementValue;
 import dev.kubeproxy.backend.nftables.objects.Verdict;
+import dev.kubeproxy.testutil.tier.Unit;
 import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /** An element read back is named from its key form alone, the way the encoder writes that form. */
+@Unit
 class TableDumpTest {
 
   private static List<Element> elements(IpFamily family) {

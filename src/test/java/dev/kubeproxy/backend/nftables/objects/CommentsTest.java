@@ -5,9 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
+import dev.kubeproxy.testutil.tier.Unit;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
+@Unit
 class CommentsTest {
   @Test
   void nothingAnNftStringCannotCarry() {

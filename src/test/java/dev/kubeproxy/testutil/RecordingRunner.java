@@ -1,24 +1,33 @@
-package dev.kubeproxy.backend.iptables;
+package dev.kubeproxy.testutil;
 
 import dev.kubeproxy.host.CommandRunner;
 import java.io.IOException;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
- * Runs commands through another runner and keeps what tests and the benchmark look at afterwards:
- * the input of the last iptables-restore (the proxier keeps no copy of its ruleset), and the time
- * spent in restores and in the other commands since the last {@link #resetTimes}.
+ * Runs commands through another runner (or answers each with success and no output) and keeps
+ * what tests and benchmarks look at afterwards: the commands run, the input of the last
+ * iptables-restore (the proxier keeps no copy of its ruleset), and the time spent in restores and
+ * in the other commands since the last {@link #resetTimes}.
  */
-final class RecordingRunner extends CommandRunner {
+public final class RecordingRunner implements CommandRunner {
+  /** Every command run, in order. */
+  public final List<List<String>> commands = new CopyOnWriteArrayList<>();
   private final CommandRunner delegate;
   private volatile String lastRestoreInput;
   private final AtomicLong restoreNanos = new AtomicLong();
   private final AtomicLong otherNanos = new AtomicLong();
 
-  RecordingRunner(CommandRunner delegate) {
+  public RecordingRunner(CommandRunner delegate) {
     this.delegate = delegate;
+  }
+
+  /** Records commands without running them: each succeeds with no output. */
+  public RecordingRunner() {
+    this((argv, stdin) -> new Result(0, "", ""));
   }
 
   @Override
@@ -28,6 +37,7 @@ final class RecordingRunner extends CommandRunner {
 
   @Override
   public Result run(List<String> argv, CharSequence stdin) throws IOException {
+    commands.add(List.copyOf(argv));
     boolean restore = !argv.isEmpty() && argv.get(0).endsWith("-restore");
     if (restore) {
       lastRestoreInput = stdin == null ? null : stdin.toString();
@@ -43,6 +53,7 @@ final class RecordingRunner extends CommandRunner {
 
   @Override
   public Result runLines(List<String> argv, Consumer<String> lines) throws IOException {
+    commands.add(List.copyOf(argv));
     long start = System.nanoTime();
     try {
       return delegate.runLines(argv, lines);
@@ -52,19 +63,19 @@ final class RecordingRunner extends CommandRunner {
   }
 
   /** The input of the last iptables-restore run (the ruleset, after a sync), or null. */
-  String lastRestoreInput() {
+  public String lastRestoreInput() {
     return lastRestoreInput;
   }
 
-  long restoreNanos() {
+  public long restoreNanos() {
     return restoreNanos.get();
   }
 
-  long otherCommandsNanos() {
+  public long otherCommandsNanos() {
     return otherNanos.get();
   }
 
-  void resetTimes() {
+  public void resetTimes() {
     restoreNanos.set(0);
     otherNanos.set(0);
   }

@@ -11,6 +11,7 @@ import dev.kubeproxy.backend.nftables.NftablesProxier;
 
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.host.CommandRunner;
+import dev.kubeproxy.host.ProcessCommandRunner;
 import dev.kubeproxy.model.Endpoint;
 import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.model.LocalTrafficDetector;
@@ -57,6 +58,8 @@ public final class NftablesBenchmark {
   /** Times the agent's rendering of a transaction and nft's run of it apart. */
   static final class TimedNftables implements Nftables {
     final NftCommand delegate;
+    /** Runs "nft -f -" on the rendered text, so that rendering and nft are timed apart. */
+    final CommandRunner runner;
     final IpFamily family;
     long renderNanos;
     long runNanos;
@@ -65,8 +68,9 @@ public final class NftablesBenchmark {
     int lastBytes;
     int lastCommands;
 
-    TimedNftables(NftCommand delegate, IpFamily family) {
+    TimedNftables(NftCommand delegate, CommandRunner runner, IpFamily family) {
       this.delegate = delegate;
+      this.runner = runner;
       this.family = family;
     }
 
@@ -86,7 +90,15 @@ public final class NftablesBenchmark {
       lastCommands = tx.size();
       t = System.nanoTime();
       long cpu = childrenCpuMillis();
-      delegate.runRendered(input);
+      CommandRunner.Result applied;
+      try {
+        applied = runner.run(List.of("nft", "-f", "-"), input);
+      } catch (java.io.IOException e) {
+        throw new NftablesException("cannot run nft: " + e.getMessage(), e);
+      }
+      if (!applied.ok()) {
+        throw new NftablesException("nft -f - failed: " + applied.stderr(), null, false);
+      }
       runNanos += System.nanoTime() - t;
       runCpuMillis += childrenCpuMillis() - cpu;
     }
@@ -210,9 +222,8 @@ public final class NftablesBenchmark {
   }
 
   /** Bytes this thread has allocated so far (-1 where the JVM cannot tell). */
-  public static long threadAllocatedBytes() {
-    return java.lang.management.ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean t
-        ? t.getCurrentThreadAllocatedBytes() : -1;
+  static long threadAllocatedBytes() {
+    return CountingNetlink.threadAllocatedBytes();
   }
 
   /** Collections so far and the time they took (all threads stop for them). */
@@ -273,7 +284,7 @@ public final class NftablesBenchmark {
     long coldGen = 0;
     DiscardNftables discard = new DiscardNftables();
     for (int r = 0; r < gen.length + WARMUP_SYNCS; r++) {
-      NftablesProxier p = new NftablesProxier(settings, new CommandRunner(), discard, new ProxyMetrics(),
+      NftablesProxier p = new NftablesProxier(settings, new ProcessCommandRunner(), discard, new ProxyMetrics(),
           Clock.systemUTC(), List::of);
       if (r >= WARMUP_SYNCS) {
         System.gc(); // not the garbage of the runs before (a running agent syncs fully once per period)
@@ -294,7 +305,7 @@ public final class NftablesBenchmark {
 
     // Warm up the partial-sync path the same way (a running agent has made such changes before).
     Workload warmup = workload(services);
-    NftablesProxier warm = new NftablesProxier(settings, new CommandRunner(), discard, new ProxyMetrics(),
+    NftablesProxier warm = new NftablesProxier(settings, new ProcessCommandRunner(), discard, new ProxyMetrics(),
         Clock.systemUTC(), List::of);
     warm.sync(warmup.initial);
     for (int c = 0; c < WARMUP_CHANGES; c++) {
@@ -302,13 +313,13 @@ public final class NftablesBenchmark {
     }
 
     String ns = "kp-nftr-bench-" + UUID.randomUUID().toString().substring(0, 6);
-    CommandRunner root = new CommandRunner();
+    CommandRunner root = new ProcessCommandRunner();
     if (!root.run(List.of("ip", "netns", "add", ns)).ok()) {
       throw new IllegalStateException("cannot create namespace " + ns + " (root needed)");
     }
     try {
       CommandRunner inNs = CommandRunner.inNetns(ns);
-      TimedNftables nft = new TimedNftables(new NftCommand(IpFamily.IPv4, inNs), IpFamily.IPv4);
+      TimedNftables nft = new TimedNftables(new NftCommand(IpFamily.IPv4, inNs), inNs, IpFamily.IPv4);
       Fixtures.TestClock clock = new Fixtures.TestClock(); // moved by hand to reach the sync period
       NftablesProxier p;
       // The full sync as the agent runs it: one netlink batch (nft -f only as the fallback), into
@@ -480,7 +491,7 @@ public final class NftablesBenchmark {
 
   private static String nftVersion() {
     try {
-      return new CommandRunner().run(List.of("nft", "--version")).stdout().strip();
+      return new ProcessCommandRunner().run(List.of("nft", "--version")).stdout().strip();
     } catch (Exception e) {
       return "nft not found";
     }

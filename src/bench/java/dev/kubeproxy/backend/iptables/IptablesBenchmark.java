@@ -11,6 +11,7 @@ import dev.kubeproxy.model.ProxierSettings;
 import dev.kubeproxy.model.ProxyState;
 import dev.kubeproxy.model.ServicePort;
 import dev.kubeproxy.model.ServicePortName;
+import dev.kubeproxy.testutil.RecordingRunner;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

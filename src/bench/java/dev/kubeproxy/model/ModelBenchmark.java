@@ -10,6 +10,7 @@ import dev.kubeproxy.messages.NodeInfo;
 import dev.kubeproxy.config.KubeProxyConfiguration;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.host.CommandRunner;
+import dev.kubeproxy.host.ProcessCommandRunner;
 import dev.kubeproxy.model.objects.EndpointSlice;
 import dev.kubeproxy.model.objects.Service;
 import io.vertx.core.Vertx;
@@ -143,7 +144,7 @@ public final class ModelBenchmark {
         config.nftables.minSyncPeriod = Duration.ofSeconds(1);
         AgentOptions options = new AgentOptions(config, null, "node-0", null, true, false, false);
         ProxierVerticle verticle = new ProxierVerticle(options, new NodeInfo("node-0", List.of("192.168.200.1"),
-            List.of(), Map.of()), (o, n, r) -> List.of(backend), new CommandRunner(), new ProxyMetrics());
+            List.of(), Map.of()), (o, n, r) -> List.of(backend), new ProcessCommandRunner(), new ProxyMetrics());
         String id = vertx.deployVerticle(verticle, ProxierVerticle.DEPLOYMENT).toCompletionStage().toCompletableFuture().get();
         start[0] = System.nanoTime();
         for (Service s : svcs) {

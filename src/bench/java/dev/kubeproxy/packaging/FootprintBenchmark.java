@@ -1,5 +1,6 @@
 package dev.kubeproxy.packaging;
 
+import dev.kubeproxy.testutil.TempTrees;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -116,7 +117,7 @@ public final class FootprintBenchmark {
           converged &= results.stream().allMatch(x -> x.churnChanges == 0 || x.converged);
         }
       } finally {
-        deleteTree(dir);
+        TempTrees.deleteTree(dir);
       }
     }
     System.out.println("load at end: " + load());
@@ -460,14 +461,6 @@ public final class FootprintBenchmark {
   private static String tail(Path log) throws IOException {
     List<String> lines = Files.readAllLines(log);
     return String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));
-  }
-
-  static void deleteTree(Path dir) throws IOException {
-    try (Stream<Path> all = Files.walk(dir)) {
-      for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
-    }
   }
 
   record Output(String stdout, int exit) {}
