@@ -19,7 +19,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * The footprint benchmark (issue 9): starts the packaged agent exactly as the image does (through
+ * The footprint benchmark: starts the packaged agent exactly as the image does (through
  * {@code bin/kube-proxy}, the one launcher) inside a scratch network namespace, over generated
  * N Services × E endpoints read with {@code --manifests}, in each mode, and prints
  *

@@ -214,13 +214,11 @@ public class ProxierVerticle extends VerticleBase {
   }
 
   /**
-   * One full collection once every family has synced for the first time. The initial load (the
-   * objects as read, the first rendering, a restore input of 30 MB at 10,000 Services) leaves
-   * its garbage in the old generation, and the serial collector gives heap back to the system
-   * only at a full collection, which a quiet agent may not see for hours: at 10,000 Services
-   * (iptables mode) the RSS stayed 28 MB higher. A tight one ({@link HeapCompaction}): what the
-   * load grew is given back down to the live data + 10 %. Off the proxier's context: the syncs do
-   * not wait for it.
+   * One full collection once every family has synced for the first time. The initial load leaves
+   * its garbage in the old generation, and the serial collector gives heap back to the system only
+   * at a full collection, which a quiet agent may not see for hours. A tight one
+   * ({@link HeapCompaction}) gives what the load grew back; off the proxier's context, so the
+   * syncs do not wait for it.
    */
   private void compactHeapAfterFirstSyncs() {
     List<Future<Void>> synced = new ArrayList<>();

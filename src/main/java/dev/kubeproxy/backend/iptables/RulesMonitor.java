@@ -95,7 +95,7 @@ final class RulesMonitor {
 
   /**
    * What differs from the last applied sync, or null when nothing does. Three commands; the two
-   * dumps are read line by line, never held whole (30 MB each at 10,000 Services).
+   * dumps are read line by line, never held whole: on large clusters each is tens of megabytes.
    */
   String check(IptablesTool tool) throws IOException {
     if (expected == null) {
