@@ -14,7 +14,6 @@ import static dev.kubeproxy.testutil.ModelFixtures.svc;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.net.IpFamily;
@@ -23,14 +22,11 @@ import dev.kubeproxy.model.ServicePortName;
 import dev.kubeproxy.model.SyncResult;
 import dev.kubeproxy.testutil.tier.Kernel;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -44,34 +40,18 @@ class IptablesKernelTest {
   static final ServicePortName WEB = spn("demo", "web", "http", "TCP");
   static final ServicePortName DNS = spn("kube-system", "dns", "dns", "UDP");
 
-  @TempDir Path sysctlRoot;
-  private ScratchNamespace ns;
+  @RegisterExtension final ScratchNamespace.PerTest scratch = new ScratchNamespace.PerTest();
   private final ProxyMetrics metrics = new ProxyMetrics();
-
-  @BeforeEach
-  void setUp() throws Exception {
-    String why = ScratchNamespace.whyUnavailable();
-    assumeTrue(why == null, () -> "skipped: " + why);
-    ns = ScratchNamespace.create();
-    ScratchNamespace.fakeSysctls(sysctlRoot);
-  }
-
-  @AfterEach
-  void tearDown() throws Exception {
-    if (ns != null) {
-      ns.close();
-    }
-  }
 
   private IptablesProxier proxier(IpFamily family, IptablesBackend backend) {
     ProxierSettings settings = Fixtures.settings(family, List.of(),
         clusterCidr(family == IpFamily.IPv4 ? "10.244.0.0/16" : "fd00:10:244::/64"), false, true, null);
-    return new IptablesProxier(settings, ns.runner, metrics, new Sysctls(sysctlRoot), List::of, backend);
+    return new IptablesProxier(settings, scratch.ns.runner, metrics, new Sysctls(scratch.sysctlRoot), List::of, backend);
   }
 
   private String save(IptablesBackend backend, IpFamily family, String table) throws Exception {
     String command = (family == IpFamily.IPv6 ? "ip6tables-" : "iptables-") + backend.suffix() + "-save";
-    return ns.out(command, "-t", table);
+    return scratch.ns.out(command, "-t", table);
   }
 
   private static ModelFixtures.StateBuilder twoServices(String secondWebEndpoint) {
@@ -86,7 +66,7 @@ class IptablesKernelTest {
   void fullSyncPartialSyncFailureCanaryAndCleanup(IptablesBackend backend) throws Exception {
     IptablesProxier proxier = proxier(IpFamily.IPv4, backend);
     proxier.privilegedInit();
-    assertEquals("1", Files.readString(sysctlRoot.resolve("net/ipv4/conf/all/route_localnet")).trim());
+    assertEquals("1", Files.readString(scratch.sysctlRoot.resolve("net/ipv4/conf/all/route_localnet")).trim());
 
     SyncResult first = proxier.sync(twoServices("10.244.2.7").build());
     assertTrue(first.full());
@@ -101,7 +81,7 @@ class IptablesKernelTest {
     assertTrue(filter.contains("-A INPUT -m conntrack --ctstate NEW -m comment --comment \"kubernetes load balancer"
         + " firewall\" -j KUBE-PROXY-FIREWALL"), filter);
     assertTrue(save(backend, IpFamily.IPv4, "mangle").contains(":KUBE-PROXY-CANARY "));
-    assertEquals(first.ruleCounts().get("nat"), natRules(ns.runner.lastRestoreInput()));
+    assertEquals(first.ruleCounts().get("nat"), natRules(scratch.ns.runner.lastRestoreInput()));
 
     // Partial sync: one endpoint of demo/web replaced; its old endpoint chain is deleted.
     SyncResult second = proxier.sync(twoServices("10.244.3.8").changed(WEB).build());
@@ -110,7 +90,7 @@ class IptablesKernelTest {
     assertFalse(nat.contains("KUBE-SEP-JPICTQTYOLMYNIJ7"), nat);
     assertTrue(nat.contains(":KUBE-SEP-M2Y6KWOXXLJMAWI7 "), nat);
     assertTrue(nat.contains(":KUBE-SVC-2KKYJRIGYGQNRODB "), "unchanged service's chain stays: " + nat);
-    assertFalse(ns.runner.lastRestoreInput().contains(":KUBE-SVC-2KKYJRIGYGQNRODB"));
+    assertFalse(scratch.ns.runner.lastRestoreInput().contains(":KUBE-SVC-2KKYJRIGYGQNRODB"));
 
     // A Service whose rules the kernel refuses (issue 15 item 5): that Service is left out, named with
     // the refused line, and every other Service is programmed by an immediate full sync.
@@ -124,7 +104,7 @@ class IptablesKernelTest {
     nat = save(backend, IpFamily.IPv4, "nat");
     assertFalse(nat.contains("kube-system/dns"), nat);
     assertTrue(nat.contains("-d 10.96.12.34/32 -p tcp -m comment --comment \"demo/web:http cluster IP\""), nat);
-    assertFalse(ns.runner.lastRestoreInput().contains("10.96.0.300"));
+    assertFalse(scratch.ns.runner.lastRestoreInput().contains("10.96.0.300"));
     // The partial restore failed, then a full one (only a full sync's refusal is blamed on a Service).
     assertEquals(failuresBefore + 2, metric("kubeproxy_sync_proxy_rules_iptables_restore_failures_total"));
     assertEquals(partialFailuresBefore + 1,
@@ -138,7 +118,7 @@ class IptablesKernelTest {
     assertFalse(proxier.sync(twoServices("10.244.3.8").build()).full());
 
     // Something deletes the mangle canary: the next sync is a full one.
-    ns.out("iptables-" + backend.suffix(), "-t", "mangle", "-X", "KUBE-PROXY-CANARY");
+    scratch.ns.out("iptables-" + backend.suffix(), "-t", "mangle", "-X", "KUBE-PROXY-CANARY");
     assertTrue(proxier.sync(twoServices("10.244.3.8").build()).full());
     assertTrue(save(backend, IpFamily.IPv4, "mangle").contains(":KUBE-PROXY-CANARY "));
 
@@ -180,7 +160,7 @@ class IptablesKernelTest {
   void ipv6FullSyncAndCleanupOnLegacy() throws Exception {
     IptablesProxier proxier = proxier(IpFamily.IPv6, IptablesBackend.LEGACY);
     proxier.privilegedInit();
-    assertFalse(Files.exists(sysctlRoot.resolve("net/ipv4/conf/all/route_localnet")), "no route_localnet for IPv6");
+    assertFalse(Files.exists(scratch.sysctlRoot.resolve("net/ipv4/conf/all/route_localnet")), "no route_localnet for IPv6");
     ServicePortName v6 = spn("demo", "web6", "http", "TCP");
     proxier.sync(state().add(svc(v6, "fd00:10:96::1234", 80).nodePort(30081),
         ready("fd00:10:244::5", 8080, true)).build());
@@ -225,7 +205,7 @@ class IptablesKernelTest {
         for (String arg : command.split("(?<!\\\\) ")) {
           argv.add(arg.replace("\\ ", " "));
         }
-        ns.out(argv.toArray(String[]::new));
+        scratch.ns.out(argv.toArray(String[]::new));
       }
       assertTrue(proxier.rulesDisturbed(), "seen: " + args);
       assertTrue(proxier.sync(twoServices("10.244.2.7").build()).full(), "repaired by a full sync: " + args);
@@ -293,18 +273,18 @@ class IptablesKernelTest {
 
   @Test
   void backendChoiceFollowsTheRulesOnTheNode() throws Exception {
-    assertEquals(IptablesBackend.LEGACY, BackendSelector.detect(ns.runner), "empty node: legacy works here");
-    ns.out("iptables-nft", "-t", "mangle", "-N", "KUBE-IPTABLES-HINT");
-    assertEquals(IptablesBackend.NFT, BackendSelector.detect(ns.runner), "kubelet's hint chain in nft");
+    assertEquals(IptablesBackend.LEGACY, BackendSelector.detect(scratch.ns.runner), "empty node: legacy works here");
+    scratch.ns.out("iptables-nft", "-t", "mangle", "-N", "KUBE-IPTABLES-HINT");
+    assertEquals(IptablesBackend.NFT, BackendSelector.detect(scratch.ns.runner), "kubelet's hint chain in nft");
   }
 
   @Test
   void cleanupLeavesKubeletChainsAlone() throws Exception {
     IptablesProxier proxier = proxier(IpFamily.IPv4, IptablesBackend.LEGACY);
     proxier.sync(twoServices("10.244.2.7").build());
-    ns.out("iptables-legacy", "-t", "filter", "-N", "KUBE-KUBELET-CANARY");
-    ns.out("iptables-legacy", "-t", "nat", "-N", "KUBE-MARK-DROP");
-    assertTrue(IptablesCleanup.cleanupAll(ns.runner, metrics));
+    scratch.ns.out("iptables-legacy", "-t", "filter", "-N", "KUBE-KUBELET-CANARY");
+    scratch.ns.out("iptables-legacy", "-t", "nat", "-N", "KUBE-MARK-DROP");
+    assertTrue(IptablesCleanup.cleanupAll(scratch.ns.runner, metrics));
     String filter = save(IptablesBackend.LEGACY, IpFamily.IPv4, "filter");
     assertTrue(filter.contains(":KUBE-FIREWALL "), "kubelet runs here: its KUBE-FIREWALL stays");
     assertTrue(filter.contains(":KUBE-KUBELET-CANARY "));

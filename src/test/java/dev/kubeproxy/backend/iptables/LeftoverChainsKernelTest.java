@@ -8,7 +8,6 @@ import static dev.kubeproxy.testutil.ModelFixtures.svc;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.kubeproxy.backend.netfilter.IptablesBackend;
 import dev.kubeproxy.backend.netfilter.Sysctls;
@@ -19,12 +18,9 @@ import dev.kubeproxy.model.ServicePortName;
 import dev.kubeproxy.model.SyncResult;
 import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.testutil.tier.Kernel;
-import java.nio.file.Path;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The nat chains a v1.23 kube-proxy left behind, in a scratch namespace: a KUBE-XLB- chain (a
@@ -38,27 +34,11 @@ class LeftoverChainsKernelTest {
   private static final String OLD_SVC = "KUBE-SVC-OLDOLDOLDOLDOLDO";
   private static final String OLD_XLB = "KUBE-XLB-OLDOLDOLDOLDOLDO";
 
-  @TempDir Path sysctlRoot;
-  private ScratchNamespace ns;
-
-  @BeforeEach
-  void setUp() throws Exception {
-    String why = ScratchNamespace.whyUnavailable();
-    assumeTrue(why == null, () -> "skipped: " + why);
-    ns = ScratchNamespace.create();
-    ScratchNamespace.fakeSysctls(sysctlRoot);
-  }
-
-  @AfterEach
-  void tearDown() throws Exception {
-    if (ns != null) {
-      ns.close();
-    }
-  }
+  @RegisterExtension final ScratchNamespace.PerTest scratch = new ScratchNamespace.PerTest();
 
   @Test
   void anOlderKubeProxysChainsAreRemovedAndTheSyncGoesOn() throws Exception {
-    CommandRunner.Result left = ns.runner.run(List.of("iptables-legacy-restore", "--noflush"), """
+    CommandRunner.Result left = scratch.ns.runner.run(List.of("iptables-legacy-restore", "--noflush"), """
         *nat
         :KUBE-SERVICES - [0:0]
         :KUBE-NODEPORTS - [0:0]
@@ -73,12 +53,12 @@ class LeftoverChainsKernelTest {
 
     ProxierSettings settings = Fixtures.settings(IpFamily.IPv4, List.of(), clusterCidr("10.244.0.0/16"), false,
         true, null);
-    IptablesProxier proxier = new IptablesProxier(settings, ns.runner, new ProxyMetrics(), new Sysctls(sysctlRoot),
+    IptablesProxier proxier = new IptablesProxier(settings, scratch.ns.runner, new ProxyMetrics(), new Sysctls(scratch.sysctlRoot),
         List::of, IptablesBackend.LEGACY);
     SyncResult result = proxier.sync(state().add(svc(WEB, "10.96.12.34", 80), ready("10.244.1.5", 8080, true)).build());
 
     assertEquals(List.of(OLD_XLB), result.removedLeftovers());
-    String nat = ns.out("iptables-legacy-save", "-t", "nat");
+    String nat = scratch.ns.out("iptables-legacy-save", "-t", "nat");
     assertFalse(nat.contains(OLD_XLB), nat);
     assertFalse(nat.contains(OLD_SVC), nat);
     assertTrue(nat.contains("demo/web:http cluster IP"), nat);

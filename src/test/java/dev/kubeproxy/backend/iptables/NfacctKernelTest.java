@@ -11,20 +11,16 @@ import static dev.kubeproxy.testutil.ModelFixtures.svc;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.model.ProxierSettings;
 import dev.kubeproxy.model.ServicePortName;
 import dev.kubeproxy.testutil.tier.Kernel;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.OptionalLong;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -37,27 +33,11 @@ import org.junit.jupiter.params.provider.EnumSource;
 class NfacctKernelTest {
   static final ServicePortName WEB = spn("demo", "web", "http", "TCP");
 
-  @TempDir Path sysctlRoot;
-  private ScratchNamespace ns;
-
-  @BeforeEach
-  void setUp() throws Exception {
-    String why = ScratchNamespace.whyUnavailable();
-    assumeTrue(why == null, () -> "skipped: " + why);
-    ns = ScratchNamespace.create();
-    ScratchNamespace.fakeSysctls(sysctlRoot);
-  }
-
-  @AfterEach
-  void tearDown() throws Exception {
-    if (ns != null) {
-      ns.close();
-    }
-  }
+  @RegisterExtension final ScratchNamespace.PerTest scratch = new ScratchNamespace.PerTest();
 
   @Test
   void countersAreCreatedOnceAndRead() throws Exception {
-    try (NfacctCounters nfacct = NfacctCounters.open(ns.name)) {
+    try (NfacctCounters nfacct = NfacctCounters.open(scratch.ns.name)) {
       assertEquals(OptionalLong.empty(), nfacct.packets(NfacctCounters.CT_STATE_INVALID_DROPPED));
       nfacct.ensure(NfacctCounters.CT_STATE_INVALID_DROPPED);
       nfacct.ensure(NfacctCounters.CT_STATE_INVALID_DROPPED); // exists already: nothing to do
@@ -71,28 +51,28 @@ class NfacctKernelTest {
   void rulesCountLocalhostNodePortPacketsAndMetricsReadThem(IptablesBackend backend) throws Exception {
     ProxierSettings settings = Fixtures.settings(IpFamily.IPv4, List.of(), clusterCidr("10.244.0.0/16"), false, true,
         null);
-    IptablesProxier proxier = new IptablesProxier(settings, ns.runner, new ProxyMetrics(), new Sysctls(sysctlRoot), List::of, backend,
-        () -> NfacctCounters.open(ns.name));
+    IptablesProxier proxier = new IptablesProxier(settings, scratch.ns.runner, new ProxyMetrics(), new Sysctls(scratch.sysctlRoot), List::of, backend,
+        () -> NfacctCounters.open(scratch.ns.name));
     proxier.privilegedInit();
     proxier.sync(state().add(svc(WEB, "10.96.12.34", 80).nodePort(30080), ready("10.244.1.5", 8080, true)).build());
 
     // iptables-save prints two spaces before the counter name; compare with single spaces.
-    String filter = ns.out("iptables-" + backend.suffix() + "-save", "-t", "filter").replaceAll(" +", " ");
+    String filter = scratch.ns.out("iptables-" + backend.suffix() + "-save", "-t", "filter").replaceAll(" +", " ");
     assertTrue(filter.contains("-A KUBE-FORWARD -m conntrack --ctstate INVALID -m nfacct --nfacct-name"
         + " ct_state_invalid_dropped_pkts -j DROP"), filter);
-    String nat = ns.out("iptables-" + backend.suffix() + "-save", "-t", "nat").replaceAll(" +", " ");
+    String nat = scratch.ns.out("iptables-" + backend.suffix() + "-save", "-t", "nat").replaceAll(" +", " ");
     assertTrue(nat.contains("-d 127.0.0.0/8 -p tcp -m comment --comment \"demo/web:http\" -m tcp --dport 30080"
         + " -m nfacct --nfacct-name localhost_nps_accepted_pkts -j KUBE-EXT-XRY76EGRC3BSCIIJ"), nat);
 
-    try (NfacctCounters reader = NfacctCounters.open(ns.name)) {
+    try (NfacctCounters reader = NfacctCounters.open(scratch.ns.name)) {
       assertEquals(OptionalLong.of(0), reader.packets(NfacctCounters.LOCALHOST_NODEPORT_ACCEPTED));
       // One connection attempt to the localhost NodePort: its SYN passes the counting rule in nat OUTPUT
       // (and then has no route to the endpoint, which does not matter here).
-      ns.exec("timeout", "2", "bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/30080");
+      scratch.ns.exec("timeout", "2", "bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/30080");
       long counted = reader.packets(NfacctCounters.LOCALHOST_NODEPORT_ACCEPTED).orElseThrow();
       assertTrue(counted >= 1, "localhost NodePort packets counted: " + counted);
       // Traffic to another port does not count.
-      ns.exec("timeout", "2", "bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/30081");
+      scratch.ns.exec("timeout", "2", "bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/30081");
       assertEquals(counted, reader.packets(NfacctCounters.LOCALHOST_NODEPORT_ACCEPTED).orElseThrow());
 
       ProxyMetrics metrics = new ProxyMetrics();
@@ -117,13 +97,13 @@ class NfacctKernelTest {
   void withoutNfacctTheRulesHaveNoCounters() throws Exception {
     ProxierSettings settings = Fixtures.settings(IpFamily.IPv4, List.of(), clusterCidr("10.244.0.0/16"), false, true,
         null);
-    IptablesProxier proxier = new IptablesProxier(settings, ns.runner, new ProxyMetrics(), new Sysctls(sysctlRoot), List::of,
+    IptablesProxier proxier = new IptablesProxier(settings, scratch.ns.runner, new ProxyMetrics(), new Sysctls(scratch.sysctlRoot), List::of,
         IptablesBackend.LEGACY, () -> {
           throw new java.io.IOException("no nfacct here");
         });
     proxier.sync(state().add(svc(WEB, "10.96.12.34", 80).nodePort(30080), ready("10.244.1.5", 8080, true)).build());
-    String filter = ns.out("iptables-legacy-save", "-t", "filter");
+    String filter = scratch.ns.out("iptables-legacy-save", "-t", "filter");
     assertTrue(filter.contains("-A KUBE-FORWARD -m conntrack --ctstate INVALID -j DROP"), filter);
-    assertFalse(ns.out("iptables-legacy-save", "-t", "nat").contains("nfacct"));
+    assertFalse(scratch.ns.out("iptables-legacy-save", "-t", "nat").contains("nfacct"));
   }
 }

@@ -8,6 +8,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.UUID;
+import dev.kubeproxy.testutil.TempTrees;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * A network namespace of our own ("kp-ipt-" + random suffix) in which tests and the benchmark write
@@ -82,5 +87,33 @@ final class ScratchNamespace implements AutoCloseable {
   @Override
   public void close() throws IOException {
     new ProcessCommandRunner().run(List.of("ip", "netns", "del", name));
+  }
+
+  /**
+   * A scratch namespace and a fake sysctl tree per test ({@code @RegisterExtension}): the test is
+   * skipped with the reason where kernel tests cannot run, and both are removed after it.
+   */
+  static final class PerTest implements BeforeEachCallback, AfterEachCallback {
+    ScratchNamespace ns;
+    Path sysctlRoot;
+
+    @Override
+    public void beforeEach(ExtensionContext context) throws Exception {
+      String why = whyUnavailable();
+      Assumptions.assumeTrue(why == null, () -> "skipped: " + why);
+      ns = create();
+      sysctlRoot = Files.createTempDirectory("kp-sysctl");
+      fakeSysctls(sysctlRoot);
+    }
+
+    @Override
+    public void afterEach(ExtensionContext context) throws Exception {
+      if (ns != null) {
+        ns.close();
+      }
+      if (sysctlRoot != null) {
+        TempTrees.deleteTree(sysctlRoot);
+      }
+    }
   }
 }
