@@ -256,7 +256,7 @@ public final class IptablesBenchmark {
 
   /** The input in the order the proxier hands it to iptables-restore. */
   private static CharSequence sentForm(Ruleset ruleset) {
-    return RestoreOrder.of(ruleset.text()).input();
+    return ruleset.sent().input();
   }
 
   private static long time(Runnable r) {
