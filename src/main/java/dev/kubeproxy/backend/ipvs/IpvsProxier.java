@@ -200,6 +200,20 @@ public final class IpvsProxier implements ProxyBackend {
     }
   }
 
+  /** The whole programmed state for a packet tracer ({@link IpvsReadBack}); waits for a running sync, as above. */
+  @Override
+  public synchronized java.util.Optional<dev.kubeproxy.model.ProgrammedRuleset> programmedRuleset() {
+    if (settings.dryRun()) {
+      return java.util.Optional.of(IpvsReadBack.fromDryRun(lastRuleset, IpSets.all(settings.family())));
+    }
+    try {
+      return java.util.Optional.of(IpvsReadBack.fromKernel(ipvs(), ipset, iptables(), dummy));
+    } catch (IOException e) {
+      return java.util.Optional.of(dev.kubeproxy.model.ProgrammedRuleset.unavailable("IPVS over netlink",
+          e.getMessage()));
+    }
+  }
+
   @Override
   public synchronized SyncResult sync(ProxyState state) throws SyncException {
     if (settings.dryRun()) {
