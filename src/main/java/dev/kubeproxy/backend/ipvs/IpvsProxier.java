@@ -8,6 +8,7 @@ import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.model.Endpoint;
 import dev.kubeproxy.model.ProgrammedRules;
+import dev.kubeproxy.model.ProgrammedRuleset;
 import dev.kubeproxy.model.ProxierSettings;
 import dev.kubeproxy.model.ProxyBackend;
 import dev.kubeproxy.model.ProxyState;
@@ -137,15 +138,14 @@ public final class IpvsProxier implements ProxyBackend {
 
   /** The whole programmed state for a packet tracer ({@link IpvsReadBack}); waits for a running sync, as above. */
   @Override
-  public synchronized java.util.Optional<dev.kubeproxy.model.ProgrammedRuleset> programmedRuleset() {
+  public synchronized Optional<ProgrammedRuleset> programmedRuleset() {
     if (settings.dryRun()) {
-      return java.util.Optional.of(IpvsReadBack.fromDryRun(lastRuleset, IpSets.all(settings.family())));
+      return Optional.of(IpvsReadBack.fromDryRun(lastRuleset, IpSets.all(settings.family())));
     }
     try {
-      return java.util.Optional.of(IpvsReadBack.fromKernel(ipvs(), ipset, iptables(), dummy));
+      return Optional.of(IpvsReadBack.fromKernel(ipvs(), netfilter.ipset(), netfilter.iptables(), dummy));
     } catch (IOException e) {
-      return java.util.Optional.of(dev.kubeproxy.model.ProgrammedRuleset.unavailable("IPVS over netlink",
-          e.getMessage()));
+      return Optional.of(ProgrammedRuleset.unavailable("IPVS over netlink", e.getMessage()));
     }
   }
 
