@@ -14,6 +14,7 @@ import dev.kubeproxy.trace.Verdict;
 import dev.kubeproxy.trace.iptables.IptablesRules;
 import dev.kubeproxy.trace.iptables.IptablesTracer;
 import dev.kubeproxy.trace.iptables.LocalNode;
+import dev.kubeproxy.trace.ipvs.IpvsTracer;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -38,9 +39,11 @@ final class KernelCheck {
     this.settings = settings;
     PacketTracer t = null;
     String e = ruleset.error();
-    if (e == null && ProgrammedRuleset.IPTABLES_SAVE.equals(ruleset.form())) {
+    boolean ipvs = ProgrammedRuleset.IPVS.equals(ruleset.form());
+    if (e == null && (ipvs || ProgrammedRuleset.IPTABLES_SAVE.equals(ruleset.form()))) {
       try {
-        t = new IptablesTracer(IptablesRules.parse(ruleset.text()), node(settings));
+        t = ipvs ? IpvsTracer.of(ruleset, node(settings))
+            : new IptablesTracer(IptablesRules.parse(ruleset.text()), node(settings));
       } catch (IllegalArgumentException bad) {
         e = "the rules read do not parse: " + bad.getMessage();
       }

@@ -8,6 +8,7 @@ import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.model.Endpoint;
 import dev.kubeproxy.model.ProgrammedRules;
+import dev.kubeproxy.model.ProgrammedRuleset;
 import dev.kubeproxy.model.ProxierSettings;
 import dev.kubeproxy.model.ProxyBackend;
 import dev.kubeproxy.model.ProxyState;
@@ -132,6 +133,19 @@ public final class IpvsProxier implements ProxyBackend {
       return Optional.of(reader.fromKernel(ipvs(), netfilter.ipset(), netfilter.iptables()));
     } catch (IOException e) {
       return Optional.of(ProgrammedRules.failed("IPVS over netlink", e.getMessage()));
+    }
+  }
+
+  /** The whole programmed state for a packet tracer ({@link IpvsReadBack}); waits for a running sync, as above. */
+  @Override
+  public synchronized Optional<ProgrammedRuleset> programmedRuleset() {
+    if (settings.dryRun()) {
+      return Optional.of(IpvsReadBack.fromDryRun(lastRuleset, IpSets.all(settings.family())));
+    }
+    try {
+      return Optional.of(IpvsReadBack.fromKernel(ipvs(), netfilter.ipset(), netfilter.iptables(), dummy));
+    } catch (IOException e) {
+      return Optional.of(ProgrammedRuleset.unavailable("IPVS over netlink", e.getMessage()));
     }
   }
 
