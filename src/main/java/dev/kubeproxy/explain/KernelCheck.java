@@ -14,6 +14,7 @@ import dev.kubeproxy.trace.Verdict;
 import dev.kubeproxy.trace.iptables.IptablesRules;
 import dev.kubeproxy.trace.iptables.IptablesTracer;
 import dev.kubeproxy.trace.iptables.LocalNode;
+import dev.kubeproxy.trace.ipvs.IpvsTracer;
 import dev.kubeproxy.trace.nftables.NftablesTracer;
 import dev.kubeproxy.trace.nftables.TraceHost;
 import dev.kubeproxy.trace.nftables.json.NftJsonReader;
@@ -57,6 +58,9 @@ final class KernelCheck {
 
   /** The tracer of the ruleset's form over its text, or null for a form no tracer reads. */
   private static PacketTracer tracer(ProgrammedRuleset ruleset, ProxierSettings settings) {
+    if (ProgrammedRuleset.IPVS.equals(ruleset.form())) {
+      return IpvsTracer.of(ruleset, node(settings));
+    }
     if (ProgrammedRuleset.IPTABLES_SAVE.equals(ruleset.form())) {
       return new IptablesTracer(IptablesRules.parse(ruleset.text()), node(settings));
     }
