@@ -337,11 +337,11 @@ public class IptablesProxier implements ProxyBackend {
 
   /** Applies the ruleset; a refusal names the service port owning the refused line, if any. */
   private void restore(IptablesTool t, SyncPlan plan, Ruleset ruleset) throws RulesetRefused {
-    RestoreOrder order = RestoreOrder.of(ruleset.text()); // the tool's fastest order, same rules
+    SentInput sent = ruleset.sent(); // the tool's fastest order, same rules
     try {
-      t.restore(order.input(), null);
-    } catch (IptablesTool.RestoreException sent) {
-      IptablesTool.RestoreException e = sent.renumbered(order::originalLine);
+      t.restore(sent.input(), null);
+    } catch (IptablesTool.RestoreException refused) {
+      IptablesTool.RestoreException e = refused.renumbered(sent::originalLine);
       throw new RulesetRefused(restoreFailure(plan, e), e, plan.kind(), ruleset.serviceAtLine(e.lineNumber()));
     }
   }
@@ -377,7 +377,7 @@ public class IptablesProxier implements ProxyBackend {
       cadence.fullSynced(start);
     }
     appliedChains = ruleset.activeNatChains();
-    monitor.applied(ruleset.text());
+    monitor.applied(ruleset.topLevelRules());
     String family = settings.family().name();
     metrics.setIptablesRulesTotal(family, "filter", ruleset.filterRules());
     metrics.setIptablesRulesLast(family, "filter", ruleset.filterRules());
