@@ -8,7 +8,8 @@ import java.util.List;
  * through what is actually programmed: read back from the kernel, or in --dry-run the rules last
  * printed.
  *
- * @param form   the rule form of {@code text}: {@link #IPTABLES_SAVE} (iptables-save / iptables-restore text) or
+ * @param form   the rule form of {@code text}: {@link #IPTABLES_SAVE} (iptables-save / iptables-restore text),
+ *               {@link #NFT_JSON} (one family's kube-proxy table as {@code nft -j list table} prints it) or
  *               {@link #IPVS} (sections, see {@link #ipvs}); null when unavailable
  * @param source where the text was read: the command, or the dry run's last output
  * @param text   the rules, or "" when unavailable
@@ -16,6 +17,7 @@ import java.util.List;
  */
 public record ProgrammedRuleset(String form, String source, String text, String error) {
   public static final String IPTABLES_SAVE = "iptables-save";
+  public static final String NFT_JSON = "nft-json";
   /** ipvs mode: the four sections below, each under its own header line. */
   public static final String IPVS = "ipvs";
   /** "ipvsadm -Sn" text: the virtual servers and their real servers. */
@@ -31,6 +33,10 @@ public record ProgrammedRuleset(String form, String source, String text, String 
 
   public static ProgrammedRuleset iptables(String source, String text) {
     return new ProgrammedRuleset(IPTABLES_SAVE, source, text, null);
+  }
+
+  public static ProgrammedRuleset nftJson(String source, String text) {
+    return new ProgrammedRuleset(NFT_JSON, source, text, null);
   }
 
   /** ipvs mode's ruleset: each text as its tool prints it, in one text of headed sections. */
