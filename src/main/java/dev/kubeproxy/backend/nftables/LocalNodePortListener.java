@@ -1,5 +1,6 @@
 package dev.kubeproxy.backend.nftables;
 
+import dev.kubeproxy.host.netlink.InNetns;
 import dev.kubeproxy.logging.Log;
 import java.io.IOException;
 import java.io.InputStream;
@@ -32,6 +33,8 @@ final class LocalNodePortListener {
   private final ServerSocket server;
   private final Clock clock;
   private final Thread acceptor;
+  /** The network namespace the listener and its connections to the endpoints live in (null: the process's). */
+  private final String netns;
   /** The sockets of the connections in flight (client and endpoint sides); guarded by this. */
   private final Set<Socket> open = new HashSet<>();
   private boolean closed;
@@ -42,22 +45,31 @@ final class LocalNodePortListener {
   private Instant pinnedLastUsed;
 
   /** Binds the listener (SO_REUSEADDR, as Go's net.Listen) and starts accepting. */
-  static LocalNodePortListener open(InetSocketAddress listenAddress, LocalNodePortProxy.Spec spec, Clock clock)
-      throws IOException {
-    ServerSocket server = new ServerSocket();
+  static LocalNodePortListener open(InetSocketAddress listenAddress, LocalNodePortProxy.Spec spec, Clock clock,
+      String netns) throws IOException {
+    ServerSocket server = InNetns.call(netns, () -> {
+      ServerSocket s = new ServerSocket();
+      try {
+        s.setReuseAddress(true); // creates the socket, in the namespace
+      } catch (IOException e) {
+        s.close();
+        throw e;
+      }
+      return s;
+    });
     try {
-      server.setReuseAddress(true);
       server.bind(listenAddress, 128);
     } catch (IOException e) {
       server.close();
       throw e;
     }
-    LocalNodePortListener l = new LocalNodePortListener(spec, server, clock);
+    LocalNodePortListener l = new LocalNodePortListener(spec, server, clock, netns);
     l.acceptor.start();
     return l;
   }
 
-  private LocalNodePortListener(LocalNodePortProxy.Spec spec, ServerSocket server, Clock clock) {
+  private LocalNodePortListener(LocalNodePortProxy.Spec spec, ServerSocket server, Clock clock, String netns) {
+    this.netns = netns;
     this.protocol = spec.protocol();
     this.port = spec.nodePort();
     this.server = server;
@@ -161,7 +173,19 @@ final class LocalNodePortListener {
     if (!track(client)) {
       return;
     }
-    Socket backend = new Socket();
+    Socket backend;
+    try {
+      backend = InNetns.call(netns, () -> {
+        Socket s = new Socket();
+        s.setTcpNoDelay(true); // creates the socket, in the namespace
+        return s;
+      });
+    } catch (IOException e) {
+      Log.v(4).info("Failed to connect to backend", "err", e.getMessage(), "protocol", protocol, "port", port);
+      untrack(client);
+      closeQuietly(client);
+      return;
+    }
     try {
       InetSocketAddress ep = pickEndpoint();
       if (ep == null || !track(backend)) {

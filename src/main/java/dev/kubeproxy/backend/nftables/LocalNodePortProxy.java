@@ -58,9 +58,16 @@ final class LocalNodePortProxy {
   private final InetAddress listenIp;
   private final Clock clock;
   private final ProxyMetrics metrics;
+  private final String netns;
   private final Map<String, LocalNodePortListener> active = new LinkedHashMap<>();
 
   LocalNodePortProxy(IpFamily family, Clock clock, ProxyMetrics metrics) {
+    this(family, clock, metrics, null);
+  }
+
+  /** @param netns the network namespace to listen and connect in (null: the process's own) */
+  LocalNodePortProxy(IpFamily family, Clock clock, ProxyMetrics metrics, String netns) {
+    this.netns = netns;
     this.family = family;
     this.listenIp = literal(family == IpFamily.IPv6 ? "::1" : "127.0.0.1");
     this.clock = clock;
@@ -122,7 +129,7 @@ final class LocalNodePortProxy {
         continue;
       }
       try {
-        active.put(s.key(), LocalNodePortListener.open(new InetSocketAddress(listenIp, s.nodePort()), s, clock));
+        active.put(s.key(), LocalNodePortListener.open(new InetSocketAddress(listenIp, s.nodePort()), s, clock, netns));
         Log.v(4).info("Created localhost nodeport proxy", "protocol", s.protocol(), "port", s.nodePort(),
             "endpoints", s.endpoints().size());
       } catch (IOException e) {

@@ -174,7 +174,7 @@ public class NftablesProxier implements ProxyBackend {
     localhostRejects = new LocalhostNodePortRejects(true, proxied);
     if (proxied && !settings.dryRun() && localhostProxy == null) {
       Log.info("Serving localhost NodePorts through a userspace proxy", "ipFamily", settings.family());
-      localhostProxy = new LocalNodePortProxy(settings.family(), clock, metrics);
+      localhostProxy = new LocalNodePortProxy(settings.family(), clock, metrics, runner.netns());
     }
     return proxied;
   }
