@@ -74,6 +74,11 @@ public class ProxyMetrics {
       Stability.ALPHA, EXP15, "ip_family");
   final KubeCounter conntrackReconcileDeleted = new KubeCounter("kubeproxy_conntrack_reconciler_deleted_entries_total",
       "Cumulative conntrack flows deleted by conntrack reconciler", Stability.ALPHA, "ip_family");
+  final KubeGauge localhostNodePortListeners = new KubeGauge("kubeproxy_nftables_localhost_nodeport_listeners",
+      "Number of localhost NodePort listeners of the userspace proxy", Stability.ALPHA, "ip_family");
+  final KubeCounter localhostNodePortListenerFailures = new KubeCounter(
+      "kubeproxy_nftables_localhost_nodeport_listener_creation_failures_total",
+      "Cumulative failures to create a localhost NodePort listener", Stability.ALPHA, "ip_family");
   final KubeGauge featureEnabled = new KubeGauge("kubernetes_feature_enabled",
       "This metric records the data about the stage and enablement of a k8s feature.", Stability.BETA, "name", "stage");
 
@@ -98,6 +103,8 @@ public class ProxyMetrics {
       case NFTABLES -> {
         registry.register(nftablesSyncFailures);
         registry.register(nftablesCleanupFailures);
+        registry.register(localhostNodePortListeners);
+        registry.register(localhostNodePortListenerFailures);
       }
     }
     return this;
@@ -118,6 +125,14 @@ public class ProxyMetrics {
         "packets dropped by iptables to work around conntrack problems", Stability.ALPHA, invalidDropped));
     registry.register(new KubeCollectedCounter("kubeproxy_iptables_localhost_nodeports_accepted_packets_total",
         "Number of packets accepted on nodeports of loopback interface", Stability.ALPHA, localhostAccepted));
+  }
+
+  public void setLocalhostNodePortListeners(String ipFamily, int n) {
+    localhostNodePortListeners.set(n, ipFamily);
+  }
+
+  public void incLocalhostNodePortListenerFailures(String ipFamily) {
+    localhostNodePortListenerFailures.inc(ipFamily);
   }
 
   private List<KubeMetric<?>> common() {

@@ -74,6 +74,8 @@ public class NftablesProxier implements ProxyBackend {
   private long listedAt = -1;
   /** Feature gate NFTablesNetlink (on unless the public constructor was told otherwise). */
   private boolean netlinkGate = true;
+  /** The userspace listeners of localhost TCP NodePorts (none unless {@link #enableLocalhostNodePorts}). */
+  final LocalNodePortProxy localhostProxy;
 
   /**
    * @param generations the nf_tables commit tracking of the namespace the runner writes to, the same
@@ -115,6 +117,7 @@ public class NftablesProxier implements ProxyBackend {
     this.nft = nft;
     this.clock = clock;
     this.keepLastTransaction = keepLastTransaction;
+    this.localhostProxy = new LocalNodePortProxy(settings.family(), clock, metrics, runner.netns());
     FamilySyntax syntax = new FamilySyntax(settings.family());
     this.nodePortAddresses = new NodePortAddresses(settings.nodePortAddresses(), interfaceAddresses);
     this.fullBuilder = new FullTransactionBuilder(settings, syntax, applied);
@@ -154,6 +157,23 @@ public class NftablesProxier implements ProxyBackend {
     }
   }
 
+  /**
+   * Feature gate KubeProxyNFTablesLocalhostNodePorts (pkg/proxy/nftables/proxier.go NewProxier): TCP NodePorts
+   * served on 127.0.0.1 or ::1 by a userspace proxy when this family's nodePortAddresses name a loopback
+   * CIDR explicitly ("all" does not count); a dry run listens on nothing. Answers whether they are.
+   */
+  public synchronized boolean enableLocalhostNodePorts() {
+    boolean proxied = nodePortAddresses.containsExplicitLoopback();
+    localhostProxy.enable(proxied && !settings.dryRun());
+    return proxied;
+  }
+
+  /** Closes the localhost NodePort listeners and the connections through them (at shutdown). */
+  @Override
+  public synchronized void close() {
+    localhostProxy.shutdown();
+  }
+
   /** Sends transactions over this netlink socket when they can go that way (null: never). */
   public synchronized void useNetlink(NetlinkPath netlink) {
     committer.useNetlink(netlink);
@@ -176,6 +196,7 @@ public class NftablesProxier implements ProxyBackend {
       ProxyState filtered = failures.withoutRefused(state);
       Attempt attempt = attempt(filtered);
       if (attempt.error() == null) {
+        localhostProxy.sync(filtered); // the listeners follow what this sync applied, as upstream's
         return attempt.result().withRefused(failures.takeRefused());
       }
       boolean full = attempt.plan().full();
@@ -333,6 +354,7 @@ public class NftablesProxier implements ProxyBackend {
   /** Deletes the kube-proxy table of this family; harmless when it is not there. */
   @Override
   public synchronized void cleanup() throws SyncException {
+    close();
     try {
       nft.run(new Transaction().delete(new Table(null)));
     } catch (NftablesException e) {
