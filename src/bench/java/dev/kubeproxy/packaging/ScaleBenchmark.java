@@ -39,7 +39,8 @@ import java.util.regex.Pattern;
  * <pre>
  * mvn -B -q package -DskipTests
  * java -cp target/test-classes dev.kubeproxy.packaging.ScaleBenchmark [--modes nftables,iptables]
- *     [--memory-limit 512m] [--churn-seconds 60] [--rate 20] [--jar target/kube-proxy.jar] 5006x50 44125x1 100000x1
+ *     [--memory-limit 512m] [--churn-seconds 60] [--rate 20] [--jar target/kube-proxy.jar]
+ *     [--jvm-opts '-XX:NativeMemoryTracking=summary'] [--breakdown true] 5006x50 44125x1 100000x1
  * </pre>
  */
 public final class ScaleBenchmark {
@@ -54,6 +55,8 @@ public final class ScaleBenchmark {
   private final int rate;
   private final Path jar;
   private final Path launcher;
+  private final String jvmOpts;
+  private final boolean breakdown;
 
   private ScaleBenchmark(Map<String, String> opts) {
     modes = List.of(opts.getOrDefault("modes", "nftables,iptables").split(","));
@@ -62,6 +65,8 @@ public final class ScaleBenchmark {
     rate = Integer.parseInt(opts.getOrDefault("rate", "20"));
     jar = Path.of(opts.getOrDefault("jar", "target/kube-proxy.jar")).toAbsolutePath();
     launcher = Path.of(opts.getOrDefault("launcher", "bin/kube-proxy")).toAbsolutePath();
+    jvmOpts = opts.getOrDefault("jvm-opts", "");
+    breakdown = Boolean.parseBoolean(opts.getOrDefault("breakdown", "false"));
   }
 
   public static void main(String[] args) throws Exception {
@@ -113,7 +118,7 @@ public final class ScaleBenchmark {
           cluster.dir.toString(), "--hostname-override", NODE, "--proxy-mode", mode, "--conntrack-max-per-core=0")
           .redirectErrorStream(true).redirectOutput(log.toFile());
       pb.environment().put("KUBE_PROXY_JAR", jar.toString());
-      pb.environment().put("JAVA_OPTS", "-XX:MaxRAM=" + memoryLimit);
+      pb.environment().put("JAVA_OPTS", ("-XX:MaxRAM=" + memoryLimit + " " + jvmOpts).trim());
       long startMillis = System.currentTimeMillis();
       Process agent = pb.start();
       try {
@@ -125,6 +130,9 @@ public final class ScaleBenchmark {
           print("  iptables-legacy-restore alone, same rules (s)", toolAlone(ns, replay));
         }
         memory("after the first sync", agent.pid());
+        if (breakdown) {
+          MemoryBreakdown.print(agent.pid());
+        }
         if (churnSeconds > 0) {
           churn(mode, cluster, ns, agent);
           memory("after the churn", agent.pid());
