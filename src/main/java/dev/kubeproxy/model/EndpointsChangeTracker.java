@@ -354,6 +354,11 @@ public final class EndpointsChangeTracker {
       entries.forEach(e -> list.add(e.getValue()));
       out.put(spn, Collections.unmodifiableList(list));
     });
+    // kept per Service until it changes; most have one port, which needs no hash table
+    if (out.size() == 1) {
+      Map.Entry<ServicePortName, List<Endpoint>> only = out.entrySet().iterator().next();
+      return Map.of(only.getKey(), only.getValue());
+    }
     return out;
   }
 }
