@@ -2,18 +2,15 @@ package dev.kubeproxy.packaging;
 
 import dev.kubeproxy.packaging.FootprintBenchmark.Netns;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.security.MessageDigest;
-import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.TreeMap;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -21,34 +18,25 @@ import java.util.regex.Pattern;
 /**
  * The large-cluster benchmark: the packaged agent started as the image starts it ({@code
  * bin/kube-proxy}, the container's memory limit as {@code -XX:MaxRAM}) in a scratch network
- * namespace over generated {@code --manifests} of N Services × E endpoints, per mode; prints
- * start → first sync applied, the first sync's own duration (the agent's histogram) beside the
- * kernel tool alone on the same rules in another scratch namespace (iptables only: what the agent
- * programmed, through iptables-legacy-restore), RSS and live heap after the first sync and after
- * a churn, and the churn's latencies.
- *
- * <p>The churn: 20 Services, each in a file of its own, get all their endpoints replaced one
- * Service after the other, {@code --rate} changes a second for {@code --churn-seconds}, each
- * EndpointSlice carrying {@code endpoints.kubernetes.io/last-change-trigger-time}; a Service with
- * its slice is created and the previous one deleted every second. Printed: the agent's
- * kubeproxy_network_programming_duration_seconds over the churn (p50/p99 as bucket bounds), and
- * from outside the time until a change's new endpoint chain is in the kernel (one change at a
- * time is followed, polled every 10 ms with the mode's own tool, so that figure includes up to
- * one tool run of latency).
+ * namespace, watching a generated cluster of N Services × E endpoints on the project's test API
+ * server ({@link BenchApiServer}, started in the same namespace), per mode. Prints start → first
+ * sync applied, the first sync's own duration (the agent's histogram) beside the kernel's share
+ * (system CPU of the agent and of its child processes) and the mode's tool alone loading what the
+ * agent programmed into another scratch namespace, RSS and live heap after the first sync and
+ * after the churn ({@link ChurnDriver}), and at the end all of it as one table.
  *
  * <pre>
- * mvn -B -q package -DskipTests
- * java -cp target/test-classes dev.kubeproxy.packaging.ScaleBenchmark [--modes nftables,iptables]
- *     [--memory-limit 512m] [--churn-seconds 60] [--rate 20] [--jar target/kube-proxy.jar]
+ * mvn -B -q package -DskipTests        # the agent's jar, and the benchmark in target/test-classes
+ * java -cp target/test-classes:target/kube-proxy.jar dev.kubeproxy.packaging.ScaleBenchmark \
+ *     [--modes nftables,iptables] [--memory-limit 512m] [--churn-seconds 60] [--rate 20] \
  *     [--jvm-opts '-XX:NativeMemoryTracking=summary'] [--breakdown true] 5006x50 44125x1 100000x1
  * </pre>
+ *
+ * <p>{@code --jvm-opts} are appended to the agent's JAVA_OPTS; {@code --breakdown true} prints
+ * where the RSS goes after the first sync ({@link MemoryBreakdown}).
  */
 public final class ScaleBenchmark {
-  private static final Pattern SAMPLE = Pattern.compile("(?m)^([a-z_]+)(\\{[^}]*\\})? ([-+0-9.eE]+|NaN|\\+Inf)$");
-  private static final String NODE = "node-1";
-  private static final int PER_FILE = 100;
-  private static final int CHURNED = 20;
-
+  private static final String LAST_SYNC = "kubeproxy_sync_proxy_rules_last_timestamp_seconds";
   private final List<String> modes;
   private final String memoryLimit;
   private final int churnSeconds;
@@ -57,12 +45,21 @@ public final class ScaleBenchmark {
   private final Path launcher;
   private final String jvmOpts;
   private final boolean breakdown;
+  private final Map<String, Map<String, String>> rows = new LinkedHashMap<>();
 
   private ScaleBenchmark(Map<String, String> opts) {
     modes = List.of(opts.getOrDefault("modes", "nftables,iptables").split(","));
+    for (String mode : modes) {
+      if (!mode.equals("nftables") && !mode.equals("iptables")) {
+        throw new IllegalArgumentException("--modes takes nftables and/or iptables, got " + mode);
+      }
+    }
     memoryLimit = opts.getOrDefault("memory-limit", "512m");
     churnSeconds = Integer.parseInt(opts.getOrDefault("churn-seconds", "60"));
     rate = Integer.parseInt(opts.getOrDefault("rate", "20"));
+    if (rate <= 0) {
+      throw new IllegalArgumentException("--rate is changes a second, at least 1; got " + rate);
+    }
     jar = Path.of(opts.getOrDefault("jar", "target/kube-proxy.jar")).toAbsolutePath();
     launcher = Path.of(opts.getOrDefault("launcher", "bin/kube-proxy")).toAbsolutePath();
     jvmOpts = opts.getOrDefault("jvm-opts", "");
@@ -74,6 +71,9 @@ public final class ScaleBenchmark {
     List<int[]> shapes = new ArrayList<>();
     for (int i = 0; i < args.length; i++) {
       if (args[i].startsWith("--")) {
+        if (i + 1 >= args.length) {
+          throw new IllegalArgumentException(args[i] + " needs a value");
+        }
         opts.put(args[i].substring(2), args[++i]);
       } else {
         String[] nxe = args[i].split("x");
@@ -84,7 +84,7 @@ public final class ScaleBenchmark {
       }
     }
     if (shapes.isEmpty()) {
-      shapes = List.of(new int[] {5006, 50}, new int[] {44125, 1});
+      shapes = List.of(new int[] {5006, 50}, new int[] {44125, 1}, new int[] {100000, 1});
     }
     if (!"root".equals(System.getProperty("user.name"))) {
       System.err.println("the scale benchmark needs root (network namespaces)");
@@ -95,48 +95,65 @@ public final class ScaleBenchmark {
         bench.launcher, bench.jar, bench.memoryLimit, bench.churnSeconds, bench.rate);
     for (int[] shape : shapes) {
       for (String mode : bench.modes) {
-        Path dir = Files.createTempDirectory("kp-scale-");
+        Map<String, String> row = new LinkedHashMap<>();
+        bench.rows.put(String.format(Locale.ROOT, "%,d × %d %s", shape[0], shape[1], mode), row);
         try {
-          bench.run(mode, new Cluster(dir, shape[0], shape[1]));
+          bench.run(mode, new BenchCluster(shape[0], shape[1]), row);
         } catch (IllegalStateException e) {
           // an agent that runs out of memory at one shape is a figure of that shape, not the end of the run
           System.out.println("  FAILED: " + e.getMessage());
-        } finally {
-          dev.kubeproxy.testutil.TempTrees.deleteTree(dir);
+          row.put("failed", e.getMessage().lines().findFirst().orElse(""));
         }
       }
     }
+    bench.printTable();
   }
 
-  private void run(String mode, Cluster cluster) throws Exception {
-    cluster.writeAll();
+  private void run(String mode, BenchCluster cluster, Map<String, String> row) throws Exception {
     System.out.printf("%n%s, %,d Services × %d endpoints (load %s)%n", mode, cluster.services, cluster.endpoints,
         load());
-    try (Netns ns = Netns.create(); Netns replay = Netns.create()) {
-      Path log = Files.createTempFile("kp-scale-", ".log");
-      ProcessBuilder pb = new ProcessBuilder("ip", "netns", "exec", ns.name, launcher.toString(), "--manifests",
-          cluster.dir.toString(), "--hostname-override", NODE, "--proxy-mode", mode, "--conntrack-max-per-core=0")
-          .redirectErrorStream(true).redirectOutput(log.toFile());
+    Path work = Files.createTempDirectory("kp-scale-");
+    try (Netns ns = Netns.create(); Netns replay = Netns.create();
+         BenchApiServer.Handle api = new BenchApiServer.Handle(ns, cluster, work.resolve("api-server.log"))) {
+      RestoreTimes restores = mode.equals("iptables") ? RestoreTimes.install(work) : null;
+      Path log = work.resolve("agent.log");
+      Path lock = work.resolve("xtables.lock");
+      Files.writeString(lock, "");
+      List<String> argv = new ArrayList<>(List.of("ip", "netns", "exec", ns.name));
+      argv.addAll(ownXtablesLock(lock, launcher.toString(), "--kubeconfig", api.kubeconfig(work).toString(),
+          "--hostname-override", BenchCluster.NODE, "--proxy-mode", mode, "--conntrack-max-per-core=0", "--v=2"));
+      ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true).redirectOutput(log.toFile());
       pb.environment().put("KUBE_PROXY_JAR", jar.toString());
       pb.environment().put("JAVA_OPTS", ("-XX:MaxRAM=" + memoryLimit + " " + jvmOpts).trim());
+      if (restores != null) {
+        pb.environment().put("PATH", restores.path());
+      }
+      row.put("load at the start", load());
       long startMillis = System.currentTimeMillis();
       Process agent = pb.start();
       try {
-        Map<String, Double> m = awaitSyncs(ns, agent, log);
-        double synced = m.get("kubeproxy_sync_proxy_rules_last_timestamp_seconds") - startMillis / 1000.0;
-        print("start → first sync applied (s)", synced);
-        print("  first sync itself, IPv4 (s)", m.get("kubeproxy_sync_proxy_rules_duration_seconds_sum{ip_family=\"IPv4\"}"));
-        if (mode.equals("iptables")) {
-          print("  iptables-legacy-restore alone, same rules (s)", toolAlone(ns, replay));
-        }
-        memory("after the first sync", agent.pid());
+        AgentMetrics m = awaitSyncs(ns, agent, log);
+        double synced = m.get(LAST_SYNC) - startMillis / 1000.0;
+        put(row, "start → first sync applied (s)", synced);
+        put(row, "first sync itself, IPv4 (s)", m.get("kubeproxy_sync_proxy_rules_duration_seconds_sum{ip_family=\"IPv4\"}"));
+        long[] cpu = cpuTicks(agent.pid());
+        row.put("kernel: system CPU agent / its children (s)", String.format(Locale.ROOT, "%.2f / %.2f",
+            cpu[1] / 100.0, cpu[3] / 100.0));
+        row.put("CPU agent / its children, user+system (s)", String.format(Locale.ROOT, "%.2f / %.2f",
+            (cpu[0] + cpu[1]) / 100.0, (cpu[2] + cpu[3]) / 100.0));
+        System.out.println("  " + row);
+        toolAlone(mode, ns, replay, lock, row);
+        row.put("RSS / live heap after the first sync (MB)", memory(agent.pid()));
         if (breakdown) {
           MemoryBreakdown.print(agent.pid());
         }
+        System.out.println("  RSS / live heap after the first sync (MB): " + row.get("RSS / live heap after the first sync (MB)"));
         if (churnSeconds > 0) {
-          churn(mode, cluster, ns, agent);
-          memory("after the churn", agent.pid());
+          ChurnDriver.run(mode, cluster, ns, agent, api, churnSeconds, rate, restores, log, row);
+          row.put("RSS / live heap after the churn (MB)", memory(agent.pid()));
+          System.out.println("  RSS / live heap after the churn (MB): " + row.get("RSS / live heap after the churn (MB)"));
         }
+        row.put("load at the end", load());
       } finally {
         agent.destroy();
         if (!agent.waitFor(20, TimeUnit.SECONDS)) {
@@ -147,7 +164,11 @@ public final class ScaleBenchmark {
     }
   }
 
-  private static Map<String, Double> awaitSyncs(Netns ns, Process agent, Path log) throws Exception {
+  private static void put(Map<String, String> row, String label, double seconds) {
+    row.put(label, String.format(Locale.ROOT, "%.2f", seconds));
+  }
+
+  private static AgentMetrics awaitSyncs(Netns ns, Process agent, Path log) throws Exception {
     long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(20);
     while (System.nanoTime() < deadline) {
       if (!agent.isAlive()) {
@@ -155,39 +176,43 @@ public final class ScaleBenchmark {
         throw new IllegalStateException("the agent exited " + agent.exitValue() + ":\n"
             + String.join("\n", lines.subList(Math.max(0, lines.size() - 10), lines.size())));
       }
-      Map<String, Double> m = metrics(ns);
-      if (m.getOrDefault("kubeproxy_sync_proxy_rules_duration_seconds_count", 0.0) >= 2) {
-        return m;
+      try {
+        AgentMetrics m = AgentMetrics.scrape(ns);
+        if (m.get(LAST_SYNC + "{ip_family=\"IPv4\"}") > 0 && m.get(LAST_SYNC + "{ip_family=\"IPv6\"}") > 0) {
+          return m; // both families have applied their first sync
+        }
+      } catch (IOException e) {
+        // not listening yet
       }
       Thread.sleep(250);
     }
     throw new IllegalStateException("no first sync within 20 minutes; see " + log);
   }
 
-  /** Every sample by name with its labels, plus per-name sums (timestamps: the latest). */
-  private static Map<String, Double> metrics(Netns ns) throws IOException, InterruptedException {
-    String body = ns.exec("bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/10249 && printf 'GET /metrics HTTP/1.0\\r\\n"
-        + "Host: localhost\\r\\n\\r\\n' >&3 && cat <&3").stdout();
-    Map<String, Double> out = new TreeMap<>();
-    Matcher matcher = SAMPLE.matcher(body);
-    while (matcher.find()) {
-      String name = matcher.group(1);
-      double value = matcher.group(3).equals("+Inf") ? Double.POSITIVE_INFINITY : Double.parseDouble(matcher.group(3));
-      if (matcher.group(2) != null) {
-        out.put(name + matcher.group(2), value);
-      }
-      out.merge(name, value, name.endsWith("_timestamp_seconds") ? Math::max : Double::sum);
+  /** utime, stime, cutime, cstime of a process, in clock ticks (1/100 s). */
+  private static long[] cpuTicks(long pid) throws IOException {
+    String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+    return new long[] {Long.parseLong(f[11]), Long.parseLong(f[12]), Long.parseLong(f[13]), Long.parseLong(f[14])};
+  }
+
+  /** What the agent programmed, dumped and loaded by the mode's tool alone into a fresh namespace. */
+  private static void toolAlone(String mode, Netns from, Netns to, Path lock, Map<String, String> row)
+      throws Exception {
+    String label = mode.equals("iptables") ? "iptables-legacy-restore alone, same rules (s)" : "nft -f alone, same table (s)";
+    try {
+      double t = mode.equals("iptables")
+          ? to.timedWithInput(from.exec("iptables-legacy-save").stdout().replaceAll(" -m nfacct --nfacct-name +\\S+", ""),
+              ownXtablesLock(lock, "iptables-legacy-restore").toArray(String[]::new))
+          : to.timedWithInput(from.exec("nft", "list", "table", "ip", "kube-proxy").stdout(), "nft", "-f", "-");
+      put(row, label, t);
+    } catch (IllegalStateException e) {
+      row.put(label, "failed: " + e.getMessage().lines().findFirst().orElse(""));
     }
-    return out;
+    System.out.println("  " + label + ": " + row.get(label));
   }
 
-  /** What the agent programmed, dumped and loaded by the restore tool alone into a fresh namespace. */
-  private static double toolAlone(Netns from, Netns to) throws Exception {
-    String dump = from.exec("iptables-legacy-save").stdout().replaceAll(" -m nfacct --nfacct-name +\\S+", "");
-    return to.timedWithInput(dump, "iptables-legacy-restore");
-  }
-
-  private static void memory(String when, long pid) throws Exception {
+  private static String memory(long pid) throws Exception {
     long rss = 0;
     for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
       if (line.startsWith("VmRSS:")) {
@@ -203,286 +228,45 @@ public final class ScaleBenchmark {
     while (mm.find()) {
       kb += Long.parseLong(mm.group(2));
     }
-    System.out.printf(Locale.ROOT, "  RSS / live heap %s: %.1f / %.1f MB%n", when, rss / 1024.0, kb / 1024.0);
-  }
-
-  private void churn(String mode, Cluster cluster, Netns ns, Process agent) throws Exception {
-    Map<String, Double> before = metrics(ns);
-    List<Double> outside = Collections.synchronizedList(new ArrayList<>());
-    long[] followed = {-1, 0}; // generation followed, its write time (nanos)
-    String[] expect = {null};
-    Thread watcher = new Thread(() -> {
-      while (!Thread.currentThread().isInterrupted()) {
-        try {
-          String chain;
-          long t0;
-          synchronized (followed) {
-            chain = expect[0];
-            t0 = followed[1];
-          }
-          if (chain == null) {
-            Thread.sleep(10);
-            continue;
-          }
-          if (visible(mode, ns, chain)) {
-            outside.add((System.nanoTime() - t0) / 1e6);
-            synchronized (followed) {
-              expect[0] = null;
-            }
-          } else {
-            Thread.sleep(10);
-          }
-        } catch (InterruptedException e) {
-          return;
-        } catch (IOException e) {
-          throw new IllegalStateException(e);
-        }
-      }
-    });
-    watcher.start();
-    long start = System.nanoTime();
-    long periodNanos = TimeUnit.SECONDS.toNanos(1) / rate;
-    int changes = 0;
-    int created = 0;
-    try {
-      for (long next = start; next < start + TimeUnit.SECONDS.toNanos(churnSeconds); next += periodNanos) {
-        long wait = next - System.nanoTime();
-        if (wait > 0) {
-          TimeUnit.NANOSECONDS.sleep(wait);
-        }
-        int generation = ++changes;
-        String newChain = cluster.replaceEndpoints(generation, mode);
-        synchronized (followed) {
-          if (expect[0] == null) {
-            expect[0] = newChain;
-            followed[1] = System.nanoTime();
-          }
-        }
-        if (changes % rate == 0) {
-          cluster.createAndDeleteService(created++);
-        }
-        if (!agent.isAlive()) {
-          throw new IllegalStateException("the agent exited " + agent.exitValue() + " during the churn");
-        }
-      }
-      Thread.sleep(5000); // the last changes land
-    } finally {
-      watcher.interrupt();
-      watcher.join();
-    }
-    Map<String, Double> after = metrics(ns);
-    System.out.printf("  churn: %d endpoint replacements, %d Services created and deleted in %d s (load %s)%n",
-        changes, created, churnSeconds, load());
-    printHistogram("  network programming (agent's histogram, s)", before, after,
-        "kubeproxy_network_programming_duration_seconds");
-    printHistogram("  sync duration during the churn (s)", before, after, "kubeproxy_sync_proxy_rules_duration_seconds");
-    List<Double> o = new ArrayList<>(outside);
-    Collections.sort(o);
-    if (o.isEmpty()) {
-      System.out.println("  change visible in the kernel: no change followed");
-    } else {
-      System.out.printf(Locale.ROOT, "  change visible in the kernel (ms, %d followed): p50 %.0f  p99 %.0f  max %.0f%n",
-          o.size(), o.get(o.size() / 2), o.get(Math.min(o.size() - 1, (int) Math.ceil(o.size() * 0.99) - 1)),
-          o.get(o.size() - 1));
-    }
-  }
-
-  /** p50 / p99 / max of a histogram's observations between two scrapes, as the bounds of their buckets. */
-  private static void printHistogram(String label, Map<String, Double> before, Map<String, Double> after,
-      String name) {
-    TreeMap<Double, Double> cumulative = new TreeMap<>();
-    Pattern le = Pattern.compile(Pattern.quote(name) + "_bucket\\{.*le=\"([^\"]+)\".*\\}");
-    for (Map.Entry<String, Double> e : after.entrySet()) {
-      Matcher m = le.matcher(e.getKey());
-      if (m.matches()) {
-        double bound = m.group(1).equals("+Inf") ? Double.POSITIVE_INFINITY : Double.parseDouble(m.group(1));
-        cumulative.merge(bound, e.getValue() - before.getOrDefault(e.getKey(), 0.0), Double::sum);
-      }
-    }
-    double count = after.getOrDefault(name + "_count", 0.0) - before.getOrDefault(name + "_count", 0.0);
-    double sum = after.getOrDefault(name + "_sum", 0.0) - before.getOrDefault(name + "_sum", 0.0);
-    if (count <= 0) {
-      System.out.println(label + ": no observations");
-      return;
-    }
-    System.out.printf(Locale.ROOT, "%s: %.0f observations, mean %.3f, p50 ≤ %s, p99 ≤ %s, max ≤ %s%n", label, count,
-        sum / count, quantile(cumulative, count * 0.5), quantile(cumulative, count * 0.99),
-        quantile(cumulative, count));
-  }
-
-  private static String quantile(TreeMap<Double, Double> cumulative, double rank) {
-    for (Map.Entry<Double, Double> e : cumulative.entrySet()) {
-      if (e.getValue() >= rank - 1e-9) {
-        return e.getKey().isInfinite() ? "+Inf" : String.valueOf(e.getKey());
-      }
-    }
-    return "?";
+    return String.format(Locale.ROOT, "%.1f / %.1f", rss / 1024.0, kb / 1024.0);
   }
 
   /**
-   * Whether the change is in the namespace's kernel rules: iptables, the new KUBE-SEP chain exists;
-   * nftables ("chain ip"), the Service chain's rule or the endpoint-ranges map it draws from holds
-   * the new address.
+   * The command run with a private xtables lock: /run is shared by every network namespace, so
+   * any iptables command on the machine (other tests, other benchmarks) would hold up the agent's
+   * restores, as it never does on a node of its own. {@code ip netns exec} gives the command a
+   * mount namespace of its own whose mounts do not propagate back, and the lock file is bound over
+   * there.
    */
-  private static boolean visible(String mode, Netns ns, String probe) throws IOException, InterruptedException {
-    if (mode.equals("iptables")) {
-      return ns.exec("iptables-legacy", "-w", "-t", "nat", "-S", probe).exit() == 0;
-    }
-    String[] chainAndIp = probe.split(" ");
-    Pattern ip = Pattern.compile(Pattern.quote(chainAndIp[1]) + "(?![0-9])");
-    String chain = ns.exec("nft", "list", "chain", "ip", "kube-proxy", chainAndIp[0]).stdout();
-    if (ip.matcher(chain).find()) {
-      return true;
-    }
-    Matcher map = Pattern.compile("endpoint-ranges-[a-z]+-[0-9]+").matcher(chain);
-    return map.find() && ip.matcher(ns.exec("nft", "list", "map", "ip", "kube-proxy", map.group()).stdout()).find();
+  static List<String> ownXtablesLock(Path lock, String... argv) {
+    List<String> out = new ArrayList<>(List.of("sh", "-c",
+        "[ -e /run/xtables.lock ] || : > /run/xtables.lock; mount --bind \"$0\" /run/xtables.lock && exec \"$@\"",
+        lock.toString()));
+    out.addAll(List.of(argv));
+    return out;
   }
 
-  private static void print(String label, double seconds) {
-    System.out.printf(Locale.ROOT, "  %-48s %.2f%n", label, seconds);
+  /** Every figure of every run: a row per figure, a column per shape and mode. */
+  private void printTable() {
+    Set<String> labels = new LinkedHashSet<>();
+    rows.values().forEach(r -> labels.addAll(r.keySet()));
+    StringBuilder sb = new StringBuilder("\n| |");
+    rows.keySet().forEach(k -> sb.append(' ').append(k).append(" |"));
+    sb.append("\n|---|");
+    rows.keySet().forEach(k -> sb.append("---|"));
+    for (String label : labels) {
+      sb.append("\n| ").append(label).append(" |");
+      rows.values().forEach(r -> sb.append(' ').append(r.getOrDefault(label, "")).append(" |"));
+    }
+    System.out.println(sb);
   }
 
-  private static String load() {
+  static String load() {
     try {
       String[] f = Files.readString(Path.of("/proc/loadavg")).split(" ");
       return f[0] + " " + f[1] + " " + f[2];
     } catch (IOException e) {
       return "?";
     }
-  }
-
-  /**
-   * The generated cluster: Services svc-0.. in files of 100 (each with one EndpointSlice of E
-   * ready endpoints on another node), the churned ones first, one file each, so a change rewrites
-   * a small file.
-   */
-  static final class Cluster {
-    final Path dir;
-    final int services;
-    final int endpoints;
-
-    Cluster(Path dir, int services, int endpoints) {
-      this.dir = dir;
-      this.services = services;
-      this.endpoints = endpoints;
-    }
-
-    void writeAll() throws IOException {
-      write("00-node.json", "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"" + NODE
-          + "\",\"labels\":{\"kubernetes.io/hostname\":\"" + NODE + "\"}},\"status\":{\"addresses\":[{\"type\":"
-          + "\"InternalIP\",\"address\":\"192.168.200.10\"}]}}\n");
-      int churned = Math.min(CHURNED, services);
-      for (int i = 0; i < churned; i++) {
-        write(String.format("churn-%02d.json", i), list(i, i + 1, 0, null));
-      }
-      for (int from = churned; from < services; from += PER_FILE) {
-        write(String.format("svc-%06d.json", from), list(from, Math.min(services, from + PER_FILE), 0, null));
-      }
-    }
-
-    /** Change g: the churned Service g mod 20 gets all its endpoints replaced; returns what to look for in the kernel. */
-    String replaceEndpoints(int g, String mode) throws IOException {
-      int i = g % Math.min(CHURNED, services);
-      write(String.format("churn-%02d.json", i), list(i, i + 1, g, Instant.now().toString()));
-      String ip = ipv4(address(i, 0, g));
-      // nftables: the Service's chain, whose rule or endpoint-ranges map holds the address;
-      // iptables: the new endpoint's KUBE-SEP chain, restored in one transaction with its jump
-      return mode.equals("nftables")
-          ? "service-" + nftHash("bench/svc-" + i + "/tcp/http") + " " + ip
-          : "KUBE-SEP-" + iptHash("bench/svc-" + i + ":http" + "tcp" + ip + ":8080");
-    }
-
-    /** Service k of the extra ones is created, k - 1 deleted. */
-    void createAndDeleteService(int k) throws IOException {
-      int i = services + k;
-      write(String.format("extra-%06d.json", k), list(i, i + 1, 0, null));
-      Files.deleteIfExists(dir.resolve(String.format("extra-%06d.json", k - 1)));
-    }
-
-    private String list(int from, int to, int generation, String triggerTime) {
-      StringBuilder sb = new StringBuilder("{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[");
-      for (int i = from; i < to; i++) {
-        if (i > from) {
-          sb.append(',');
-        }
-        String ip = ipv4(0x0A600000 + 10 + i);
-        sb.append("{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"metadata\":{\"name\":\"svc-").append(i)
-            .append("\",\"namespace\":\"bench\"},\"spec\":{\"type\":\"ClusterIP\",\"clusterIP\":\"").append(ip)
-            .append("\",\"clusterIPs\":[\"").append(ip).append("\"],\"ipFamilies\":[\"IPv4\"],\"ports\":[{\"name\":")
-            .append("\"http\",\"port\":80,\"targetPort\":8080,\"protocol\":\"TCP\"}]}},");
-        sb.append("{\"apiVersion\":\"discovery.k8s.io/v1\",\"kind\":\"EndpointSlice\",\"metadata\":{\"name\":\"svc-")
-            .append(i).append("-abcde\",\"namespace\":\"bench\",\"labels\":{\"kubernetes.io/service-name\":\"svc-")
-            .append(i).append("\"}");
-        if (triggerTime != null) {
-          sb.append(",\"annotations\":{\"endpoints.kubernetes.io/last-change-trigger-time\":\"").append(triggerTime)
-              .append("\"}");
-        }
-        sb.append("},\"addressType\":\"IPv4\",\"ports\":[{\"name\":\"http\",\"port\":8080,\"protocol\":\"TCP\"}],"
-            + "\"endpoints\":[");
-        for (int j = 0; j < endpoints; j++) {
-          if (j > 0) {
-            sb.append(',');
-          }
-          sb.append("{\"addresses\":[\"").append(ipv4(address(i, j, generation))).append("\"],\"conditions\":{")
-              .append("\"ready\":true,\"serving\":true,\"terminating\":false},\"nodeName\":\"node-2\"}");
-        }
-        sb.append("]}");
-      }
-      return sb.append("]}\n").toString();
-    }
-
-    /** Endpoint j of Service i in generation g: 10.64.0.0/10 holds the first ones, 10.128.0.0/10 the replacements. */
-    private int address(int i, int j, int generation) {
-      if (generation == 0) {
-        return 0x0A400000 + i * endpoints + j;
-      }
-      return 0x0A800000 + ((generation * endpoints + j) & 0x3FFFFF);
-    }
-
-    private void write(String name, String text) throws IOException {
-      // Written beside it and renamed: the agent never reads half a file (dot files are not manifests).
-      Path tmp = dir.resolve("." + name + ".tmp");
-      Files.writeString(tmp, text);
-      Files.move(tmp, dir.resolve(name), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-    }
-
-    private static String ipv4(int v) {
-      return ((v >>> 24) & 255) + "." + ((v >>> 16) & 255) + "." + ((v >>> 8) & 255) + "." + (v & 255);
-    }
-  }
-
-  private static final String BASE32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
-
-  /** Upstream's iptables chain hash: the first 16 base32 characters of sha256. */
-  static String iptHash(String s) {
-    return base32(sha256(s), 16);
-  }
-
-  /** Upstream's nftables chain name part: 8 base32 characters of sha256, a dash, the text. */
-  static String nftHash(String s) {
-    return base32(sha256(s), 8) + "-" + s;
-  }
-
-  private static byte[] sha256(String s) {
-    try {
-      return MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8));
-    } catch (java.security.NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
-  private static String base32(byte[] digest, int chars) {
-    StringBuilder out = new StringBuilder(chars);
-    long bits = 0;
-    int count = 0;
-    for (int i = 0; out.length() < chars; i++) {
-      bits = (bits << 8) | (digest[i] & 0xff);
-      count += 8;
-      while (count >= 5 && out.length() < chars) {
-        count -= 5;
-        out.append(BASE32.charAt((int) ((bits >> count) & 31)));
-      }
-    }
-    return out.toString();
   }
 }

@@ -133,9 +133,12 @@ public final class KubeProxyFlags {
         + "comma-separated pair of CIDRs, one per family). Used with --detect-local-mode=ClusterCIDR to tell "
         + "local traffic from external traffic."));
     f.add(field("nodePortAddresses",
-        "nodeport-addresses", STRINGS, "A list of CIDR ranges that contain valid node IPs, or "
-        + "alternatively, the single string 'primary'. NodePort connections are only accepted on node IPs in "
-        + "these ranges (comma-separated, repeatable). If unset, NodePorts are accepted on all local IPs."));
+        "nodeport-addresses", STRINGS, "A list of CIDR ranges that contain valid node IPs; the "
+        + "keywords 'primary' (the node's primary IPs), 'localhost' (the loopback addresses) and 'all' may stand "
+        + "with each other and with CIDRs. NodePort connections are only accepted on node IPs in these ranges "
+        + "(comma-separated, repeatable). In nftables mode, with the KubeProxyNFTablesLocalhostNodePorts feature "
+        + "gate, a loopback range serves TCP NodePorts on localhost. If unset, NodePorts are accepted on all "
+        + "local IPs."));
     f.add(field("oomScoreAdj",
         "oom-score-adj", INT32, "The oom-score-adj value for the kube-proxy process. Values must be "
         + "within the range [-1000, 1000]."));

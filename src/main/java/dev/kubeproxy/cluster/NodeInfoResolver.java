@@ -116,7 +116,7 @@ public final class NodeInfoResolver {
     if (detected.primaryIsLoopback()) {
       Log.info("Can't determine this node's IP, assuming loopback; if this is incorrect, please set the --bind-address flag");
     }
-    List<String> expanded = NodeIpSelection.expandPrimary(cfg.nodePortAddresses, detected);
+    List<String> expanded = NodeIpSelection.expandKeywords(cfg.nodePortAddresses, detected);
     if (expanded != cfg.nodePortAddresses) {
       cfg.nodePortAddresses = new ArrayList<>(expanded);
     }

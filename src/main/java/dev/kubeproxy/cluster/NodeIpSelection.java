@@ -1,6 +1,7 @@
 package dev.kubeproxy.cluster;
 
 import dev.kubeproxy.net.IpAddresses;
+import dev.kubeproxy.config.NodePortAddressKeywords;
 import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.model.objects.Node;
 import java.net.InetAddress;
@@ -107,22 +108,16 @@ public final class NodeIpSelection {
   }
 
   /**
-   * nodePortAddresses ["primary"] becomes the node IP of each family as a /32 or /128, skipping
-   * loopback; an empty result means all local IPs. Other values are returned unchanged.
+   * nodePortAddresses with its keywords expanded ({@link NodePortAddressKeywords#expand}): "primary"
+   * is the node IP of each family as a /32 or /128, skipping loopback; an empty result means all
+   * local IPs. A list without keywords is returned unchanged (the same instance).
    */
-  public static List<String> expandPrimary(List<String> nodePortAddresses, DetectedIPs detected) {
-    if (nodePortAddresses == null || nodePortAddresses.size() != 1 || !"primary".equals(nodePortAddresses.get(0))) {
-      return nodePortAddresses;
-    }
-    List<String> out = new ArrayList<>();
-    String v4 = detected.ips().get(IpFamily.IPv4);
-    String v6 = detected.ips().get(IpFamily.IPv6);
-    if (v4 != null && !parseIp(v4).isLoopbackAddress()) {
-      out.add(v4 + "/32");
-    }
-    if (v6 != null && !parseIp(v6).isLoopbackAddress()) {
-      out.add(v6 + "/128");
-    }
-    return out;
+  public static List<String> expandKeywords(List<String> nodePortAddresses, DetectedIPs detected) {
+    return NodePortAddressKeywords.expand(nodePortAddresses, nonLoopback(detected.ips().get(IpFamily.IPv4)),
+        nonLoopback(detected.ips().get(IpFamily.IPv6)));
+  }
+
+  private static String nonLoopback(String ip) {
+    return ip == null || parseIp(ip).isLoopbackAddress() ? null : ip;
   }
 }

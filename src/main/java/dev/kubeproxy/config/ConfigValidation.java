@@ -129,18 +129,19 @@ public final class ConfigValidation {
     }
     hostPort(errs, ROOT + ".MetricsBindAddress", c.metricsBindAddress == null ? "" : c.metricsBindAddress);
 
-    // 14: nodePortAddresses
+    // 14: nodePortAddresses (1.37: CIDRs and the keywords, in any combination, each keyword once)
     if (c.nodePortAddresses != null) {
       List<String> a = c.nodePortAddresses;
+      java.util.Set<String> seen = new java.util.HashSet<>();
       for (int i = 0; i < a.size(); i++) {
-        if (a.get(i).equals("primary")) {
-          if (i != 0 || a.size() != 1) {
-            errs.add(invalid(ROOT + ".NodePortAddresses[" + i + "]", a.get(i), "can't use both 'primary' and CIDRs"));
+        String entry = a.get(i);
+        if (NodePortAddressKeywords.isKeyword(entry)) {
+          if (!seen.add(entry)) {
+            errs.add(ROOT + ".NodePortAddresses[" + i + "]: Duplicate value: " + goValue(entry));
           }
-          break;
-        }
-        if (!IpAddresses.isCidr(a.get(i))) {
-          errs.add(invalid(ROOT + ".NodePortAddresses[" + i + "]", a.get(i), "must be a valid CIDR"));
+        } else if (!IpAddresses.isCidr(entry)) {
+          errs.add(invalid(ROOT + ".NodePortAddresses[" + i + "]", entry,
+              "must be a valid CIDR or one of the keywords 'primary', 'localhost', 'all'"));
         }
       }
     }

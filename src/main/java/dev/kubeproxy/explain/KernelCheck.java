@@ -14,6 +14,10 @@ import dev.kubeproxy.trace.Verdict;
 import dev.kubeproxy.trace.iptables.IptablesRules;
 import dev.kubeproxy.trace.iptables.IptablesTracer;
 import dev.kubeproxy.trace.iptables.LocalNode;
+import dev.kubeproxy.trace.ipvs.IpvsTracer;
+import dev.kubeproxy.trace.nftables.NftablesTracer;
+import dev.kubeproxy.trace.nftables.TraceHost;
+import dev.kubeproxy.trace.nftables.json.NftJsonReader;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -38,17 +42,34 @@ final class KernelCheck {
     this.settings = settings;
     PacketTracer t = null;
     String e = ruleset.error();
-    if (e == null && ProgrammedRuleset.IPTABLES_SAVE.equals(ruleset.form())) {
+    if (e == null) {
       try {
-        t = new IptablesTracer(IptablesRules.parse(ruleset.text()), node(settings));
-      } catch (IllegalArgumentException bad) {
+        t = tracer(ruleset, settings);
+        if (t == null) {
+          e = "no tracer reads rules of the form " + ruleset.form();
+        }
+      } catch (IllegalArgumentException | IllegalStateException bad) {
         e = "the rules read do not parse: " + bad.getMessage();
       }
-    } else if (e == null) {
-      e = "no tracer reads rules of the form " + ruleset.form();
     }
     this.tracer = t;
     this.error = e;
+  }
+
+  /** The tracer of the ruleset's form over its text, or null for a form no tracer reads. */
+  private static PacketTracer tracer(ProgrammedRuleset ruleset, ProxierSettings settings) {
+    if (ProgrammedRuleset.IPVS.equals(ruleset.form())) {
+      return IpvsTracer.of(ruleset, node(settings));
+    }
+    if (ProgrammedRuleset.IPTABLES_SAVE.equals(ruleset.form())) {
+      return new IptablesTracer(IptablesRules.parse(ruleset.text()), node(settings));
+    }
+    if (ProgrammedRuleset.NFT_JSON.equals(ruleset.form())) {
+      LocalNode node = node(settings);
+      return new NftablesTracer(NftJsonReader.read(settings.family(), ruleset.text()),
+          new TraceHost(node.localIps(), node.podInterface()));
+    }
+    return null;
   }
 
   /** The node as the rules see it: its addresses, and an interface pods' packets arrive on. */

@@ -9,6 +9,7 @@ import dev.kubeproxy.server.ConnectionGuard;
 import dev.kubeproxy.server.ServerLoop;
 
 import dev.kubeproxy.config.AgentOptions;
+import dev.kubeproxy.config.NodePortAddressKeywords;
 import dev.kubeproxy.messages.EventBusAddresses;
 import dev.kubeproxy.messages.EventRequest;
 import dev.kubeproxy.messages.NodeInfo;
@@ -141,27 +142,30 @@ public class ServiceHealthServerVerticle extends VerticleBase {
     }
   }
 
-  /** nodePortAddresses with "primary" expanded to the node IPs that are not loopback (cmd/kube-proxy/app/server.go newProxyServer). */
+  /** nodePortAddresses with its keywords expanded, "primary" to the node IPs that are not loopback (cmd/kube-proxy/app/server.go newProxyServer). */
   private List<String> nodePortCidrs() {
     List<String> configured = options.config().nodePortAddresses;
     if (configured == null || configured.isEmpty()) {
       return List.of();
     }
-    if (configured.size() == 1 && "primary".equals(configured.get(0))) {
-      List<String> out = new ArrayList<>();
-      for (String ip : nodeInfo == null ? List.<String>of() : nodeInfo.nodeIPs()) {
-        try {
-          InetAddress a = InetAddress.getByName(ip);
-          if (!a.isLoopbackAddress()) {
-            out.add(ip + (ip.contains(":") ? "/128" : "/32"));
-          }
-        } catch (Exception e) {
-          // not an IP: nothing to listen on for it
+    String ipv4 = null;
+    String ipv6 = null;
+    for (String ip : nodeInfo == null ? List.<String>of() : nodeInfo.nodeIPs()) {
+      try {
+        InetAddress a = InetAddress.getByName(ip); // IP literals only: no name lookup
+        if (a.isLoopbackAddress()) {
+          continue;
         }
+        if (ip.contains(":")) {
+          ipv6 = ipv6 == null ? ip : ipv6;
+        } else {
+          ipv4 = ipv4 == null ? ip : ipv4;
+        }
+      } catch (Exception e) {
+        // not an IP: nothing to listen on for it
       }
-      return out;
     }
-    return configured;
+    return NodePortAddressKeywords.expand(configured, ipv4, ipv6);
   }
 
   /**

@@ -2,12 +2,8 @@ package dev.kubeproxy.runtime;
 
 import dev.kubeproxy.model.ModelGates;
 import dev.kubeproxy.model.ProxyBackend;
-import dev.kubeproxy.net.IpFamily;
-
-import dev.kubeproxy.runtime.AgentContext;
 import dev.kubeproxy.config.AgentOptions;
 import dev.kubeproxy.messages.EventBusAddresses;
-import dev.kubeproxy.messages.ClusterEvent;
 import dev.kubeproxy.messages.NodeInfo;
 import dev.kubeproxy.messages.EventRequest;
 import dev.kubeproxy.config.FeatureGates;
@@ -19,10 +15,6 @@ import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.backend.conntrack.ConntrackReconciler;
 import dev.kubeproxy.backend.conntrack.ConntrackTable;
 import dev.kubeproxy.backend.conntrack.NetlinkConntrackTable;
-import dev.kubeproxy.model.objects.EndpointSlice;
-import dev.kubeproxy.model.objects.Node;
-import dev.kubeproxy.model.objects.Service;
-import dev.kubeproxy.model.objects.ServiceCidr;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -32,18 +24,14 @@ import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Objects;
 import java.util.concurrent.Callable;
 
 /**
- * The meta-proxier (pkg/proxy/metaproxier/meta_proxier.go): consumes the cluster.* events (each
- * carries the version it replaces, so no copy of the objects is kept here), feeds every family's
- * trackers (EndpointSlices only to the family of their address type), holds off programming until
- * the initial lists of Services, EndpointSlices, the Node and (when watched) ServiceCIDRs have been
- * delivered (upstream 1.32 #126561), then lets each family's bounded-frequency runner sync its backend.
+ * The meta-proxier (pkg/proxy/metaproxier/meta_proxier.go) as a verticle: builds the backends once
+ * the host is set up, runs one {@link FamilyProxier} per backend, consumes the cluster.* events and
+ * hands them to a {@link ClusterEventRouter} (events that arrive while the backends are built wait
+ * and are replayed), and answers /debug/services through a {@link DebugServicesResponder}.
  *
  * <p>Thread ownership: a worker verticle ({@link #DEPLOYMENT}). Its one worker context owns every
  * family's model and backend: event handlers, the runners' timers and the syncs all run there, one
@@ -73,21 +61,14 @@ public class ProxierVerticle extends VerticleBase {
 
   private final List<FamilyProxier> families = new ArrayList<>();
   private final List<MessageConsumer<?>> consumers = new ArrayList<>();
-  /** Answers /debug/services' questions (proxy.debug-services). */
-  private DebugServicesResponder debug;
   /** Events that arrived while the backends were still being built. */
   private List<Runnable> early = new ArrayList<>();
   /** Completed once the event consumers are registered, before the backends are built. */
   private final Promise<Void> listening = Promise.promise();
   /** What the backends wait for (the agent's host set-up). */
   private Future<?> hostReady = Future.succeededFuture();
-
-  private final Map<String, List<String>> serviceCIDRs = new HashMap<>();
-  private boolean servicesSynced;
-  private boolean endpointSlicesSynced;
-  private boolean nodeSynced;
-  private boolean serviceCIDRsSynced;
-  private boolean initialized;
+  /** Sends each cluster event to the families it concerns. */
+  private ClusterEventRouter router;
 
   /** The agent's proxier: the configured mode's backends, the node's conntrack table. */
   public ProxierVerticle(AgentOptions options, NodeInfo nodeInfo, AgentContext context) {
@@ -135,12 +116,14 @@ public class ProxierVerticle extends VerticleBase {
       listening.tryFail(e);
       return Future.failedFuture(e);
     }
-    consume(EventBusAddresses.SERVICES, this::onService);
-    consume(EventBusAddresses.ENDPOINT_SLICES, this::onEndpointSlice);
-    consume(EventBusAddresses.NODE, this::onNode);
-    consume(EventBusAddresses.SERVICE_CIDRS, this::onServiceCIDR);
-    consume(EventBusAddresses.SYNCED, this::onSynced);
-    debug = new DebugServicesResponder(vertx, options, nodeInfo, this::families, this::initialized, clock);
+    DebugServicesResponder debug = new DebugServicesResponder(vertx, options, nodeInfo, this::families,
+        this::initialized, clock);
+    router = new ClusterEventRouter(nodeInfo.name(), debug.invalidObjects(), families);
+    consume(EventBusAddresses.SERVICES, router::onService);
+    consume(EventBusAddresses.ENDPOINT_SLICES, router::onEndpointSlice);
+    consume(EventBusAddresses.NODE, router::onNode);
+    consume(EventBusAddresses.SERVICE_CIDRS, router::onServiceCIDR);
+    consume(EventBusAddresses.SYNCED, router::onSynced);
     consumers.addAll(debug.register());
     List<Future<?>> registered = new ArrayList<>();
     consumers.forEach(c -> registered.add(c.completion()));
@@ -265,8 +248,9 @@ public class ProxierVerticle extends VerticleBase {
     return List.copyOf(families);
   }
 
+  /** Every initial list has been delivered: rules are being programmed. */
   public boolean initialized() {
-    return initialized;
+    return router != null && router.initialized();
   }
 
   private <T> void consume(String address, java.util.function.Consumer<T> handler) {
@@ -287,115 +271,6 @@ public class ProxierVerticle extends VerticleBase {
     } catch (RuntimeException e) {
       // One bad object must never stop the agent or the other services.
       Log.error("Ignoring an event that could not be processed", e, "address", address, "exception", e.toString());
-    }
-  }
-
-  /** The event carries the previous version (null for an add) and the new one (null for a delete). */
-  private void onService(ClusterEvent<?> event) {
-    debug.invalidObjects().onClusterEvent("Service", event);
-    if (!(event.latest() instanceof Service)) {
-      Log.error("Ignoring a Service event without a Service", "key", event.key());
-      return;
-    }
-    Service old = (Service) event.old();
-    Service current = (Service) event.current();
-    for (FamilyProxier f : families) {
-      f.onServiceUpdate(old, current);
-    }
-  }
-
-  private void onEndpointSlice(ClusterEvent<?> event) {
-    debug.invalidObjects().onClusterEvent("EndpointSlice", event);
-    if (!(event.latest() instanceof EndpointSlice)) {
-      Log.error("Ignoring an EndpointSlice event without an EndpointSlice", "key", event.key());
-      return;
-    }
-    EndpointSlice old = (EndpointSlice) event.old();
-    EndpointSlice current = (EndpointSlice) event.current();
-    if (current == null) {
-      routeSlice(old, true);
-      return;
-    }
-    if (old != null && !Objects.equals(old.addressType(), current.addressType())) {
-      routeSlice(old, true);
-    }
-    routeSlice(current, false);
-  }
-
-  private void routeSlice(EndpointSlice slice, boolean remove) {
-    String type = slice.addressType();
-    if (!IpFamily.IPv4.name().equals(type) && !IpFamily.IPv6.name().equals(type)) {
-      Log.v(2).info("Ignoring an EndpointSlice with an unsupported address type", "endpointSlice", sliceName(slice),
-          "addressType", type);
-      return;
-    }
-    for (FamilyProxier f : families) {
-      if (f.family().name().equals(type)) {
-        f.onEndpointSliceUpdate(slice, remove);
-      }
-    }
-  }
-
-  private static String sliceName(EndpointSlice slice) {
-    return slice.metadata().key();
-  }
-
-  private void onNode(ClusterEvent<?> event) {
-    if (!(event.latest() instanceof Node node)) {
-      Log.error("Ignoring a Node event without a Node", "key", event.key());
-      return;
-    }
-    String name = node.metadata().name();
-    if (!Objects.equals(name, nodeInfo.name())) {
-      Log.error("Received a watch event for a node that doesn't match the current node", "eventNode", name,
-          "currentNode", nodeInfo.name());
-      return;
-    }
-    Map<String, String> labels = event.type() == ClusterEvent.Type.DELETE ? null : node.metadata().labels();
-    for (FamilyProxier f : families) {
-      f.onNodeLabels(labels);
-    }
-  }
-
-  private void onServiceCIDR(ClusterEvent<?> event) {
-    if (event.type() == ClusterEvent.Type.DELETE) {
-      serviceCIDRs.remove(event.key());
-    } else {
-      if (!(event.latest() instanceof ServiceCidr cidr)) {
-        Log.error("Ignoring a ServiceCIDR event without a ServiceCIDR", "key", event.key());
-        return;
-      }
-      serviceCIDRs.put(event.key(), cidr.cidrs());
-    }
-    List<String> all = new ArrayList<>();
-    serviceCIDRs.keySet().stream().sorted().forEach(k -> all.addAll(serviceCIDRs.get(k)));
-    for (FamilyProxier f : families) {
-      f.onServiceCIDRs(all);
-    }
-  }
-
-  /**
-   * Rules are first written once the initial lists of every watched kind have been delivered:
-   * Services and EndpointSlices (1.31), and since 1.32 (#126561) also the own Node (its topology
-   * labels) and the ServiceCIDRs (always watched since 1.33), so that the first sync already
-   * knows them.
-   */
-  private void onSynced(ClusterEvent.Kind kind) {
-    switch (kind) {
-      case SERVICE -> servicesSynced = true;
-      case ENDPOINT_SLICE -> endpointSlicesSynced = true;
-      case NODE -> nodeSynced = true;
-      case SERVICE_CIDR -> serviceCIDRsSynced = true;
-      default -> {
-        return;
-      }
-    }
-    if (!initialized && servicesSynced && endpointSlicesSynced && nodeSynced && serviceCIDRsSynced) {
-      initialized = true;
-      Log.info("Services, EndpointSlices, the Node and ServiceCIDRs received; programming rules");
-      for (FamilyProxier f : families) {
-        f.initialListsDelivered();
-      }
     }
   }
 }

@@ -62,11 +62,23 @@ class NodeIpSelectionTest {
   @Test
   void primaryNodePortAddresses() {
     var detected = NodeIpSelection.detectNodeIPs(List.of("192.168.200.10"), "");
-    assertEquals(List.of("192.168.200.10/32"), NodeIpSelection.expandPrimary(List.of("primary"), detected));
+    assertEquals(List.of("192.168.200.10/32"), NodeIpSelection.expandKeywords(List.of("primary"), detected));
     var dual = NodeIpSelection.detectNodeIPs(List.of("192.168.200.10", "fd00::10"), "");
-    assertEquals(List.of("192.168.200.10/32", "fd00::10/128"), NodeIpSelection.expandPrimary(List.of("primary"), dual));
-    assertEquals(List.of(), NodeIpSelection.expandPrimary(List.of("primary"), NodeIpSelection.detectNodeIPs(List.of(), "")));
-    assertEquals(List.of("10.0.0.0/8"), NodeIpSelection.expandPrimary(List.of("10.0.0.0/8"), detected));
+    assertEquals(List.of("192.168.200.10/32", "fd00::10/128"), NodeIpSelection.expandKeywords(List.of("primary"), dual));
+    assertEquals(List.of(), NodeIpSelection.expandKeywords(List.of("primary"), NodeIpSelection.detectNodeIPs(List.of(), "")));
+    assertEquals(List.of("10.0.0.0/8"), NodeIpSelection.expandKeywords(List.of("10.0.0.0/8"), detected));
+  }
+
+  @Test
+  void localhostAndAllKeywordsExpandToCidrs() {
+    var detected = NodeIpSelection.detectNodeIPs(List.of("192.168.200.10"), "");
+    assertEquals(List.of("127.0.0.0/8", "::1/128"), NodeIpSelection.expandKeywords(List.of("localhost"), detected));
+    assertEquals(List.of("0.0.0.0/0", "::/0"), NodeIpSelection.expandKeywords(List.of("all"), detected));
+    assertEquals(List.of("192.168.200.10/32", "127.0.0.0/8", "::1/128", "10.0.0.0/8"),
+        NodeIpSelection.expandKeywords(List.of("primary", "localhost", "10.0.0.0/8", "127.0.0.0/8"), detected));
+    // a loopback node IP is never a primary NodePort address, but localhost still is
+    assertEquals(List.of("127.0.0.0/8", "::1/128"), NodeIpSelection.expandKeywords(List.of("primary", "localhost"),
+        NodeIpSelection.detectNodeIPs(List.of(), "")));
   }
 
   @Test

@@ -160,12 +160,18 @@ class ConfigValidationTest {
 
   @Test
   void nodePortAddresses() {
-    assertError("KubeProxyConfiguration.NodePortAddresses[1]: Invalid value: \"x\": must be a valid CIDR",
-        c -> c.nodePortAddresses = List.of("10.0.0.0/8", "x"));
-    assertError("KubeProxyConfiguration.NodePortAddresses[1]: Invalid value: \"primary\": can't use both 'primary' "
-        + "and CIDRs", c -> c.nodePortAddresses = List.of("10.0.0.0/8", "primary", "y"));
-    assertError("KubeProxyConfiguration.NodePortAddresses[0]: Invalid value: \"primary\": can't use both 'primary' "
-        + "and CIDRs", c -> c.nodePortAddresses = List.of("primary", "10.0.0.0/8"));
+    assertError("KubeProxyConfiguration.NodePortAddresses[1]: Invalid value: \"x\": must be a valid CIDR or one of "
+        + "the keywords 'primary', 'localhost', 'all'", c -> c.nodePortAddresses = List.of("10.0.0.0/8", "x"));
+    // 1.37: the keywords mix with each other and with CIDRs; each may appear once
+    assertEquals(List.of(), errors(c -> c.nodePortAddresses = List.of("10.0.0.0/8", "primary", "localhost", "all")));
+    assertEquals(List.of(), errors(c -> c.nodePortAddresses = List.of("localhost")));
+    assertEquals(List.of(
+        "KubeProxyConfiguration.NodePortAddresses[2]: Duplicate value: \"primary\"",
+        "KubeProxyConfiguration.NodePortAddresses[3]: Invalid value: \"loopback\": must be a valid CIDR or one of "
+            + "the keywords 'primary', 'localhost', 'all'",
+        "KubeProxyConfiguration.NodePortAddresses[4]: Invalid value: \"10.0.0.0/33\": must be a valid CIDR or one "
+            + "of the keywords 'primary', 'localhost', 'all'"),
+        errors(c -> c.nodePortAddresses = List.of("primary", "localhost", "primary", "loopback", "10.0.0.0/33")));
   }
 
   @Test

@@ -32,7 +32,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * An in-process Kubernetes API server for tests (TESTING.md "The Kubernetes API in tests"): an
  * in-memory store with one global resourceVersion; list and watch (newline-delimited JSON over
  * chunked HTTP, replay from a resourceVersion, an ERROR event with 410 Gone when it is too old,
- * timeoutSeconds, bookmarks tolerated); label selectors with ADDED/DELETED transitions when
+ * timeoutSeconds, bookmarks tolerated; lists streamed, paged with limit/continue); label selectors with ADDED/DELETED transitions when
  * labels change; field selectors on metadata.name and metadata.namespace (and spec.clusterIP, spec.type
  * of Services); POST, PUT,
  * merge-PATCH and DELETE with conflict answers; the discovery documents kubectl reads. Only the
@@ -581,28 +581,58 @@ public final class TestApiServer {
   private void list(HttpServerRequest req, ResourceType type, String namespace) {
     Selector labels = selector(req, "labelSelector", null);
     Selector fields = selector(req, "fieldSelector", type);
-    JsonArray items = new JsonArray();
-    String rv;
+    int limit = limit(req.getParam("limit"));
+    String token = req.getParam("continue");
+    List<JsonObject> items = new ArrayList<>();
+    JsonObject meta = new JsonObject();
     synchronized (this) {
-      for (JsonObject o : store.get(type).values()) {
+      long listedAt = resourceVersion;
+      Map<String, JsonObject> objects = store.get(type);
+      if (token != null && !token.isEmpty()) {
+        ListAnswer.Continue from = ListAnswer.Continue.decode(token);
+        if (from == null) {
+          throw new ApiError(400, "BadRequest", "continue key is not valid: start a new list without the continue parameter");
+        }
+        if (from.resourceVersion() < compactedBelow) {
+          throw new ApiError(410, "Expired", "The provided continue parameter is too old to display a consistent list"
+              + " result. You can start a new list without the continue parameter.");
+        }
+        // Later pages show objects as they are now; a watch from the first page's version replays the difference.
+        listedAt = from.resourceVersion();
+        objects = store.get(type).tailMap(from.afterKey(), false);
+      }
+      String lastKey = null;
+      for (Map.Entry<String, JsonObject> e : objects.entrySet()) {
+        JsonObject o = e.getValue();
         String ns = o.getJsonObject("metadata").getString("namespace", "");
         if ((namespace == null || namespace.equals(ns)) && labels.matchesLabels(o) && fields.matchesFields(o)) {
+          if (limit > 0 && items.size() == limit) {
+            meta.put("continue", new ListAnswer.Continue(listedAt, lastKey).encode());
+            break;
+          }
           items.add(o);
+          lastKey = e.getKey();
         }
       }
-      rv = Long.toString(resourceVersion);
+      meta.put("resourceVersion", Long.toString(listedAt));
     }
-    JsonObject list = new JsonObject().put("kind", type.kind + "List").put("apiVersion", type.apiVersion())
-        .put("metadata", new JsonObject().put("resourceVersion", rv)).put("items", items);
-    // Stored objects are never mutated in place, so a large list can be encoded off the event loop.
-    HttpServerResponse resp = req.response();
-    vertx.executeBlocking(list::toBuffer, false).onComplete(ar -> {
-      if (ar.failed()) {
-        status(resp, 500, "InternalError", String.valueOf(ar.cause()));
-      } else if (!resp.ended()) {
-        resp.setStatusCode(200).putHeader("Content-Type", "application/json").end(ar.result());
+    ListAnswer.stream(vertx, req.response(), new JsonObject().put("kind", type.kind + "List")
+        .put("apiVersion", type.apiVersion()).put("metadata", meta), items);
+  }
+
+  private static int limit(String param) {
+    if (param == null || param.isEmpty()) {
+      return 0;
+    }
+    try {
+      int limit = Integer.parseInt(param);
+      if (limit >= 0) {
+        return limit;
       }
-    });
+    } catch (NumberFormatException e) {
+      // answered below
+    }
+    throw new ApiError(400, "BadRequest", "limit must be a non-negative integer, got \"" + param + "\"");
   }
 
   private synchronized void watch(HttpServerRequest req, ResourceType type, String namespace) {

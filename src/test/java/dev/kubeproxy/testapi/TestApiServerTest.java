@@ -151,6 +151,46 @@ class TestApiServerTest {
   }
 
   @Test
+  void aLargeListIsPagedWithLimitAndContinueAndStreamedWhole() throws Exception {
+    for (int i = 0; i < 1203; i++) {
+      api.upsert(new JsonObject(svc(String.format("s%04d", i), "{\"app\":\"" + (i % 2 == 0 ? "even" : "odd") + "\"}")));
+    }
+    // unpaged: every item, in one answer written batch by batch
+    JsonObject all = new JsonObject(send("GET", "/api/v1/services", null, null).body());
+    assertEquals(1203, all.getJsonArray("items").size());
+    assertEquals(null, all.getJsonObject("metadata").getString("continue"));
+
+    // paged through a selector: pages of 250, the first page's resourceVersion on every page
+    List<String> names = new ArrayList<>();
+    String token = "";
+    String firstRv = null;
+    int pages = 0;
+    do {
+      JsonObject page = new JsonObject(send("GET", "/api/v1/services?limit=250&labelSelector=app%3Deven&continue="
+          + enc(token), null, null).body());
+      pages++;
+      firstRv = firstRv == null ? page.getJsonObject("metadata").getString("resourceVersion") : firstRv;
+      assertEquals(firstRv, page.getJsonObject("metadata").getString("resourceVersion"));
+      page.getJsonArray("items").forEach(o -> names.add(((JsonObject) o).getJsonObject("metadata").getString("name")));
+      token = page.getJsonObject("metadata").getString("continue", "");
+      if (pages == 1) {
+        api.upsert(new JsonObject(svc("s0000b", "{\"app\":\"even\"}"))); // before the cursor: not on a later page
+      }
+    } while (!token.isEmpty());
+    assertEquals(3, pages);
+    assertEquals(602, names.size());
+    assertEquals(names.stream().sorted().distinct().toList(), names);
+
+    // a token from before the history was compacted: 410 Gone, start again
+    String stale = new JsonObject(send("GET", "/api/v1/services?limit=1", null, null).body())
+        .getJsonObject("metadata").getString("continue");
+    api.expireHistory();
+    assertEquals(410, send("GET", "/api/v1/services?limit=1&continue=" + enc(stale), null, null).statusCode());
+    assertEquals(400, send("GET", "/api/v1/services?limit=-1", null, null).statusCode());
+    assertEquals(400, send("GET", "/api/v1/services?limit=1&continue=not-a-token", null, null).statusCode());
+  }
+
+  @Test
   void servicesByClusterIPFieldAsKubeProxyWatchesThem() throws Exception {
     send("POST", "/api/v1/namespaces/default/services", svc("plain", "{}"), "application/json");
     send("POST", "/api/v1/namespaces/default/services", svc("headless", "{}")

@@ -21,6 +21,13 @@ public final class ChainNames {
   public static final String KUBE_PROXY_CANARY = "KUBE-PROXY-CANARY";
   public static final String KUBE_KUBELET_CANARY = "KUBE-KUBELET-CANARY";
 
+  /** The filter table's top-level chains, in the order the restore input declares them. */
+  static final java.util.List<String> FILTER_TOP_LEVEL =
+      java.util.List.of(KUBE_SERVICES, KUBE_EXTERNAL_SERVICES, KUBE_FORWARD, KUBE_NODEPORTS, KUBE_PROXY_FIREWALL);
+  /** The nat table's top-level chains, in the order the restore input declares them. */
+  static final java.util.List<String> NAT_TOP_LEVEL =
+      java.util.List.of(KUBE_SERVICES, KUBE_NODEPORTS, KUBE_POSTROUTING, KUBE_MARK_MASQ);
+
   private static final String[] SERVICE_CHAIN_PREFIXES = {
     "KUBE-SVC-", "KUBE-SVL-", "KUBE-SEP-", "KUBE-FW-", "KUBE-EXT-"
   };

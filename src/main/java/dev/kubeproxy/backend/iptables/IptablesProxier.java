@@ -1,5 +1,6 @@
 package dev.kubeproxy.backend.iptables;
 
+import dev.kubeproxy.backend.iptables.SyncPlanner.SyncPlan;
 import dev.kubeproxy.backend.netfilter.BackendSelector;
 import dev.kubeproxy.backend.netfilter.IptablesBackend;
 import dev.kubeproxy.backend.netfilter.IptablesTool;
@@ -12,12 +13,9 @@ import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.model.ProxierSettings;
 import dev.kubeproxy.model.ProxyBackend;
 import dev.kubeproxy.model.ProxyState;
-import dev.kubeproxy.model.RefusedServicePorts;
-import dev.kubeproxy.model.ServicePortName;
 import dev.kubeproxy.model.SyncResult;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -29,48 +27,15 @@ import java.util.function.Supplier;
  * syncs through iptables-restore --noflush --counters, jump rules and canaries at full syncs,
  * stale-chain deletion, cleanup, and --dry-run (print the restore input, touch nothing).
  *
- * <p>A sync goes plan ({@link #plan}: full or partial, and why), prepare the kernel side
+ * <p>A sync goes: plan ({@link SyncPlanner}: full or partial, and why), prepare the kernel side
  * ({@link #prepare}: iptables-save, jump rules, nfacct counters at a full sync), build
- * ({@link RulesetGenerator}, over {@link NodePortIPs}), restore, and record (metrics, the rules monitor). A sync is full at
- * the first sync, after a failure, when the model asks (node labels changed), when the canary is
- * gone or the rules monitor saw a change, and once an hour (not in large clusters: {@link FullSyncCadence}).
- * A restore the kernel refuses in a full sync is pinned on the Service owning the refused line,
- * which is left out while the others are synced again at once ({@link #sync}).
+ * ({@link RulesetGenerator}, over {@link NodePortIPs}), restore (the input as sent, in the tool's
+ * fastest order), and record (metrics, the rules monitor's expected counts). A refused restore is
+ * handled as {@link RestoreRefusals} decides, in the loop of {@link #sync}.
  *
  * <p>Called by the family's proxier on its sync worker, one call at a time.
  */
 public class IptablesProxier implements ProxyBackend {
-  /** A bound on the restores one sync may try while it leaves refused Services out. */
-  static final int MAX_REFUSED_PER_SYNC = 8;
-
-  /** Whether a sync rewrites every service's chains or only the changed ones'. */
-  enum SyncKind { FULL, PARTIAL }
-
-  /** What the next sync does, and why (for the log). */
-  record SyncPlan(SyncKind kind, String reason) {
-    static final SyncPlan PARTIAL = new SyncPlan(SyncKind.PARTIAL, "changed services");
-
-    static SyncPlan full(String reason) {
-      return new SyncPlan(SyncKind.FULL, reason);
-    }
-
-    boolean full() {
-      return kind == SyncKind.FULL;
-    }
-  }
-
-  /** The kernel refused the generated ruleset; {@code culprit} owns the refused line (null: nobody known). */
-  private static final class RulesetRefused extends SyncException {
-    final SyncKind kind;
-    final ServicePortName culprit;
-
-    RulesetRefused(String message, IptablesTool.RestoreException cause, SyncKind kind, ServicePortName culprit) {
-      super(message, cause);
-      this.kind = kind;
-      this.culprit = culprit;
-    }
-  }
-
   private final ProxierSettings settings;
   private final CommandRunner runner;
   private final Sysctls sysctls;
@@ -79,7 +44,7 @@ public class IptablesProxier implements ProxyBackend {
   private final RulesetGenerator generator = new RulesetGenerator();
   private final RulesMonitor monitor = new RulesMonitor();
   private final BaseChains baseChains = new BaseChains();
-  private final RefusedServicePorts refused = new RefusedServicePorts("iptables-restore");
+  private final RestoreRefusals refusals = new RestoreRefusals();
 
   private final RuleCounters counters;
 
@@ -87,11 +52,7 @@ public class IptablesProxier implements ProxyBackend {
   /** Chooses iptables-legacy or -nft at the first use of {@link #tool()}, unless a backend was given. */
   private final BackendSelector backends;
   private Boolean conntrackTcpLiberal;
-  /** Set while the next sync must be full, whatever the model says: the first one, after a failure, ... */
-  private SyncPlan pendingFull = SyncPlan.full("first sync");
-  /** Service chains of the last applied ruleset: any of them not active any more is deleted. */
-  private Set<String> appliedChains = Set.of();
-  private final FullSyncCadence cadence;
+  private final SyncPlanner planner;
   /** --dry-run only: the last input printed (what /debug/services shows); an applied ruleset is not kept. */
   private volatile Ruleset lastPrinted;
 
@@ -135,7 +96,7 @@ public class IptablesProxier implements ProxyBackend {
     this.metrics = metrics;
     this.sysctls = sysctls;
     this.nodePorts = new NodePortIPs(settings, interfaceAddresses);
-    this.cadence = new FullSyncCadence(System::nanoTime, settings.syncPeriod());
+    this.planner = new SyncPlanner(new FullSyncCadence(System::nanoTime, settings.syncPeriod()));
   }
 
   @Override
@@ -202,44 +163,19 @@ public class IptablesProxier implements ProxyBackend {
   }
 
   /**
-   * Syncs; a failed partial sync is retried at once as a full one. When iptables-restore refuses,
-   * in a full sync, a line that one Service's rules hold, that Service is left out (logged with the
-   * line) and the others are synced again at once, up to {@link #MAX_REFUSED_PER_SYNC} Services per
-   * sync. A left-out Service is tried again once its ports or endpoints change; the result names the
-   * ports left out in this sync.
+   * Syncs; a refused input is handled as {@link RestoreRefusals} decides: a refused partial sync is
+   * retried at once as a full one, a refused full sync without the Service owning the refused line.
+   * The result names the ports left out in this sync.
    */
   @Override
   public synchronized SyncResult sync(ProxyState state) throws SyncException {
-    ProxyState effective = refused.filter(state);
     for (int attempt = 0; ; attempt++) {
       try {
-        return syncOnce(effective).withRefused(refused.takeUnreported());
-      } catch (RulesetRefused e) {
-        if (attempt >= MAX_REFUSED_PER_SYNC) {
+        return syncOnce(refusals.withoutRefused(state)).withRefused(refusals.takeUnreported());
+      } catch (RestoreRefusals.Refused e) {
+        if (refusals.refused(state, e, attempt) == RestoreRefusals.Decision.GIVE_UP) {
           throw e;
         }
-        if (e.kind == SyncKind.PARTIAL) {
-          // A partial restore can fail for reasons outside its own lines (a chain deleted behind our back):
-          // blame nobody, retry at once as a full sync.
-          continue;
-        }
-        if (e.culprit == null) {
-          throw e;
-        }
-        isolate(state, e.culprit, (IptablesTool.RestoreException) e.getCause());
-        effective = refused.filter(state);
-      }
-    }
-  }
-
-  /** Leaves the whole Service out: a bad field (a name, an IP) is usually all its ports'. */
-  private void isolate(ProxyState state, ServicePortName culprit, IptablesTool.RestoreException refusal) {
-    Log.error("iptables-restore refused the rules of this Service; leaving it out and programming every other one;"
-        + " it is tried again when it changes", "service", culprit.service(), "servicePort", culprit,
-        "refusedLine", refusal.failingLine());
-    for (ServicePortName port : state.services().keySet()) {
-      if (port.service().equals(culprit.service())) {
-        refused.add(state, port);
       }
     }
   }
@@ -249,9 +185,9 @@ public class IptablesProxier implements ProxyBackend {
     if (settings.dryRun()) {
       return dryRun(state);
     }
-    long start = cadence.now();
+    long start = planner.now();
     IptablesTool t = tool();
-    SyncPlan plan = plan(state);
+    SyncPlan plan = planner.next(state);
     try {
       if (!plan.full() && baseChains.canaryMissing(t)) {
         Log.warn("iptables canary was deleted (tables flushed by something else); forcing a full resync",
@@ -267,14 +203,14 @@ public class IptablesProxier implements ProxyBackend {
           "bytes", ruleset.text().length(), "generate", Duration.ofNanos(restoreStart - generateStart),
           "restore", Duration.ofNanos(System.nanoTime() - restoreStart));
       return withLeftoversRemoved(applied(plan, ruleset, start), known);
-    } catch (RulesetRefused e) {
+    } catch (RestoreRefusals.Refused e) {
       restoreFailed(plan);
       throw e;
     } catch (IptablesTool.RestoreException e) {
       restoreFailed(plan);
       throw new SyncException(restoreFailure(plan, e), e);
     } catch (IOException | RuntimeException e) {
-      pendingFull = SyncPlan.full("previous sync failed");
+      planner.fullNext("previous sync failed");
       throw new SyncException("iptables sync failed: " + e.getMessage(), e);
     } finally {
       Duration took = Duration.ofNanos(System.nanoTime() - start);
@@ -284,20 +220,6 @@ public class IptablesProxier implements ProxyBackend {
         metrics.observePartialSyncDuration(settings.family().name(), took);
       }
     }
-  }
-
-  /** Full or partial, and why; no kernel access (the canary is checked by the caller). */
-  private SyncPlan plan(ProxyState state) {
-    if (pendingFull != null) {
-      return pendingFull;
-    }
-    if (state.fullSyncRequested()) {
-      return SyncPlan.full(state.fullSyncReason().toString());
-    }
-    if (cadence.periodicFullSyncDue(RulesetGenerator.largeClusterMode(state))) {
-      return SyncPlan.full("full sync period");
-    }
-    return SyncPlan.PARTIAL;
   }
 
   /**
@@ -310,7 +232,7 @@ public class IptablesProxier implements ProxyBackend {
    */
   private Set<String> prepare(SyncPlan plan, IptablesTool t, boolean large)
       throws IOException, IptablesTool.RestoreException {
-    Set<String> known = new HashSet<>(appliedChains);
+    Set<String> known = planner.appliedChains();
     if (plan.full()) {
       Map<String, String> tables = null;
       try {
@@ -322,12 +244,12 @@ public class IptablesProxier implements ProxyBackend {
       counters.ensure();
       if (tables != null) {
         known.addAll(IptablesTool.chainsOf(tables.getOrDefault("nat", "")));
-        cadence.staleScanned();
+        planner.staleScanned();
       }
-    } else if (cadence.staleScanDue(large)) {
+    } else if (planner.staleScanDue(large)) {
       try {
         known.addAll(IptablesTool.chainsOf(t.save("nat")));
-        cadence.staleScanned();
+        planner.staleScanned();
       } catch (IOException e) {
         Log.error("Failed to execute iptables-save: stale chains will not be deleted", e);
       }
@@ -336,13 +258,13 @@ public class IptablesProxier implements ProxyBackend {
   }
 
   /** Applies the ruleset; a refusal names the service port owning the refused line, if any. */
-  private void restore(IptablesTool t, SyncPlan plan, Ruleset ruleset) throws RulesetRefused {
-    RestoreOrder order = RestoreOrder.of(ruleset.text()); // the tool's fastest order, same rules
+  private void restore(IptablesTool t, SyncPlan plan, Ruleset ruleset) throws RestoreRefusals.Refused {
+    SentInput sent = ruleset.sent(); // the tool's fastest order, same rules
     try {
-      t.restore(order.input(), null);
-    } catch (IptablesTool.RestoreException sent) {
-      IptablesTool.RestoreException e = sent.renumbered(order::originalLine);
-      throw new RulesetRefused(restoreFailure(plan, e), e, plan.kind(), ruleset.serviceAtLine(e.lineNumber()));
+      t.restore(sent.input(), null);
+    } catch (IptablesTool.RestoreException refused) {
+      IptablesTool.RestoreException e = refused.renumbered(sent::originalLine);
+      throw new RestoreRefusals.Refused(restoreFailure(plan, e), e, plan.kind(), ruleset.serviceAtLine(e.lineNumber()));
     }
   }
 
@@ -363,7 +285,7 @@ public class IptablesProxier implements ProxyBackend {
   }
 
   private void restoreFailed(SyncPlan plan) {
-    pendingFull = SyncPlan.full("previous sync failed");
+    planner.fullNext("previous sync failed");
     metrics.incIptablesRestoreFailures(settings.family().name());
     if (!plan.full()) {
       metrics.incIptablesPartialRestoreFailures(settings.family().name());
@@ -372,12 +294,8 @@ public class IptablesProxier implements ProxyBackend {
 
   /** What a restored ruleset leaves behind: the next sync's state, the monitor's baseline, the metrics. */
   private SyncResult applied(SyncPlan plan, Ruleset ruleset, long start) {
-    pendingFull = null;
-    if (plan.full()) {
-      cadence.fullSynced(start);
-    }
-    appliedChains = ruleset.activeNatChains();
-    monitor.applied(ruleset.text());
+    planner.applied(plan, start, ruleset.activeNatChains());
+    monitor.applied(ruleset.topLevelRules());
     String family = settings.family().name();
     metrics.setIptablesRulesTotal(family, "filter", ruleset.filterRules());
     metrics.setIptablesRulesLast(family, "filter", ruleset.filterRules());
@@ -430,7 +348,7 @@ public class IptablesProxier implements ProxyBackend {
       }
       Log.warn("iptables rules were changed by something else; forcing a full resync", "ipFamily", settings.family(),
           "change", problem);
-      pendingFull = SyncPlan.full("rules changed by something else");
+      planner.fullNext("rules changed by something else");
       monitor.reset();
       return true;
     } catch (IOException e) {
@@ -446,8 +364,7 @@ public class IptablesProxier implements ProxyBackend {
     for (IptablesBackend backend : IptablesBackend.values()) {
       ok &= IptablesCleanup.cleanup(new IptablesTool(runner, settings.family(), backend), metrics);
     }
-    pendingFull = SyncPlan.full("after cleanup");
-    appliedChains = Set.of();
+    planner.cleanedUp();
     baseChains.forget();
     monitor.reset();
     if (!ok) {

@@ -2,17 +2,23 @@ package dev.kubeproxy.backend.iptables;
 
 /**
  * Lines of an iptables-restore input, built token by token into one {@link RestoreText} (no
- * per-rule arrays or strings). A discarding buffer only counts its lines: partial syncs generate the
- * unchanged services' chains into one so that rule-count metrics stay right.
+ * per-rule arrays or strings). A line starts as a declaration ({@link #chainLine}), a rule
+ * ({@link #rule}) or a deletion ({@link #deletion}), which the buffer records in its
+ * {@link ChainRuns} as it writes them. A discarding buffer only counts its lines: partial syncs
+ * generate the unchanged services' chains into one so that rule-count metrics stay right.
  */
 final class LineBuffer {
   private final RestoreText text;
+  private final ChainRuns runs;
   private final boolean discard;
   private boolean atLineStart = true;
+  /** Whether the current line was started by rule or deletion (so its run is known). */
+  private boolean placed;
   private int lines;
 
   private LineBuffer(boolean discard) {
     this.text = discard ? null : new RestoreText();
+    this.runs = discard ? null : new ChainRuns();
     this.discard = discard;
   }
 
@@ -22,6 +28,24 @@ final class LineBuffer {
 
   static LineBuffer discarding() {
     return new LineBuffer(true);
+  }
+
+  /** Starts the line "-A chain": a rule appended to chain. */
+  LineBuffer rule(String chain) {
+    if (!discard) {
+      runs.rule(chain, text.length(), lines);
+      placed = true;
+    }
+    return t("-A").t(chain);
+  }
+
+  /** The line "-X chain": deletes chain (flushed by its declaration before). */
+  void deletion(String chain) {
+    if (!discard) {
+      runs.deletion(text.length(), lines);
+      placed = true;
+    }
+    t("-X").t(chain).end();
   }
 
   /** One token, separated from the previous one by a space. */
@@ -109,21 +133,21 @@ final class LineBuffer {
 
   /** Ends the current line. */
   void end() {
-    lines++;
     if (!discard) {
+      if (!placed) {
+        runs.unplaced();
+      }
       text.append('\n');
       atLineStart = true;
+      placed = false;
     }
-  }
-
-  /** A whole line (chain line, table header, COMMIT). */
-  void line(String whole) {
-    t(whole).end();
+    lines++;
   }
 
   /** The chain declaration line ":NAME - [0:0]". */
   void chainLine(String chain) {
     if (!discard) {
+      runs.declaration(chain, text.length(), lines);
       text.append(':').append(chain).append(" - [0:0]\n");
     }
     lines++;
@@ -137,19 +161,17 @@ final class LineBuffer {
     return discard ? 0 : text.length();
   }
 
-  /** head, these lines, tail: head takes this buffer's text chunk by chunk (this buffer is spent). */
-  RestoreText between(RestoreText head, String tail) {
-    if (!discard) {
-      head.drain(text);
+  /**
+   * Moves these lines to the end of out, chunk by chunk (this buffer is spent); their first line
+   * is line firstLine (0-based) of out. Returns the buffer's runs, placed where the lines now are.
+   */
+  ChainRuns moveTo(RestoreText out, int firstLine) {
+    if (discard) {
+      throw new IllegalStateException("a discarding buffer has no lines to move");
     }
-    return head.append(tail);
-  }
-
-  /** Moves these lines to the end of out (this buffer is spent). */
-  void moveTo(RestoreText out) {
-    if (!discard) {
-      out.drain(text);
-    }
+    runs.placedAt(out.length(), firstLine, text.length(), lines);
+    out.drain(text);
+    return runs;
   }
 
   @Override

@@ -2,14 +2,7 @@ package dev.kubeproxy.backend.iptables;
 
 import dev.kubeproxy.backend.netfilter.IptablesTool;
 
-import static dev.kubeproxy.backend.iptables.ChainNames.KUBE_EXTERNAL_SERVICES;
-import static dev.kubeproxy.backend.iptables.ChainNames.KUBE_FORWARD;
-import static dev.kubeproxy.backend.iptables.ChainNames.KUBE_MARK_MASQ;
-import static dev.kubeproxy.backend.iptables.ChainNames.KUBE_NODEPORTS;
-import static dev.kubeproxy.backend.iptables.ChainNames.KUBE_POSTROUTING;
 import static dev.kubeproxy.backend.iptables.ChainNames.KUBE_PROXY_CANARY;
-import static dev.kubeproxy.backend.iptables.ChainNames.KUBE_PROXY_FIREWALL;
-import static dev.kubeproxy.backend.iptables.ChainNames.KUBE_SERVICES;
 
 import java.io.IOException;
 import java.util.HashMap;
@@ -23,66 +16,33 @@ import java.util.Set;
  * upstream's canary monitor (pkg/util/iptables/monitor.go, Monitor, started by the iptables
  * proxier's NewProxier over mangle, nat and filter every syncPeriod), and beyond it the flushes
  * that leave the canary chains in place: {@code iptables -t nat -F} empties every chain but deletes
- * none. After each applied sync it records how many rules each top-level chain got (every sync,
- * partial ones included, rewrites those chains whole); a check then reads nat and filter once
+ * none. After each applied sync it records how many rules the generator wrote in each top-level
+ * chain (every sync, partial ones included, rewrites those chains whole); a check then reads nat and filter once
  * each and compares: canaries, the jump rules from the built-in chains, and those rule counts.
  * Service chains left empty by a flush are caught through the top-level chains emptied with them.
  */
 final class RulesMonitor {
-  private static final Map<String, List<String>> TOP_LEVEL = Map.of(
-      "filter", List.of(KUBE_SERVICES, KUBE_EXTERNAL_SERVICES, KUBE_FORWARD, KUBE_NODEPORTS, KUBE_PROXY_FIREWALL),
-      "nat", List.of(KUBE_SERVICES, KUBE_NODEPORTS, KUBE_POSTROUTING, KUBE_MARK_MASQ));
+  private static final Map<String, List<String>> TOP_LEVEL =
+      Map.of("filter", ChainNames.FILTER_TOP_LEVEL, "nat", ChainNames.NAT_TOP_LEVEL);
 
   /** table → top-level chain → rules the last applied sync left there; null before the first sync. */
   private Map<String, Map<String, Integer>> expected;
 
   /**
-   * Records what a successful sync left in the kernel (its restore input). Runs before the sync
-   * counts as done: a 10,000-Service input has 380,000 rule lines, so no string is made per line.
+   * Records what a successful sync left in the kernel: the generator's count of the rules it wrote
+   * in each top-level chain, by table (the restore input is not read again).
    */
-  void applied(RestoreText payload) {
+  void applied(Map<String, Map<String, Integer>> topLevelRules) {
     Map<String, Map<String, Integer>> counts = new HashMap<>();
-    String table = null;
-    List<String> chains = List.of();
-    int[] rules = new int[0];
-    int at = 0;
-    int n = payload.length();
-    while (at < n) {
-      int end = payload.indexOf('\n', at);
-      if (end < 0) {
-        end = n;
-      }
-      char first = payload.charAt(at);
-      if (first == '*') {
-        record(counts, table, chains, rules);
-        table = payload.substring(at + 1, end);
-        chains = TOP_LEVEL.getOrDefault(table, List.of());
-        rules = new int[chains.size()];
-      } else if (first == '-' && payload.startsWith("-A KUBE-", at)) {
-        for (int c = 0; c < rules.length; c++) {
-          String chain = chains.get(c);
-          int nameEnd = at + 3 + chain.length();
-          if (nameEnd < end && payload.charAt(nameEnd) == ' ' && payload.startsWith(chain, at + 3)) {
-            rules[c]++;
-            break;
-          }
-        }
-      }
-      at = end + 1;
-    }
-    record(counts, table, chains, rules);
-    expected = counts;
-  }
-
-  /** One top-level table's rule counts, by chain. */
-  private static void record(Map<String, Map<String, Integer>> counts, String table, List<String> chains, int[] rules) {
-    if (table != null && TOP_LEVEL.containsKey(table)) {
+    for (Map.Entry<String, List<String>> table : TOP_LEVEL.entrySet()) {
+      Map<String, Integer> written = topLevelRules.getOrDefault(table.getKey(), Map.of());
       Map<String, Integer> byChain = new HashMap<>();
-      for (int c = 0; c < rules.length; c++) {
-        byChain.put(chains.get(c), rules[c]);
+      for (String chain : table.getValue()) {
+        byChain.put(chain, written.getOrDefault(chain, 0));
       }
-      counts.put(table, byChain);
+      counts.put(table.getKey(), byChain);
     }
+    expected = counts;
   }
 
   void reset() {

@@ -1,11 +1,14 @@
 package dev.kubeproxy.backend.iptables;
 
+import java.util.Map;
 import java.util.Set;
 
 /**
  * One generated iptables-restore input and what the sync needs to know about it.
  *
- * @param text               the input for iptables-restore --noflush (filter and nat tables)
+ * @param text               the input for iptables-restore --noflush (filter and nat tables), in
+ *                           upstream's order: what the dry run prints and line numbers refer to
+ * @param sent               the same lines in the order they are sent to the tool
  * @param filterRules        filter rule lines written
  * @param natRulesWritten    nat lines written in the rules part (including the -X lines)
  * @param natRulesSkipped    nat rule lines of unchanged services left out of a partial sync
@@ -13,9 +16,12 @@ import java.util.Set;
  * @param activeNatChains    every service chain that exists after this input is applied
  * @param largeClusterMode   more than 1,000 endpoints: comments left out of SVC/SEP rules
  * @param lineOwners         which service port wrote which line
+ * @param topLevelRules      by table, the rules written in each top-level chain (which every sync
+ *                           rewrites whole): what the rules monitor expects to find
  */
 public record Ruleset(
     RestoreText text,
+    SentInput sent,
     int filterRules,
     int natRulesWritten,
     int natRulesSkipped,
@@ -24,7 +30,8 @@ public record Ruleset(
     int noLocalEndpointsInternal,
     int noLocalEndpointsExternal,
     boolean largeClusterMode,
-    LineOwners lineOwners) {
+    LineOwners lineOwners,
+    Map<String, Map<String, Integer>> topLevelRules) {
 
   /** The input as one String (a copy: the dry run's output and tests; a sync hands {@link #text} to the tool). */
   public String payload() {

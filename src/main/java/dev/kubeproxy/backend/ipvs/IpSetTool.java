@@ -57,11 +57,16 @@ public final class IpSetTool {
    * name starts with prefix.
    */
   public Map<String, Set<String>> entries(String prefix) throws IOException {
+    return parseSave(save(), prefix);
+  }
+
+  /** "ipset save": every set's creation line and entries. */
+  public String save() throws IOException {
     CommandRunner.Result r = runner.run(List.of("ipset", "save"));
     if (!r.ok()) {
       throw new IOException("ipset save failed: " + r.stderr().trim());
     }
-    return parseSave(r.stdout(), prefix);
+    return r.stdout();
   }
 
   static Map<String, Set<String>> parseSave(String save, String prefix) {

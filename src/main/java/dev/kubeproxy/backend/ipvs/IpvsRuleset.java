@@ -57,4 +57,18 @@ public record IpvsRuleset(
     out.append("# iptables-restore input\n").append(iptablesRestore);
     return out.toString();
   }
+
+  /** The rules ("-A" lines) the restore input writes into one table ("filter", "nat"). */
+  public int rulesIn(String table) {
+    int n = 0;
+    boolean in = false;
+    for (String line : iptablesRestore.split("\n")) {
+      if (line.startsWith("*")) {
+        in = line.equals("*" + table);
+      } else if (in && line.startsWith("-A ")) {
+        n++;
+      }
+    }
+    return n;
+  }
 }

@@ -156,7 +156,7 @@ public final class IptablesTool {
     }
 
     /**
-     * The same refusal of an input sent in another order of its lines (RestoreOrder), with the
+     * The same refusal of an input sent in another order of its lines (iptables-save's), with the
      * line numbered as in the input's own order (the dry run's, the one the owners are known by).
      */
     public RestoreException renumbered(java.util.function.IntUnaryOperator toOwnOrder) {

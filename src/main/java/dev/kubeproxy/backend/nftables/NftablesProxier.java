@@ -318,15 +318,16 @@ public class NftablesProxier implements ProxyBackend {
   }
 
   /**
-   * Not given: the tracer walks the typed table (chains, rules, sets and maps as objects), while
-   * the kernel's table reads back as rule forms made for comparison, and a dry run prints nft
-   * commands; nothing parses either back into typed objects.
+   * The kernel's table as {@code nft -j} lists it, which the tracer's own reader parses (never this
+   * backend's renderer or encoder, so that a trace over it cannot share their mistakes).
    */
   @Override
   public Optional<dev.kubeproxy.model.ProgrammedRuleset> programmedRuleset() {
-    return Optional.of(dev.kubeproxy.model.ProgrammedRuleset.unavailable("nftables mode", "the kernel's table reads"
-        + " back as rule forms (and a dry run prints nft commands), which nothing parses back into the typed"
-        + " chains, sets and maps the nftables tracer walks; the path shown is the model's only"));
+    if (nft instanceof DryRunNftables) {
+      return Optional.of(dev.kubeproxy.model.ProgrammedRuleset.unavailable("the dry run's output", "a dry run prints"
+          + " nft commands, which no tracer reads; the path shown is the model's only"));
+    }
+    return Optional.of(NftablesRulesReader.wholeFromKernel(runner, settings.family()));
   }
 
   /** Deletes the kube-proxy table of this family; harmless when it is not there. */

@@ -6,6 +6,7 @@ import dev.kubeproxy.host.CommandRunner;
 import dev.kubeproxy.model.Endpoint;
 import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.model.ProgrammedRules;
+import dev.kubeproxy.model.ProgrammedRuleset;
 import dev.kubeproxy.model.ServicePort;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -62,6 +63,21 @@ final class NftablesRulesReader {
       return ProgrammedRules.failed("nft list", e.getMessage());
     }
     return ProgrammedRules.of("nft list chain / list map, " + fam + " " + Transaction.TABLE, out);
+  }
+
+  /** The family's whole table as {@code nft -j list table} prints it, for the nftables tracer. */
+  static ProgrammedRuleset wholeFromKernel(CommandRunner runner, IpFamily family) {
+    List<String> argv = List.of("nft", "-j", "list", "table", Transaction.familyKeyword(family), Transaction.TABLE);
+    String source = String.join(" ", argv);
+    try {
+      CommandRunner.Result r = runner.run(argv);
+      if (!r.ok()) {
+        return ProgrammedRuleset.unavailable(source, "nft exited " + r.exitCode() + ": " + r.stderr().strip());
+      }
+      return ProgrammedRuleset.nftJson(source, r.stdout());
+    } catch (IOException e) {
+      return ProgrammedRuleset.unavailable(source, e.getMessage());
+    }
   }
 
   /** The lines of the dry run's printed transactions (one command a line) that are this port's. */

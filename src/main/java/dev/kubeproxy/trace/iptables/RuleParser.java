@@ -132,7 +132,13 @@ final class RuleParser {
         case "--ipvs" -> condition = packet -> packet.ipvsAddress != null;
         case "--vaddr" -> condition = Matches.virtualAddress(value(args, ++i, text));
         case "--vproto" -> {
-          String protocol = value(args, ++i, text);
+          // written by name, printed back by iptables-save as the protocol's number
+          String protocol = switch (value(args, ++i, text)) {
+            case "6" -> "tcp";
+            case "17" -> "udp";
+            case "132" -> "sctp";
+            default -> args.get(i);
+          };
           condition = packet -> protocol.equalsIgnoreCase(packet.ipvsProtocol);
         }
         case "--vport" -> {

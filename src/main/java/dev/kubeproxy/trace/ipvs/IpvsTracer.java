@@ -1,7 +1,6 @@
 package dev.kubeproxy.trace.ipvs;
 
-import dev.kubeproxy.backend.ipvs.RealServer;
-import dev.kubeproxy.backend.ipvs.VirtualServer;
+import dev.kubeproxy.model.ProgrammedRuleset;
 import dev.kubeproxy.net.IpAddresses;
 import dev.kubeproxy.trace.Packet;
 import dev.kubeproxy.trace.PacketTracer;
@@ -10,11 +9,8 @@ import dev.kubeproxy.trace.iptables.IpSetContents;
 import dev.kubeproxy.trace.iptables.IptablesRules;
 import dev.kubeproxy.trace.iptables.IptablesTracer;
 import dev.kubeproxy.trace.iptables.LocalNode;
-import java.util.HashMap;
+import dev.kubeproxy.trace.iptables.VirtualServers;
 import java.util.HashSet;
-import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -30,31 +26,46 @@ public final class IpvsTracer implements PacketTracer {
   /**
    * @param rules the iptables rules (iptables-save, or the restore input on the jump rules)
    * @param sets the ipsets ("ipset save" text, parsed)
-   * @param virtualServers IPVS's virtual servers by key ("ip:port/TCP")
-   * @param realServers each virtual server's real servers, by the virtual server's key
+   * @param ipvs IPVS's virtual servers and their real servers ("ipvsadm -Sn" text, parsed)
    * @param boundAddresses the addresses on kube-ipvs0
    * @param node the node's own addresses and interfaces
    */
-  public IpvsTracer(IptablesRules rules, IpSetContents sets, Map<String, VirtualServer> virtualServers,
-      Map<String, List<RealServer>> realServers, Set<String> boundAddresses, LocalNode node) {
-    Map<String, List<String>> destinations = new HashMap<>();
-    virtualServers.forEach((key, vs) -> destinations.put(
-        service(vs.address(), vs.protocol(), vs.port()),
-        realServers.getOrDefault(key, List.of()).stream().filter(rs -> rs.weight() > 0).map(RealServer::key)
-            .sorted().toList()));
+  public IpvsTracer(IptablesRules rules, IpSetContents sets, VirtualServers ipvs, Set<String> boundAddresses,
+      LocalNode node) {
     Set<String> local = new HashSet<>(node.localIps());
     local.addAll(boundAddresses);
     this.tracer = new IptablesTracer(rules, new LocalNode(local, node.podInterface(), node.externalInterface()),
-        sets, (address, protocol, port) -> destinations.get(service(address, protocol, port)));
+        sets, ipvs);
+  }
+
+  /**
+   * A tracer of an {@link ProgrammedRuleset#IPVS} ruleset: each section read by its own parser.
+   *
+   * @throws IllegalArgumentException naming the section and line that does not parse
+   */
+  public static IpvsTracer of(ProgrammedRuleset ruleset, LocalNode node) {
+    if (!ProgrammedRuleset.IPVS.equals(ruleset.form())) {
+      throw new IllegalArgumentException("not an ipvs ruleset: its form is " + ruleset.form());
+    }
+    Set<String> bound = new HashSet<>();
+    for (String line : ruleset.section(ProgrammedRuleset.SECTION_BOUND).split("\n")) {
+      String address = line.strip();
+      if (address.isEmpty()) {
+        continue;
+      }
+      String normalized = IpAddresses.normalize(address);
+      if (normalized == null) {
+        throw new IllegalArgumentException("kube-ipvs0 address \"" + address + "\" is not an IP address");
+      }
+      bound.add(normalized);
+    }
+    return new IpvsTracer(IptablesRules.parse(ruleset.section(ProgrammedRuleset.SECTION_IPTABLES)),
+        IpSetContents.parse(ruleset.section(ProgrammedRuleset.SECTION_IPSET)),
+        IpvsadmTable.parse(ruleset.section(ProgrammedRuleset.SECTION_IPVSADM)), bound, node);
   }
 
   @Override
   public Trace trace(Packet packet) {
     return tracer.trace(packet);
-  }
-
-  private static String service(String address, String protocol, int port) {
-    String normalized = IpAddresses.normalize(address);
-    return (normalized == null ? address : normalized) + "|" + protocol.toLowerCase(Locale.ROOT) + "|" + port;
   }
 }

@@ -131,7 +131,7 @@ class IptablesKernelTest {
   }
 
   /**
-   * The restore input is sent with its chains in name order (RestoreOrder), not in the order it was
+   * The restore input is sent with its chains in name order (SaveOrder), not in the order it was
    * generated in: the line the kernel refuses must still be blamed on the Service that wrote it.
    */
   @ParameterizedTest

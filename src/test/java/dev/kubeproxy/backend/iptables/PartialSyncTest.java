@@ -165,12 +165,12 @@ COMMIT
 
   @Test
   void probabilitiesAreFormattedLikeGo() {
-    RulesetGenerator generator = new RulesetGenerator();
-    assertEquals("0.5000000000", generator.probability(2));
-    assertEquals("0.3333333333", generator.probability(3));
-    assertEquals("0.2500000000", generator.probability(4));
-    assertEquals("0.1428571429", generator.probability(7));
-    assertEquals("0.0004882812", generator.probability(2048));
+    Probabilities probabilities = new Probabilities();
+    assertEquals("0.5000000000", probabilities.of(2));
+    assertEquals("0.3333333333", probabilities.of(3));
+    assertEquals("0.2500000000", probabilities.of(4));
+    assertEquals("0.1428571429", probabilities.of(7));
+    assertEquals("0.0004882812", probabilities.of(2048));
   }
 
   @Test

@@ -61,8 +61,8 @@ class IpvsPartsTest {
     Set<String> others = DummyInterface.addresses(ip, "kube-ipvs0", false);
     assertEquals(Set.of("127.0.0.1", "192.168.0.2", "fe80::1"), others);
     // upstream isValidForSet: no loopback, no IPv6 link-local, this family only
-    assertEquals(Set.of("192.168.0.2"), IpvsProxier.nodeAddresses(others, IpFamily.IPv4));
-    assertEquals(Set.of(), IpvsProxier.nodeAddresses(others, IpFamily.IPv6));
+    assertEquals(Set.of("192.168.0.2"), NodeAddresses.of(others, IpFamily.IPv4));
+    assertEquals(Set.of(), NodeAddresses.of(others, IpFamily.IPv6));
   }
 
   @Test
@@ -82,8 +82,34 @@ class IpvsPartsTest {
 
   @Test
   void kernelVersionsForConnReuseMode() {
-    assertEquals(List.of(6, 1), List.of(IpvsProxier.kernelVersion("6.1.0-57-amd64")[0],
-        IpvsProxier.kernelVersion("6.1.0-57-amd64")[1]));
-    assertEquals(null, IpvsProxier.kernelVersion("weird"));
+    assertEquals(List.of(6, 1), List.of(IpvsSysctls.kernelVersion("6.1.0-57-amd64")[0],
+        IpvsSysctls.kernelVersion("6.1.0-57-amd64")[1]));
+    assertEquals(null, IpvsSysctls.kernelVersion("weird"));
+  }
+
+  @Test
+  void nodePortsListenOnTheAddressesInsideNodePortAddresses() {
+    Set<String> node = Set.of("192.168.0.2", "10.1.0.2", "192.168.1.7");
+    assertEquals(List.of("10.1.0.2", "192.168.0.2", "192.168.1.7"), NodeAddresses.forNodePorts(node, List.of()));
+    assertEquals(List.of("192.168.0.2"), NodeAddresses.forNodePorts(node, List.of("192.168.0.0/24")));
+  }
+
+  @Test
+  void theRulesOfEachTableAreCountedFromTheRestoreInput() {
+    String restore = """
+        *filter
+        :KUBE-FORWARD - [0:0]
+        -A KUBE-FORWARD -j ACCEPT
+        COMMIT
+        *nat
+        :KUBE-SERVICES - [0:0]
+        -A KUBE-SERVICES -j RETURN
+        -A KUBE-SERVICES -j KUBE-MARK-MASQ
+        COMMIT
+        """;
+    IpvsRuleset r = new IpvsRuleset(Map.of(), Map.of(), Map.of(), Set.of(), Map.of(), restore, Set.of(), Set.of());
+    assertEquals(1, r.rulesIn("filter"));
+    assertEquals(2, r.rulesIn("nat"));
+    assertEquals(0, r.rulesIn("mangle"));
   }
 }

@@ -7,8 +7,8 @@ import static dev.kubeproxy.testutil.ModelFixtures.svc;
 import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.kubeproxy.backend.ipvs.IpSet;
 import dev.kubeproxy.backend.ipvs.IpSets;
+import dev.kubeproxy.backend.ipvs.IpvsReadBack;
 import dev.kubeproxy.backend.ipvs.IpvsRuleset;
 import dev.kubeproxy.backend.ipvs.IpvsRulesetGenerator;
 import dev.kubeproxy.backend.ipvs.IpvsRulesetOptions;
@@ -21,8 +21,6 @@ import dev.kubeproxy.trace.Packet;
 import dev.kubeproxy.trace.Protocol;
 import dev.kubeproxy.trace.Step;
 import dev.kubeproxy.trace.Trace;
-import dev.kubeproxy.trace.iptables.IpSetContents;
-import dev.kubeproxy.trace.iptables.IptablesRules;
 import dev.kubeproxy.trace.iptables.LocalNode;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,25 +46,8 @@ class IpvsFlowTest {
     IpvsRulesetOptions options = new IpvsRulesetOptions(IpFamily.IPv4, "rr", false, "0x00004000",
         new LocalTrafficDetector("ClusterCIDR", "10.0.0.0/8"), true, NODE_IP, List.of(NODE_IP), Set.of(NODE_IP));
     IpvsRuleset ruleset = new IpvsRulesetGenerator().generate(options, state);
-    StringBuilder jumps = new StringBuilder();
-    for (String table : List.of("nat", "filter")) {
-      jumps.append('*').append(table).append('\n');
-      IpvsRulesetGenerator.JUMPS.stream().filter(j -> j.table().equals(table)).map(IpvsRulesetGenerator.Jump::to)
-          .distinct().forEach(c -> jumps.append(':').append(c).append(" - [0:0]\n"));
-      IpvsRulesetGenerator.JUMPS.stream().filter(j -> j.table().equals(table)).forEach(j -> jumps.append("-I ")
-          .append(j.from()).append(" -m comment --comment \"").append(j.comment()).append("\" -j ").append(j.to())
-          .append('\n'));
-      jumps.append("COMMIT\n");
-    }
-    IptablesRules rules = IptablesRules.parse(jumps.toString()).apply(ruleset.iptablesRestore());
-    StringBuilder sets = new StringBuilder();
-    for (IpSet set : IpSets.all(IpFamily.IPv4)) {
-      sets.append(set.createLine()).append('\n');
-      ruleset.ipsetEntries().getOrDefault(set.name(), Set.of())
-          .forEach(e -> sets.append("add ").append(set.name()).append(' ').append(e).append('\n'));
-    }
-    return new IpvsTracer(rules, IpSetContents.parse(sets.toString()), ruleset.virtualServers(),
-        ruleset.realServers(), ruleset.bindAddresses(), NODE);
+    // in the tools' own texts, as the agent hands them to explain
+    return IpvsTracer.of(IpvsReadBack.fromDryRun(ruleset, IpSets.all(IpFamily.IPv4)), NODE);
   }
 
   private record Flow(String name, Origin origin, String source, String destination, int port, String output,
