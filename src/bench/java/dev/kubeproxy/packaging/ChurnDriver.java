@@ -27,7 +27,8 @@ final class ChurnDriver {
     long startMicros = KernelWatch.nowMicros();
     int changes = 0;
     int created = 0;
-    try (KernelWatch watch = mode.equals("nftables") ? new KernelWatch.Nftables(ns) : new KernelWatch.Iptables(ns, restores)) {
+    try (WatchProbe probe = new WatchProbe(ns, api.port);
+         KernelWatch watch = mode.equals("nftables") ? new KernelWatch.Nftables(ns, agentLog.resolveSibling("nft-monitor.txt")) : new KernelWatch.Iptables(ns, restores)) {
       Thread.sleep(500); // the monitor is listening before the first change
       long start = System.nanoTime();
       long period = TimeUnit.SECONDS.toNanos(1) / rate;
@@ -64,6 +65,8 @@ final class ChurnDriver {
       String syncs = AgentMetrics.quantiles(before, after, "kubeproxy_sync_proxy_rules_duration_seconds");
       System.out.println("  network programming, the agent's histogram (s): " + npd);
       System.out.println("  sync duration during the churn (s): " + syncs);
+      System.out.println("  slice change → its watch event at a second client (curl in the namespace): " + probe.summary());
+      row.put("churn: slice change → watch event at curl (ms)", probe.summary());
       System.out.println("  visible in the kernel, from outside (" + watch.method() + "):");
       watch.summary().forEach(l -> System.out.println("    " + l));
       row.put("churn: network programming (agent, s)", npd);

@@ -110,12 +110,19 @@ abstract class KernelWatch implements AutoCloseable {
     private final Process monitor;
     private final Thread reader;
 
-    Nftables(Netns ns) throws IOException {
-      monitor = new ProcessBuilder("ip", "netns", "exec", ns.name, "nft", "monitor").redirectErrorStream(true).start();
+    Nftables(Netns ns, java.nio.file.Path raw) throws IOException, InterruptedException {
+      monitor = new ProcessBuilder("ip", "netns", "exec", ns.name, "sh", "-c", "nft monitor 2>&1 | tee " + raw).start();
       reader = new Thread(() -> {
         try (BufferedReader in = new BufferedReader(new InputStreamReader(monitor.getInputStream(), StandardCharsets.UTF_8))) {
           for (String line; (line = in.readLine()) != null; ) {
             long at = nowMicros();
+            if (!line.startsWith("add ") && !line.startsWith("delete ") && !line.startsWith("#") && !line.startsWith("W: ")
+                && !line.startsWith("\t") && !line.startsWith(" ") && !line.equals("}") && other.size() < 5) {
+              other.add(line); // nft's own complaints (a lost event, a full socket buffer)
+            }
+            if (line.contains(PROBE_TABLE)) {
+              listening.countDown();
+            }
             boolean deleted = line.startsWith("delete");
             Matcher m = IPV4.matcher(line);
             while (m.find()) {
@@ -128,15 +135,45 @@ abstract class KernelWatch implements AutoCloseable {
       }, "nft-monitor");
       reader.setDaemon(true);
       reader.start();
+      // nft monitor first reads the whole ruleset (a minute at tens of thousands of Services on a
+      // loaded machine) and only then prints: a table of its own, added and deleted, says when it
+      // listens. That commit makes the agent's next periodic check reconcile its table once.
+      // Added and deleted in turn, once a second: a commit before the monitor subscribed is never printed.
+      long start = System.nanoTime();
+      boolean exists = false;
+      while (!listening.await(1, java.util.concurrent.TimeUnit.SECONDS)) {
+        if (System.nanoTime() - start > java.util.concurrent.TimeUnit.MINUTES.toNanos(10) || !monitor.isAlive()) {
+          other.add("nft monitor did not start listening within 10 minutes");
+          break;
+        }
+        FootprintBenchmark.run(List.of("ip", "netns", "exec", ns.name, "nft", exists ? "delete" : "add", "table", "ip",
+            PROBE_TABLE), null);
+        exists = !exists;
+      }
+      if (exists) {
+        FootprintBenchmark.run(List.of("ip", "netns", "exec", ns.name, "nft", "delete", "table", "ip", PROBE_TABLE), null);
+      }
+      readySeconds = (System.nanoTime() - start) / 1e9;
     }
+
+    private static final String PROBE_TABLE = "kp-bench-monitor-probe";
+    private final java.util.concurrent.CountDownLatch listening = new java.util.concurrent.CountDownLatch(1);
+    private double readySeconds;
+    private final List<String> other = Collections.synchronizedList(new ArrayList<>());
 
     @Override
     String method() {
-      return "nft monitor: timed at the kernel's announcement of the commit";
+      return String.format(Locale.ROOT, "nft monitor, listening %.1f s after its start:", readySeconds)
+          + " timed at the kernel's announcement of the commit"
+          + (other.isEmpty() ? "" : "; nft also said: " + String.join(" | ", other));
     }
 
     @Override
     public void close() throws InterruptedException {
+      if (!monitor.isAlive()) {
+        other.add("nft monitor had exited " + monitor.exitValue());
+      }
+      monitor.descendants().forEach(ProcessHandle::destroy);
       monitor.destroy();
       reader.join(5000);
     }
@@ -182,7 +219,9 @@ abstract class KernelWatch implements AutoCloseable {
             boolean visible = switch (e.kind()) {
               case "endpoints" -> chains.contains(BenchCluster.endpointChain(e.service(), e.ip()));
               case "create" -> chains.contains(BenchCluster.serviceChain(e.service()));
-              default -> !chains.contains(BenchCluster.serviceChain(e.service()));
+              // gone once it was there: before its creation was seen, absence says nothing
+              default -> !chains.contains(BenchCluster.serviceChain(e.service()))
+                  && pending().stream().noneMatch(p -> p.kind().equals("create") && p.service() == e.service());
             };
             if (visible) {
               resolved(e.kind().equals("delete") ? deleteKey(e.ip()) : addKey(e.ip()), seen);

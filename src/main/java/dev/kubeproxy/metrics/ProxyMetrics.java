@@ -26,6 +26,7 @@ public class ProxyMetrics {
   /** Upstream's network-programming-latency buckets (0.25 s … 300 s, 80 bounds). */
   static final double[] NPL = networkProgrammingBuckets();
 
+  private static final String LOCALHOST_NODEPORT_REJECTED = "kubeproxy_nftables_localhost_nodeport_rejected_packets_total";
   private static final String NFACCT_INVALID_DROPPED = "kubeproxy_iptables_ct_state_invalid_dropped_packets_total";
 
   private final KubeRegistry registry = new KubeRegistry();
@@ -74,6 +75,11 @@ public class ProxyMetrics {
       Stability.ALPHA, EXP15, "ip_family");
   final KubeCounter conntrackReconcileDeleted = new KubeCounter("kubeproxy_conntrack_reconciler_deleted_entries_total",
       "Cumulative conntrack flows deleted by conntrack reconciler", Stability.ALPHA, "ip_family");
+  final KubeGauge localhostNodePortListeners = new KubeGauge("kubeproxy_nftables_localhost_nodeport_listeners",
+      "Number of localhost NodePort listeners of the userspace proxy", Stability.ALPHA, "ip_family");
+  final KubeCounter localhostNodePortListenerFailures = new KubeCounter(
+      "kubeproxy_nftables_localhost_nodeport_listener_creation_failures_total",
+      "Cumulative failures to create a localhost NodePort listener", Stability.ALPHA, "ip_family");
   final KubeGauge featureEnabled = new KubeGauge("kubernetes_feature_enabled",
       "This metric records the data about the stage and enablement of a k8s feature.", Stability.BETA, "name", "stage");
 
@@ -98,6 +104,8 @@ public class ProxyMetrics {
       case NFTABLES -> {
         registry.register(nftablesSyncFailures);
         registry.register(nftablesCleanupFailures);
+        registry.register(localhostNodePortListeners);
+        registry.register(localhostNodePortListenerFailures);
       }
     }
     return this;
@@ -118,6 +126,30 @@ public class ProxyMetrics {
         "packets dropped by iptables to work around conntrack problems", Stability.ALPHA, invalidDropped));
     registry.register(new KubeCollectedCounter("kubeproxy_iptables_localhost_nodeports_accepted_packets_total",
         "Number of packets accepted on nodeports of loopback interface", Stability.ALPHA, localhostAccepted));
+  }
+
+  /**
+   * Registers kubeproxy_nftables_localhost_nodeport_rejected_packets_total (nftables mode, upstream
+   * 1.37's nftCounterMetricCollector): the packets of the table's localhost NodePort reject counters,
+   * read at each scrape.
+   *
+   * @param read label values (ip_family, protocol) to packets; empty when no counter can be read
+   */
+  public void registerLocalhostNodePortRejected(Supplier<java.util.Map<List<String>, Double>> read) {
+    if (registry.isRegistered(LOCALHOST_NODEPORT_REJECTED)) {
+      return;
+    }
+    registry.register(new KubeCollectedCounters(LOCALHOST_NODEPORT_REJECTED, "Number of packets rejected on "
+        + "localhost NodePorts. UDP and SCTP are always rejected; TCP is rejected when the localhost NodePort "
+        + "proxy is not running", Stability.ALPHA, read, "ip_family", "protocol"));
+  }
+
+  public void setLocalhostNodePortListeners(String ipFamily, int n) {
+    localhostNodePortListeners.set(n, ipFamily);
+  }
+
+  public void incLocalhostNodePortListenerFailures(String ipFamily) {
+    localhostNodePortListenerFailures.inc(ipFamily);
   }
 
   private List<KubeMetric<?>> common() {

@@ -57,6 +57,13 @@ public interface ProxyBackend {
     return java.util.Optional.empty();
   }
 
+  /**
+   * Releases what the backend holds open besides the kernel's rules (nftables: the localhost NodePort
+   * listeners and their connections), at agent shutdown; the rules stay. A backend holding nothing
+   * does nothing.
+   */
+  default void close() {}
+
   /** Removes every table, chain and rule this backend creates. Harmless when there are none. */
   void cleanup() throws SyncException;
 

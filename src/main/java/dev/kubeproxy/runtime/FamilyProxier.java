@@ -172,6 +172,7 @@ public final class FamilyProxier {
       vertx.cancelTimer(monitorTimer);
       monitorTimer = -1;
     }
+    backend.close();
   }
 
   /** Completes once this family's rules have been synced successfully for the first time. */

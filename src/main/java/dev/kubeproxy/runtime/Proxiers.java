@@ -130,10 +130,16 @@ public final class Proxiers {
     CommitGenerations generations = new CommitGenerations(); // this namespace's, for both families
     for (IpFamily family : families) {
       ProxierSettings settings = settings(options, node, family, detectors.get(family));
-      backends.add(mode == ProxyMode.IPTABLES
-          ? new IptablesProxier(settings, context.commands(), context.metrics(), context.iptablesBackend())
-          : new NftablesProxier(settings, runner, metrics, generations,
-              context.gates().isEnabled(FeatureGates.NFTABLES_NETLINK)));
+      if (mode == ProxyMode.IPTABLES) {
+        backends.add(new IptablesProxier(settings, context.commands(), context.metrics(), context.iptablesBackend()));
+        continue;
+      }
+      NftablesProxier nftables = new NftablesProxier(settings, runner, metrics, generations,
+          context.gates().isEnabled(FeatureGates.NFTABLES_NETLINK));
+      if (context.gates().isEnabled(FeatureGates.KUBE_PROXY_NFTABLES_LOCALHOST_NODE_PORTS)) {
+        nftables.enableLocalhostNodePorts();
+      }
+      backends.add(nftables);
     }
     return List.copyOf(backends);
   }

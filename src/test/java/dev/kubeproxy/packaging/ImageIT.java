@@ -34,9 +34,10 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * The container image built from docker/Dockerfile (by .ci/image-build, on local stand-ins for its
- * public base images) and run the way docker/kube-proxy.yaml's DaemonSet runs it, read from that
- * file ({@link DaemonSetContainer}): privileged, under its memory limit, with its command,
+ * The container image built from docker/Dockerfile (by .ci/image-build: on a local stand-in for its
+ * public runtime base, with the jar this Maven run packaged handed in for its build stage, whose
+ * consistency DockerfileTest holds) and run the way docker/kube-proxy.yaml's DaemonSet runs it,
+ * read from that file ({@link DaemonSetContainer}): privileged, under its memory limit, with its command,
  * environment and mounts, in the node namespace of an end-to-end {@link Topology} (its hostNetwork),
  * over a --manifests directory in place of the API server. In each mode: the rules are programmed
  * in that namespace and a pod reaches a Service's endpoints through them; the probes and the
@@ -63,8 +64,8 @@ class ImageIT {
   @BeforeAll
   static void buildTheImageAndTheNode() throws Exception {
     assumeTrue(Requirements.isRoot(), "needs root to run privileged containers in test network namespaces");
-    assumeTrue(Requirements.onPath("podman"), "needs podman (.ci/run installs podman, runc, debootstrap and the rest)");
-    assumeTrue(Requirements.onPath("debootstrap"), "needs debootstrap for the local base images");
+    assumeTrue(Requirements.onPath("podman"), "needs podman (.ci/run installs podman, runc, mmdebstrap and the rest)");
+    assumeTrue(Requirements.onPath("mmdebstrap"), "needs mmdebstrap for the local base image");
     Requirements.assumeNetnsCapable();
     assumeTrue(Requirements.onPath("iptables-legacy"), "needs iptables-legacy to write the legacy hint chain");
     ds = DaemonSetContainer.read();

@@ -21,7 +21,9 @@ final class ChainRuns {
   private int[] firstLines = new int[64];
   private int count;
   private boolean orderable = true;
-  /** Where the last run ends: the char and line after the buffer's last line. */
+  /** Where the buffer's lines start and end (the char and line after its last line), once placed. */
+  private int begin;
+  private int beginLine;
   private int end;
   private int endLine;
 
@@ -76,6 +78,8 @@ final class ChainRuns {
       starts[r] += chars;
       firstLines[r] += lines;
     }
+    begin = chars;
+    beginLine = lines;
     end = chars + length;
     endLine = lines + lineCount;
   }
@@ -113,9 +117,9 @@ final class ChainRuns {
     return (run + 1 < count ? firstLines[run + 1] : endLine) - firstLines[run];
   }
 
-  /** Where the first run starts and the last one ends, as chars: all the lines, as written. */
+  /** Where the buffer's lines start and end, as chars: all of them, as written, runs or not. */
   int start() {
-    return count == 0 ? end : starts[0];
+    return begin;
   }
 
   int end() {
@@ -123,7 +127,12 @@ final class ChainRuns {
   }
 
   int firstLine() {
-    return count == 0 ? endLine : firstLines[0];
+    return beginLine;
+  }
+
+  /** All the buffer's lines. */
+  int lineCount() {
+    return endLine - beginLine;
   }
 
   /** The rules written in each of these chains, in their order. */

@@ -25,8 +25,8 @@ final class SaveOrder {
     Ranks ranks = declarations.orderable() && rules.orderable() ? Ranks.of(declarations) : null;
     int[] runs = ranks == null ? null : ranks.ruleRunsInOrder(rules);
     if (runs == null) {
-      out.add(declarations.start(), declarations.end(), declarations.firstLine(), lines(declarations));
-      out.add(rules.start(), rules.end(), rules.firstLine(), lines(rules));
+      out.add(declarations.start(), declarations.end(), declarations.firstLine(), declarations.lineCount());
+      out.add(rules.start(), rules.end(), rules.firstLine(), rules.lineCount());
       return;
     }
     for (int d : ranks.inNameOrder) {
@@ -35,14 +35,6 @@ final class SaveOrder {
     for (int r : runs) {
       out.add(rules.start(r), rules.end(r), rules.firstLine(r), rules.lines(r));
     }
-  }
-
-  private static int lines(ChainRuns runs) {
-    int lines = 0;
-    for (int r = 0; r < runs.count(); r++) {
-      lines += runs.lines(r);
-    }
-    return lines;
   }
 
   /** A table's declared chains: their order by name, and a lookup of a chain's place in it. */

@@ -2,9 +2,11 @@
  * ipvs mode, as upstream's pkg/proxy/ipvs: {@link dev.kubeproxy.backend.ipvs.IpvsRulesetGenerator}
  * computes the whole state of a family from the model (virtual and real servers, kube-ipvs0
  * addresses, ipset entries, the iptables-restore input) and {@link dev.kubeproxy.backend.ipvs.IpvsProxier}
- * brings the kernel to it: IPVS over generic netlink ({@link dev.kubeproxy.backend.ipvs.NetlinkIpvs}),
- * the dummy interface, {@code ipset restore}, iptables-restore, and the graceful termination of
- * removed real servers ({@link dev.kubeproxy.backend.ipvs.GracefulTermination}). {@link
+ * brings the kernel to it through one class per part: the virtual and real servers over generic
+ * netlink ({@link dev.kubeproxy.backend.ipvs.ServerSync}, draining removed real servers through
+ * {@link dev.kubeproxy.backend.ipvs.GracefulTermination}), the dummy interface's addresses
+ * ({@link dev.kubeproxy.backend.ipvs.AddressBinding}), and the ipsets and iptables chains
+ * ({@link dev.kubeproxy.backend.ipvs.IpvsNetfilterRules}). {@link
  * dev.kubeproxy.backend.ipvs.IpvsRulesReader} reads one port's programmed state back for
  * /debug/services; {@link dev.kubeproxy.backend.ipvs.IpvsCleanup} removes the mode's leftovers.
  *

@@ -74,6 +74,11 @@ public class NftablesProxier implements ProxyBackend {
   private long listedAt = -1;
   /** Feature gate NFTablesNetlink (on unless the public constructor was told otherwise). */
   private boolean netlinkGate = true;
+  private final ProxyMetrics metrics;
+  /** What the table does with localhost NodePorts (nothing unless {@link #enableLocalhostNodePorts}). */
+  private LocalhostNodePortRejects localhostRejects = LocalhostNodePortRejects.OFF;
+  /** The userspace listeners of localhost TCP NodePorts; null when not served (or in a dry run). */
+  private LocalNodePortProxy localhostProxy;
 
   /**
    * @param generations the nf_tables commit tracking of the namespace the runner writes to, the same
@@ -115,6 +120,7 @@ public class NftablesProxier implements ProxyBackend {
     this.nft = nft;
     this.clock = clock;
     this.keepLastTransaction = keepLastTransaction;
+    this.metrics = metrics;
     FamilySyntax syntax = new FamilySyntax(settings.family());
     this.nodePortAddresses = new NodePortAddresses(settings.nodePortAddresses(), interfaceAddresses);
     this.fullBuilder = new FullTransactionBuilder(settings, syntax, applied);
@@ -154,6 +160,38 @@ public class NftablesProxier implements ProxyBackend {
     }
   }
 
+  /**
+   * Feature gate KubeProxyNFTablesLocalhostNodePorts (pkg/proxy/nftables/proxier.go NewProxier): TCP
+   * NodePorts are served on 127.0.0.1 or ::1 by a userspace proxy when this family's nodePortAddresses
+   * name a loopback CIDR explicitly ("localhost", 127.0.0.1/32, ::1/128; "all" does not count), and
+   * the localhost NodePorts of the protocols not served are rejected and counted. Call before the
+   * first sync. A dry run writes the same rules but listens on nothing.
+   *
+   * @return whether the userspace proxy serves this family's TCP NodePorts
+   */
+  public synchronized boolean enableLocalhostNodePorts() {
+    boolean proxied = nodePortAddresses.containsExplicitLoopback();
+    localhostRejects = new LocalhostNodePortRejects(true, proxied);
+    if (proxied && !settings.dryRun() && localhostProxy == null) {
+      Log.info("Serving localhost NodePorts through a userspace proxy", "ipFamily", settings.family());
+      localhostProxy = new LocalNodePortProxy(settings.family(), clock, metrics, runner.netns());
+    }
+    return proxied;
+  }
+
+  /** The localhost NodePort listeners open now ("TCP/30080"); empty when none are served. */
+  synchronized Set<String> localhostNodePortListeners() {
+    return localhostProxy == null ? Set.of() : localhostProxy.listening();
+  }
+
+  /** Closes the localhost NodePort listeners and the connections through them (at shutdown). */
+  @Override
+  public synchronized void close() {
+    if (localhostProxy != null) {
+      localhostProxy.shutdown();
+    }
+  }
+
   /** Sends transactions over this netlink socket when they can go that way (null: never). */
   public synchronized void useNetlink(NetlinkPath netlink) {
     committer.useNetlink(netlink);
@@ -176,6 +214,10 @@ public class NftablesProxier implements ProxyBackend {
       ProxyState filtered = failures.withoutRefused(state);
       Attempt attempt = attempt(filtered);
       if (attempt.error() == null) {
+        if (localhostProxy != null) {
+          // the listeners follow the ports and endpoints this sync applied, as upstream's after its transaction
+          localhostProxy.sync(LocalNodePortProxy.specs(filtered));
+        }
         return attempt.result().withRefused(failures.takeRefused());
       }
       boolean full = attempt.plan().full();
@@ -333,6 +375,7 @@ public class NftablesProxier implements ProxyBackend {
   /** Deletes the kube-proxy table of this family; harmless when it is not there. */
   @Override
   public synchronized void cleanup() throws SyncException {
+    close();
     try {
       nft.run(new Transaction().delete(new Table(null)));
     } catch (NftablesException e) {

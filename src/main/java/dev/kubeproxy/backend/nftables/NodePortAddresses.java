@@ -13,7 +13,8 @@ import java.util.function.Supplier;
  * Which local addresses accept NodePort traffic (pkg/proxy/util/nodeport_addresses.go
  * NewNodePortAddresses, MatchAll and GetNodeIPs): every address when the
  * configured CIDRs are empty or contain a /0, otherwise the node's interface addresses inside the
- * CIDRs, loopback excluded (localhost NodePorts are not supported in nftables mode).
+ * CIDRs, loopback excluded (nftables never DNATs a loopback destination; localhost NodePorts, when
+ * enabled, are served in user space by {@link LocalNodePortProxy}).
  */
 final class NodePortAddresses {
 
@@ -28,6 +29,21 @@ final class NodePortAddresses {
 
   boolean matchAll() {
     return cidrs.isEmpty() || cidrs.stream().anyMatch(Cidrs::isMatchAll);
+  }
+
+  /**
+   * Whether a configured CIDR starts at a loopback address (pkg/proxy/util/nodeport_addresses.go
+   * ContainsExplicitLoopback): 127.0.0.0/8, 127.0.0.1/32 or ::1/128 ask for localhost NodePorts, while
+   * a zero CIDR ("all"), which contains loopback too, does not.
+   */
+  boolean containsExplicitLoopback() {
+    for (String cidr : cidrs) {
+      int slash = cidr.indexOf('/');
+      if (Cidrs.isLoopback(slash < 0 ? cidr : cidr.substring(0, slash))) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The addresses for the nodeport-ips set, or null when every local address qualifies. */

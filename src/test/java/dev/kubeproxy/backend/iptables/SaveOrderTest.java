@@ -145,7 +145,17 @@ class SaveOrderTest {
         -I KUBE-B 1 -j DROP
         COMMIT
         """;
-    for (String input : new String[] {declaredTwice, ruleOfAChainNotDeclared, aLineOutsideAnyRun}) {
+    String firstLinesOutsideAnyRun = """
+        *filter
+        :KUBE-B - [0:0]
+        :KUBE-A - [0:0]
+        -I KUBE-B 1 -j DROP
+        -I KUBE-A 1 -j DROP
+        -A KUBE-B -j ACCEPT
+        COMMIT
+        """;
+    for (String input : new String[] {declaredTwice, ruleOfAChainNotDeclared, aLineOutsideAnyRun,
+        firstLinesOutsideAnyRun}) {
       assertEquals(input, written(input).sent().input().toString());
     }
     // Only that table: the one after it is still reordered.
