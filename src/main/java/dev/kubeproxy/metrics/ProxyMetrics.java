@@ -26,7 +26,6 @@ public class ProxyMetrics {
   /** Upstream's network-programming-latency buckets (0.25 s … 300 s, 80 bounds). */
   static final double[] NPL = networkProgrammingBuckets();
 
-  private static final String LOCALHOST_NODEPORT_REJECTED = "kubeproxy_nftables_localhost_nodeport_rejected_packets_total";
   private static final String NFACCT_INVALID_DROPPED = "kubeproxy_iptables_ct_state_invalid_dropped_packets_total";
 
   private final KubeRegistry registry = new KubeRegistry();
@@ -126,22 +125,6 @@ public class ProxyMetrics {
         "packets dropped by iptables to work around conntrack problems", Stability.ALPHA, invalidDropped));
     registry.register(new KubeCollectedCounter("kubeproxy_iptables_localhost_nodeports_accepted_packets_total",
         "Number of packets accepted on nodeports of loopback interface", Stability.ALPHA, localhostAccepted));
-  }
-
-  /**
-   * Registers kubeproxy_nftables_localhost_nodeport_rejected_packets_total (nftables mode, upstream
-   * 1.37's nftCounterMetricCollector): the packets of the table's localhost NodePort reject counters,
-   * read at each scrape.
-   *
-   * @param read label values (ip_family, protocol) to packets; empty when no counter can be read
-   */
-  public void registerLocalhostNodePortRejected(Supplier<java.util.Map<List<String>, Double>> read) {
-    if (registry.isRegistered(LOCALHOST_NODEPORT_REJECTED)) {
-      return;
-    }
-    registry.register(new KubeCollectedCounters(LOCALHOST_NODEPORT_REJECTED, "Number of packets rejected on "
-        + "localhost NodePorts. UDP and SCTP are always rejected; TCP is rejected when the localhost NodePort "
-        + "proxy is not running", Stability.ALPHA, read, "ip_family", "protocol"));
   }
 
   public void setLocalhostNodePortListeners(String ipFamily, int n) {

@@ -29,7 +29,7 @@ import java.util.TreeSet;
  * with endpoints gets a {@link LocalNodePortListener} on 127.0.0.1 or ::1 that forwards connections
  * in user space.
  *
- * <p>The nftables backend calls {@link #sync} after each successful sync, on its sync worker, with
+ * <p>The nftables backend calls {@link #sync(ProxyState)} after each successful sync, on its sync worker, with
  * the ports as that sync applied them: a listener opens when its NodePort has endpoints and closes
  * (with its connections) when the endpoints or the service go, so the port then refuses connections.
  * {@link #shutdown} closes them all.
@@ -60,6 +60,7 @@ final class LocalNodePortProxy {
   private final ProxyMetrics metrics;
   private final String netns;
   private final Map<String, LocalNodePortListener> active = new LinkedHashMap<>();
+  private boolean enabled;
 
   LocalNodePortProxy(IpFamily family, Clock clock, ProxyMetrics metrics) {
     this(family, clock, metrics, null);
@@ -72,6 +73,21 @@ final class LocalNodePortProxy {
     this.listenIp = literal(family == IpFamily.IPv6 ? "::1" : "127.0.0.1");
     this.clock = clock;
     this.metrics = metrics;
+  }
+
+  /** Serves localhost NodePorts from the next sync on (true), or none (false). */
+  void enable(boolean serve) {
+    if (serve && !enabled) {
+      Log.info("Serving localhost NodePorts through a userspace proxy", "ipFamily", family);
+    }
+    enabled = serve;
+  }
+
+  /** After a successful sync: the listeners become those of the state's TCP NodePorts with endpoints. */
+  void sync(ProxyState state) {
+    if (enabled) {
+      sync(specs(state));
+    }
   }
 
   /**

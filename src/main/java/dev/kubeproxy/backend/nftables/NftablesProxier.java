@@ -74,11 +74,8 @@ public class NftablesProxier implements ProxyBackend {
   private long listedAt = -1;
   /** Feature gate NFTablesNetlink (on unless the public constructor was told otherwise). */
   private boolean netlinkGate = true;
-  private final ProxyMetrics metrics;
-  /** What the table does with localhost NodePorts (nothing unless {@link #enableLocalhostNodePorts}). */
-  private LocalhostNodePortRejects localhostRejects = LocalhostNodePortRejects.OFF;
-  /** The userspace listeners of localhost TCP NodePorts; null when not served (or in a dry run). */
-  private LocalNodePortProxy localhostProxy;
+  /** The userspace listeners of localhost TCP NodePorts (none unless {@link #enableLocalhostNodePorts}). */
+  final LocalNodePortProxy localhostProxy;
 
   /**
    * @param generations the nf_tables commit tracking of the namespace the runner writes to, the same
@@ -120,7 +117,7 @@ public class NftablesProxier implements ProxyBackend {
     this.nft = nft;
     this.clock = clock;
     this.keepLastTransaction = keepLastTransaction;
-    this.metrics = metrics;
+    this.localhostProxy = new LocalNodePortProxy(settings.family(), clock, metrics, runner.netns());
     FamilySyntax syntax = new FamilySyntax(settings.family());
     this.nodePortAddresses = new NodePortAddresses(settings.nodePortAddresses(), interfaceAddresses);
     this.fullBuilder = new FullTransactionBuilder(settings, syntax, applied);
@@ -161,35 +158,20 @@ public class NftablesProxier implements ProxyBackend {
   }
 
   /**
-   * Feature gate KubeProxyNFTablesLocalhostNodePorts (pkg/proxy/nftables/proxier.go NewProxier): TCP
-   * NodePorts are served on 127.0.0.1 or ::1 by a userspace proxy when this family's nodePortAddresses
-   * name a loopback CIDR explicitly ("localhost", 127.0.0.1/32, ::1/128; "all" does not count), and
-   * the localhost NodePorts of the protocols not served are rejected and counted. Call before the
-   * first sync. A dry run writes the same rules but listens on nothing.
-   *
-   * @return whether the userspace proxy serves this family's TCP NodePorts
+   * Feature gate KubeProxyNFTablesLocalhostNodePorts (pkg/proxy/nftables/proxier.go NewProxier): TCP NodePorts
+   * served on 127.0.0.1 or ::1 by a userspace proxy when this family's nodePortAddresses name a loopback
+   * CIDR explicitly ("all" does not count); a dry run listens on nothing. Answers whether they are.
    */
   public synchronized boolean enableLocalhostNodePorts() {
     boolean proxied = nodePortAddresses.containsExplicitLoopback();
-    localhostRejects = new LocalhostNodePortRejects(true, proxied);
-    if (proxied && !settings.dryRun() && localhostProxy == null) {
-      Log.info("Serving localhost NodePorts through a userspace proxy", "ipFamily", settings.family());
-      localhostProxy = new LocalNodePortProxy(settings.family(), clock, metrics, runner.netns());
-    }
+    localhostProxy.enable(proxied && !settings.dryRun());
     return proxied;
-  }
-
-  /** The localhost NodePort listeners open now ("TCP/30080"); empty when none are served. */
-  synchronized Set<String> localhostNodePortListeners() {
-    return localhostProxy == null ? Set.of() : localhostProxy.listening();
   }
 
   /** Closes the localhost NodePort listeners and the connections through them (at shutdown). */
   @Override
   public synchronized void close() {
-    if (localhostProxy != null) {
-      localhostProxy.shutdown();
-    }
+    localhostProxy.shutdown();
   }
 
   /** Sends transactions over this netlink socket when they can go that way (null: never). */
@@ -214,10 +196,7 @@ public class NftablesProxier implements ProxyBackend {
       ProxyState filtered = failures.withoutRefused(state);
       Attempt attempt = attempt(filtered);
       if (attempt.error() == null) {
-        if (localhostProxy != null) {
-          // the listeners follow the ports and endpoints this sync applied, as upstream's after its transaction
-          localhostProxy.sync(LocalNodePortProxy.specs(filtered));
-        }
+        localhostProxy.sync(filtered); // the listeners follow what this sync applied, as upstream's
         return attempt.result().withRefused(failures.takeRefused());
       }
       boolean full = attempt.plan().full();
@@ -360,14 +339,19 @@ public class NftablesProxier implements ProxyBackend {
   }
 
   /**
-   * The kernel's table as {@code nft -j} lists it, which the tracer's own reader parses (never this
-   * backend's renderer or encoder, so that a trace over it cannot share their mistakes).
+   * The kernel's table as {@code nft -j} lists it, or in --dry-run the commands printed since the
+   * last full transaction; the tracer's own readers parse either (never this backend's renderer or
+   * encoder, so that a trace over them cannot share their mistakes).
    */
   @Override
   public Optional<dev.kubeproxy.model.ProgrammedRuleset> programmedRuleset() {
-    if (nft instanceof DryRunNftables) {
-      return Optional.of(dev.kubeproxy.model.ProgrammedRuleset.unavailable("the dry run's output", "a dry run prints"
-          + " nft commands, which no tracer reads; the path shown is the model's only"));
+    if (nft instanceof DryRunNftables dryRun) {
+      String source = "the nft commands the dry run printed (the last full transaction and the partial ones since)";
+      return Optional.of(dryRun.wholeTable().map(text -> dev.kubeproxy.model.ProgrammedRuleset.nftCommands(source, text))
+          .orElseGet(() -> dev.kubeproxy.model.ProgrammedRuleset.unavailable(source, dryRun.partialDropped()
+              ? "more than " + DryRunNftables.KEPT + " partial transactions since the last full one; the oldest were"
+              + " let go, so what is kept no longer makes the table (the next full sync starts again)"
+              : "nothing printed yet")));
     }
     return Optional.of(NftablesRulesReader.wholeFromKernel(runner, settings.family()));
   }

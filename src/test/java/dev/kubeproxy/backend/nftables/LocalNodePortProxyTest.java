@@ -20,8 +20,10 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import dev.kubeproxy.testutil.tier.Unit;
 
 /** The localhost NodePort listeners on their own: endpoint choice, affinity, bind failures, metrics. */
+@Unit
 class LocalNodePortProxyTest {
   private final ProxyMetrics metrics = new ProxyMetrics().registerFor(ProxyMode.NFTABLES);
   private final TestClock clock = new TestClock();

@@ -25,12 +25,14 @@ import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import dev.kubeproxy.testutil.tier.Unit;
 
 /**
  * Localhost NodePorts in nftables mode (KubeProxyNFTablesLocalhostNodePorts): real TCP connections to
  * 127.0.0.1:NODEPORT reach an endpoint listening on this host's loopback through the proxier's sync,
  * and the listeners follow each sync's ports and endpoints.
  */
+@Unit
 class NftablesLocalhostNodePortTest {
   private static final ServicePortName web = spn("demo", "web", "http");
   private static final ServicePortName dns = spn("demo", "dns", "dns", "UDP");
@@ -73,7 +75,7 @@ class NftablesLocalhostNodePortTest {
     NftablesProxier p = proxier(List.of("192.168.1.10/32", "127.0.0.0/8"));
     assertTrue(p.enableLocalhostNodePorts());
     p.sync(model.state());
-    assertEquals(Set.of("TCP/" + nodePort), p.localhostNodePortListeners());
+    assertEquals(Set.of("TCP/" + nodePort), p.localhostProxy.listening());
     assertEquals("echo:hello", exchange(nodePort, "hello"));
     assertTrue(metrics.registry().scrape().contains(
         "kubeproxy_nftables_localhost_nodeport_listeners{ip_family=\"IPv4\"} 1\n"));
@@ -81,7 +83,7 @@ class NftablesLocalhostNodePortTest {
     // the endpoints go: the listener closes and the port refuses
     model.put(svc(web, "10.96.12.34", 80).nodePort(nodePort));
     p.sync(model.state());
-    assertEquals(Set.of(), p.localhostNodePortListeners());
+    assertEquals(Set.of(), p.localhostProxy.listening());
     assertThrows(ConnectException.class, () -> exchange(nodePort, "hi"));
     assertTrue(metrics.registry().scrape().contains(
         "kubeproxy_nftables_localhost_nodeport_listeners{ip_family=\"IPv4\"} 0\n"));
@@ -109,7 +111,7 @@ class NftablesLocalhostNodePortTest {
     assertEquals("echo:1", exchange(first, "1"));
     model.put(svc(web, "10.96.12.34", 80).nodePort(second), endpoint.asEndpoint(true));
     p.sync(model.state());
-    assertEquals(Set.of("TCP/" + second), p.localhostNodePortListeners(), first + " " + second);
+    assertEquals(Set.of("TCP/" + second), p.localhostProxy.listening(), first + " " + second);
     assertThrows(ConnectException.class, () -> exchange(first, "hi"));
     assertEquals("echo:2", exchange(second, "2"));
   }
@@ -139,7 +141,7 @@ class NftablesLocalhostNodePortTest {
         .put(svc(dns, "10.96.0.10", 53).nodePort(udpPort), endpoint.asEndpoint(true))
         .put(svc(web, "10.96.12.34", 80).nodePort(localPort).etpLocal(), endpoint.asEndpoint(false))
         .state());
-    assertEquals(Set.of(), p.localhostNodePortListeners());
+    assertEquals(Set.of(), p.localhostProxy.listening());
     assertThrows(ConnectException.class, () -> exchange(udpPort, "hi"), "no TCP listener for a UDP NodePort");
     assertThrows(ConnectException.class, () -> exchange(localPort, "hi"),
         "externalTrafficPolicy Local never falls back to other nodes' endpoints");
