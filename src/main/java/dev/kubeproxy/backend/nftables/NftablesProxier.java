@@ -165,6 +165,7 @@ public class NftablesProxier implements ProxyBackend {
   public synchronized boolean enableLocalhostNodePorts() {
     boolean proxied = nodePortAddresses.containsExplicitLoopback();
     localhostProxy.enable(proxied && !settings.dryRun());
+    applied.localhostRejects.enable(proxied);
     return proxied;
   }
 

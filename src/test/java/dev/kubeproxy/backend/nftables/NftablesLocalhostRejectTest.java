@@ -1,0 +1,159 @@
+package dev.kubeproxy.backend.nftables;
+
+import static dev.kubeproxy.backend.nftables.Fixtures.*;
+import static dev.kubeproxy.testutil.ModelFixtures.*;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kubeproxy.model.ProxierSettings;
+import dev.kubeproxy.model.ServicePortName;
+import dev.kubeproxy.net.IpFamily;
+import dev.kubeproxy.testutil.CountingMetrics;
+import dev.kubeproxy.testutil.tier.Unit;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The loopback NodePort rejects of feature gate KubeProxyNFTablesLocalhostNodePorts
+ * (pkg/proxy/nftables/proxier.go setupNFTables, syncProxyRules): which protocols per gate and proxy
+ * state, their map, chains, counters and rule, elements that follow the NodePorts, and a resync that
+ * finds nothing to change.
+ */
+@Unit
+class NftablesLocalhostRejectTest {
+  private static final ServicePortName web = spn("demo", "web", "http");
+  private static final ServicePortName dns = spn("demo", "dns", "dns", "UDP");
+  private static final ServicePortName sig = spn("demo", "sig", "sig", "SCTP");
+  private static final String RULE = "ip daddr 127.0.0.0/8 meta l4proto . th dport vmap @localhost-nodeport-reject-ports";
+
+  private final TestClock clock = new TestClock();
+  private NftablesProxier proxier;
+
+  @AfterEach
+  void close() {
+    if (proxier != null) {
+      proxier.close();
+    }
+  }
+
+  private NftablesProxier proxier(IpFamily family, FakeNftables fake, List<String> nodePortAddresses, boolean gate) {
+    ProxierSettings s = with(settings(family), false, settings(family).localDetector(), nodePortAddresses);
+    proxier = Fixtures.proxier(s, fake, new CountingMetrics(), clock);
+    if (gate) {
+      proxier.enableLocalhostNodePorts();
+    }
+    return proxier;
+  }
+
+  /** Three NodePorts: TCP and UDP with endpoints, SCTP without. */
+  private static Model model() {
+    return new Model()
+        .put(svc(web, "10.96.12.34", 80).nodePort(30080), ready("10.244.1.5", 8080, false))
+        .put(svc(dns, "10.96.0.10", 53).nodePort(30053), ready("10.244.1.6", 53, false))
+        .put(svc(sig, "10.96.0.11", 9).nodePort(30009));
+  }
+
+  @Test
+  void gateOffWritesNothingOfIt() throws Exception {
+    FakeNftables fake = new FakeNftables(IpFamily.IPv4);
+    proxier(IpFamily.IPv4, fake, List.of("127.0.0.0/8", "192.168.1.10/32"), false).sync(model().state());
+    assertNull(fake.elements(LocalhostRejects.MAP));
+    assertEquals(Map.of(), fake.counters());
+    for (String protocol : List.of("tcp", "udp", "sctp")) {
+      assertNull(fake.rules("localhost-nodeport-reject-" + protocol));
+    }
+    assertTrue(fake.rules("nodeport-endpoints-check").stream().noneMatch(r -> r.contains("127.0.0.0/8")));
+  }
+
+  @Test
+  void withTheProxyUdpAndSctpNodePortsAreRejectedAndCounted() throws Exception {
+    FakeNftables fake = new FakeNftables(IpFamily.IPv4);
+    proxier(IpFamily.IPv4, fake, List.of("127.0.0.0/8", "192.168.1.10/32"), true).sync(model().state());
+    assertEquals(List.of("sctp . 30009 : goto localhost-nodeport-reject-sctp",
+        "udp . 30053 : goto localhost-nodeport-reject-udp"), sorted(fake.elements(LocalhostRejects.MAP)));
+    assertEquals(List.of("counter name \"localhost-nodeport-rejected-udp\" reject"),
+        fake.rules("localhost-nodeport-reject-udp"));
+    assertEquals(List.of("counter name \"localhost-nodeport-rejected-sctp\" reject"),
+        fake.rules("localhost-nodeport-reject-sctp"));
+    assertNull(fake.rules("localhost-nodeport-reject-tcp"), "TCP is served by the userspace proxy");
+    assertEquals(Map.of("localhost-nodeport-rejected-udp", 0L, "localhost-nodeport-rejected-sctp", 0L),
+        fake.counters());
+    assertEquals(RULE, fake.rules("nodeport-endpoints-check").get(0), "before the no-endpoint check");
+    String text = proxier.lastTransaction().render(IpFamily.IPv4);
+    assertTrue(text.contains("add counter ip kube-proxy localhost-nodeport-rejected-udp\n"), text);
+    assertTrue(text.contains("add map ip kube-proxy localhost-nodeport-reject-ports { type inet_proto . inet_service"
+        + " : verdict ; comment \"localhost NodePorts rejected by kube-proxy\" ; }"), text);
+  }
+
+  @Test
+  void withoutTheProxyEveryProtocolIsRejected() throws Exception {
+    FakeNftables fake = new FakeNftables(IpFamily.IPv4);
+    // "all" names no loopback CIDR explicitly: no userspace proxy
+    proxier(IpFamily.IPv4, fake, List.of("0.0.0.0/0"), true).sync(model().state());
+    assertEquals(List.of("sctp . 30009 : goto localhost-nodeport-reject-sctp",
+        "tcp . 30080 : goto localhost-nodeport-reject-tcp", "udp . 30053 : goto localhost-nodeport-reject-udp"),
+        sorted(fake.elements(LocalhostRejects.MAP)));
+    assertEquals(List.of("counter name \"localhost-nodeport-rejected-tcp\" reject"),
+        fake.rules("localhost-nodeport-reject-tcp"));
+    assertEquals(3, fake.counters().size());
+  }
+
+  @Test
+  void ipv6MatchesTheLoopbackAddress() throws Exception {
+    FakeNftables fake = new FakeNftables(IpFamily.IPv6);
+    proxier(IpFamily.IPv6, fake, List.of("::1/128"), true).sync(new Model()
+        .put(svc(dns, "fd00:10:96::10", 53).nodePort(30053), ready("fd00:10:244::6", 53, false)).state());
+    assertEquals("ip6 daddr ::1 meta l4proto . th dport vmap @localhost-nodeport-reject-ports",
+        fake.rules("nodeport-endpoints-check").get(0));
+    assertEquals(List.of("udp . 30053 : goto localhost-nodeport-reject-udp"), fake.elements(LocalhostRejects.MAP));
+  }
+
+  @Test
+  void elementsFollowTheNodePortsInPartialSyncsAndAResyncFindsNoDrift() throws Exception {
+    FakeNftables fake = new FakeNftables(IpFamily.IPv4);
+    NftablesProxier p = proxier(IpFamily.IPv4, fake, List.of("127.0.0.1/32"), true);
+    Model m = model();
+    p.sync(m.state());
+    fake.count("localhost-nodeport-rejected-udp", 7);
+
+    m.put(svc(dns, "10.96.0.10", 53).nodePort(31053), ready("10.244.1.6", 53, false));
+    assertTrue(!p.sync(m.state()).full());
+    assertEquals(List.of("sctp . 30009 : goto localhost-nodeport-reject-sctp",
+        "udp . 31053 : goto localhost-nodeport-reject-udp"), sorted(fake.elements(LocalhostRejects.MAP)));
+    m.remove(sig);
+    p.sync(m.state());
+    assertEquals(List.of("udp . 31053 : goto localhost-nodeport-reject-udp"), fake.elements(LocalhostRejects.MAP));
+
+    clock.advance(Duration.ofMinutes(61));
+    assertTrue(p.sync(m.state()).full());
+    assertTrue(p.lastFullSyncReconciled());
+    assertEquals("", p.lastTransaction().render(IpFamily.IPv4), "nothing differs: nothing is sent");
+    assertEquals(7L, fake.counters().get("localhost-nodeport-rejected-udp"), "a resync keeps the counts");
+  }
+
+  @Test
+  void aReconcileThatRewritesTheRejectChainAddsItsCounterFirst() throws Exception {
+    FakeNftables fake = new FakeNftables(IpFamily.IPv4);
+    NftablesProxier p = proxier(IpFamily.IPv4, fake, List.of("127.0.0.1/32"), true);
+    Model m = model();
+    p.sync(m.state());
+    // something else empties the chain and deletes the counter
+    fake.tamper(new dev.kubeproxy.backend.nftables.objects.Transaction()
+        .flush(dev.kubeproxy.backend.nftables.objects.Chain.regular("localhost-nodeport-reject-udp"))
+        .delete(new dev.kubeproxy.backend.nftables.objects.NftCounter("localhost-nodeport-rejected-udp")));
+    p.requestFullSync();
+    p.sync(m.state());
+    assertTrue(p.lastFullSyncReconciled());
+    assertEquals(List.of("counter name \"localhost-nodeport-rejected-udp\" reject"),
+        fake.rules("localhost-nodeport-reject-udp"));
+    assertTrue(fake.counters().containsKey("localhost-nodeport-rejected-udp"));
+  }
+
+  private static List<String> sorted(List<String> l) {
+    return l.stream().sorted().toList();
+  }
+}
