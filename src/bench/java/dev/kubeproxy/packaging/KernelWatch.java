@@ -142,8 +142,8 @@ abstract class KernelWatch implements AutoCloseable {
       long start = System.nanoTime();
       boolean exists = false;
       while (!listening.await(1, java.util.concurrent.TimeUnit.SECONDS)) {
-        if (System.nanoTime() - start > java.util.concurrent.TimeUnit.MINUTES.toNanos(10) || !monitor.isAlive()) {
-          other.add("nft monitor did not start listening within 10 minutes");
+        if (System.nanoTime() - start > java.util.concurrent.TimeUnit.MINUTES.toNanos(2) || !monitor.isAlive()) {
+          other.add("nft monitor did not start listening within 2 minutes (it reads the whole ruleset first)");
           break;
         }
         FootprintBenchmark.run(List.of("ip", "netns", "exec", ns.name, "nft", exists ? "delete" : "add", "table", "ip",

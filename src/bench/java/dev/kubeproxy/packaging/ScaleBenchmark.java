@@ -28,8 +28,12 @@ import java.util.regex.Pattern;
  * <pre>
  * mvn -B -q package -DskipTests        # the agent's jar, and the benchmark in target/test-classes
  * java -cp target/test-classes:target/kube-proxy.jar dev.kubeproxy.packaging.ScaleBenchmark \
- *     [--modes nftables,iptables] [--memory-limit 512m] [--churn-seconds 60] [--rate 20] 5006x50 44125x1 100000x1
+ *     [--modes nftables,iptables] [--memory-limit 512m] [--churn-seconds 60] [--rate 20] \
+ *     [--jvm-opts '-XX:NativeMemoryTracking=summary'] [--breakdown true] 5006x50 44125x1 100000x1
  * </pre>
+ *
+ * <p>{@code --jvm-opts} are appended to the agent's JAVA_OPTS; {@code --breakdown true} prints
+ * where the RSS goes after the first sync ({@link MemoryBreakdown}).
  */
 public final class ScaleBenchmark {
   private static final String LAST_SYNC = "kubeproxy_sync_proxy_rules_last_timestamp_seconds";
@@ -39,6 +43,8 @@ public final class ScaleBenchmark {
   private final int rate;
   private final Path jar;
   private final Path launcher;
+  private final String jvmOpts;
+  private final boolean breakdown;
   private final Map<String, Map<String, String>> rows = new LinkedHashMap<>();
 
   private ScaleBenchmark(Map<String, String> opts) {
@@ -56,6 +62,8 @@ public final class ScaleBenchmark {
     }
     jar = Path.of(opts.getOrDefault("jar", "target/kube-proxy.jar")).toAbsolutePath();
     launcher = Path.of(opts.getOrDefault("launcher", "bin/kube-proxy")).toAbsolutePath();
+    jvmOpts = opts.getOrDefault("jvm-opts", "");
+    breakdown = Boolean.parseBoolean(opts.getOrDefault("breakdown", "false"));
   }
 
   public static void main(String[] args) throws Exception {
@@ -116,7 +124,7 @@ public final class ScaleBenchmark {
           "--hostname-override", BenchCluster.NODE, "--proxy-mode", mode, "--conntrack-max-per-core=0", "--v=2"));
       ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true).redirectOutput(log.toFile());
       pb.environment().put("KUBE_PROXY_JAR", jar.toString());
-      pb.environment().put("JAVA_OPTS", "-XX:MaxRAM=" + memoryLimit);
+      pb.environment().put("JAVA_OPTS", ("-XX:MaxRAM=" + memoryLimit + " " + jvmOpts).trim());
       if (restores != null) {
         pb.environment().put("PATH", restores.path());
       }
@@ -136,6 +144,9 @@ public final class ScaleBenchmark {
         System.out.println("  " + row);
         toolAlone(mode, ns, replay, lock, row);
         row.put("RSS / live heap after the first sync (MB)", memory(agent.pid()));
+        if (breakdown) {
+          MemoryBreakdown.print(agent.pid());
+        }
         System.out.println("  RSS / live heap after the first sync (MB): " + row.get("RSS / live heap after the first sync (MB)"));
         if (churnSeconds > 0) {
           ChurnDriver.run(mode, cluster, ns, agent, api, churnSeconds, rate, restores, log, row);

@@ -18,6 +18,7 @@ import dev.kubeproxy.trace.ipvs.IpvsTracer;
 import dev.kubeproxy.trace.nftables.NftablesTracer;
 import dev.kubeproxy.trace.nftables.TraceHost;
 import dev.kubeproxy.trace.nftables.json.NftJsonReader;
+import dev.kubeproxy.trace.nftables.script.NftScriptReader;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -67,6 +68,11 @@ final class KernelCheck {
     if (ProgrammedRuleset.NFT_JSON.equals(ruleset.form())) {
       LocalNode node = node(settings);
       return new NftablesTracer(NftJsonReader.read(settings.family(), ruleset.text()),
+          new TraceHost(node.localIps(), node.podInterface()));
+    }
+    if (ProgrammedRuleset.NFT_COMMANDS.equals(ruleset.form())) {
+      LocalNode node = node(settings);
+      return new NftablesTracer(NftScriptReader.read(settings.family(), ruleset.text()),
           new TraceHost(node.localIps(), node.podInterface()));
     }
     return null;

@@ -5,7 +5,7 @@ import dev.kubeproxy.logging.Log;
 import java.lang.management.ManagementFactory;
 
 /**
- * A full collection that leaves the old generation at the live data + 10 % instead of the
+ * A full collection that leaves the old generation at the live data + 5 % instead of the
  * launcher's + 30 % ({@code -XX:MaxHeapFreeRatio}), then sets the free ratios the agent keeps from
  * then on, so the heap grows again as before when the agent needs it. For the one collection after
  * the initial load: the serial collector keeps what it committed until a later full collection,
@@ -20,8 +20,12 @@ import java.lang.management.ManagementFactory;
  * JVM had.
  */
 public final class HeapCompaction {
-  /** The old generation's free share right after this collection, in percent. */
-  static final int TIGHT_MAX_FREE_PERCENT = 10;
+  /**
+   * The old generation's free share right after this collection, in percent. Small: the serial
+   * collector grows the old generation within a young collection when promotions need room, so a
+   * tight fit costs no extra full collection, and every percent of a large heap is resident.
+   */
+  static final int TIGHT_MAX_FREE_PERCENT = 5;
   /** The system property naming the free ratios after the initial load ("MinHeapFreeRatio,MaxHeapFreeRatio"). */
   static final String STEADY_RATIOS_PROPERTY = "kube-proxy.steady-heap-free-ratios";
 

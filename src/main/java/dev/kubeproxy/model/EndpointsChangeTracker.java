@@ -18,6 +18,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -37,12 +38,12 @@ public final class EndpointsChangeTracker {
 
   record PortData(String name, Integer port, String protocol) {}
 
-  record EndpointData(
-      List<String> addresses, String nodeName, String zone, Set<String> zoneHints, Endpoint.NodeHint nodeHint,
-      boolean ready, boolean serving, boolean terminating) {}
-
-  /** What is kept of one slice; a removal has no endpoints and the remove flag. */
-  record SliceData(List<PortData> ports, List<EndpointData> endpoints, boolean remove) {}
+  /**
+   * What is kept of one slice; a removal has no endpoints and the remove flag. The endpoints are
+   * the decoded slice's own (which its source keeps anyway), sorted by address: no copy per
+   * endpoint. Compared with {@link #sameSlice}, which sees only what the model reads of them.
+   */
+  record SliceData(List<PortData> ports, List<EndpointSlice.Endpoint> endpoints, boolean remove) {}
 
   /** One Service's endpoints before and after applying its pending slices. */
   record ServiceChange(Map<ServicePortName, List<Endpoint>> previous, Map<ServicePortName, List<Endpoint>> current) {}
@@ -119,11 +120,11 @@ public final class EndpointsChangeTracker {
     SliceData pendingData = pendingOfService == null ? null : pendingOfService.get(sliceName);
     boolean changed;
     if (pendingData != null) {
-      changed = !pendingData.equals(data);
+      changed = !sameSlice(pendingData, data);
     } else {
       Map<String, SliceData> appliedOfService = applied.get(service);
       SliceData appliedData = appliedOfService == null ? null : appliedOfService.get(sliceName);
-      changed = appliedData != null ? !appliedData.equals(data) : !remove;
+      changed = appliedData != null ? !sameSlice(appliedData, data) : !remove;
     }
     if (!changed) {
       return false;
@@ -166,20 +167,64 @@ public final class EndpointsChangeTracker {
     if (remove) {
       return new SliceData(List.copyOf(ports), List.of(), true);
     }
-    List<EndpointData> endpoints = new ArrayList<>();
-    for (EndpointSlice.Endpoint ep : slice.endpoints()) {
-      boolean ready = ep.ready() == null || ep.ready();
-      boolean serving = ep.serving() == null || ep.serving();
-      boolean terminating = Boolean.TRUE.equals(ep.terminating());
-      Set<String> hints = null;
-      if (topologyAwareHintsGate && !ep.zoneHints().isEmpty()) {
-        hints = Collections.unmodifiableSet(new TreeSet<>(ep.zoneHints()));
-      }
-      endpoints.add(new EndpointData(ep.addresses(), ep.nodeName(), ep.zone(), hints, nodeHint(ep), ready, serving,
-          terminating));
+    List<EndpointSlice.Endpoint> endpoints = slice.endpoints();
+    if (!sorted(endpoints)) {
+      List<EndpointSlice.Endpoint> copy = new ArrayList<>(endpoints);
+      copy.sort(Comparator.comparing(EndpointsChangeTracker::sortKey));
+      endpoints = List.copyOf(copy);
     }
-    endpoints.sort(Comparator.comparing(e -> String.join(",", e.addresses())));
-    return new SliceData(List.copyOf(ports), List.copyOf(endpoints), false);
+    return new SliceData(List.copyOf(ports), endpoints, false);
+  }
+
+  private static String sortKey(EndpointSlice.Endpoint e) {
+    return e.addresses().size() == 1 ? e.addresses().get(0) : String.join(",", e.addresses());
+  }
+
+  private static boolean sorted(List<EndpointSlice.Endpoint> endpoints) {
+    for (int i = 1; i < endpoints.size(); i++) {
+      if (sortKey(endpoints.get(i - 1)).compareTo(sortKey(endpoints.get(i))) > 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Whether two versions of a slice give the model the same ports and endpoints. */
+  private boolean sameSlice(SliceData a, SliceData b) {
+    if (a.remove() != b.remove() || !a.ports().equals(b.ports()) || a.endpoints().size() != b.endpoints().size()) {
+      return false;
+    }
+    for (int i = 0; i < a.endpoints().size(); i++) {
+      EndpointSlice.Endpoint x = a.endpoints().get(i);
+      EndpointSlice.Endpoint y = b.endpoints().get(i);
+      if (x != y && !(x.addresses().equals(y.addresses()) && ready(x) == ready(y) && serving(x) == serving(y)
+          && terminating(x) == terminating(y) && Objects.equals(x.nodeName(), y.nodeName())
+          && Objects.equals(x.zone(), y.zone()) && Objects.equals(zoneHints(x), zoneHints(y))
+          && nodeHint(x) == nodeHint(y))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean ready(EndpointSlice.Endpoint ep) {
+    return ep.ready() == null || ep.ready();
+  }
+
+  private static boolean serving(EndpointSlice.Endpoint ep) {
+    return ep.serving() == null || ep.serving();
+  }
+
+  private static boolean terminating(EndpointSlice.Endpoint ep) {
+    return Boolean.TRUE.equals(ep.terminating());
+  }
+
+  /** hints.forZones as a set, or null without hints or with the gate off. */
+  private Set<String> zoneHints(EndpointSlice.Endpoint ep) {
+    if (!topologyAwareHintsGate || ep.zoneHints().isEmpty()) {
+      return null;
+    }
+    return Collections.unmodifiableSet(new TreeSet<>(ep.zoneHints()));
   }
 
   /** hints.forNodes relative to this node; NONE without such hints or with the gate off. */
@@ -274,7 +319,7 @@ public final class EndpointsChangeTracker {
         }
         ServicePortName spn = new ServicePortName(service, port.name(), port.protocol());
         Map<String, Endpoint> eps = byPort.computeIfAbsent(spn, k -> new HashMap<>());
-        for (EndpointData ep : slice.endpoints()) {
+        for (EndpointSlice.Endpoint ep : slice.endpoints()) {
           if (ep.addresses().isEmpty()) {
             Log.v(2).info("Ignoring an endpoint with no addresses", "service", service);
             continue;
@@ -290,8 +335,8 @@ public final class EndpointsChangeTracker {
             continue;
           }
           boolean local = ep.nodeName() != null && !ep.nodeName().isEmpty() && ep.nodeName().equals(nodeName);
-          Endpoint endpoint = new Endpoint(ip, port.port(), local, ep.ready(), ep.serving(), ep.terminating(),
-              ep.zoneHints(), ep.nodeHint(), ep.nodeName(), ep.zone());
+          Endpoint endpoint = new Endpoint(ip, port.port(), local, ready(ep), serving(ep), terminating(ep),
+              zoneHints(ep), nodeHint(ep), ep.nodeName(), ep.zone());
           // A reused pod IP can be listed twice: the running pod's copy wins over the terminating one.
           Endpoint seen = eps.get(endpoint.endpoint());
           if (seen == null || precedence(endpoint) > precedence(seen)) {
@@ -309,6 +354,11 @@ public final class EndpointsChangeTracker {
       entries.forEach(e -> list.add(e.getValue()));
       out.put(spn, Collections.unmodifiableList(list));
     });
+    // kept per Service until it changes; most have one port, which needs no hash table
+    if (out.size() == 1) {
+      Map.Entry<ServicePortName, List<Endpoint>> only = out.entrySet().iterator().next();
+      return Map.of(only.getKey(), only.getValue());
+    }
     return out;
   }
 }

@@ -9,7 +9,8 @@ import java.util.List;
  * printed.
  *
  * @param form   the rule form of {@code text}: {@link #IPTABLES_SAVE} (iptables-save / iptables-restore text),
- *               {@link #NFT_JSON} (one family's kube-proxy table as {@code nft -j list table} prints it) or
+ *               {@link #NFT_JSON} (one family's kube-proxy table as {@code nft -j list table} prints it),
+ *               {@link #NFT_COMMANDS} (nft commands one a line, applied in order to an empty table) or
  *               {@link #IPVS} (sections, see {@link #ipvs}); null when unavailable
  * @param source where the text was read: the command, or the dry run's last output
  * @param text   the rules, or "" when unavailable
@@ -18,6 +19,7 @@ import java.util.List;
 public record ProgrammedRuleset(String form, String source, String text, String error) {
   public static final String IPTABLES_SAVE = "iptables-save";
   public static final String NFT_JSON = "nft-json";
+  public static final String NFT_COMMANDS = "nft-commands";
   /** ipvs mode: the four sections below, each under its own header line. */
   public static final String IPVS = "ipvs";
   /** "ipvsadm -Sn" text: the virtual servers and their real servers. */
@@ -37,6 +39,10 @@ public record ProgrammedRuleset(String form, String source, String text, String 
 
   public static ProgrammedRuleset nftJson(String source, String text) {
     return new ProgrammedRuleset(NFT_JSON, source, text, null);
+  }
+
+  public static ProgrammedRuleset nftCommands(String source, String text) {
+    return new ProgrammedRuleset(NFT_COMMANDS, source, text, null);
   }
 
   /** ipvs mode's ruleset: each text as its tool prints it, in one text of headed sections. */

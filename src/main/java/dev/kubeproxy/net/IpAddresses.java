@@ -75,10 +75,18 @@ public final class IpAddresses {
     return part == 4;
   }
 
-  /** The canonical text of an IP, or null when it does not parse. */
+  /**
+   * The canonical text of an IP, or null when it does not parse. Text that is already canonical is
+   * returned itself: the model keeps one address per endpoint, and a copy of each would double
+   * what the addresses take in the heap.
+   */
   public static String normalize(String text) {
     byte[] b = parse(text);
-    return b == null ? null : format(b);
+    if (b == null) {
+      return null;
+    }
+    String canonical = format(b);
+    return canonical.equals(text) ? text : canonical;
   }
 
   /** The family of a parsed IP text, or null when it does not parse. */

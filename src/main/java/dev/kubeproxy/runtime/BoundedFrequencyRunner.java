@@ -67,7 +67,11 @@ public final class BoundedFrequencyRunner {
     disarm();
   }
 
-  /** Asks for a run; coalesces with any request already waiting. */
+  /**
+   * Asks for a run; coalesces with any request already waiting. The run starts from a task of its
+   * own, never inside the caller: changes queued on the context meanwhile are taken in by the same
+   * run, as upstream's Run only signals its loop.
+   */
   public void run() {
     if (!started) {
       return;
@@ -76,7 +80,7 @@ public final class BoundedFrequencyRunner {
       runRequested = true;
       return;
     }
-    tryRun();
+    runSoon();
   }
 
   /** Makes sure a run happens no later than delay from now (after a failure). */
@@ -140,7 +144,14 @@ public final class BoundedFrequencyRunner {
     }
     if (runRequested) {
       runRequested = false;
-      tryRun();
+      runSoon();
+    }
+  }
+
+  /** Schedules a run attempt as the next task on the context, unless one is due by then anyway. */
+  private void runSoon() {
+    if (timerId < 0 || timerDue > timer.nowMillis()) {
+      arm(0);
     }
   }
 

@@ -3,6 +3,7 @@ package dev.kubeproxy.net;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kubeproxy.net.IpFamily;
@@ -11,6 +12,16 @@ import org.junit.jupiter.api.Test;
 
 @Unit
 class IpAddressesTest {
+  @Test
+  void canonicalTextIsReturnedItselfAndOtherTextAsANewCanonicalString() {
+    String v4 = new String("10.96.0.10");
+    String v6 = new String("fd00::1");
+    assertSame(v4, IpAddresses.normalize(v4));
+    assertSame(v6, IpAddresses.normalize(v6));
+    assertEquals("10.1.2.3", IpAddresses.normalize("010.001.002.003"));
+    assertEquals("fd00::1", IpAddresses.normalize("FD00:0::1"));
+  }
+
   @Test
   void ipv4IsReadSloppilyAndPrintedCanonically() {
     assertEquals("10.96.0.10", IpAddresses.normalize("10.96.0.10"));

@@ -89,6 +89,24 @@ class BoundedFrequencyRunnerTest {
     assertEquals(2, runTimes.size());
   }
 
+  /** Asks for a run and lets the context take its next task (where the run starts). */
+  private void request(BoundedFrequencyRunner r) {
+    r.run();
+    timer.advance(0);
+  }
+
+  @Test
+  void aRequestRunsFromATaskOfItsOwnAndTakesInEveryRequestBeforeIt() {
+    BoundedFrequencyRunner r = runner(1000, 60_000, 2);
+    r.start();
+    r.run();
+    assertEquals(0, runTimes.size(), "no run inside the caller");
+    r.run();
+    r.run();
+    timer.advance(0);
+    assertEquals(1, runTimes.size(), "one run for the requests queued before it");
+  }
+
   @Test
   void nothingBeforeStart() {
     BoundedFrequencyRunner r = runner(1000, 60_000, 2);
@@ -100,11 +118,11 @@ class BoundedFrequencyRunnerTest {
   void burstThenRateLimitedAndDeferredNotDropped() {
     BoundedFrequencyRunner r = runner(1000, 60_000, 2);
     r.start();
-    r.run();
-    r.run();
-    assertEquals(2, runTimes.size(), "burst of 2 runs immediately");
-    r.run();
-    r.run(); // coalesces with the previous request
+    request(r);
+    request(r);
+    assertEquals(2, runTimes.size(), "burst of 2 runs at once");
+    request(r);
+    request(r); // coalesces with the previous request
     assertEquals(2, runTimes.size());
     assertEquals(1000, timer.nextDueIn(), "deferred until minInterval after the last run");
     timer.advance(999);
@@ -120,11 +138,11 @@ class BoundedFrequencyRunnerTest {
   void tokensRefillOverTime() {
     BoundedFrequencyRunner r = runner(1000, 60_000, 2);
     r.start();
-    r.run();
-    r.run();
+    request(r);
+    request(r);
     timer.advance(2000);
-    r.run();
-    r.run();
+    request(r);
+    request(r);
     assertEquals(4, runTimes.size());
   }
 
@@ -133,7 +151,7 @@ class BoundedFrequencyRunnerTest {
     BoundedFrequencyRunner r = runner(0, 60_000, 2);
     r.start();
     for (int i = 0; i < 10; i++) {
-      r.run();
+      request(r);
     }
     assertEquals(10, runTimes.size());
   }
@@ -143,13 +161,14 @@ class BoundedFrequencyRunnerTest {
     holdRuns = true;
     BoundedFrequencyRunner r = runner(0, 60_000, 2);
     r.start();
-    r.run();
+    request(r);
     assertTrue(r.running());
-    r.run();
-    r.run();
+    request(r);
+    request(r);
     timer.advance(70_000); // even the periodic timer does not start a second run
     assertEquals(1, runTimes.size());
     inFlight.complete();
+    timer.advance(0);
     assertEquals(2, runTimes.size(), "one coalesced run after the first finished");
     inFlight.complete();
     assertFalse(r.running());
@@ -164,9 +183,9 @@ class BoundedFrequencyRunnerTest {
       throw new IllegalStateException("boom");
     }, Duration.ZERO, Duration.ofSeconds(10), 2, timer);
     r.start();
-    r.run();
+    request(r);
     assertFalse(r.running());
-    r.run();
+    request(r);
     assertEquals(2, calls[0]);
   }
 
@@ -188,7 +207,7 @@ class BoundedFrequencyRunnerTest {
     holdRuns = true;
     BoundedFrequencyRunner r = runner(1000, 3_600_000, 2);
     r.start();
-    r.run();
+    request(r);
     r.retryAfter(Duration.ofSeconds(30)); // as a failing sync does
     inFlight.complete();
     assertEquals(30_000, timer.nextDueIn());

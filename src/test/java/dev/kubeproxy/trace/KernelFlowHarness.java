@@ -293,8 +293,9 @@ public final class KernelFlowHarness implements AutoCloseable {
     run(n, "ip", "route", "add", "198.51.100.0/24", "via", OUTSIDE_IP);
     run(n, "ip", "route", "add", "default", "via", OUTSIDE_IP);
     run(n, "sysctl", "-qw", "net.ipv4.ip_forward=1");
-    // every reject must answer: the default rate limit would silence most of hundreds to one client
-    run(n, "sysctl", "-qw", "net.ipv4.icmp_ratelimit=0");
+    // every reject must answer: the per-client limit and the namespace-wide burst would each silence
+    // some of hundreds of rejects sent at once; an empty rate mask exempts every ICMP type from both
+    run(n, "sysctl", "-qw", "net.ipv4.icmp_ratemask=0");
     run(p, "ip", "addr", "add", POD_IP + "/24", "dev", "eth0");
     run(p, "ip", "link", "set", "eth0", "up");
     run(p, "ip", "route", "add", "default", "via", POD_GW);
@@ -304,7 +305,7 @@ public final class KernelFlowHarness implements AutoCloseable {
     run(o, "ip", "route", "add", "default", "via", NODE_IP);
     IpFamily v6 = IpFamily.IPv6;
     run(n, "sysctl", "-qw", "net.ipv6.conf.all.forwarding=1");
-    run(n, "sysctl", "-qw", "net.ipv6.icmp.ratelimit=0");
+    run(n, "sysctl", "-qw", "net.ipv6.icmp.ratemask=");
     run(n, "ip", "-6", "addr", "add", a(v6, POD_GW) + "/64", "dev", "kpod" + suffix, "nodad");
     run(n, "ip", "-6", "addr", "add", a(v6, NODE_IP) + "/64", "dev", "kext" + suffix, "nodad");
     run(n, "ip", "-6", "route", "add", a(v6, "10.244.0.0/16"), "dev", "kpod" + suffix);

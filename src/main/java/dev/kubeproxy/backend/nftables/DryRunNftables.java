@@ -14,6 +14,8 @@ final class DryRunNftables implements Nftables {
   private final PrintStream out;
   /** The last full transaction printed and the partial ones since (at most KEPT), one command a line. */
   private final java.util.List<String> printed = new java.util.ArrayList<>();
+  /** Whether a partial transaction since the last full one was let go (what is kept no longer adds up to the table). */
+  private boolean partialDropped;
 
   DryRunNftables(IpFamily family, PrintStream out) {
     this.family = family;
@@ -30,10 +32,12 @@ final class DryRunNftables implements Nftables {
     synchronized (printed) {
       if (lines.startsWith("add table ")) {
         printed.clear(); // a full transaction: it holds everything
+        partialDropped = false;
       }
       printed.add(lines);
       if (printed.size() > KEPT + 1) {
         printed.remove(1); // the oldest partial one; the full one stays
+        partialDropped = true;
       }
     }
   }
@@ -47,6 +51,26 @@ final class DryRunNftables implements Nftables {
       }
     }
     return lines;
+  }
+
+  /**
+   * The commands printed since the last full transaction, one a line, which applied in order
+   * make the table; empty when none was printed yet or when some were let go since.
+   */
+  java.util.Optional<String> wholeTable() {
+    synchronized (printed) {
+      if (printed.isEmpty() || partialDropped) {
+        return java.util.Optional.empty();
+      }
+      return java.util.Optional.of(String.join("", printed));
+    }
+  }
+
+  /** Whether {@link #wholeTable} is empty because partial transactions were let go. */
+  boolean partialDropped() {
+    synchronized (printed) {
+      return partialDropped;
+    }
   }
 
   @Override

@@ -18,6 +18,7 @@ import java.util.Objects;
  * shards hold most of the table's elements).
  */
 final class ElementIndex {
+  /** An element contributed by more than one service port; one contributed once is held as itself. */
   private static final class Slot {
     Element element;
     int refs;
@@ -26,8 +27,43 @@ final class ElementIndex {
   /** What to change in the kernel: delete these elements, then add these. */
   record Delta(List<Element> deletions, List<Element> additions) {}
 
-  /** container name to element key to slot. */
-  private final Map<String, Map<List<String>, Slot>> containers = new HashMap<>();
+  /**
+   * container name to element key to the element (one contribution) or its {@link Slot} (more):
+   * most elements have one, and a slot for each would be an object per endpoint.
+   */
+  private final Map<String, Map<List<String>, Object>> containers = new HashMap<>();
+
+  private static Element element(Object held) {
+    return held instanceof Slot slot ? slot.element : (Element) held;
+  }
+
+  /** One more contribution of the key; {@code e} becomes the element held. */
+  private static void addRef(Map<List<String>, Object> slots, Element e) {
+    Object held = slots.get(e.key());
+    if (held == null) {
+      slots.put(e.key(), e);
+    } else if (held instanceof Slot slot) {
+      slot.element = e;
+      slot.refs++;
+    } else {
+      Slot slot = new Slot();
+      slot.element = e;
+      slot.refs = 2;
+      slots.put(e.key(), slot);
+    }
+  }
+
+  /** One contribution of the key less; the key goes when none is left. */
+  private static void removeRef(Map<List<String>, Object> slots, List<String> key, Object held) {
+    if (held instanceof Slot slot && --slot.refs > 1) {
+      return;
+    }
+    if (held instanceof Slot slot && slot.refs == 1) {
+      slots.put(key, slot.element);
+    } else {
+      slots.remove(key);
+    }
+  }
 
   void clear() {
     containers.clear();
@@ -41,15 +77,16 @@ final class ElementIndex {
         fresh.add(e);
         continue;
       }
-      Map<List<String>, Slot> slots = containers.computeIfAbsent(e.container(), k -> new HashMap<>());
-      Slot slot = slots.get(e.key());
-      if (slot == null) {
-        slot = new Slot();
-        slot.element = e;
-        slots.put(e.key(), slot);
+      Map<List<String>, Object> slots = containers.computeIfAbsent(e.container(), k -> new HashMap<>());
+      Object held = slots.get(e.key());
+      if (held == null) {
+        slots.put(e.key(), e);
         fresh.add(e);
+      } else {
+        // a later contribution of the same key leaves the first one's element in place
+        Element first = element(held);
+        addRef(slots, first);
       }
-      slot.refs++;
     }
     return fresh;
   }
@@ -57,9 +94,9 @@ final class ElementIndex {
   /** Every indexed element once, those of one container adjacent. */
   List<Element> indexed() {
     List<Element> out = new ArrayList<>();
-    for (Map<List<String>, Slot> slots : containers.values()) {
-      for (Slot slot : slots.values()) {
-        out.add(slot.element);
+    for (Map<List<String>, Object> slots : containers.values()) {
+      for (Object held : slots.values()) {
+        out.add(element(held));
       }
     }
     return out;
@@ -77,15 +114,13 @@ final class ElementIndex {
         shardsNow.put(keyOnly(e), null);
         continue;
       }
-      Map<List<String>, Slot> slots = containers.get(e.container());
-      Slot slot = slots == null ? null : slots.get(e.key());
-      if (slot == null) {
+      Map<List<String>, Object> slots = containers.get(e.container());
+      Object held = slots == null ? null : slots.get(e.key());
+      if (held == null) {
         continue;
       }
-      remember(before, slot.element, slot.element);
-      if (--slot.refs <= 0) {
-        slots.remove(e.key());
-      }
+      remember(before, element(held), element(held));
+      removeRef(slots, e.key(), held);
     }
     for (Element e : added) {
       if (EndpointSlots.isShard(e.container())) {
@@ -93,17 +128,14 @@ final class ElementIndex {
         shardsNow.put(keyOnly(e), e);
         continue;
       }
-      Map<List<String>, Slot> slots = containers.computeIfAbsent(e.container(), k -> new HashMap<>());
-      Slot slot = slots.get(e.key());
-      if (slot == null) {
-        slot = new Slot();
-        slots.put(e.key(), slot);
+      Map<List<String>, Object> slots = containers.computeIfAbsent(e.container(), k -> new HashMap<>());
+      Object held = slots.get(e.key());
+      if (held == null) {
         remember(before, e, null);
       } else {
-        remember(before, slot.element, slot.element);
+        remember(before, element(held), element(held));
       }
-      slot.element = e;
-      slot.refs++;
+      addRef(slots, e);
     }
     List<Element> deletions = new ArrayList<>();
     List<Element> additions = new ArrayList<>();
@@ -113,9 +145,9 @@ final class ElementIndex {
       if (EndpointSlots.isShard(change.getKey().container())) {
         now = shardsNow.get(change.getKey());
       } else {
-        Map<List<String>, Slot> slots = containers.get(change.getKey().container());
-        Slot slot = slots == null ? null : slots.get(change.getKey().key());
-        now = slot == null ? null : slot.element;
+        Map<List<String>, Object> slots = containers.get(change.getKey().container());
+        Object held = slots == null ? null : slots.get(change.getKey().key());
+        now = held == null ? null : element(held);
       }
       if (Objects.equals(old, now)) {
         continue;

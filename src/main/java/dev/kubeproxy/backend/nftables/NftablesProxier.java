@@ -340,14 +340,19 @@ public class NftablesProxier implements ProxyBackend {
   }
 
   /**
-   * The kernel's table as {@code nft -j} lists it, which the tracer's own reader parses (never this
-   * backend's renderer or encoder, so that a trace over it cannot share their mistakes).
+   * The kernel's table as {@code nft -j} lists it, or in --dry-run the commands printed since the
+   * last full transaction; the tracer's own readers parse either (never this backend's renderer or
+   * encoder, so that a trace over them cannot share their mistakes).
    */
   @Override
   public Optional<dev.kubeproxy.model.ProgrammedRuleset> programmedRuleset() {
-    if (nft instanceof DryRunNftables) {
-      return Optional.of(dev.kubeproxy.model.ProgrammedRuleset.unavailable("the dry run's output", "a dry run prints"
-          + " nft commands, which no tracer reads; the path shown is the model's only"));
+    if (nft instanceof DryRunNftables dryRun) {
+      String source = "the nft commands the dry run printed (the last full transaction and the partial ones since)";
+      return Optional.of(dryRun.wholeTable().map(text -> dev.kubeproxy.model.ProgrammedRuleset.nftCommands(source, text))
+          .orElseGet(() -> dev.kubeproxy.model.ProgrammedRuleset.unavailable(source, dryRun.partialDropped()
+              ? "more than " + DryRunNftables.KEPT + " partial transactions since the last full one; the oldest were"
+              + " let go, so what is kept no longer makes the table (the next full sync starts again)"
+              : "nothing printed yet")));
     }
     return Optional.of(NftablesRulesReader.wholeFromKernel(runner, settings.family()));
   }

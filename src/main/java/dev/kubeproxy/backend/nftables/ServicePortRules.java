@@ -287,8 +287,21 @@ public record ServicePortRules(
           elements.add(Element.ofSet("hairpin-connections", ep.ip(), ep.ip(), proto, texts.of(ep.port())));
         }
       }
-      return new ServicePortRules(chains, List.copyOf(affinitySets), List.copyOf(elements), blocksAt,
+      return new ServicePortRules(compact(chains), List.copyOf(affinitySets), List.copyOf(elements), blocksAt,
           List.copyOf(blocks), hasEndpoints && !hasInternal, hasEndpoints && !hasExternal);
+    }
+
+    /**
+     * The chains as kept until the port changes: immutable rule lists of their own size, and one
+     * chain (most ports) without a hash table; the applied table holds one of these per port.
+     */
+    private static Map<String, List<Rule>> compact(Map<String, List<Rule>> chains) {
+      if (chains.size() == 1) {
+        Map.Entry<String, List<Rule>> only = chains.entrySet().iterator().next();
+        return Map.of(only.getKey(), List.copyOf(only.getValue()));
+      }
+      chains.replaceAll((name, rules) -> List.copyOf(rules));
+      return chains;
     }
 
     /** Sends a new connection to one of the endpoints, each with probability 1/N. */

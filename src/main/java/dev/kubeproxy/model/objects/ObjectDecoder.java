@@ -112,6 +112,13 @@ public final class ObjectDecoder {
         default -> in.skip();
       }
     }
+    // clusterIPs[0] repeats clusterIP: one String for both, as every Service is kept while it exists
+    if (s.clusterIP != null && !s.clusterIPs.isEmpty() && s.clusterIP.equals(s.clusterIPs.get(0))
+        && s.clusterIP != s.clusterIPs.get(0)) {
+      List<String> ips = new ArrayList<>(s.clusterIPs);
+      ips.set(0, s.clusterIP);
+      s.clusterIPs = ips;
+    }
     return s;
   }
 

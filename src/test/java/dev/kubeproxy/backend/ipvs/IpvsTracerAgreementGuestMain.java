@@ -51,8 +51,10 @@ public final class IpvsTracerAgreementGuestMain {
     try (KernelFlowHarness h = new KernelFlowHarness()) {
       CommandRunner inNode = CommandRunner.inNetns(h.node);
       // IPVS's sysctls are per namespace, and the backend's own writes go to the JVM's: the node's are set here
+      // and an unanswered UDP entry must outlive sending every origin's flows, which under emulation takes longer
+      // than conntrack's default 30 s
       for (String sysctl : List.of("net.ipv4.vs.conntrack=1", "net.ipv4.vs.expire_nodest_conn=1",
-          "net.ipv4.vs.expire_quiescent_template=1")) {
+          "net.ipv4.vs.expire_quiescent_template=1", "net.netfilter.nf_conntrack_udp_timeout=600")) {
         CommandRunner.Result r = inNode.run(List.of("sysctl", "-qw", sysctl));
         if (!r.ok()) {
           throw new IllegalStateException("sysctl -w " + sysctl + " in the node namespace: " + r.stderr());

@@ -78,9 +78,9 @@ class JsonReadBackKernelTest {
   }
 
   /** One way to set the agent up: its settings, the pod interface the host shows, Service CIDRs. */
-  private record Setup(String name, ProxierSettings settings, String podInterface, List<String> serviceCidrs) {}
+  record Setup(String name, ProxierSettings settings, String podInterface, List<String> serviceCidrs) {}
 
-  private static List<Setup> setups(IpFamily f) {
+  static List<Setup> setups(IpFamily f) {
     List<String> node = List.of(a(f, NODE_IP));
     return List.of(
         new Setup("ClusterCIDR", new ProxierSettings(f, "node-1", node, List.of(), false, 14, false,
@@ -140,7 +140,7 @@ class JsonReadBackKernelTest {
   }
 
   /** The kernel lists an anonymous set of one element as the element alone: the same match. */
-  private static Trace sameForm(Trace t) {
+  static Trace sameForm(Trace t) {
     List<Step> steps = new ArrayList<>();
     for (Step s : t.path()) {
       steps.add(new Step(s.chain(), s.rule().replaceAll("\\{ ([^ ,{}]+) \\}", "$1")));
@@ -149,7 +149,7 @@ class JsonReadBackKernelTest {
   }
 
   /** Every address and port of every Service (and a wrong port, and loopback NodePorts), from every origin. */
-  private static List<Packet> packets(IpFamily f, ProxyState state) {
+  static List<Packet> packets(IpFamily f, ProxyState state) {
     List<String> sources = List.of(a(f, "10.244.0.2"), a(f, NODE_IP), a(f, "192.168.50.2"), a(f, "198.51.100.7"),
         a(f, "10.244.1.10"));
     List<Packet> out = new ArrayList<>();
@@ -177,7 +177,7 @@ class JsonReadBackKernelTest {
   }
 
   /** The cluster, with a Service of many endpoints (several random draws over a range map shard). */
-  private static ProxyState withMany(ProxyState s, IpFamily f) {
+  static ProxyState withMany(ProxyState s, IpFamily f) {
     List<Endpoint> eps = new ArrayList<>();
     for (int i = 1; i <= 7; i++) {
       eps.add(ready(a(f, "10.244.3." + i), 9090, i % 2 == 0));
@@ -191,12 +191,12 @@ class JsonReadBackKernelTest {
         s.triggerTimes(), s.fullSyncReason(), s.topologyGates());
   }
 
-  private static ProxyState withCidrs(ProxyState s, List<String> cidrs) {
+  static ProxyState withCidrs(ProxyState s, List<String> cidrs) {
     return new ProxyState(s.services(), s.endpoints(), s.changedServices(), s.nodeLabels(), cidrs, s.triggerTimes(),
         s.fullSyncReason(), s.topologyGates());
   }
 
-  private static ProxyState withoutEndpoint(ProxyState s, ServicePortName name) {
+  static ProxyState withoutEndpoint(ProxyState s, ServicePortName name) {
     Map<ServicePortName, List<Endpoint>> endpoints = new HashMap<>(s.endpoints());
     List<Endpoint> eps = new ArrayList<>(endpoints.get(name));
     eps.remove(0);
@@ -206,7 +206,7 @@ class JsonReadBackKernelTest {
   }
 
   /** The kernel's nft, keeping every transaction it applied. */
-  private static final class Recording implements Nftables {
+  static final class Recording implements Nftables {
     final List<Transaction> applied = new ArrayList<>();
     private final Nftables kernel;
 

@@ -49,6 +49,17 @@ class ObjectDecoderTest {
   }
 
   @Test
+  void clusterIpsFirstEntryIsTheClusterIpStringItself() throws Exception {
+    Service same = json(ObjectDecoder.SERVICE, """
+        {"metadata":{"name":"a"},"spec":{"clusterIP":"10.96.0.10","clusterIPs":["10.96.0.10","fd00::10"]}}""");
+    assertSame(same.clusterIP(), same.clusterIPs().get(0));
+    assertEquals(List.of("10.96.0.10", "fd00::10"), same.clusterIPs());
+    Service other = json(ObjectDecoder.SERVICE, """
+        {"metadata":{"name":"b"},"spec":{"clusterIP":"10.96.0.10","clusterIPs":["10.96.0.11"]}}""");
+    assertEquals(List.of("10.96.0.11"), other.clusterIPs());
+  }
+
+  @Test
   void serviceKeepsWhatKubeProxyReadsAndIgnoresTheRest() throws Exception {
     Service s = json(ObjectDecoder.SERVICE, """
         {"apiVersion":"v1","kind":"Service","metadata":{"namespace":"shop","name":"web","resourceVersion":"7",
