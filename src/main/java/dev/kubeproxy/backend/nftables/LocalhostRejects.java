@@ -10,7 +10,14 @@ import dev.kubeproxy.backend.nftables.objects.Statement;
 import dev.kubeproxy.backend.nftables.objects.Transaction;
 import dev.kubeproxy.backend.nftables.objects.Verdict;
 
+import dev.kubeproxy.backend.nftables.objects.Nftables;
+import dev.kubeproxy.backend.nftables.objects.NftablesException;
+import dev.kubeproxy.logging.Log;
+
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 
 /**
  * Which NodePort protocols the table rejects, and counts, on loopback under feature gate
@@ -22,7 +29,8 @@ final class LocalhostRejects {
   static final String MAP = "localhost-nodeport-reject-ports";
   static final List<String> PROTOCOLS = List.of("tcp", "udp", "sctp");
 
-  private List<String> rejected = List.of();
+  /** Volatile: the metric reads it at scrape, off the sync thread. */
+  private volatile List<String> rejected = List.of();
   private boolean gate;
 
   /** Gate on; proxied: TCP NodePorts are served on loopback by the userspace proxy. */
@@ -37,6 +45,26 @@ final class LocalhostRejects {
 
   List<String> rejected() {
     return rejected;
+  }
+
+  /**
+   * The packets each rejected protocol's counter has counted ("UDP" to packets), for
+   * kubeproxy_nftables_localhost_nodeport_rejected_packets_total; empty when nft cannot tell now.
+   */
+  Map<String, Long> packets(Nftables nft) {
+    Map<String, Long> out = new LinkedHashMap<>();
+    try {
+      Map<String, Long> counters = nft.counterPackets();
+      for (String protocol : rejected) {
+        Long packets = counters.get(counter(protocol));
+        if (packets != null) {
+          out.put(protocol.toUpperCase(Locale.ROOT), packets);
+        }
+      }
+    } catch (NftablesException e) {
+      Log.v(2).info("cannot read the localhost NodePort reject counters", "err", e.getMessage());
+    }
+    return out;
   }
 
   static String chain(String protocol) {

@@ -190,6 +190,11 @@ public final class FakeNftables implements Nftables, TableReader {
     return out;
   }
 
+  @Override
+  public synchronized Map<String, Long> counterPackets() {
+    return counters();
+  }
+
   /** The named counters and their packet counts. */
   public synchronized Map<String, Long> counters() {
     return new LinkedHashMap<>(state.counters);

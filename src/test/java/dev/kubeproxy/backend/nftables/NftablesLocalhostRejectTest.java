@@ -3,9 +3,12 @@ package dev.kubeproxy.backend.nftables;
 import static dev.kubeproxy.backend.nftables.Fixtures.*;
 import static dev.kubeproxy.testutil.ModelFixtures.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kubeproxy.config.ProxyMode;
+import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.model.ProxierSettings;
 import dev.kubeproxy.model.ServicePortName;
 import dev.kubeproxy.net.IpFamily;
@@ -28,6 +31,7 @@ class NftablesLocalhostRejectTest {
   private static final ServicePortName web = spn("demo", "web", "http");
   private static final ServicePortName dns = spn("demo", "dns", "dns", "UDP");
   private static final ServicePortName sig = spn("demo", "sig", "sig", "SCTP");
+  private static final String METRIC = "kubeproxy_nftables_localhost_nodeport_rejected_packets_total";
   private static final String RULE = "ip daddr 127.0.0.0/8 meta l4proto . th dport vmap @localhost-nodeport-reject-ports";
 
   private final TestClock clock = new TestClock();
@@ -151,6 +155,41 @@ class NftablesLocalhostRejectTest {
     assertEquals(List.of("counter name \"localhost-nodeport-rejected-udp\" reject"),
         fake.rules("localhost-nodeport-reject-udp"));
     assertTrue(fake.counters().containsKey("localhost-nodeport-rejected-udp"));
+  }
+
+  @Test
+  void theMetricReadsTheCountersAtScrape() throws Exception {
+    FakeNftables fake = new FakeNftables(IpFamily.IPv4);
+    ProxyMetrics metrics = new ProxyMetrics().registerFor(ProxyMode.NFTABLES);
+    ProxierSettings s = with(settings(IpFamily.IPv4), false, settings(IpFamily.IPv4).localDetector(),
+        List.of("127.0.0.0/8"));
+    proxier = Fixtures.proxier(s, fake, metrics, clock);
+    assertFalse(metrics.registry().scrape().contains(METRIC), "nothing rejected, nothing to report");
+    proxier.enableLocalhostNodePorts();
+    proxier.sync(model().state());
+    fake.count("localhost-nodeport-rejected-udp", 3);
+    String scrape = metrics.registry().scrape();
+    assertTrue(scrape.contains(METRIC + "{ip_family=\"IPv4\",protocol=\"UDP\"} 3\n"), scrape);
+    assertTrue(scrape.contains(METRIC + "{ip_family=\"IPv4\",protocol=\"SCTP\"} 0\n"), scrape);
+    assertFalse(scrape.contains("protocol=\"TCP\""), scrape);
+    fake.count("localhost-nodeport-rejected-udp", 5);
+    assertTrue(metrics.registry().scrape().contains(METRIC + "{ip_family=\"IPv4\",protocol=\"UDP\"} 5\n"));
+  }
+
+  @Test
+  void nftCounterListingIsParsed() {
+    String listing = """
+        table ip kube-proxy {
+        	counter localhost-nodeport-rejected-udp {
+        		packets 12 bytes 840
+        	}
+        	counter localhost-nodeport-rejected-sctp {
+        		packets 0 bytes 0
+        	}
+        }
+        """;
+    assertEquals(Map.of("localhost-nodeport-rejected-udp", 12L, "localhost-nodeport-rejected-sctp", 0L),
+        NftCommand.parseCounters(listing));
   }
 
   private static List<String> sorted(List<String> l) {

@@ -40,9 +40,6 @@ final class BatchEncoder {
   private static final int DELSET = 11;
   private static final int NEWSETELEM = 12;
   private static final int DELSETELEM = 14;
-  private static final int NEWOBJ = 18;
-  private static final int DELOBJ = 20;
-  private static final int NFT_OBJECT_COUNTER = 1;
 
   private static final int NLM_F_REQUEST = 0x1;
   private static final int NLM_F_ACK = 0x4;
@@ -195,17 +192,8 @@ final class BatchEncoder {
       }
       w.endMessage(m);
     } else if (o instanceof NftCounter c && verb != Transaction.Verb.FLUSH) {
-      int m = message(w, adds ? NEWOBJ : DELOBJ, adds ? create : 0, op, firstSequence);
-      w.string(1, Transaction.TABLE); // NFTA_OBJ_TABLE
-      w.string(2, c.name()); // NFTA_OBJ_NAME
-      w.u32(3, NFT_OBJECT_COUNTER); // NFTA_OBJ_TYPE
-      if (adds) {
-        // NFTA_OBJ_DATA is required; an existing counter keeps its counts (counters have no update).
-        int data = w.beginNested(4);
-        w.bytes(1, new byte[8]); // NFTA_COUNTER_BYTES
-        w.bytes(2, new byte[8]); // NFTA_COUNTER_PACKETS
-        w.endNested(data);
-      }
+      int m = message(w, adds ? CounterObjects.NEWOBJ : CounterObjects.DELOBJ, adds ? create : 0, op, firstSequence);
+      CounterObjects.attributes(w, c, adds);
       w.endMessage(m);
     } else {
       throw new Unsupported(verb + " " + o);
