@@ -28,7 +28,7 @@ import java.util.regex.Pattern;
  * <pre>
  * mvn -B -q package -DskipTests        # the agent's jar, and the benchmark in target/test-classes
  * java -cp target/test-classes:target/kube-proxy.jar dev.kubeproxy.packaging.ScaleBenchmark \
- *     [--modes nftables,iptables] [--memory-limit 512m] [--churn-seconds 60] [--rate 20] \
+ *     [--modes nftables,iptables] [--memory-limit 512m (default: the sizing rule's, per shape)] [--churn-seconds 60] [--rate 20] \
  *     [--jvm-opts '-XX:NativeMemoryTracking=summary'] [--breakdown true] 5006x50 44125x1 100000x1
  * </pre>
  *
@@ -54,7 +54,7 @@ public final class ScaleBenchmark {
         throw new IllegalArgumentException("--modes takes nftables and/or iptables, got " + mode);
       }
     }
-    memoryLimit = opts.getOrDefault("memory-limit", "512m");
+    memoryLimit = opts.get("memory-limit"); // null: each shape under the sizing rule's limit
     churnSeconds = Integer.parseInt(opts.getOrDefault("churn-seconds", "60"));
     rate = Integer.parseInt(opts.getOrDefault("rate", "20"));
     if (rate <= 0) {
@@ -92,7 +92,8 @@ public final class ScaleBenchmark {
     }
     ScaleBenchmark bench = new ScaleBenchmark(opts);
     System.out.printf("scale benchmark: launcher %s, jar %s, memory limit %s, churn %d s at %d changes/s%n",
-        bench.launcher, bench.jar, bench.memoryLimit, bench.churnSeconds, bench.rate);
+        bench.launcher, bench.jar, bench.memoryLimit == null ? "per shape, by the sizing rule" : bench.memoryLimit,
+        bench.churnSeconds, bench.rate);
     for (int[] shape : shapes) {
       for (String mode : bench.modes) {
         Map<String, String> row = new LinkedHashMap<>();
@@ -124,7 +125,10 @@ public final class ScaleBenchmark {
           "--hostname-override", BenchCluster.NODE, "--proxy-mode", mode, "--conntrack-max-per-core=0", "--v=2"));
       ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true).redirectOutput(log.toFile());
       pb.environment().put("KUBE_PROXY_JAR", jar.toString());
-      pb.environment().put("JAVA_OPTS", ("-XX:MaxRAM=" + memoryLimit + " " + jvmOpts).trim());
+      String limit = memoryLimit != null ? memoryLimit
+          : SizingRule.CURRENT.limitMiB(cluster.services, cluster.endpoints) + "m";
+      row.put("memory limit", limit);
+      pb.environment().put("JAVA_OPTS", ("-XX:MaxRAM=" + limit + " " + jvmOpts).trim());
       if (restores != null) {
         pb.environment().put("PATH", restores.path());
       }

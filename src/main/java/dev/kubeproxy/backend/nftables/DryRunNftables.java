@@ -3,8 +3,10 @@ package dev.kubeproxy.backend.nftables;
 import dev.kubeproxy.backend.nftables.objects.Nftables;
 import dev.kubeproxy.backend.nftables.objects.Transaction;
 
+import dev.kubeproxy.model.ProgrammedRuleset;
 import dev.kubeproxy.net.IpFamily;
 import java.io.PrintStream;
+import java.util.Optional;
 
 /** --dry-run: prints each transaction instead of applying it; needs neither root nor nft. */
 final class DryRunNftables implements Nftables {
@@ -57,19 +59,24 @@ final class DryRunNftables implements Nftables {
    * The commands printed since the last full transaction, one a line, which applied in order
    * make the table; empty when none was printed yet or when some were let go since.
    */
-  java.util.Optional<String> wholeTable() {
+  Optional<String> wholeTable() {
     synchronized (printed) {
       if (printed.isEmpty() || partialDropped) {
-        return java.util.Optional.empty();
+        return Optional.empty();
       }
-      return java.util.Optional.of(String.join("", printed));
+      return Optional.of(String.join("", printed));
     }
   }
 
-  /** Whether {@link #wholeTable} is empty because partial transactions were let go. */
-  boolean partialDropped() {
+  /** The table as the commands printed make it, for a tracer, or why they no longer make it. */
+  ProgrammedRuleset programmedRuleset() {
+    String source = "the nft commands the dry run printed (the last full transaction and the partial ones since)";
     synchronized (printed) {
-      return partialDropped;
+      return wholeTable().map(text -> ProgrammedRuleset.nftCommands(source, text))
+          .orElseGet(() -> ProgrammedRuleset.unavailable(source, partialDropped
+              ? "more than " + KEPT + " partial transactions since the last full one; the oldest were let go,"
+              + " so what is kept no longer makes the table (the next full sync starts again)"
+              : "nothing printed yet"));
     }
   }
 

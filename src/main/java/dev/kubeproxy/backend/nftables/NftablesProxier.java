@@ -11,6 +11,7 @@ import dev.kubeproxy.host.CommandRunner;
 import dev.kubeproxy.model.Endpoint;
 import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.model.ProgrammedRules;
+import dev.kubeproxy.model.ProgrammedRuleset;
 import dev.kubeproxy.model.ProxierSettings;
 import dev.kubeproxy.model.ProxyBackend;
 import dev.kubeproxy.model.ProxyState;
@@ -343,14 +344,9 @@ public class NftablesProxier implements ProxyBackend {
    * encoder, so that a trace over them cannot share their mistakes).
    */
   @Override
-  public Optional<dev.kubeproxy.model.ProgrammedRuleset> programmedRuleset() {
+  public Optional<ProgrammedRuleset> programmedRuleset() {
     if (nft instanceof DryRunNftables dryRun) {
-      String source = "the nft commands the dry run printed (the last full transaction and the partial ones since)";
-      return Optional.of(dryRun.wholeTable().map(text -> dev.kubeproxy.model.ProgrammedRuleset.nftCommands(source, text))
-          .orElseGet(() -> dev.kubeproxy.model.ProgrammedRuleset.unavailable(source, dryRun.partialDropped()
-              ? "more than " + DryRunNftables.KEPT + " partial transactions since the last full one; the oldest were"
-              + " let go, so what is kept no longer makes the table (the next full sync starts again)"
-              : "nothing printed yet")));
+      return Optional.of(dryRun.programmedRuleset());
     }
     return Optional.of(NftablesRulesReader.wholeFromKernel(runner, settings.family()));
   }

@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kubeproxy.backend.nftables.JsonReadBackKernelTest.Recording;
 import dev.kubeproxy.backend.nftables.JsonReadBackKernelTest.Setup;
+import dev.kubeproxy.host.ProcessCommandRunner;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.model.ProxyState;
 import dev.kubeproxy.net.IpFamily;
@@ -46,7 +47,7 @@ class DryRunScriptReadTest {
       for (Setup setup : setups(f)) {
         DryRunNftables dry = new DryRunNftables(f, new PrintStream(OutputStream.nullOutputStream()));
         Recording nft = new Recording(dry);
-        NftablesProxier proxier = new NftablesProxier(setup.settings(), null, nft, new ProxyMetrics(),
+        NftablesProxier proxier = new NftablesProxier(setup.settings(), new ProcessCommandRunner(), nft, new ProxyMetrics(),
             Clock.systemUTC(), () -> List.of(a(f, KernelFlowHarness.NODE_IP)));
         ProxyState first = withCidrs(withMany(KernelFlowHarness.cluster(f), f), setup.serviceCidrs());
         proxier.sync(first);
