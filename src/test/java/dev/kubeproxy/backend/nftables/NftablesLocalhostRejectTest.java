@@ -8,6 +8,17 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kubeproxy.config.ProxyMode;
+import dev.kubeproxy.trace.Origin;
+import dev.kubeproxy.trace.Packet;
+import dev.kubeproxy.trace.Protocol;
+import dev.kubeproxy.trace.Trace;
+import dev.kubeproxy.trace.Verdict;
+import dev.kubeproxy.trace.nftables.NftRuleset;
+import dev.kubeproxy.trace.nftables.NftablesTracer;
+import dev.kubeproxy.trace.nftables.TraceHost;
+import dev.kubeproxy.trace.nftables.json.NftJsonReader;
+import dev.kubeproxy.trace.nftables.script.NftScriptReader;
+import java.util.Set;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.model.ProxierSettings;
 import dev.kubeproxy.model.ServicePortName;
@@ -190,6 +201,63 @@ class NftablesLocalhostRejectTest {
         """;
     assertEquals(Map.of("localhost-nodeport-rejected-udp", 12L, "localhost-nodeport-rejected-sctp", 0L),
         NftCommand.parseCounters(listing));
+  }
+
+  @Test
+  void tracingUdpToALoopbackNodePortSaysRejectInTheTableTheScriptAndTheJson() throws Exception {
+    PacketFlows.Node node = new PacketFlows.Node(PacketFlows.settings(IpFamily.IPv4, false, true,
+        List.of("127.0.0.0/8", PacketFlows.NODE_IP + "/32")));
+    node.proxier.enableLocalhostNodePorts();
+    node.model.put(svc(dns, "172.30.0.10", 53).nodePort(30053), ready("10.0.1.6", 53, false))
+        .put(svc(web, "172.30.0.41", 80).nodePort(30080), ready("10.0.1.5", 8080, false));
+    node.proxier.sync(node.model.state());
+    TraceHost host = TraceHost.of(PacketFlows.NODE_IPS);
+    Packet udp = new Packet(Origin.NODE, "127.0.0.1", "127.0.0.1", 30053, Protocol.UDP, false);
+    Packet tcp = new Packet(Origin.NODE, "127.0.0.1", "127.0.0.1", 30080, Protocol.TCP, false);
+
+    NftablesTracer tracer = new NftablesTracer(node.fake.ruleset(), host);
+    Trace rejected = tracer.trace(udp);
+    assertEquals(Verdict.REJECT, rejected.verdict());
+    assertTrue(rejected.path().stream().anyMatch(s -> s.chain().equals("localhost-nodeport-reject-udp")),
+        rejected.path().toString());
+    Trace served = tracer.trace(tcp);
+    assertEquals(Verdict.ACCEPT, served.verdict(), "TCP goes on to the userspace proxy's listener");
+    assertEquals(Set.of(), served.dnatTargets());
+
+    String script = node.proxier.lastTransaction().renderOnePerLine(IpFamily.IPv4, true);
+    assertEquals(Verdict.REJECT, new NftablesTracer(NftScriptReader.read(IpFamily.IPv4, script), host)
+        .trace(udp).verdict(), "the dry run's script");
+  }
+
+  @Test
+  void theJsonReaderReadsTheNamedCounterAndTheReject() {
+    // as nft -j list ruleset prints the objects (nft 1.0.6)
+    String json = """
+        {"nftables": [{"metainfo": {"version": "1.0.6", "json_schema_version": 1}},
+        {"table": {"family": "ip", "name": "kube-proxy", "handle": 1}},
+        {"counter": {"family": "ip", "name": "localhost-nodeport-rejected-udp", "table": "kube-proxy", "handle": 5,
+          "packets": 4, "bytes": 280}},
+        {"chain": {"family": "ip", "table": "kube-proxy", "name": "filter-input", "handle": 9, "type": "filter",
+          "hook": "input", "prio": 0, "policy": "accept"}},
+        {"map": {"family": "ip", "name": "localhost-nodeport-reject-ports", "table": "kube-proxy",
+          "type": ["inet_proto", "inet_service"], "handle": 2, "map": "verdict",
+          "elem": [[{"concat": ["udp", 30053]}, {"goto": {"target": "localhost-nodeport-reject-udp"}}]]}},
+        {"chain": {"family": "ip", "table": "kube-proxy", "name": "localhost-nodeport-reject-udp", "handle": 6}},
+        {"rule": {"family": "ip", "table": "kube-proxy", "chain": "filter-input", "handle": 8, "expr": [
+          {"match": {"op": "==", "left": {"payload": {"protocol": "ip", "field": "daddr"}},
+            "right": {"prefix": {"addr": "127.0.0.0", "len": 8}}}},
+          {"vmap": {"key": {"concat": [{"meta": {"key": "l4proto"}}, {"payload": {"protocol": "th", "field": "dport"}}]},
+            "data": "@localhost-nodeport-reject-ports"}}]}},
+        {"rule": {"family": "ip", "table": "kube-proxy", "chain": "localhost-nodeport-reject-udp", "handle": 7,
+          "expr": [{"counter": "localhost-nodeport-rejected-udp"},
+            {"reject": {"type": "icmp", "expr": "port-unreachable"}}]}}]}
+        """;
+    NftRuleset table = NftJsonReader.read(IpFamily.IPv4, json);
+    Trace t = new NftablesTracer(table, TraceHost.of(List.of("192.168.0.2")))
+        .trace(new Packet(Origin.NODE, "127.0.0.1", "127.0.0.1", 30053, Protocol.UDP, false));
+    assertEquals(Verdict.REJECT, t.verdict());
+    assertTrue(t.path().stream().anyMatch(s -> s.rule().equals("counter name \"localhost-nodeport-rejected-udp\" reject")),
+        t.path().toString());
   }
 
   private static List<String> sorted(List<String> l) {
