@@ -209,6 +209,7 @@ final class FullTransactionBuilder {
         tx.add(legacy);
         tx.delete(legacy);
       }
+      applied.localhostRejects.removeLeftovers(tx);
     }
   }
 }

@@ -93,7 +93,7 @@ final class LocalhostRejects {
     if (!gate) {
       return 0;
     }
-    NftMap map = new NftMap(MAP, "inet_proto . inet_service : verdict", "localhost NodePorts rejected by kube-proxy");
+    NftMap map = map();
     tx.add(map);
     tx.flush(map);
     int rules = 1;
@@ -115,5 +115,30 @@ final class LocalhostRejects {
         syntax.ip().equals("ip6") ? "::1" : "127.0.0.0/8");
     tx.add(new Rule("nodeport-endpoints-check", List.of(loopback), new Statement.DestinationVmap(false, MAP)));
     return rules;
+  }
+
+  /**
+   * With the gate off, at the first sync over an existing table: what a run with the gate on left
+   * goes (added first so that deleting cannot fail; the rule using the map was flushed before).
+   */
+  void removeLeftovers(Transaction tx) {
+    if (gate) {
+      return;
+    }
+    tx.add(map());
+    tx.delete(map());
+    for (String protocol : PROTOCOLS) {
+      Chain chain = Chain.regular(chain(protocol));
+      NftCounter counter = new NftCounter(counter(protocol));
+      tx.add(chain);
+      tx.flush(chain);
+      tx.delete(chain);
+      tx.add(counter);
+      tx.delete(counter);
+    }
+  }
+
+  private static NftMap map() {
+    return new NftMap(MAP, "inet_proto . inet_service : verdict", "localhost NodePorts rejected by kube-proxy");
   }
 }

@@ -118,6 +118,19 @@ class NftablesLocalhostRejectTest {
   }
 
   @Test
+  void aRestartWithTheGateOffRemovesWhatTheGateLeft() throws Exception {
+    FakeNftables fake = new FakeNftables(IpFamily.IPv4);
+    proxier(IpFamily.IPv4, fake, List.of("127.0.0.0/8", "192.168.1.10/32"), true).sync(model().state());
+    proxier.close();
+    NftablesProxier off = proxier(IpFamily.IPv4, fake, List.of("127.0.0.0/8", "192.168.1.10/32"), false);
+    off.sync(model().state());
+    assertNull(fake.elements(LocalhostRejects.MAP));
+    assertEquals(Map.of(), fake.counters());
+    assertNull(fake.rules("localhost-nodeport-reject-udp"));
+    assertTrue(fake.rules("nodeport-endpoints-check").stream().noneMatch(r -> r.contains("127.0.0.0/8")));
+  }
+
+  @Test
   void ipv6MatchesTheLoopbackAddress() throws Exception {
     FakeNftables fake = new FakeNftables(IpFamily.IPv6);
     proxier(IpFamily.IPv6, fake, List.of("::1/128"), true).sync(new Model()
