@@ -203,6 +203,16 @@ class NftablesLocalhostNodePortKernelTest {
       model.remove(dns);
       on.sync(model.state());
       assertFalse(udpRejected(server), "the NodePort is gone: nothing rejects it");
+      on.close();
+
+      // a restart with the gate off removes the map, the chains and the counters
+      model.put(svc(dns, "10.96.0.10", 53).nodePort(NODE_PORT), ready("10.244.1.6", 53, false));
+      NftablesProxier off = proxier();
+      off.privilegedInit();
+      off.sync(model.state());
+      String table = inNs.run(List.of("nft", "list", "table", "ip", "kube-proxy")).stdout();
+      assertFalse(table.contains("localhost-nodeport"), table);
+      assertFalse(udpRejected(server));
     }
   }
 
