@@ -53,6 +53,9 @@ final class LocalhostRejects {
    */
   Map<String, Long> packets(Nftables nft) {
     Map<String, Long> out = new LinkedHashMap<>();
+    if (rejected.isEmpty()) {
+      return out; // nothing to read (and no nft to run at each scrape)
+    }
     try {
       Map<String, Long> counters = nft.counterPackets();
       for (String protocol : rejected) {
