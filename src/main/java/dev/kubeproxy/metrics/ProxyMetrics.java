@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalDouble;
 import java.util.function.Supplier;
 
@@ -79,6 +80,10 @@ public class ProxyMetrics {
   final KubeCounter localhostNodePortListenerFailures = new KubeCounter(
       "kubeproxy_nftables_localhost_nodeport_listener_creation_failures_total",
       "Cumulative failures to create a localhost NodePort listener", Stability.ALPHA, "ip_family");
+  final KubeCollectedCounterVec localhostNodePortRejected = new KubeCollectedCounterVec(
+      "kubeproxy_nftables_localhost_nodeport_rejected_packets_total",
+      "Number of packets rejected on localhost NodePorts whose protocol the userspace proxy does not serve",
+      Stability.ALPHA, List.of("ip_family", "protocol"));
   final KubeGauge featureEnabled = new KubeGauge("kubernetes_feature_enabled",
       "This metric records the data about the stage and enablement of a k8s feature.", Stability.BETA, "name", "stage");
 
@@ -105,6 +110,7 @@ public class ProxyMetrics {
         registry.register(nftablesCleanupFailures);
         registry.register(localhostNodePortListeners);
         registry.register(localhostNodePortListenerFailures);
+        registry.register(localhostNodePortRejected);
       }
     }
     return this;
@@ -125,6 +131,21 @@ public class ProxyMetrics {
         "packets dropped by iptables to work around conntrack problems", Stability.ALPHA, invalidDropped));
     registry.register(new KubeCollectedCounter("kubeproxy_iptables_localhost_nodeports_accepted_packets_total",
         "Number of packets accepted on nodeports of loopback interface", Stability.ALPHA, localhostAccepted));
+  }
+
+  /**
+   * Adds a family's localhost NodePort reject counters to
+   * kubeproxy_nftables_localhost_nodeport_rejected_packets_total, read at each scrape (upstream's
+   * nftables named-counter collector).
+   *
+   * @param packetsByProtocol protocol ("UDP") to packets rejected; empty when the counters cannot be read
+   */
+  public void addLocalhostNodePortRejected(String ipFamily, Supplier<Map<String, Long>> packetsByProtocol) {
+    localhostNodePortRejected.addSource(() -> {
+      Map<List<String>, Double> samples = new java.util.LinkedHashMap<>();
+      packetsByProtocol.get().forEach((protocol, packets) -> samples.put(List.of(ipFamily, protocol), (double) packets));
+      return samples;
+    });
   }
 
   public void setLocalhostNodePortListeners(String ipFamily, int n) {

@@ -35,6 +35,8 @@ final class AppliedTable {
   final ElementIndex elements = new ElementIndex();
   final EndpointSlots slots = new EndpointSlots();
   final NumberTexts texts = new NumberTexts();
+  /** Which protocols' NodePorts are rejected on loopback (the gate's configuration, not cleared). */
+  final LocalhostRejects localhostRejects = new LocalhostRejects();
   /** The endpoint-ranges shards the kernel's table declares. */
   final Set<String> declaredShards = new HashSet<>();
   /** The NodePort addresses of the last full sync (the fixed part depends on them). */

@@ -2,6 +2,7 @@ package dev.kubeproxy.backend.nftables;
 
 import dev.kubeproxy.backend.nftables.objects.Chain;
 import dev.kubeproxy.backend.nftables.objects.Element;
+import dev.kubeproxy.backend.nftables.objects.NftCounter;
 import dev.kubeproxy.backend.nftables.objects.NftMap;
 import dev.kubeproxy.backend.nftables.objects.NftObject;
 import dev.kubeproxy.backend.nftables.objects.NftSet;
@@ -39,6 +40,9 @@ final class DesiredTable {
   void play(Transaction tx) {
     for (Transaction.Operation op : tx.operations()) {
       NftObject o = op.object();
+      if (o instanceof NftCounter) {
+        continue; // not read back: a reconcile adds one with the chain whose rule uses it
+      }
       switch (op.verb()) {
         case ADD, CREATE -> {
           if (o instanceof Chain c) {
@@ -68,7 +72,7 @@ final class DesiredTable {
             if (l != null) {
               l.removeIf(x -> x.key().equals(e.key())); // not in a full sync's transaction: no index for it
             }
-          } else if (!(o instanceof Table)) {
+          } else if (!(o instanceof Table) && !(o instanceof NftCounter)) {
             containers.remove(containerName(o));
             elements.remove(containerName(o));
             blocks.remove(containerName(o));

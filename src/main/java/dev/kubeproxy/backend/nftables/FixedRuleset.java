@@ -72,6 +72,7 @@ public final class FixedRuleset {
   private final String mark;
   private final List<String> serviceCIDRs;
   private final List<String> nodePortIPs;
+  private final LocalhostRejects localhostRejects;
   private int ruleCount;
 
   /**
@@ -79,6 +80,13 @@ public final class FixedRuleset {
    * @param nodePortIPs  addresses accepting NodePorts, or null when every local address does
    */
   public FixedRuleset(FamilySyntax syntax, String mark, List<String> serviceCIDRs, List<String> nodePortIPs) {
+    this(syntax, mark, serviceCIDRs, nodePortIPs, new LocalhostRejects());
+  }
+
+  /** @param localhostRejects the NodePort protocols rejected on loopback (feature gate KubeProxyNFTablesLocalhostNodePorts) */
+  FixedRuleset(FamilySyntax syntax, String mark, List<String> serviceCIDRs, List<String> nodePortIPs,
+      LocalhostRejects localhostRejects) {
+    this.localhostRejects = localhostRejects;
     this.syntax = syntax;
     this.mark = mark;
     this.serviceCIDRs = List.copyOf(serviceCIDRs);
@@ -168,6 +176,8 @@ public final class FixedRuleset {
     tx.add(reject);
     tx.flush(reject);
     rule(tx, new Rule("reject-chain", new Statement.Reject()));
+    // Before the no-endpoint check, so that every loopback packet of a rejected protocol is counted.
+    ruleCount += localhostRejects.write(tx, syntax);
     rule(tx, new Rule("service-endpoints-check", new Statement.DestinationVmap(true, "no-endpoint-services")));
     rule(tx, new Rule("nodeport-endpoints-check", nodePortDestination,
         new Statement.DestinationVmap(false, "no-endpoint-nodeports")));

@@ -118,7 +118,8 @@ final class FullTransactionBuilder {
   /** The fixed part of the table (base chains, shared sets and maps), into tx. */
   private void writeFixed(Transaction tx, ProxyState state, List<String> nodePortIPs, boolean recreateBaseChains) {
     applied.nodePortIPs = nodePortIPs;
-    FixedRuleset fixed = new FixedRuleset(syntax, settings.masqueradeMark(), state.serviceCIDRs(), nodePortIPs);
+    FixedRuleset fixed = new FixedRuleset(syntax, settings.masqueradeMark(), state.serviceCIDRs(), nodePortIPs,
+        applied.localhostRejects);
     fixed.write(tx, recreateBaseChains);
     applied.fixedRuleCount = fixed.ruleCount();
   }
@@ -142,7 +143,7 @@ final class FullTransactionBuilder {
       AppliedTable.Port prev = applied.ports.get(spn);
       boolean reused = !state.changedServices().contains(spn.service()) && prev != null && prev.sameInputs(svc, eps);
       ServicePortRules r = reused ? prev.rules()
-          : ServicePortRules.compute(state.plan(svc), settings, syntax,
+          : ServicePortRules.compute(state.plan(svc), settings, syntax, applied.localhostRejects,
               applied.slots, applied.texts);
       next.put(spn, new AppliedTable.Port(svc, eps, r));
       desiredChains.addAll(r.chains().keySet());
@@ -208,6 +209,7 @@ final class FullTransactionBuilder {
         tx.add(legacy);
         tx.delete(legacy);
       }
+      applied.localhostRejects.removeLeftovers(tx);
     }
   }
 }

@@ -74,6 +74,34 @@ public final class NftCommand implements Nftables {
     return refused;
   }
 
+  /** "nft list counters table ip kube-proxy", read for each counter's packets. */
+  @Override
+  public java.util.Map<String, Long> counterPackets() throws NftablesException {
+    CommandRunner.Result result;
+    try {
+      result = runner.run(List.of("nft", "list", "counters", "table", Transaction.familyKeyword(family),
+          Transaction.TABLE));
+    } catch (IOException e) {
+      throw new NftablesException("cannot run nft (is the nft binary installed and on PATH?): " + e.getMessage(), e);
+    }
+    if (!result.ok()) {
+      throw new NftablesException("nft list counters failed: " + result.stderr().strip(), null, false);
+    }
+    return parseCounters(result.stdout());
+  }
+
+  private static final Pattern COUNTER = Pattern.compile("counter\\s+(\\S+)\\s*\\{\\s*packets\\s+(\\d+)");
+
+  /** Each "counter NAME { packets N bytes M }" of nft's listing. */
+  static java.util.Map<String, Long> parseCounters(String listing) {
+    java.util.Map<String, Long> out = new java.util.LinkedHashMap<>();
+    Matcher m = COUNTER.matcher(listing);
+    while (m.find()) {
+      out.put(m.group(1), Long.parseLong(m.group(2)));
+    }
+    return out;
+  }
+
   /** Runs "nft --check -f -": the kernel validates the input without committing it. */
   public void check(String input) throws NftablesException {
     apply(List.of("nft", "--check", "-f", "-"), input);

@@ -4,7 +4,6 @@ import dev.kubeproxy.backend.nftables.objects.Nftables;
 import dev.kubeproxy.backend.nftables.objects.NftablesException;
 import dev.kubeproxy.backend.nftables.objects.Table;
 import dev.kubeproxy.backend.nftables.objects.Transaction;
-
 import dev.kubeproxy.config.SyncSettings;
 import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.metrics.ProxyMetrics;
@@ -125,6 +124,7 @@ public class NftablesProxier implements ProxyBackend {
     this.partialBuilder = new PartialTransactionBuilder(settings, syntax, applied, staleChains);
     this.committer = new Committer(settings.family(), nft, generations);
     this.failures = new SyncFailures(settings.family(), nft, metrics, clock);
+    metrics.addLocalhostNodePortRejected(settings.family().name(), () -> applied.localhostRejects.packets(nft));
   }
 
   @Override
@@ -161,11 +161,13 @@ public class NftablesProxier implements ProxyBackend {
   /**
    * Feature gate KubeProxyNFTablesLocalhostNodePorts (pkg/proxy/nftables/proxier.go NewProxier): TCP NodePorts
    * served on 127.0.0.1 or ::1 by a userspace proxy when this family's nodePortAddresses name a loopback
-   * CIDR explicitly ("all" does not count); a dry run listens on nothing. Answers whether they are.
+   * CIDR explicitly ("all" does not count); a dry run listens on nothing. Answers whether they are. Loopback
+   * NodePorts of other protocols (all, without the proxy) are rejected and counted ({@link LocalhostRejects}).
    */
   public synchronized boolean enableLocalhostNodePorts() {
     boolean proxied = nodePortAddresses.containsExplicitLoopback();
     localhostProxy.enable(proxied && !settings.dryRun());
+    applied.localhostRejects.enable(proxied);
     return proxied;
   }
 
@@ -272,10 +274,7 @@ public class NftablesProxier implements ProxyBackend {
     return committer.unchangedByOthers() && Objects.equals(nodePortAddresses.resolve(), applied.nodePortIPs);
   }
 
-  /**
-   * The whole table: sent as it is at a load or a rewrite (with the leftovers of the table found
-   * removed), or compared with the table read back at a reconcile.
-   */
+  /** The whole table: sent whole at a load or a rewrite (leftovers removed), or compared with the kernel's at a reconcile. */
   private Transaction fullTransaction(ProxyState state, SyncPlan plan, Instant start) throws NftablesException {
     if (plan.kind() == SyncKind.RECONCILE) {
       listedAt = committer.generation();

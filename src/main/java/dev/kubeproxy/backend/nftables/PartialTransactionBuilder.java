@@ -58,7 +58,7 @@ final class PartialTransactionBuilder {
       ServicePortRules after = null;
       if (svc != null) {
         List<Endpoint> eps = state.endpointsOf(spn);
-        after = ServicePortRules.compute(state.plan(svc), settings, syntax,
+        after = ServicePortRules.compute(state.plan(svc), settings, syntax, applied.localhostRejects,
             applied.slots, applied.texts);
         applied.ports.put(spn, new AppliedTable.Port(svc, eps, after));
       } else {

@@ -97,8 +97,8 @@ public record ServicePortRules(
    * @param texts the shared texts of the numbers the elements name
    */
   static ServicePortRules compute(ServicePortPlan plan, ProxierSettings settings, FamilySyntax syntax,
-      EndpointSlots slots, NumberTexts texts) {
-    return new Builder(plan.service(), settings, syntax, slots, texts).build(plan);
+      LocalhostRejects localhostRejects, EndpointSlots slots, NumberTexts texts) {
+    return new Builder(plan.service(), settings, syntax, localhostRejects, slots, texts).build(plan);
   }
 
   private static final class Builder {
@@ -115,8 +115,11 @@ public record ServicePortRules(
 
     private final EndpointSlots slots;
     private final NumberTexts texts;
+    private final LocalhostRejects localhostRejects;
 
-    Builder(ServicePort svc, ProxierSettings settings, FamilySyntax syntax, EndpointSlots slots, NumberTexts texts) {
+    Builder(ServicePort svc, ProxierSettings settings, FamilySyntax syntax, LocalhostRejects localhostRejects,
+        EndpointSlots slots, NumberTexts texts) {
+      this.localhostRejects = localhostRejects;
       this.slots = slots;
       this.texts = texts;
       this.svc = svc;
@@ -220,6 +223,9 @@ public record ServicePortRules(
         }
         if (!hasExternal) {
           elements.add(Element.ofMap("no-endpoint-nodeports", key, externalVerdict, spnText));
+        }
+        if (localhostRejects.rejects(proto)) {
+          elements.add(LocalhostRejects.element(proto, key.get(1)));
         }
       }
 

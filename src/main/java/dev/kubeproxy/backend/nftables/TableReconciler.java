@@ -2,11 +2,13 @@ package dev.kubeproxy.backend.nftables;
 
 import dev.kubeproxy.backend.nftables.objects.Chain;
 import dev.kubeproxy.backend.nftables.objects.Element;
+import dev.kubeproxy.backend.nftables.objects.NftCounter;
 import dev.kubeproxy.backend.nftables.objects.NftMap;
 import dev.kubeproxy.backend.nftables.objects.NftObject;
 import dev.kubeproxy.backend.nftables.objects.NftSet;
 import dev.kubeproxy.backend.nftables.objects.NftablesException;
 import dev.kubeproxy.backend.nftables.objects.Rule;
+import dev.kubeproxy.backend.nftables.objects.Statement;
 import dev.kubeproxy.backend.nftables.objects.Table;
 import dev.kubeproxy.backend.nftables.objects.TableReader;
 import dev.kubeproxy.backend.nftables.objects.TableVisitor;
@@ -195,6 +197,11 @@ final class TableReconciler implements TableVisitor {
       }
       if (seen != null && seen.count > 0) {
         tx.flush(chain);
+      }
+      for (Rule rule : rules) {
+        if (rule.statement() instanceof Statement.CountedReject c) {
+          tx.add(new NftCounter(c.counter())); // counters are not read back; adding one keeps its counts
+        }
       }
       rules.forEach(tx::add);
       rewritten++;

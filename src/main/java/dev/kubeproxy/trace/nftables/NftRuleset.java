@@ -3,6 +3,7 @@ package dev.kubeproxy.trace.nftables;
 import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.backend.nftables.objects.Chain;
 import dev.kubeproxy.backend.nftables.objects.Element;
+import dev.kubeproxy.backend.nftables.objects.NftCounter;
 import dev.kubeproxy.backend.nftables.objects.NftMap;
 import dev.kubeproxy.backend.nftables.objects.NftObject;
 import dev.kubeproxy.backend.nftables.objects.NftSet;
@@ -123,6 +124,9 @@ public final class NftRuleset {
     /** One command of a transaction, as the kernel applies it. */
     public Builder apply(Transaction.Operation op) {
       NftObject o = op.object();
+      if (o instanceof NftCounter) {
+        return this; // a named counter counts and changes no packet's path
+      }
       switch (op.verb()) {
         case ADD, CREATE -> add(o);
         case FLUSH -> flush(o);

@@ -204,7 +204,7 @@ final class RuleWalk {
   private Action execute(Statement s) {
     if (s instanceof dev.kubeproxy.backend.nftables.objects.Verdict v) {
       return verdict(v);
-    } else if (s instanceof Statement.Reject) {
+    } else if (s instanceof Statement.Reject || s instanceof Statement.CountedReject) {
       return new Action(Effect.REJECT, null);
     } else if (s instanceof Statement.Dnat d) {
       return dnat(d.address(), d.port());

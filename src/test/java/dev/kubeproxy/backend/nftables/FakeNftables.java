@@ -4,6 +4,8 @@ import dev.kubeproxy.backend.nftables.objects.Chain;
 import dev.kubeproxy.backend.nftables.objects.Element;
 import dev.kubeproxy.backend.nftables.objects.FormArena;
 import dev.kubeproxy.backend.nftables.objects.NftMap;
+import dev.kubeproxy.backend.nftables.objects.Statement;
+import dev.kubeproxy.backend.nftables.objects.NftCounter;
 import dev.kubeproxy.backend.nftables.objects.NftObject;
 import dev.kubeproxy.backend.nftables.objects.NftSet;
 import dev.kubeproxy.backend.nftables.objects.Nftables;
@@ -188,6 +190,23 @@ public final class FakeNftables implements Nftables, TableReader {
     return out;
   }
 
+  @Override
+  public synchronized Map<String, Long> counterPackets() {
+    return counters();
+  }
+
+  /** The named counters and their packet counts. */
+  public synchronized Map<String, Long> counters() {
+    return new LinkedHashMap<>(state.counters);
+  }
+
+  /** Sets a named counter's packet count, as packets through its rule would. */
+  public synchronized void count(String counter, long packets) {
+    if (state.counters.replace(counter, packets) == null) {
+      throw new IllegalArgumentException("no counter " + counter);
+    }
+  }
+
   public synchronized int chainCount() {
     return state.chains.size();
   }
@@ -249,6 +268,8 @@ public final class FakeNftables implements Nftables, TableReader {
     boolean exists;
     final LinkedHashMap<String, FakeChain> chains = new LinkedHashMap<>();
     final LinkedHashMap<String, FakeContainer> containers = new LinkedHashMap<>();
+    /** Named counters: their packet counts (the fake counts nothing itself; tests set them). */
+    final LinkedHashMap<String, Long> counters = new LinkedHashMap<>();
 
     State copy() {
       State s = new State();
@@ -265,6 +286,7 @@ public final class FakeNftables implements Nftables, TableReader {
         d.elements.putAll(c.elements);
         s.containers.put(name, d);
       });
+      s.counters.putAll(counters);
       return s;
     }
 
@@ -308,6 +330,11 @@ public final class FakeNftables implements Nftables, TableReader {
         FakeContainer fc = new FakeContainer();
         fc.definition = o;
         containers.put(name, fc);
+      } else if (o instanceof NftCounter c) {
+        if (counters.containsKey(c.name()) && create) {
+          throw new IllegalStateException("Could not process rule: File exists");
+        }
+        counters.putIfAbsent(c.name(), 0L);
       } else if (o instanceof Rule r) {
         FakeChain fc = chains.get(r.chain());
         if (fc == null) {
@@ -315,6 +342,10 @@ public final class FakeNftables implements Nftables, TableReader {
               + r.chain() + ")");
         }
         checkReferences(r.chainReferences(), r.setReferences());
+        if (r.statement() instanceof Statement.CountedReject c && !counters.containsKey(c.counter())) {
+          throw new IllegalStateException("Could not process rule: No such file or directory (counter "
+              + c.counter() + ")");
+        }
         fc.rules.add(r);
       } else if (o instanceof Element e) {
         FakeContainer fc = containers.get(e.container());
@@ -382,6 +413,21 @@ public final class FakeNftables implements Nftables, TableReader {
         exists = false;
         chains.clear();
         containers.clear();
+        counters.clear();
+      } else if (o instanceof NftCounter c) {
+        if (!counters.containsKey(c.name())) {
+          throw new IllegalStateException("Could not process rule: No such file or directory (counter "
+              + c.name() + ")");
+        }
+        for (FakeChain chain : chains.values()) {
+          for (Rule r : chain.rules) {
+            if (r.statement() instanceof Statement.CountedReject ref && ref.counter().equals(c.name())) {
+              throw new IllegalStateException("Could not process rule: Device or resource busy (counter "
+                  + c.name() + " is still referenced)");
+            }
+          }
+        }
+        counters.remove(c.name());
       } else if (o instanceof Chain c) {
         if (!chains.containsKey(c.name())) {
           throw new IllegalStateException("Could not process rule: No such file or directory (chain "

@@ -3,6 +3,7 @@ package dev.kubeproxy.backend.nftables;
 import static dev.kubeproxy.backend.nftables.Fixtures.*;
 import static dev.kubeproxy.testutil.ModelFixtures.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -18,6 +19,11 @@ import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.testutil.tier.Kernel;
 import java.io.IOException;
 import java.net.ConnectException;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.PortUnreachableException;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -47,6 +53,7 @@ class NftablesLocalhostNodePortKernelTest {
   private ServerSocket endpoint;
   private final List<NftablesProxier> proxiers = new ArrayList<>();
   private final ProxyMetrics metrics = new ProxyMetrics().registerFor(ProxyMode.NFTABLES);
+  private final TestClock clock = new TestClock();
 
   @BeforeEach
   void createNamespace() throws Exception {
@@ -94,7 +101,7 @@ class NftablesLocalhostNodePortKernelTest {
   private NftablesProxier proxier() {
     ProxierSettings s = with(settings(IpFamily.IPv4), false, settings(IpFamily.IPv4).localDetector(),
         List.of("192.168.1.10/32", "127.0.0.0/8"));
-    NftablesProxier p = new NftablesProxier(s, inNs, new NftCommand(s.family(), inNs), metrics, new TestClock(),
+    NftablesProxier p = new NftablesProxier(s, inNs, new NftCommand(s.family(), inNs), metrics, clock,
         List::of);
     proxiers.add(p);
     return p;
@@ -161,5 +168,70 @@ class NftablesLocalhostNodePortKernelTest {
     assertEquals("echo:back", exchange(NODE_PORT, "back"));
     on.close();
     assertThrows(ConnectException.class, () -> exchange(NODE_PORT, "hi"), "closed at shutdown");
+  }
+
+  /**
+   * A UDP NodePort on 127.0.0.1 is rejected (the client sees ICMP port unreachable although a UDP
+   * socket listens on that port) and counted, with the table written over netlink; an hourly
+   * resync reads the table back and finds nothing to change.
+   */
+  @Test
+  void udpToALoopbackNodePortIsRejectedAndCounted() throws Exception {
+    ServicePortName dns = spn("demo", "dns", "dns", "UDP");
+    Model model = new Model().put(svc(dns, "10.96.0.10", 53).nodePort(NODE_PORT), ready("10.244.1.6", 53, false));
+    try (DatagramSocket server = InNetns.call(ns, () -> new DatagramSocket(
+        new InetSocketAddress(InetAddress.getByName("127.0.0.1"), NODE_PORT)))) {
+      assertFalse(udpRejected(server), "without the table the datagram arrives");
+
+      NftablesProxier on = proxier();
+      on.privilegedInit();
+      assertTrue(on.viaNetlink());
+      assertTrue(on.enableLocalhostNodePorts());
+      on.sync(model.state());
+      assertTrue(udpRejected(server), "rejected: the userspace proxy serves TCP only");
+      assertTrue(udpRejected(server));
+      String scrape = metrics.registry().scrape();
+      assertTrue(scrape.contains("kubeproxy_nftables_localhost_nodeport_rejected_packets_total{ip_family=\"IPv4\","
+          + "protocol=\"UDP\"} 2\n"), scrape);
+
+      clock.advance(Duration.ofMinutes(61));
+      assertTrue(on.sync(model.state()).full());
+      assertTrue(on.lastFullSyncReconciled());
+      assertEquals("", on.lastTransaction().render(IpFamily.IPv4), "the table read back is the one written");
+      assertTrue(metrics.registry().scrape().contains("protocol=\"UDP\"} 2\n"), "a resync keeps the counts");
+
+      model.remove(dns);
+      on.sync(model.state());
+      assertFalse(udpRejected(server), "the NodePort is gone: nothing rejects it");
+      on.close();
+
+      // a restart with the gate off removes the map, the chains and the counters
+      model.put(svc(dns, "10.96.0.10", 53).nodePort(NODE_PORT), ready("10.244.1.6", 53, false));
+      NftablesProxier off = proxier();
+      off.privilegedInit();
+      off.sync(model.state());
+      String table = inNs.run(List.of("nft", "list", "table", "ip", "kube-proxy")).stdout();
+      assertFalse(table.contains("localhost-nodeport"), table);
+      assertFalse(udpRejected(server));
+    }
+  }
+
+  /** Sends a datagram from inside the namespace to 127.0.0.1:NODE_PORT: rejected, or received by server. */
+  private boolean udpRejected(DatagramSocket server) throws IOException {
+    try (DatagramSocket client = InNetns.call(ns, DatagramSocket::new)) {
+      client.connect(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), NODE_PORT));
+      client.setSoTimeout(1000);
+      client.send(new DatagramPacket(new byte[] {1}, 1));
+      try {
+        client.receive(new DatagramPacket(new byte[16], 16));
+        throw new AssertionError("nothing answers on the NodePort");
+      } catch (PortUnreachableException e) {
+        return true;
+      } catch (SocketTimeoutException e) {
+        server.setSoTimeout(2000);
+        server.receive(new DatagramPacket(new byte[16], 16)); // times out (fails the test) when lost
+        return false;
+      }
+    }
   }
 }

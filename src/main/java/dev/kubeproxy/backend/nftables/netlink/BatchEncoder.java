@@ -4,6 +4,7 @@ import dev.kubeproxy.host.netlink.MessageWriter;
 import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.backend.nftables.objects.Chain;
 import dev.kubeproxy.backend.nftables.objects.Element;
+import dev.kubeproxy.backend.nftables.objects.NftCounter;
 import dev.kubeproxy.backend.nftables.objects.NftMap;
 import dev.kubeproxy.backend.nftables.objects.NftObject;
 import dev.kubeproxy.backend.nftables.objects.NftSet;
@@ -189,6 +190,10 @@ final class BatchEncoder {
       } else {
         w.string(2, name); // NFTA_SET_NAME, NFTA_SET_ELEM_LIST_SET
       }
+      w.endMessage(m);
+    } else if (o instanceof NftCounter c && verb != Transaction.Verb.FLUSH) {
+      int m = message(w, adds ? CounterObjects.NEWOBJ : CounterObjects.DELOBJ, adds ? create : 0, op, firstSequence);
+      CounterObjects.attributes(w, c, adds);
       w.endMessage(m);
     } else {
       throw new Unsupported(verb + " " + o);

@@ -58,7 +58,7 @@ final class ElementCodec {
       case "hairpin-connections" -> HAIRPIN;
       case "cluster-ips", "nodeport-ips" -> ADDRESSES;
       case "service-ips", "no-endpoint-services", "firewall-ips" -> VERDICTS_BY_DESTINATION;
-      case "service-nodeports", "no-endpoint-nodeports" -> VERDICTS_BY_NODEPORT;
+      case "service-nodeports", "no-endpoint-nodeports", "localhost-nodeport-reject-ports" -> VERDICTS_BY_NODEPORT;
       default -> throw new Unsupported("elements of " + container);
     };
   }

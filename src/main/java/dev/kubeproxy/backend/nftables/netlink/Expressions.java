@@ -106,6 +106,14 @@ final class Expressions {
     return expr("masq", w -> w.u32(1, flags)); // NFTA_MASQ_FLAGS
   }
 
+  /** "counter name \"C\"": adds to a named counter object (NFT_OBJECT_COUNTER). */
+  static Consumer<MessageWriter> counterRef(String counter) {
+    return expr("objref", w -> {
+      w.u32(1, 1); // NFTA_OBJREF_IMM_TYPE: NFT_OBJECT_COUNTER
+      w.string(2, counter); // NFTA_OBJREF_IMM_NAME
+    });
+  }
+
   /** "reject": ICMP (type 0, NFT_REJECT_ICMP_UNREACH) with the given code. */
   static Consumer<MessageWriter> reject(int code) {
     return expr("reject", w -> {

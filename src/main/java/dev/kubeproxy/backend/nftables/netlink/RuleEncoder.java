@@ -128,6 +128,9 @@ final class RuleEncoder {
       out.add(verdict(verdictCode(v.kind()), v.chain()));
     } else if (s instanceof Statement.Reject) {
       out.add(reject(v6 ? 4 : 3)); // ICMP(v6) port unreachable
+    } else if (s instanceof Statement.CountedReject c) {
+      out.add(counterRef(c.counter()));
+      out.add(reject(v6 ? 4 : 3));
     } else if (s instanceof Statement.Dnat d) {
       requireProtocol(matches, s);
       out.add(immediate(REG_1, Values.address(d.address(), family)));

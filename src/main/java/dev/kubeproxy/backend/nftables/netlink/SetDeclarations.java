@@ -115,8 +115,9 @@ final class SetDeclarations {
     w.u32(3, NFT_SET_MAP | (shard ? NFT_SET_INTERVAL : 0)); // NFTA_SET_FLAGS
     UserData ud = new UserData();
     switch (m.name()) {
-      case "service-ips", "no-endpoint-services", "firewall-ips", "service-nodeports", "no-endpoint-nodeports" -> {
-        boolean withAddress = !m.name().endsWith("nodeports");
+      case "service-ips", "no-endpoint-services", "firewall-ips", "service-nodeports", "no-endpoint-nodeports",
+          "localhost-nodeport-reject-ports" -> {
+        boolean withAddress = !m.name().endsWith("nodeports") && !m.name().startsWith("localhost-");
         if (!m.type().equals(withAddress ? addrKey : portKey)) {
           throw new Unsupported("map " + m.name() + " of type " + m.type());
         }

@@ -6,7 +6,7 @@ import dev.kubeproxy.net.IpFamily;
  * One nftables object inside the kube-proxy table: what a {@link Transaction} adds, flushes or
  * deletes. The family and table name come from the transaction, so objects stay family-neutral.
  */
-public sealed interface NftObject permits Table, Chain, Rule, NftSet, NftMap, Element {
+public sealed interface NftObject permits Table, Chain, Rule, NftSet, NftMap, Element, NftCounter {
 
   /** The object as written after a verb, e.g. "chain ip kube-proxy services". */
   String render(Transaction.Verb verb, IpFamily family, boolean objectComments);

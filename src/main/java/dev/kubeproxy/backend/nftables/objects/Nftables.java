@@ -23,6 +23,15 @@ public interface Nftables {
     return java.util.List.of();
   }
 
+  /**
+   * The packet counts of the named counters ({@link NftCounter}) in this family's kube-proxy table.
+   *
+   * @return counter name to packets; empty when there are none or this cannot read them
+   */
+  default java.util.Map<String, Long> counterPackets() throws NftablesException {
+    return java.util.Map.of();
+  }
+
   /** The chains and the sets (maps not included) that exist now in this family's kube-proxy table. */
   TableContents list() throws NftablesException;
 

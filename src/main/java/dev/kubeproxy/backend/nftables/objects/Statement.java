@@ -5,7 +5,7 @@ import java.util.List;
 /** The final statement of a {@link Rule}; like {@link Match}, it knows its nft text. */
 public sealed interface Statement permits Verdict, Statement.Reject, Statement.Dnat, Statement.DnatFromMap,
     Statement.RandomGoto, Statement.DestinationVmap, Statement.SetMark, Statement.Masquerade,
-    Statement.RememberSource {
+    Statement.RememberSource, Statement.CountedReject {
 
   /** Appends the statement as nft writes it; ip is "ip" or "ip6". */
   void render(StringBuilder sb, String ip);
@@ -25,6 +25,26 @@ public sealed interface Statement permits Verdict, Statement.Reject, Statement.D
     @Override
     public void render(StringBuilder sb, String ip) {
       sb.append("reject");
+    }
+  }
+
+  /**
+   * "counter name \"C\" reject": adds the packet to the named counter ({@link NftCounter}) and
+   * rejects it (ICMP port unreachable).
+   */
+  record CountedReject(String counter) implements Statement {
+    public CountedReject {
+      new NftCounter(counter); // the same naming rules
+    }
+
+    @Override
+    public void render(StringBuilder sb, String ip) {
+      sb.append("counter name ").append(NftObject.quote(counter)).append(" reject");
+    }
+
+    /** The counter it adds to, which must exist before the rule. */
+    public List<String> counters() {
+      return List.of(counter);
     }
   }
 

@@ -25,10 +25,12 @@ final class RuleExpressions {
     JsonNode expr = rule.path("expr");
     List<Match> matches = new ArrayList<>();
     Statement statement = null;
+    String namedCounter = null;
     for (JsonNode e : expr) {
       String kind = kind(e);
       JsonNode body = e.get(kind);
       if (kind.equals("counter")) {
+        namedCounter = body.isTextual() ? body.asText() : namedCounter; // {"counter": "name"}: a named counter
         continue;
       }
       if (statement != null) {
@@ -42,6 +44,9 @@ final class RuleExpressions {
     }
     if (statement == null) {
       throw refused(chain, expr, "a rule without a verdict or a statement");
+    }
+    if (namedCounter != null && statement instanceof Statement.Reject) {
+      statement = new Statement.CountedReject(namedCounter);
     }
     String comment = rule.hasNonNull("comment") ? rule.get("comment").asText() : null;
     return new Rule(chain, matches, statement, comment);

@@ -3,6 +3,7 @@ package dev.kubeproxy.trace.nftables.script;
 import dev.kubeproxy.backend.nftables.objects.Chain;
 import dev.kubeproxy.backend.nftables.objects.Element;
 import dev.kubeproxy.backend.nftables.objects.ElementValue;
+import dev.kubeproxy.backend.nftables.objects.NftCounter;
 import dev.kubeproxy.backend.nftables.objects.NftMap;
 import dev.kubeproxy.backend.nftables.objects.NftObject;
 import dev.kubeproxy.backend.nftables.objects.NftSet;
@@ -80,7 +81,10 @@ public final class NftScriptReader {
       case "element" -> {
         return element(t.next(), verb, t);
       }
-      default -> throw t.bad("table, chain, rule, set, map or element, not " + kind);
+      case "counter" -> {
+        return new NftCounter(t.next());
+      }
+      default -> throw t.bad("table, chain, rule, set, map, element or counter, not " + kind);
     }
   }
 

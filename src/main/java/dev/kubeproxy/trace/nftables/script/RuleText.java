@@ -167,6 +167,12 @@ final class RuleText {
       case "reject" -> {
         return new Statement.Reject();
       }
+      case "counter" -> {
+        t.expect("name");
+        String counter = t.quoted();
+        t.expect("reject");
+        return new Statement.CountedReject(counter.substring(1, counter.length() - 1));
+      }
       case "masquerade" -> {
         t.accept("fully-random");
         return new Statement.Masquerade();

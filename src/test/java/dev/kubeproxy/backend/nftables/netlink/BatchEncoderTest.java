@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.backend.nftables.objects.Chain;
 import dev.kubeproxy.backend.nftables.objects.Element;
+import dev.kubeproxy.backend.nftables.objects.NftCounter;
 import dev.kubeproxy.backend.nftables.objects.NftSet;
 import dev.kubeproxy.backend.nftables.objects.Rule;
 import dev.kubeproxy.backend.nftables.objects.Table;
@@ -147,6 +148,13 @@ class BatchEncoderTest {
     }
   }
 
+  @Test
+  void namedCountersAreAddedAndDeletedButNeverFlushed() throws Exception {
+    NftCounter counter = new NftCounter("localhost-nodeport-rejected-udp");
+    assertEquals(2, v4.encode(new Transaction().add(counter).delete(counter), 1).commands().size());
+    assertThrows(Unsupported.class, () -> v4.encode(new Transaction().flush(counter), 1));
+  }
+
   /** Rules nft itself would refuse. */
   static List<Rule> unsupportedRules() {
     return List.of(
@@ -181,6 +189,7 @@ class BatchEncoderTest {
         new Rule("c", new Statement.RememberSource("affinity-X")),
         new Rule("c", new Statement.DestinationVmap(true, "service-ips")),
         new Rule("c", new Statement.Reject()),
+        new Rule("c", new Statement.CountedReject("localhost-nodeport-rejected-udp")),
         new Rule("c", Verdict.DROP),
         new Rule("c", new Statement.RandomGoto(List.of("a", "b"))),
         new Rule("c", List.of(new Match.AddressIn(Field.SOURCE, true, List.of("198.51.100.0/24"))), Verdict.DROP),
