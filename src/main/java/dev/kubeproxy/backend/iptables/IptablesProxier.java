@@ -248,7 +248,7 @@ public class IptablesProxier implements ProxyBackend {
       }
     } else if (planner.staleScanDue(large)) {
       try {
-        known.addAll(IptablesTool.chainsOf(t.save("nat")));
+        known.addAll(t.chainsIn("nat"));
         planner.staleScanned();
       } catch (IOException e) {
         Log.error("Failed to execute iptables-save: stale chains will not be deleted", e);

@@ -280,6 +280,21 @@ public final class IptablesTool {
     return chains;
   }
 
+  /**
+   * The chains declared in one table, read from iptables-save line by line: the table's whole text
+   * (every rule of a large cluster) is never held, only the names.
+   */
+  public Set<String> chainsIn(String table) throws IOException {
+    Set<String> chains = new LinkedHashSet<>();
+    saveLines(table, line -> {
+      if (line.startsWith(":")) {
+        int space = line.indexOf(' ');
+        chains.add(line.substring(1, space < 0 ? line.length() : space));
+      }
+    });
+    return chains;
+  }
+
   /** Runs `iptables WAIT args...`; returns the result (exit status 1 usually means "not there"). */
   public CommandRunner.Result run(List<String> args) throws IOException {
     List<String> argv = new ArrayList<>();
