@@ -14,7 +14,8 @@ import java.util.Set;
  * @param natRulesSkipped    nat rule lines of unchanged services left out of a partial sync
  * @param deletedChains      stale chains flushed and deleted by this input
  * @param activeNatChains    every service chain that exists after this input is applied
- * @param largeClusterMode   more than 1,000 endpoints: comments left out of SVC/SEP rules
+ * @param largeClusterMode   upstream's large-cluster mode (RulesetGenerator.largeClusterMode): comments
+ *                           left out of SVC/SEP rules
  * @param lineOwners         which service port wrote which line
  * @param topLevelRules      by table, the rules written in each top-level chain (which every sync
  *                           rewrites whole): what the rules monitor expects to find

@@ -178,31 +178,16 @@ public final class NftScriptReader {
 
   private static ElementValue value(Tokens t) {
     String w = t.next();
-    switch (w) {
-      case "goto" -> {
-        return Verdict.goTo(t.next());
-      }
-      case "jump" -> {
-        return Verdict.jump(t.next());
-      }
-      case "drop" -> {
-        return Verdict.DROP;
-      }
-      case "accept" -> {
-        return Verdict.ACCEPT;
-      }
-      case "return" -> {
-        return Verdict.RETURN;
-      }
-      default -> {
-        t.expect(".");
-        String port = t.next();
-        try {
-          return new ElementValue.Target(w, Integer.parseInt(port));
-        } catch (NumberFormatException e) {
-          throw t.bad("an endpoint's port, not " + port);
-        }
-      }
+    Verdict verdict = RuleText.verdict(w, t);
+    if (verdict != null) {
+      return verdict;
+    }
+    t.expect(".");
+    String port = t.next();
+    try {
+      return new ElementValue.Target(w, Integer.parseInt(port));
+    } catch (NumberFormatException e) {
+      throw t.bad("an endpoint's port, not " + port);
     }
   }
 }

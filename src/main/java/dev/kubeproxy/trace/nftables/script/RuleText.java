@@ -146,24 +146,25 @@ final class RuleText {
     return new Statement.DestinationVmap(withAddress, set(t));
   }
 
+  /** The verdict word w begins (taking a jump's or goto's chain from t), or null when w is none. */
+  static Verdict verdict(String w, Tokens t) {
+    return switch (w) {
+      case "jump" -> Verdict.jump(t.next());
+      case "goto" -> Verdict.goTo(t.next());
+      case "drop" -> Verdict.DROP;
+      case "accept" -> Verdict.ACCEPT;
+      case "return" -> Verdict.RETURN;
+      default -> null;
+    };
+  }
+
   private static Statement statement(Tokens t) {
     String w = t.next();
+    Verdict verdict = verdict(w, t);
+    if (verdict != null) {
+      return verdict;
+    }
     switch (w) {
-      case "jump" -> {
-        return Verdict.jump(t.next());
-      }
-      case "goto" -> {
-        return Verdict.goTo(t.next());
-      }
-      case "drop" -> {
-        return Verdict.DROP;
-      }
-      case "accept" -> {
-        return Verdict.ACCEPT;
-      }
-      case "return" -> {
-        return Verdict.RETURN;
-      }
       case "reject" -> {
         return new Statement.Reject();
       }
