@@ -52,28 +52,9 @@ public final class NetlinkSocket implements AutoCloseable {
     return libc.socket(LibC.AF_NETLINK, LibC.SOCK_RAW | LibC.SOCK_CLOEXEC, protocol);
   }
 
-  /** A socket keeps the namespace it was created in: enter it on this thread, create, come back. */
+  /** A socket keeps the namespace it was created in: create it with the thread inside that namespace. */
   private static int socketIn(LibC libc, int protocol, String netns) throws IOException {
-    int own = libc.open("/proc/thread-self/ns/net", LibC.O_RDONLY | LibC.O_CLOEXEC);
-    try {
-      int target = libc.open("/var/run/netns/" + netns, LibC.O_RDONLY | LibC.O_CLOEXEC);
-      try {
-        libc.setns(target, LibC.CLONE_NEWNET);
-      } finally {
-        libc.close(target);
-      }
-      try {
-        return socket(libc, protocol);
-      } finally {
-        try {
-          libc.setns(own, LibC.CLONE_NEWNET);
-        } catch (LastErrorException e) {
-          throw new IllegalStateException("cannot return this thread to its network namespace", e);
-        }
-      }
-    } finally {
-      libc.close(own);
-    }
+    return InNetns.call(netns, () -> socket(libc, protocol));
   }
 
   /**
