@@ -37,7 +37,7 @@ import java.util.Set;
 
 /**
  * Runs inside the guest (IpvsTracerAgreementGuestIT): the ipvs backend programs {@link KernelFlowHarness#cluster}
- * into the harness's node namespace, the state is read back from the kernel as explain reads it, and the ipvs
+ * into the harness's node namespace, each IP family in turn, the state is read back from the kernel as explain reads it, and the ipvs
  * tracer over that state must agree with what the kernel did to random flows (conntrack's reply tuples: IPVS
  * updates them when net.ipv4.vs.conntrack is on, as the backend sets it). Then explain's check of each Service's
  * cluster IP from a pod against the same read-back. Prints "== section" blocks; argument: the seed.
@@ -45,7 +45,6 @@ import java.util.Set;
 public final class IpvsTracerAgreementGuestMain {
   public static void main(String[] args) throws Exception {
     long seed = Long.parseLong(args[0]);
-    IpFamily f = IpFamily.IPv4;
     List<String> disagreements = new ArrayList<>();
     List<String> explain = new ArrayList<>();
     try (KernelFlowHarness h = new KernelFlowHarness()) {
@@ -60,44 +59,47 @@ public final class IpvsTracerAgreementGuestMain {
           throw new IllegalStateException("sysctl -w " + sysctl + " in the node namespace: " + r.stderr());
         }
       }
-      ProxierSettings settings = new ProxierSettings(f, "node-1", List.of(a(f, KernelFlowHarness.NODE_IP)),
-          List.of(), false, 14, false, new LocalTrafficDetector("ClusterCIDR", a(f, "10.244.0.0/16")),
-          Duration.ofHours(1), Duration.ofSeconds(1), null);
-      IpvsProxier.Host host = new IpvsProxier.Host(inNode, new ProxyMetrics(), Clock.systemUTC(),
-          new BackendSelector(inNode));
-      IpvsProxier proxier = new IpvsProxier(settings, IpvsSettings.of(new KubeProxyConfiguration.IPVS(), f), host,
-          new Sysctls(Files.createTempDirectory("sysctl")), () -> NetlinkIpvs.open(h.node), new IpSetTool(inNode),
-          new DummyInterface(inNode), new IptablesTool(inNode, f, IptablesBackend.NFT));
-      ProxyState state = KernelFlowHarness.cluster(f);
-      proxier.sync(state);
+      for (IpFamily f : IpFamily.values()) {
+        ProxierSettings settings = new ProxierSettings(f, "node-1", List.of(a(f, KernelFlowHarness.NODE_IP)),
+            List.of(), false, 14, false, new LocalTrafficDetector("ClusterCIDR", a(f, "10.244.0.0/16")),
+            Duration.ofHours(1), Duration.ofSeconds(1), null);
+        IpvsProxier.Host host = new IpvsProxier.Host(inNode, new ProxyMetrics(), Clock.systemUTC(),
+            new BackendSelector(inNode));
+        IpvsProxier proxier = new IpvsProxier(settings, IpvsSettings.of(new KubeProxyConfiguration.IPVS(), f), host,
+            new Sysctls(Files.createTempDirectory("sysctl")), () -> NetlinkIpvs.open(h.node), new IpSetTool(inNode),
+            new DummyInterface(inNode), new IptablesTool(inNode, f, IptablesBackend.NFT));
+        ProxyState state = KernelFlowHarness.cluster(f);
+        proxier.sync(state);
 
-      ProgrammedRuleset ruleset = proxier.programmedRuleset().orElseThrow();
-      if (ruleset.error() != null) {
-        throw new IllegalStateException("reading the state back: " + ruleset.source() + ": " + ruleset.error());
-      }
-      section("read back", ruleset.text());
-      IpvsTracer tracer = IpvsTracer.of(ruleset, new LocalNode(Set.of(a(f, KernelFlowHarness.NODE_IP),
-          a(f, KernelFlowHarness.POD_GW)), h.podInterface(), h.externalInterface()));
-      disagreements.addAll(h.compare("ipvs", f, tracer, state, seed));
-
-      // explain, as /debug/services runs it on the same read-back: every Service's cluster IP from a pod
-      ProxierSettings explained = new ProxierSettings(f, "node-1", List.of(a(f, KernelFlowHarness.NODE_IP),
-          a(f, KernelFlowHarness.POD_GW)), List.of(), false, 14, false,
-          new LocalTrafficDetector("ClusterCIDR", a(f, "10.244.0.0/16")), Duration.ofHours(1), Duration.ofSeconds(1),
-          null);
-      ProxierSnapshot snapshot = new ProxierSnapshot(ProxyMode.IPVS, false, true,
-          List.of(new FamilySnapshot(explained, state, new ServiceSyncLog(), Map.of(), ruleset)), List.of());
-      for (ServicePort svc : state.services().values()) {
-        DebugReport report = ReportBuilder.build(snapshot, ServiceQuery.parse(svc.name().service().toString(),
-            a(f, "10.244.0.2"), svc.clusterIP() + ":" + svc.port()));
-        for (DebugReport.Port p : report.ports()) {
-          KernelPath k = p.kernel();
-          String answer = k == null ? "no kernel path" : k.error() != null ? "error: " + k.error()
-              : k.disagreement() != null ? "disagrees: " + k.disagreement() : "agrees (" + k.verdict() + ")";
-          explain.add(p.servicePort() + " " + answer);
+        ProgrammedRuleset ruleset = proxier.programmedRuleset().orElseThrow();
+        if (ruleset.error() != null) {
+          throw new IllegalStateException("reading the state back: " + ruleset.source() + ": " + ruleset.error());
         }
+        section("read back", ruleset.text());
+        IpvsTracer tracer = IpvsTracer.of(ruleset, new LocalNode(Set.of(a(f, KernelFlowHarness.NODE_IP),
+            a(f, KernelFlowHarness.POD_GW)), h.podInterface(), h.externalInterface()));
+        disagreements.addAll(h.compare("ipvs", f, tracer, state, seed));
+
+        // explain, as /debug/services runs it on the same read-back: every Service's cluster IP from a pod
+        ProxierSettings explained = new ProxierSettings(f, "node-1", List.of(a(f, KernelFlowHarness.NODE_IP),
+            a(f, KernelFlowHarness.POD_GW)), List.of(), false, 14, false,
+            new LocalTrafficDetector("ClusterCIDR", a(f, "10.244.0.0/16")), Duration.ofHours(1), Duration.ofSeconds(1),
+            null);
+        ProxierSnapshot snapshot = new ProxierSnapshot(ProxyMode.IPVS, false, true,
+            List.of(new FamilySnapshot(explained, state, new ServiceSyncLog(), Map.of(), ruleset)), List.of());
+        for (ServicePort svc : state.services().values()) {
+          DebugReport report = ReportBuilder.build(snapshot, ServiceQuery.parse(svc.name().service().toString(),
+              a(f, "10.244.0.2"),
+                (f == IpFamily.IPv6 ? "[" + svc.clusterIP() + "]" : svc.clusterIP()) + ":" + svc.port()));
+          for (DebugReport.Port p : report.ports()) {
+            KernelPath k = p.kernel();
+            String answer = k == null ? "no kernel path" : k.error() != null ? "error: " + k.error()
+                : k.disagreement() != null ? "disagrees: " + k.disagreement() : "agrees (" + k.verdict() + ")";
+            explain.add(p.servicePort() + " " + answer);
+          }
+        }
+        proxier.cleanup();
       }
-      proxier.cleanup();
     }
     section("disagreements", String.join("\n", disagreements) + "\n");
     explain.sort(null);
