@@ -24,10 +24,11 @@ public final class EndpointsMap {
    */
   public record UpdateResult(Set<NamespacedName> updatedServices, Map<NamespacedName, List<Instant>> triggerTimes) {}
 
-  private final Map<ServicePortName, List<Endpoint>> endpoints = new HashMap<>();
-  /** The last snapshot, reused until the map changes. */
-  private Map<ServicePortName, List<Endpoint>> snapshot;
-
+  private final ShardedMap<ServicePortName, List<Endpoint>> endpoints = new ShardedMap<>();
+  /** Per service, the distinct IPs of its ready local endpoints, kept up to date per changed service. */
+  private final Map<NamespacedName, Integer> localReady = new HashMap<>();
+  /** The last copy of {@link #localReady} handed out, reused until a count changes (null: changed). */
+  private Map<NamespacedName, Integer> localReadyCopy;
   public UpdateResult update(EndpointsChangeTracker tracker) {
     return update(tracker.checkout());
   }
@@ -36,38 +37,48 @@ public final class EndpointsMap {
     Set<NamespacedName> updated = new HashSet<>();
     for (Map.Entry<NamespacedName, EndpointsChangeTracker.ServiceChange> e : checkout.changes().entrySet()) {
       EndpointsChangeTracker.ServiceChange change = e.getValue();
-      snapshot = null;
       change.previous().keySet().forEach(endpoints::remove);
-      endpoints.putAll(change.current());
+      change.current().forEach(endpoints::put);
+      updateLocalReady(e.getKey(), change.current());
       updated.add(e.getKey());
     }
     return new UpdateResult(Collections.unmodifiableSet(updated), Collections.unmodifiableMap(checkout.triggerTimes()));
   }
 
   public List<Endpoint> get(ServicePortName name) {
-    return endpoints.getOrDefault(name, List.of());
+    List<Endpoint> list = endpoints.get(name);
+    return list == null ? List.of() : list;
   }
 
-  /** Per service, the number of distinct IPs of its ready local endpoints (EndpointsMap.LocalReadyEndpoints). */
+  /**
+   * Per service, the number of distinct IPs of its ready local endpoints (EndpointsMap.LocalReadyEndpoints).
+   * The same immutable map is returned until a count changes, so a caller can tell "unchanged" by identity.
+   */
   public Map<NamespacedName, Integer> localReadyEndpoints() {
-    Map<NamespacedName, Set<String>> ips = new HashMap<>();
-    endpoints.forEach((spn, list) -> {
+    if (localReadyCopy == null) {
+      localReadyCopy = Map.copyOf(localReady);
+    }
+    return localReadyCopy;
+  }
+
+  /** One service's count from all its ports' endpoints (a change carries every port of the service). */
+  private void updateLocalReady(NamespacedName service, Map<ServicePortName, List<Endpoint>> ports) {
+    Set<String> ips = new HashSet<>();
+    for (List<Endpoint> list : ports.values()) {
       for (Endpoint ep : list) {
         if (ep.ready() && ep.local()) {
-          ips.computeIfAbsent(spn.service(), k -> new HashSet<>()).add(ep.ip());
+          ips.add(ep.ip());
         }
       }
-    });
-    Map<NamespacedName, Integer> out = new HashMap<>();
-    ips.forEach((k, v) -> out.put(k, v.size()));
-    return out;
+    }
+    Integer before = ips.isEmpty() ? localReady.remove(service) : localReady.put(service, ips.size());
+    if (before == null ? !ips.isEmpty() : before != ips.size()) {
+      localReadyCopy = null;
+    }
   }
 
   /** An immutable copy for a backend to read on another thread (the lists are immutable already). */
   public Map<ServicePortName, List<Endpoint>> snapshot() {
-    if (snapshot == null) {
-      snapshot = Map.copyOf(endpoints);
-    }
-    return snapshot;
+    return endpoints.snapshot();
   }
 }

@@ -20,18 +20,19 @@ public final class ServicePortMap {
    */
   public record UpdateResult(Set<NamespacedName> updatedServices, List<ServicePort> deletedPorts) {}
 
-  private final Map<ServicePortName, ServicePort> ports = new HashMap<>();
-  /** The last snapshot, reused until the map changes. */
-  private Map<ServicePortName, ServicePort> snapshot;
-
+  private final ShardedMap<ServicePortName, ServicePort> ports = new ShardedMap<>();
+  /** Per service, its health-check node port when it has one, kept up to date per changed service. */
+  private final Map<NamespacedName, Integer> healthCheckNodePorts = new HashMap<>();
+  /** The last copy of {@link #healthCheckNodePorts} handed out, reused until it changes (null: changed). */
+  private Map<NamespacedName, Integer> healthCheckCopy;
   public UpdateResult update(ServiceChangeTracker tracker) {
     Set<NamespacedName> updated = new HashSet<>();
     List<ServicePort> deleted = new ArrayList<>();
     for (Map.Entry<NamespacedName, ServiceChangeTracker.Change> e : tracker.checkout().entrySet()) {
-      snapshot = null;
       updated.add(e.getKey());
       ServiceChangeTracker.Change change = e.getValue();
-      ports.putAll(change.current());
+      change.current().forEach(ports::put);
+      updateHealthCheck(e.getKey(), change.current());
       for (Map.Entry<ServicePortName, ServicePort> prev : change.previous().entrySet()) {
         if (change.current().containsKey(prev.getKey())) {
           continue; // an update, not a deletion
@@ -45,6 +46,31 @@ public final class ServicePortMap {
     return new UpdateResult(Collections.unmodifiableSet(updated), List.copyOf(deleted));
   }
 
+  /**
+   * The services with a health-check node port (ServicePortMap.HealthCheckNodePorts). The same
+   * immutable map is returned until it changes, so a caller can tell "unchanged" by identity.
+   */
+  public Map<NamespacedName, Integer> healthCheckNodePorts() {
+    if (healthCheckCopy == null) {
+      healthCheckCopy = Map.copyOf(healthCheckNodePorts);
+    }
+    return healthCheckCopy;
+  }
+
+  /** One service's entry from all its ports (a change carries every port of the service). */
+  private void updateHealthCheck(NamespacedName service, Map<ServicePortName, ServicePort> current) {
+    int port = 0;
+    for (ServicePort p : current.values()) {
+      if (p.healthCheckNodePort() != 0) {
+        port = p.healthCheckNodePort();
+      }
+    }
+    Integer before = port == 0 ? healthCheckNodePorts.remove(service) : healthCheckNodePorts.put(service, port);
+    if (before == null ? port != 0 : before != port) {
+      healthCheckCopy = null;
+    }
+  }
+
   public ServicePort get(ServicePortName name) {
     return ports.get(name);
   }
@@ -55,9 +81,6 @@ public final class ServicePortMap {
 
   /** An immutable copy for a backend to read on another thread. */
   public Map<ServicePortName, ServicePort> snapshot() {
-    if (snapshot == null) {
-      snapshot = Map.copyOf(ports);
-    }
-    return snapshot;
+    return ports.snapshot();
   }
 }

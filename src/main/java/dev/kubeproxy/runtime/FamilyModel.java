@@ -143,9 +143,14 @@ final class FamilyModel {
     return deleted;
   }
 
-  /** Ready local endpoints per Service, for the health-check node ports. */
+  /** Ready local endpoints per Service, for the health-check node ports (the same map until it changes). */
   Map<NamespacedName, Integer> localReadyEndpoints() {
     return endpoints.localReadyEndpoints();
+  }
+
+  /** The health-check node port per Service that has one (the same map until it changes). */
+  Map<NamespacedName, Integer> healthCheckNodePorts() {
+    return services.healthCheckNodePorts();
   }
 
   /**

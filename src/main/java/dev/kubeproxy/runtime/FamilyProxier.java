@@ -221,7 +221,7 @@ public final class FamilyProxier {
     lastState = state;
     successfulSyncs++;
     List<ServicePort> deleted = model.syncSucceeded();
-    reporter.succeeded(result, state, model.localReadyEndpoints(), took);
+    reporter.succeeded(result, state, model.healthCheckNodePorts(), model.localReadyEndpoints(), took);
     firstSynced.tryComplete();
     if (conntrack != null) {
       // Upstream runs CleanStaleEntries at the end of every successful syncProxyRules.

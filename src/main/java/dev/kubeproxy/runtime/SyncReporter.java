@@ -8,7 +8,6 @@ import dev.kubeproxy.messages.ServiceHealthState;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.model.NamespacedName;
 import dev.kubeproxy.model.ProxyState;
-import dev.kubeproxy.model.ServicePort;
 import dev.kubeproxy.model.ServicePortName;
 import dev.kubeproxy.model.ServiceSyncLog;
 import dev.kubeproxy.model.SyncResult;
@@ -17,7 +16,6 @@ import io.vertx.core.eventbus.EventBus;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -33,6 +31,9 @@ final class SyncReporter {
   private final ProxyMetrics metrics;
   private final Clock clock;
   private final ServiceSyncLog syncLog;
+  /** The maps of the last ServiceHealthState published (null: none yet); the model hands out the same maps until they change. */
+  private Map<NamespacedName, Integer> publishedHealthCheckPorts;
+  private Map<NamespacedName, Integer> publishedLocalReady;
 
   SyncReporter(EventBus bus, IpFamily family, ProxyMetrics metrics, Clock clock, ServiceSyncLog syncLog) {
     this.bus = bus;
@@ -65,7 +66,8 @@ final class SyncReporter {
    * The backend programmed the state: the sync log, the events of refused ports and removed
    * leftovers, health, metrics, and the health-check node ports with their local endpoints.
    */
-  void succeeded(SyncResult result, ProxyState state, Map<NamespacedName, Integer> localReady, Duration took) {
+  void succeeded(SyncResult result, ProxyState state, Map<NamespacedName, Integer> healthCheckPorts,
+      Map<NamespacedName, Integer> localReady, Duration took) {
     metrics.observeSyncDuration(family.name(), took);
     syncLog.synced(state.changedServices(), clock.instant(), result.full(), null);
     result.refusedPorts().forEach(port -> recordRefused(state, port));
@@ -86,14 +88,13 @@ final class SyncReporter {
     }
     metrics.setNoLocalEndpoints(family.name(), "internal", result.noLocalEndpointsInternal());
     metrics.setNoLocalEndpoints(family.name(), "external", result.noLocalEndpointsExternal());
-    Map<NamespacedName, Integer> healthCheckPorts = new HashMap<>();
-    for (ServicePort port : state.services().values()) {
-      if (port.healthCheckNodePort() != 0) {
-        healthCheckPorts.put(port.name().service(), port.healthCheckNodePort());
-      }
+    // Only what changed is sent: the health-check servers reconcile against every service they
+    // are given, which the sync of one endpoint should not pay for at every sync.
+    if (healthCheckPorts != publishedHealthCheckPorts || localReady != publishedLocalReady) {
+      publishedHealthCheckPorts = healthCheckPorts;
+      publishedLocalReady = localReady;
+      bus.publish(EventBusAddresses.SERVICE_HEALTH, new ServiceHealthState(healthCheckPorts, localReady, family));
     }
-    bus.publish(EventBusAddresses.SERVICE_HEALTH,
-        new ServiceHealthState(Map.copyOf(healthCheckPorts), Map.copyOf(localReady), family));
   }
 
   /** The KubeProxyIncorrectIPVersion Warning event on the Service; the cluster watch writes it to the API. */

@@ -7,6 +7,7 @@ import static dev.kubeproxy.model.TestObjects.slice;
 import static dev.kubeproxy.model.TestObjects.slicePort;
 import static dev.kubeproxy.model.TestObjects.withZoneHints;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -239,5 +240,23 @@ class EndpointsChangeTrackerTest {
         false);
     map.update(tracker);
     assertEquals(Map.of(WEB, 1), map.localReadyEndpoints());
+  }
+
+  @Test
+  void localReadyEndpointsFollowEachChangedServiceAndStayTheSameMapOtherwise() {
+    tracker.update(dnsSlice("a", ep("10.244.0.5", "node-a")), false);
+    map.update(tracker);
+    Map<NamespacedName, Integer> first = map.localReadyEndpoints();
+    assertEquals(Map.of(WEB, 1), first);
+    // an endpoint of another node: the count, and so the map handed out, stay the same
+    tracker.update(dnsSlice("a", ep("10.244.0.5", "node-a"), ep("10.244.0.7", "node-b")), false);
+    map.update(tracker);
+    assertSame(first, map.localReadyEndpoints());
+    tracker.update(dnsSlice("a", ep("10.244.0.5", "node-a"), ep("10.244.0.8", "node-a")), false);
+    map.update(tracker);
+    assertEquals(Map.of(WEB, 2), map.localReadyEndpoints());
+    tracker.update(dnsSlice("a", ep("10.244.0.5", "node-a"), ep("10.244.0.8", "node-a")), true);
+    map.update(tracker);
+    assertEquals(Map.of(), map.localReadyEndpoints());
   }
 }

@@ -31,7 +31,11 @@ final class AppliedTable {
     }
   }
 
+  /** Read freely; written only through {@link #putPort}, {@link #removePort}, {@link #replacePorts} and {@link #clear}, which keep the counts below. */
   final Map<ServicePortName, Port> ports = new HashMap<>();
+  /** The ports of {@link #ports} without a usable endpoint for internal / external traffic, counted as ports come and go. */
+  private int noLocalInternal;
+  private int noLocalExternal;
   final ElementIndex elements = new ElementIndex();
   final EndpointSlots slots = new EndpointSlots();
   final NumberTexts texts = new NumberTexts();
@@ -46,6 +50,8 @@ final class AppliedTable {
 
   void clear() {
     ports.clear();
+    noLocalInternal = 0;
+    noLocalExternal = 0;
     elements.clear();
     declaredShards.clear();
   }
@@ -54,22 +60,38 @@ final class AppliedTable {
     return fixedRuleCount + serviceRuleCount;
   }
 
+  void putPort(ServicePortName name, Port port) {
+    count(ports.put(name, port), -1);
+    count(port, 1);
+  }
+
+  void removePort(ServicePortName name) {
+    count(ports.remove(name), -1);
+  }
+
+  /** The ports of a full sync instead of the ones before. */
+  void replacePorts(Map<ServicePortName, Port> next) {
+    ports.clear();
+    noLocalInternal = 0;
+    noLocalExternal = 0;
+    next.forEach(this::putPort);
+  }
+
+  private void count(Port port, int sign) {
+    if (port != null) {
+      noLocalInternal += port.rules().noLocalInternal() ? sign : 0;
+      noLocalExternal += port.rules().noLocalExternal() ? sign : 0;
+    }
+  }
+
   /** Service ports that have endpoints, but none usable for internal traffic. */
   int noLocalInternal() {
-    int n = 0;
-    for (Port p : ports.values()) {
-      n += p.rules().noLocalInternal() ? 1 : 0;
-    }
-    return n;
+    return noLocalInternal;
   }
 
   /** Service ports that have endpoints, but none usable for external traffic. */
   int noLocalExternal() {
-    int n = 0;
-    for (Port p : ports.values()) {
-      n += p.rules().noLocalExternal() ? 1 : 0;
-    }
-    return n;
+    return noLocalExternal;
   }
 
   /**

@@ -169,8 +169,7 @@ final class FullTransactionBuilder {
     applied.slots.retainOnly(desiredChains);
     applied.declaredShards.clear();
     applied.declaredShards.addAll(shards);
-    applied.ports.clear();
-    applied.ports.putAll(next);
+    applied.replacePorts(next);
     applied.serviceRuleCount = rules;
     return desiredChains;
   }

@@ -60,9 +60,9 @@ final class PartialTransactionBuilder {
         List<Endpoint> eps = state.endpointsOf(spn);
         after = ServicePortRules.compute(state.plan(svc), settings, syntax, applied.localhostRejects,
             applied.slots, applied.texts);
-        applied.ports.put(spn, new AppliedTable.Port(svc, eps, after));
+        applied.putPort(spn, new AppliedTable.Port(svc, eps, after));
       } else {
-        applied.ports.remove(spn);
+        applied.removePort(spn);
       }
       if (Objects.equals(before, after)) {
         continue;
