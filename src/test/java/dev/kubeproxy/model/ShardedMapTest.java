@@ -7,11 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kubeproxy.testutil.tier.Unit;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
+@Unit
 class ShardedMapTest {
   @Test
   void snapshotsFollowTheMapAndStayAsTaken() {
