@@ -39,8 +39,31 @@ import java.util.concurrent.atomic.AtomicInteger;
  * requests are built from the resource paths, not through client-java's generated API classes.
  */
 final class InformerSource implements ClusterSource {
-  /** One watched kind: its informer and the keys its handler has delivered (for the synced signal). */
-  private record Watched(Kind kind, SharedIndexInformer<? extends KubernetesObject> informer, Set<String> delivered) {}
+  /**
+   * One watched kind: its informer and, until its initial list is reported delivered, the keys its
+   * handler has delivered (then dropped: one more key per object for the agent's lifetime).
+   */
+  private static final class Watched {
+    final Kind kind;
+    final SharedIndexInformer<? extends KubernetesObject> informer;
+    volatile Set<String> delivered = ConcurrentHashMap.newKeySet();
+
+    Watched(Kind kind, SharedIndexInformer<? extends KubernetesObject> informer) {
+      this.kind = kind;
+      this.informer = informer;
+    }
+
+    void delivered(String key, boolean present) {
+      Set<String> keys = delivered;
+      if (keys != null) {
+        if (present) {
+          keys.add(key);
+        } else {
+          keys.remove(key);
+        }
+      }
+    }
+  }
 
   private final Vertx vertx;
   private final ApiClient client;
@@ -173,6 +196,7 @@ final class InformerSource implements ClusterSource {
       for (Watched w : watched) {
         if (!reported.contains(w.kind) && initialListDelivered(w)) {
           reported.add(w.kind);
+          w.delivered = null;
           Log.info("Caches are synced", "kind", w.kind);
           sink.synced(w.kind);
         }
@@ -206,13 +230,13 @@ final class InformerSource implements ClusterSource {
       // BackoffListerWatcher already logged list and watch failures with the server and cause.
       Log.v(4).info("Informer run failed", "resource", what, "err", String.valueOf(error));
     });
-    Set<String> delivered = ConcurrentHashMap.newKeySet();
+    Watched w = new Watched(kind, informer);
     informer.addEventHandler(new ResourceEventHandler<T>() {
       @Override
       public void onAdd(T obj) {
         String key = Caches.metaNamespaceKeyFunc(obj);
         sink.upsert(kind, key, obj);
-        delivered.add(key);
+        w.delivered(key, true);
       }
 
       @Override
@@ -224,10 +248,10 @@ final class InformerSource implements ClusterSource {
       public void onDelete(T obj, boolean finalStateUnknown) {
         String key = Caches.metaNamespaceKeyFunc(obj);
         sink.delete(kind, key, obj);
-        delivered.remove(key);
+        w.delivered(key, false);
       }
     });
-    watched.add(new Watched(kind, informer, delivered));
+    watched.add(w);
   }
 
   @Override

@@ -61,12 +61,16 @@ public final class ServiceChangeTracker {
     return !pending.isEmpty();
   }
 
-  /** What is skipped of a Service, logged at -v=2 once per Service and reason, as upstream does. */
+  /** What is skipped of a Service, logged once per Service and reason; nothing kept while its level is off. */
   private void logSkipOnce(NamespacedName name, Service current) {
-    String reason = current == null ? null : ServicePorts.skipReason(current, family);
-    String before = reason == null ? loggedSkips.remove(name) : loggedSkips.put(name, reason);
-    if (reason != null && !reason.equals(before)) {
-      Log.v(2).info("Skipping service", "service", name.toString(), "ipFamily", family.toString(), "reason", reason);
+    ServicePorts.Skip skip = current == null ? null : ServicePorts.skip(current, family);
+    if (skip == null || !Log.enabled(skip.verbosity())) {
+      loggedSkips.remove(name);
+      return;
+    }
+    if (!skip.reason().equals(loggedSkips.put(name, skip.reason()))) {
+      Log.v(skip.verbosity()).info("Skipping service", "service", name.toString(), "ipFamily", family.toString(),
+          "reason", skip.reason());
     }
   }
 

@@ -158,30 +158,34 @@ public final class ServicePorts {
     return Collections.unmodifiableMap(out);
   }
 
+  /** Why a Service yields no ports of a family or drops some of them, and the -v level that says so. */
+  public record Skip(String reason, int verbosity) {}
+
   /**
-   * Why a Service yields no ports of this family, or why some of its ports are dropped, for the
-   * -v=2 line upstream writes once (headless, ExternalName, no cluster IP of the family, a
-   * duplicate port name and protocol); null when nothing is skipped silently.
+   * Why a Service yields no ports of this family, or why some of its ports are dropped (headless,
+   * ExternalName, no cluster IP of the family, a duplicate port name and protocol); null when
+   * nothing is skipped. Missing the family is -v=4: every single-stack Service on a dual-stack
+   * node lacks one, and upstream's serviceToServiceMap says nothing of it; the rest is -v=2.
    */
-  public static String skipReason(Service service, IpFamily family) {
+  public static Skip skip(Service service, IpFamily family) {
     if (service == null) {
       return null;
     }
     String ip = service.clusterIP();
     if (ip == null || ip.isEmpty() || ip.equals("None")) {
-      return "headless (clusterIP " + (ip == null || ip.isEmpty() ? "unset" : ip) + "): no proxying";
+      return new Skip("headless (clusterIP " + (ip == null || ip.isEmpty() ? "unset" : ip) + "): no proxying", 2);
     }
     if ("ExternalName".equals(service.type())) {
-      return "type ExternalName: no proxying";
+      return new Skip("type ExternalName: no proxying", 2);
     }
     if (clusterIPOfFamily(service, family) == null) {
-      return "no " + family + " cluster IP (ipFamilies " + service.ipFamilies() + "): not proxied by the "
-          + family + " proxier";
+      return new Skip("no " + family + " cluster IP (ipFamilies " + service.ipFamilies() + "): not proxied by the "
+          + family + " proxier", 4);
     }
     java.util.Set<String> seen = new java.util.HashSet<>();
     for (Service.Port p : service.ports()) {
       if (!seen.add(nullToEmpty(p.name()) + "/" + (p.protocol() == null ? "TCP" : p.protocol()))) {
-        return "duplicate port name \"" + nullToEmpty(p.name()) + "\": only the last such port is proxied";
+        return new Skip("duplicate port name \"" + nullToEmpty(p.name()) + "\": only the last such port is proxied", 2);
       }
     }
     return null;

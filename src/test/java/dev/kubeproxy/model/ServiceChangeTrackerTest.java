@@ -133,7 +133,10 @@ class ServiceChangeTrackerTest {
     assertEquals(0, map.size());
   }
 
-  /** Issue 15 item 9: what is skipped silently is logged at -v=2, once per Service and reason. */
+  /**
+   * What is skipped silently is logged once per Service and reason: at -v=2, except a Service
+   * lacking the tracker's family (every single-stack Service on a dual-stack node), at -v=4.
+   */
   @Test
   void skipsAreLoggedOnceAtV2() {
     java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
@@ -157,8 +160,7 @@ class ServiceChangeTrackerTest {
       String out = captured.toString();
       assertEquals(1, count(out, "service=\"demo/headless\""), out);
       assertTrue(out.contains("headless (clusterIP None)"), out);
-      assertEquals(1, count(out, "service=\"demo/v6\""), out);
-      assertTrue(out.contains("no IPv4 cluster IP"), out);
+      assertEquals(0, count(out, "service=\"demo/v6\""), out);
       assertEquals(1, count(out, "service=\"demo/dup\""), out);
       assertTrue(out.contains("duplicate port name"), out);
       assertEquals(1, count(out, "service=\"demo/ext\""), out);
@@ -167,6 +169,12 @@ class ServiceChangeTrackerTest {
       tracker.update(headless, null);
       tracker.update(null, headless);
       assertEquals(2, count(captured.toString(), "service=\"demo/headless\""));
+      // The missing family at -v=4, once.
+      dev.kubeproxy.logging.Log.setVerbosity(4);
+      tracker.update(v6only, v6only);
+      tracker.update(v6only, v6only);
+      assertEquals(1, count(captured.toString(), "service=\"demo/v6\""));
+      assertTrue(captured.toString().contains("no IPv4 cluster IP"));
       // Below -v=2: nothing.
       dev.kubeproxy.logging.Log.setVerbosity(1);
       tracker.update(null, service("demo", "headless-2", "None", port("http", 80, "TCP")));
