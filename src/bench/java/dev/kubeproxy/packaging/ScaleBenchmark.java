@@ -29,10 +29,12 @@ import java.util.regex.Pattern;
  * mvn -B -q package -DskipTests        # the agent's jar, and the benchmark in target/test-classes
  * java -cp target/test-classes:target/kube-proxy.jar dev.kubeproxy.packaging.ScaleBenchmark \
  *     [--modes nftables,iptables] [--memory-limit 512m (default: the sizing rule's, per shape)] [--churn-seconds 60] [--rate 20] \
- *     [--jvm-opts '-XX:NativeMemoryTracking=summary'] [--breakdown true] 5006x50 44125x1 100000x1
+ *     [--jvm-opts '-XX:NativeMemoryTracking=summary'] [--breakdown true] \
+ *     [--agent-flags '--iptables-min-sync-period=0s'] 5006x50 44125x1 100000x1
  * </pre>
  *
- * <p>{@code --jvm-opts} are appended to the agent's JAVA_OPTS; {@code --breakdown true} prints
+ * <p>{@code --jvm-opts} are appended to the agent's JAVA_OPTS, {@code --agent-flags} (split at
+ * spaces) to its command line; {@code --breakdown true} prints
  * where the RSS goes after the first sync ({@link MemoryBreakdown}).
  */
 public final class ScaleBenchmark {
@@ -44,6 +46,7 @@ public final class ScaleBenchmark {
   private final Path jar;
   private final Path launcher;
   private final String jvmOpts;
+  private final List<String> agentFlags;
   private final boolean breakdown;
   private final Map<String, Map<String, String>> rows = new LinkedHashMap<>();
 
@@ -63,6 +66,8 @@ public final class ScaleBenchmark {
     jar = Path.of(opts.getOrDefault("jar", "target/kube-proxy.jar")).toAbsolutePath();
     launcher = Path.of(opts.getOrDefault("launcher", "bin/kube-proxy")).toAbsolutePath();
     jvmOpts = opts.getOrDefault("jvm-opts", "");
+    String flags = opts.getOrDefault("agent-flags", "").trim();
+    agentFlags = flags.isEmpty() ? List.of() : List.of(flags.split("\\s+"));
     breakdown = Boolean.parseBoolean(opts.getOrDefault("breakdown", "false"));
   }
 
@@ -91,9 +96,9 @@ public final class ScaleBenchmark {
       System.exit(2);
     }
     ScaleBenchmark bench = new ScaleBenchmark(opts);
-    System.out.printf("scale benchmark: launcher %s, jar %s, memory limit %s, churn %d s at %d changes/s%n",
+    System.out.printf("scale benchmark: launcher %s, jar %s, memory limit %s, churn %d s at %d changes/s, agent flags %s%n",
         bench.launcher, bench.jar, bench.memoryLimit == null ? "per shape, by the sizing rule" : bench.memoryLimit,
-        bench.churnSeconds, bench.rate);
+        bench.churnSeconds, bench.rate, bench.agentFlags.isEmpty() ? "(none beyond the benchmark's)" : String.join(" ", bench.agentFlags));
     for (int[] shape : shapes) {
       for (String mode : bench.modes) {
         Map<String, String> row = new LinkedHashMap<>();
@@ -123,6 +128,7 @@ public final class ScaleBenchmark {
       List<String> argv = new ArrayList<>(List.of("ip", "netns", "exec", ns.name));
       argv.addAll(ownXtablesLock(lock, launcher.toString(), "--kubeconfig", api.kubeconfig(work).toString(),
           "--hostname-override", BenchCluster.NODE, "--proxy-mode", mode, "--conntrack-max-per-core=0", "--v=2"));
+      argv.addAll(agentFlags);
       ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true).redirectOutput(log.toFile());
       pb.environment().put("KUBE_PROXY_JAR", jar.toString());
       String limit = memoryLimit != null ? memoryLimit

@@ -42,6 +42,7 @@ public final class HeapCompaction {
       max = vm.getVMOption("MaxHeapFreeRatio").getValue();
     } catch (RuntimeException e) {
       Runtime.getRuntime().gc();
+      NativeHeapTrim.trim();
       return;
     }
     String tight = String.valueOf(Math.min(TIGHT_MAX_FREE_PERCENT, Integer.parseInt(max)));
@@ -58,6 +59,7 @@ public final class HeapCompaction {
     } finally {
       restore(vm, steady == null ? max : steady[1], steady == null ? min : steady[0]);
     }
+    NativeHeapTrim.trim(); // the load's native buffers, freed by now
   }
 
   /** The property's "min,max", or null when it is unset or not two percentages with min <= max. */

@@ -259,7 +259,7 @@ public final class EndpointsChangeTracker {
     for (Map.Entry<NamespacedName, Map<String, SliceData>> e : pending.entrySet()) {
       NamespacedName service = e.getKey();
       // Slices are read in name order so that the dedupe winner does not depend on hashing.
-      Map<String, SliceData> slices = applied.computeIfAbsent(service, k -> new TreeMap<>());
+      TreeMap<String, SliceData> slices = new TreeMap<>(applied.getOrDefault(service, Map.of()));
       for (Map.Entry<String, SliceData> s : e.getValue().entrySet()) {
         if (s.getValue().remove()) {
           slices.remove(s.getKey());
@@ -267,15 +267,30 @@ public final class EndpointsChangeTracker {
           slices.put(s.getKey(), s.getValue());
         }
       }
-      if (slices.isEmpty()) {
+      Map<String, SliceData> kept = frozen(slices);
+      if (kept.isEmpty()) {
         applied.remove(service);
+      } else {
+        applied.put(service, kept);
       }
-      taken.put(service, Collections.unmodifiableMap(new TreeMap<>(slices)));
+      taken.put(service, kept);
     }
     pending.clear();
     pendingCount = 0;
     metrics.setEndpointChangesPending(0);
     return new Taken(taken);
+  }
+
+  /**
+   * A service's slices as kept between syncs, read-only and in name order: most services have one
+   * slice, kept as a one-entry map rather than a tree.
+   */
+  private static Map<String, SliceData> frozen(TreeMap<String, SliceData> slices) {
+    return switch (slices.size()) {
+      case 0 -> Map.of();
+      case 1 -> Map.of(slices.firstKey(), slices.firstEntry().getValue());
+      default -> Collections.unmodifiableMap(slices);
+    };
   }
 
   /** The endpoints of each changed service before and after. */

@@ -47,7 +47,7 @@ class LauncherIT {
     assertTrue(out.contains("Kubernetes v"), out);
     for (String flag : List.of("-XX:+UseSerialGC", "-XX:MinHeapFreeRatio=60", "-XX:MaxHeapFreeRatio=80",
         "-XX:InitialHeapSize=33554432",
-        "-XX:-ShrinkHeapInSteps", "-XX:NewRatio=4", "-XX:TieredStopAtLevel=1", "-XX:+ExitOnOutOfMemoryError")) {
+        "-XX:-ShrinkHeapInSteps", "-XX:NewRatio=8", "-XX:TieredStopAtLevel=1", "-XX:+ExitOnOutOfMemoryError")) {
       assertTrue(out.contains(flag), flag + " in " + out);
     }
     assertTrue(out.contains("kube-proxy.steady-heap-free-ratios = 25,30"), "the ratios after the initial load: " + out);
