@@ -24,7 +24,8 @@ import java.util.TreeMap;
  * From outside the agent: when each churn change is in the namespace's kernel rules. A change is
  * expected with the time it was written to the API server (epoch microseconds) and resolved when
  * its trace appears: a replaced endpoint's address, a created Service's cluster IP, a deleted
- * Service's cluster IP gone.
+ * Service's cluster IP gone. nftables is followed through the kernel's own announcements, iptables
+ * (which announces nothing) by reading the table in rounds.
  */
 abstract class KernelWatch implements AutoCloseable {
   /** What a change leaves in the kernel, and when it was written. */
@@ -105,8 +106,8 @@ abstract class KernelWatch implements AutoCloseable {
    * nftables: a NETLINK_NETFILTER socket of the benchmark's own in the namespace, subscribed to
    * NFNLGRP_NFTABLES. The kernel announces every object of a transaction as it commits it, so a
    * change is timed at the receipt of its announcement, at no cost to the agent and without reading
-   * the ruleset first (as {@code nft monitor} does, minutes at tens of thousands of Services); the
-   * subscription holds once the socket has joined the group.
+   * the ruleset first (as {@code nft monitor} does, which then starts listening far too late at tens
+   * of thousands of Services); the subscription holds once the socket has joined the group.
    *
    * <p>Only the agent's {@code ip kube-proxy} table counts, and "visible" is what makes the agent's
    * layout route the change: a created Service once an added {@code service-ips} element has its
@@ -115,9 +116,11 @@ abstract class KernelWatch implements AutoCloseable {
    * in an added rule (the policy chain's dnat when it is the Service's only endpoint), an added
    * element (its {@code endpoint-ranges-*} entry otherwise) or an added chain's name (its endpoint
    * chain, with ClientIP affinity). An address is matched as its four network-order bytes at an
-   * attribute boundary (every netlink value is 4-aligned) or as text. A change whose announcement
-   * the kernel dropped (receive buffer full: counted) stays never seen, and so does a deletion by
-   * a whole set or table (the kernel announces no elements for that).
+   * attribute boundary (every netlink value is 4-aligned) or as text; the announcements of one sync
+   * all come from its one commit, so whichever carries the address dates it. Never seen: a change
+   * whose announcement the kernel dropped (receive buffer full: counted), a Service created and
+   * deleted between two syncs (nothing is committed for it), a deletion by a whole set or table
+   * (the kernel announces no elements for that).
    */
   static final class Nftables extends KernelWatch {
     private static final int NFNLGRP_NFTABLES = 7;
