@@ -28,8 +28,8 @@ final class ChurnDriver {
     int changes = 0;
     int created = 0;
     try (WatchProbe probe = new WatchProbe(ns, api.port);
-         KernelWatch watch = mode.equals("nftables") ? new KernelWatch.Nftables(ns, agentLog.resolveSibling("nft-monitor.txt")) : new KernelWatch.Iptables(ns, restores)) {
-      Thread.sleep(500); // the monitor is listening before the first change
+         KernelWatch watch = mode.equals("nftables") ? new KernelWatch.Nftables(ns) : new KernelWatch.Iptables(ns, restores)) {
+      Thread.sleep(500); // the iptables watch has made its first round before the first change
       long start = System.nanoTime();
       long period = TimeUnit.SECONDS.toNanos(1) / rate;
       for (long next = start; next < start + TimeUnit.SECONDS.toNanos(seconds); next += period) {

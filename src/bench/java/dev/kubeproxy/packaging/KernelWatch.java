@@ -1,10 +1,14 @@
 package dev.kubeproxy.packaging;
 
+import com.sun.jna.LastErrorException;
+import dev.kubeproxy.host.netlink.Attributes;
+import dev.kubeproxy.host.netlink.LibC;
+import dev.kubeproxy.host.netlink.NetlinkMessage;
+import dev.kubeproxy.host.netlink.NetlinkSocket;
 import dev.kubeproxy.packaging.FootprintBenchmark.Netns;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -15,14 +19,13 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * From outside the agent: when each churn change is in the namespace's kernel rules. A change is
  * expected with the time it was written to the API server (epoch microseconds) and resolved when
  * its trace appears: a replaced endpoint's address, a created Service's cluster IP, a deleted
- * Service's cluster IP gone.
+ * Service's cluster IP gone. nftables is followed through the kernel's own announcements, iptables
+ * (which announces nothing) by reading the table in rounds.
  */
 abstract class KernelWatch implements AutoCloseable {
   /** What a change leaves in the kernel, and when it was written. */
@@ -100,82 +103,187 @@ abstract class KernelWatch implements AutoCloseable {
   abstract String method();
 
   /**
-   * nftables: {@code nft monitor} in the namespace prints every committed object as the kernel
-   * announces it, so each change is timed at its commit (plus the pipe) at no cost to the agent;
-   * polling would list the table over and over. The endpoint's address is in its chain's name,
-   * the cluster IP in the service-ips element.
+   * nftables: a NETLINK_NETFILTER socket of the benchmark's own in the namespace, subscribed to
+   * NFNLGRP_NFTABLES. The kernel announces every object of a transaction as it commits it, so a
+   * change is timed at the receipt of its announcement, at no cost to the agent and without reading
+   * the ruleset first (as {@code nft monitor} does, which then starts listening far too late at tens
+   * of thousands of Services); the subscription holds once the socket has joined the group.
+   *
+   * <p>Only the agent's {@code ip kube-proxy} table counts, and "visible" is what makes the agent's
+   * layout route the change: a created Service once an added {@code service-ips} element has its
+   * cluster IP in the key (without endpoints it would go to {@code no-endpoint-services} and not
+   * count yet), a deleted one once that element is deleted; a replaced endpoint once its address is
+   * in an added rule (the policy chain's dnat when it is the Service's only endpoint), an added
+   * element (its {@code endpoint-ranges-*} entry otherwise) or an added chain's name (its endpoint
+   * chain, with ClientIP affinity). An address is matched as its four network-order bytes at an
+   * attribute boundary (every netlink value is 4-aligned) or as text; the announcements of one sync
+   * all come from its one commit, so whichever carries the address dates it. Never seen: a change
+   * whose announcement the kernel dropped (receive buffer full: counted), a Service created and
+   * deleted between two syncs (nothing is committed for it), a deletion by a whole set or table
+   * (the kernel announces no elements for that).
    */
   static final class Nftables extends KernelWatch {
-    private static final Pattern IPV4 = Pattern.compile("(?<![0-9.])(\\d+\\.\\d+\\.\\d+\\.\\d+)(?![0-9])");
-    private final Process monitor;
-    private final Thread reader;
+    private static final int NFNLGRP_NFTABLES = 7;
+    private static final int NFNL_SUBSYS_NFTABLES = 10;
+    private static final int NFPROTO_IPV4 = 2;
+    private static final int NEWCHAIN = 3;
+    private static final int DELCHAIN = 5;
+    private static final int NEWRULE = 6;
+    private static final int DELRULE = 8;
+    private static final int NEWSETELEM = 12;
+    private static final int DELSETELEM = 14;
+    /** NFTA_CHAIN_TABLE, NFTA_RULE_TABLE and NFTA_SET_ELEM_LIST_TABLE are all 1. */
+    private static final int TABLE = 1;
+    /** NFTA_RULE_CHAIN and NFTA_SET_ELEM_LIST_SET: the chain or set the rule or elements belong to. */
+    private static final int CONTAINER = 2;
+    private static final int NFTA_CHAIN_NAME = 3;
 
-    Nftables(Netns ns, java.nio.file.Path raw) throws IOException, InterruptedException {
-      monitor = new ProcessBuilder("ip", "netns", "exec", ns.name, "sh", "-c", "nft monitor 2>&1 | tee " + raw).start();
-      reader = new Thread(() -> {
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(monitor.getInputStream(), StandardCharsets.UTF_8))) {
-          for (String line; (line = in.readLine()) != null; ) {
-            long at = nowMicros();
-            if (!line.startsWith("add ") && !line.startsWith("delete ") && !line.startsWith("#") && !line.startsWith("W: ")
-                && !line.startsWith("\t") && !line.startsWith(" ") && !line.equals("}") && other.size() < 5) {
-              other.add(line); // nft's own complaints (a lost event, a full socket buffer)
-            }
-            if (line.contains(PROBE_TABLE)) {
-              listening.countDown();
-            }
-            boolean deleted = line.startsWith("delete");
-            Matcher m = IPV4.matcher(line);
-            while (m.find()) {
-              resolved(deleted ? deleteKey(m.group(1)) : addKey(m.group(1)), at);
-            }
-          }
-        } catch (IOException e) {
-          // the monitor was stopped
-        }
-      }, "nft-monitor");
+    private final NetlinkSocket socket;
+    private final Thread reader;
+    private volatile boolean stop;
+    private long messages;
+    private long overruns;
+    private String failure;
+
+    Nftables(Netns ns) throws IOException {
+      socket = NetlinkSocket.open(LibC.load(), LibC.NETLINK_NETFILTER, ns.name);
+      try {
+        // A commit of a large sync announces tens of thousands of objects at once.
+        socket.bufferSizes(64 * 1024, 64 * 1024 * 1024);
+        socket.receiveTimeout(Duration.ofMillis(250)); // how soon the reader sees close()
+        socket.joinGroup(NFNLGRP_NFTABLES);
+      } catch (IOException e) {
+        socket.close();
+        throw e;
+      }
+      reader = new Thread(this::read, "nft-netlink-watch");
       reader.setDaemon(true);
       reader.start();
-      // nft monitor first reads the whole ruleset (a minute at tens of thousands of Services on a
-      // loaded machine) and only then prints: a table of its own, added and deleted, says when it
-      // listens. That commit makes the agent's next periodic check reconcile its table once.
-      // Added and deleted in turn, once a second: a commit before the monitor subscribed is never printed.
-      long start = System.nanoTime();
-      boolean exists = false;
-      while (!listening.await(1, java.util.concurrent.TimeUnit.SECONDS)) {
-        if (System.nanoTime() - start > java.util.concurrent.TimeUnit.MINUTES.toNanos(2) || !monitor.isAlive()) {
-          other.add("nft monitor did not start listening within 2 minutes (it reads the whole ruleset first)");
-          break;
-        }
-        FootprintBenchmark.run(List.of("ip", "netns", "exec", ns.name, "nft", exists ? "delete" : "add", "table", "ip",
-            PROBE_TABLE), null);
-        exists = !exists;
-      }
-      if (exists) {
-        FootprintBenchmark.run(List.of("ip", "netns", "exec", ns.name, "nft", "delete", "table", "ip", PROBE_TABLE), null);
-      }
-      readySeconds = (System.nanoTime() - start) / 1e9;
     }
 
-    private static final String PROBE_TABLE = "kp-bench-monitor-probe";
-    private final java.util.concurrent.CountDownLatch listening = new java.util.concurrent.CountDownLatch(1);
-    private double readySeconds;
-    private final List<String> other = Collections.synchronizedList(new ArrayList<>());
+    private void read() {
+      byte[] buffer = new byte[256 * 1024];
+      while (!stop) {
+        int length;
+        try {
+          length = socket.receive(buffer, true);
+        } catch (NetlinkSocket.Overrun e) {
+          synchronized (this) {
+            overruns++;
+          }
+          continue;
+        } catch (IOException e) {
+          if (e.getCause() instanceof LastErrorException le && le.getErrorCode() == LibC.EAGAIN) {
+            continue; // the receive timeout: look at stop again
+          }
+          if (!stop) {
+            synchronized (this) {
+              failure = e.getMessage();
+            }
+          }
+          return;
+        }
+        long at = nowMicros();
+        try {
+          for (NetlinkMessage m : NetlinkMessage.parse(buffer, length)) {
+            seen(buffer, m, at);
+          }
+        } catch (IOException e) {
+          synchronized (this) {
+            failure = e.getMessage();
+          }
+          return;
+        }
+      }
+    }
+
+    /** Resolves the pending changes one nf_tables announcement makes visible. */
+    private void seen(byte[] buffer, NetlinkMessage m, long at) {
+      int type = m.type() & 0xff;
+      if (m.type() >> 8 != NFNL_SUBSYS_NFTABLES || m.length() < 20 || buffer[m.start() + 16] != NFPROTO_IPV4) {
+        return;
+      }
+      boolean added = type == NEWCHAIN || type == NEWRULE || type == NEWSETELEM;
+      if (!added && type != DELCHAIN && type != DELRULE && type != DELSETELEM) {
+        return;
+      }
+      Attributes a = Attributes.ofNetfilterMessage(buffer, m, NFTA_CHAIN_NAME);
+      if (!"kube-proxy".equals(a.string(TABLE))) {
+        return;
+      }
+      synchronized (this) {
+        messages++;
+      }
+      boolean serviceIps = (type == NEWSETELEM || type == DELSETELEM) && "service-ips".equals(a.string(CONTAINER));
+      for (Expected e : pending()) {
+        boolean visible = switch (e.kind()) {
+          case "endpoints" -> added && (carriesBytes(buffer, m, e.ip()) || carriesText(buffer, m, e.ip()));
+          case "create" -> added && serviceIps && carriesBytes(buffer, m, e.ip());
+          default -> !added && serviceIps && carriesBytes(buffer, m, e.ip());
+        };
+        if (visible) {
+          resolved(e.kind().equals("delete") ? deleteKey(e.ip()) : addKey(e.ip()), at);
+        }
+      }
+    }
+
+    /** The address as four network-order bytes at a 4-aligned offset of the message's attributes. */
+    static boolean carriesBytes(byte[] buffer, NetlinkMessage m, String ip) {
+      byte[] want = ipv4Bytes(ip);
+      for (int at = m.start() + 20; at + 4 <= m.start() + m.length(); at += 4) {
+        if (buffer[at] == want[0] && buffer[at + 1] == want[1] && buffer[at + 2] == want[2] && buffer[at + 3] == want[3]) {
+          return true;
+        }
+      }
+      return false;
+    }
+
+    /** The address as text not run together with other digits or dots (10.1.2.3 is not in 10.1.2.34). */
+    static boolean carriesText(byte[] buffer, NetlinkMessage m, String ip) {
+      byte[] want = ip.getBytes(StandardCharsets.US_ASCII);
+      int end = m.start() + m.length();
+      outer:
+      for (int at = m.start() + 20; at + want.length <= end; at++) {
+        for (int i = 0; i < want.length; i++) {
+          if (buffer[at + i] != want[i]) {
+            continue outer;
+          }
+        }
+        if (!partOfAddress(buffer, at - 1) && (at + want.length == end || !partOfAddress(buffer, at + want.length))) {
+          return true;
+        }
+      }
+      return false;
+    }
+
+    private static boolean partOfAddress(byte[] buffer, int at) {
+      return buffer[at] == '.' || (buffer[at] >= '0' && buffer[at] <= '9');
+    }
+
+    private static byte[] ipv4Bytes(String ip) {
+      String[] parts = ip.split("\\.");
+      if (parts.length != 4) {
+        throw new IllegalArgumentException("not an IPv4 address: " + ip);
+      }
+      byte[] out = new byte[4];
+      for (int i = 0; i < 4; i++) {
+        out[i] = (byte) Integer.parseInt(parts[i]);
+      }
+      return out;
+    }
 
     @Override
-    String method() {
-      return String.format(Locale.ROOT, "nft monitor, listening %.1f s after its start:", readySeconds)
-          + " timed at the kernel's announcement of the commit"
-          + (other.isEmpty() ? "" : "; nft also said: " + String.join(" | ", other));
+    synchronized String method() {
+      return String.format(Locale.ROOT, "nf_tables' netlink announcements in the namespace, timed at their receipt:"
+          + " %d for the kube-proxy table, %d receive buffer overruns (announcements dropped)", messages, overruns)
+          + (failure == null ? "" : "; the reader stopped: " + failure);
     }
 
     @Override
     public void close() throws InterruptedException {
-      if (!monitor.isAlive()) {
-        other.add("nft monitor had exited " + monitor.exitValue());
-      }
-      monitor.descendants().forEach(ProcessHandle::destroy);
-      monitor.destroy();
+      stop = true;
       reader.join(5000);
+      socket.close();
     }
   }
 

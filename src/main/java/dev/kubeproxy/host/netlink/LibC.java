@@ -13,6 +13,8 @@ public interface LibC extends Library {
   int NETLINK_NETFILTER = 12;
   int NETLINK_GENERIC = 16;
   int SOL_SOCKET = 1;
+  int SOL_NETLINK = 270;
+  int NETLINK_ADD_MEMBERSHIP = 1;
   int SO_RCVTIMEO = 20;
   int SO_SNDBUF = 7;
   int SO_RCVBUF = 8;

@@ -81,6 +81,20 @@ public final class NetlinkSocket implements AutoCloseable {
     }
   }
 
+  /**
+   * Joins a multicast group (e.g. NFNLGRP_NFTABLES): the kernel's announcements to it are queued
+   * for {@link #receive} from the moment this returns.
+   */
+  public void joinGroup(int group) throws IOException {
+    byte[] v = new byte[4];
+    ByteBuffer.wrap(v).order(ByteOrder.nativeOrder()).putInt(group);
+    try {
+      libc.setsockopt(fd, LibC.SOL_NETLINK, LibC.NETLINK_ADD_MEMBERSHIP, v, v.length);
+    } catch (LastErrorException e) {
+      throw new IOException("cannot join netlink multicast group " + group + ": " + e.getMessage(), e);
+    }
+  }
+
   /** How long a waiting {@link #receive} blocks before it reports that no answer came. */
   public void receiveTimeout(java.time.Duration timeout) throws IOException {
     byte[] value = new byte[16]; // struct timeval
