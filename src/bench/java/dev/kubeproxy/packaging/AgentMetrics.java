@@ -41,9 +41,10 @@ final class AgentMetrics {
 
   /**
    * p50 / p99 / max of a histogram's observations between two scrapes. Estimated as Prometheus'
-   * histogram_quantile does: the bucket holding the rank, linearly interpolated within it; the max
-   * is the upper bound of the highest bucket that gained an observation. Returns "no observations"
-   * when none.
+   * histogram_quantile does: the bucket holding the rank, linearly interpolated within it, except
+   * in the first bucket, where only its bound is known (network programming's first bucket is a
+   * quarter second: interpolating from zero would invent figures); the max is the upper bound of
+   * the highest bucket that gained an observation. Returns "no observations" when none.
    */
   static String quantiles(AgentMetrics before, AgentMetrics after, String name) {
     TreeMap<Double, Double> cumulative = new TreeMap<>();
@@ -71,6 +72,9 @@ final class AgentMetrics {
       if (e.getValue() >= rank - 1e-9) {
         if (e.getKey().isInfinite()) {
           return "> " + lower;
+        }
+        if (below == 0 && lower == 0) {
+          return "≤ " + e.getKey();
         }
         double inBucket = e.getValue() - below;
         double at = inBucket <= 0 ? e.getKey() : lower + (e.getKey() - lower) * (rank - below) / inBucket;

@@ -34,8 +34,8 @@ import java.util.regex.Pattern;
  * </pre>
  *
  * <p>{@code --jvm-opts} are appended to the agent's JAVA_OPTS, {@code --agent-flags} (split at
- * spaces) to its command line; {@code --breakdown true} prints
- * where the RSS goes after the first sync ({@link MemoryBreakdown}).
+ * spaces) to its command line; {@code --breakdown true} prints where the RSS goes after the first
+ * sync and after the churn ({@link MemoryBreakdown}).
  */
 public final class ScaleBenchmark {
   private static final String LAST_SYNC = "kubeproxy_sync_proxy_rules_last_timestamp_seconds";
@@ -161,6 +161,9 @@ public final class ScaleBenchmark {
         if (churnSeconds > 0) {
           ChurnDriver.run(mode, cluster, ns, agent, api, churnSeconds, rate, restores, log, row);
           row.put("RSS / live heap after the churn (MB)", memory(agent.pid()));
+          if (breakdown) {
+            MemoryBreakdown.print(agent.pid());
+          }
           System.out.println("  RSS / live heap after the churn (MB): " + row.get("RSS / live heap after the churn (MB)"));
         }
         row.put("load at the end", load());

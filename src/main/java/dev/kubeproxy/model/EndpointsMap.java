@@ -21,8 +21,10 @@ public final class EndpointsMap {
   /**
    * @param updatedServices services whose endpoints changed
    * @param triggerTimes    last-change-trigger-times recorded since the previous sync
+   * @param changedPorts    the ports of the updated services that had or have endpoints
    */
-  public record UpdateResult(Set<NamespacedName> updatedServices, Map<NamespacedName, List<Instant>> triggerTimes) {}
+  public record UpdateResult(Set<NamespacedName> updatedServices, Map<NamespacedName, List<Instant>> triggerTimes,
+      Set<ServicePortName> changedPorts) {}
 
   private final ShardedMap<ServicePortName, List<Endpoint>> endpoints = new ShardedMap<>();
   /** Per service, the distinct IPs of its ready local endpoints, kept up to date per changed service. */
@@ -35,14 +37,18 @@ public final class EndpointsMap {
 
   private UpdateResult update(EndpointsChangeTracker.Checkout checkout) {
     Set<NamespacedName> updated = new HashSet<>();
+    Set<ServicePortName> changedPorts = new HashSet<>();
     for (Map.Entry<NamespacedName, EndpointsChangeTracker.ServiceChange> e : checkout.changes().entrySet()) {
       EndpointsChangeTracker.ServiceChange change = e.getValue();
       change.previous().keySet().forEach(endpoints::remove);
       change.current().forEach(endpoints::put);
+      changedPorts.addAll(change.previous().keySet());
+      changedPorts.addAll(change.current().keySet());
       updateLocalReady(e.getKey(), change.current());
       updated.add(e.getKey());
     }
-    return new UpdateResult(Collections.unmodifiableSet(updated), Collections.unmodifiableMap(checkout.triggerTimes()));
+    return new UpdateResult(Collections.unmodifiableSet(updated), Collections.unmodifiableMap(checkout.triggerTimes()),
+        Collections.unmodifiableSet(changedPorts));
   }
 
   public List<Endpoint> get(ServicePortName name) {

@@ -18,6 +18,10 @@ import java.util.Set;
  * @param fullSyncReason  why the model asks for a full sync, {@link FullSyncReason#NONE} when it does not
  * @param topologyGates   the configured topology gates every port's plan is decided with, so that
  *                        every backend and explain read the same plan
+ * @param changedPorts    every port whose rules may have changed since the last successful sync
+ *                        (the changed services' ports before and after, and those deleted since),
+ *                        so that a partial sync need not look through every port to find them;
+ *                        null when unknown (see {@link #portsOfChangedServices})
  */
 public record ProxyState(
     Map<ServicePortName, ServicePort> services,
@@ -27,7 +31,8 @@ public record ProxyState(
     List<String> serviceCIDRs,
     Map<NamespacedName, List<Instant>> triggerTimes,
     FullSyncReason fullSyncReason,
-    EndpointCategorizer.TopologyGates topologyGates) {
+    EndpointCategorizer.TopologyGates topologyGates,
+    Set<ServicePortName> changedPorts) {
 
   public ProxyState {
     nodeLabels = nodeLabels == null ? Map.of() : nodeLabels;
@@ -35,6 +40,20 @@ public record ProxyState(
     if (topologyGates == null) {
       throw new IllegalArgumentException("a ProxyState needs the topology gates its plans are decided with");
     }
+  }
+
+  /** A state whose changed ports are found from its changed services. */
+  public ProxyState(
+      Map<ServicePortName, ServicePort> services,
+      Map<ServicePortName, List<Endpoint>> endpoints,
+      Set<NamespacedName> changedServices,
+      Map<String, String> nodeLabels,
+      List<String> serviceCIDRs,
+      Map<NamespacedName, List<Instant>> triggerTimes,
+      FullSyncReason fullSyncReason,
+      EndpointCategorizer.TopologyGates topologyGates) {
+    this(services, endpoints, changedServices, nodeLabels, serviceCIDRs, triggerTimes, fullSyncReason,
+        topologyGates, null);
   }
 
   /** A state with upstream's default topology gates (both on), for tools and tests that configure none. */
@@ -86,7 +105,33 @@ public record ProxyState(
   public ProxyState withServices(
       Map<ServicePortName, ServicePort> services, Map<ServicePortName, List<Endpoint>> endpoints) {
     return new ProxyState(services, endpoints, changedServices, nodeLabels, serviceCIDRs, triggerTimes,
-        fullSyncReason, topologyGates);
+        fullSyncReason, topologyGates, changedPorts);
+  }
+
+  /**
+   * The ports of the changed services in this state, plus those of {@code others} (ports a backend
+   * has programmed) that belong to a changed service and are gone from this state: the known
+   * {@link #changedPorts} when the model gave them, else found by looking through every port.
+   */
+  public Set<ServicePortName> portsOfChangedServices(Set<ServicePortName> others) {
+    if (changedPorts != null) {
+      return changedPorts;
+    }
+    Set<ServicePortName> changed = new java.util.HashSet<>();
+    if (changedServices.isEmpty()) {
+      return changed;
+    }
+    for (ServicePortName spn : services.keySet()) {
+      if (changedServices.contains(spn.service())) {
+        changed.add(spn);
+      }
+    }
+    for (ServicePortName spn : others) {
+      if (changedServices.contains(spn.service()) && !services.containsKey(spn)) {
+        changed.add(spn);
+      }
+    }
+    return changed;
   }
 
   /** Whether the model asks for every service to be rewritten. */

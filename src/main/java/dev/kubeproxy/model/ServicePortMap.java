@@ -17,8 +17,10 @@ public final class ServicePortMap {
    * @param updatedServices services whose ports changed
    * @param deletedPorts    ports that went away (upstream UpdateServiceMapResult.DeletedServices:
    *                        the conntrack reconciler clears their entries)
+   * @param changedPorts    every port of the updated services, before and after
    */
-  public record UpdateResult(Set<NamespacedName> updatedServices, List<ServicePort> deletedPorts) {}
+  public record UpdateResult(Set<NamespacedName> updatedServices, List<ServicePort> deletedPorts,
+      Set<ServicePortName> changedPorts) {}
 
   private final ShardedMap<ServicePortName, ServicePort> ports = new ShardedMap<>();
   /** Per service, its health-check node port when it has one, kept up to date per changed service. */
@@ -28,10 +30,13 @@ public final class ServicePortMap {
   public UpdateResult update(ServiceChangeTracker tracker) {
     Set<NamespacedName> updated = new HashSet<>();
     List<ServicePort> deleted = new ArrayList<>();
+    Set<ServicePortName> changedPorts = new HashSet<>();
     for (Map.Entry<NamespacedName, ServiceChangeTracker.Change> e : tracker.checkout().entrySet()) {
       updated.add(e.getKey());
       ServiceChangeTracker.Change change = e.getValue();
       change.current().forEach(ports::put);
+      changedPorts.addAll(change.previous().keySet());
+      changedPorts.addAll(change.current().keySet());
       updateHealthCheck(e.getKey(), change.current());
       for (Map.Entry<ServicePortName, ServicePort> prev : change.previous().entrySet()) {
         if (change.current().containsKey(prev.getKey())) {
@@ -43,7 +48,8 @@ public final class ServicePortMap {
         }
       }
     }
-    return new UpdateResult(Collections.unmodifiableSet(updated), List.copyOf(deleted));
+    return new UpdateResult(Collections.unmodifiableSet(updated), List.copyOf(deleted),
+        Collections.unmodifiableSet(changedPorts));
   }
 
   /**

@@ -19,6 +19,7 @@ import dev.kubeproxy.model.objects.Service;
 import dev.kubeproxy.net.IpFamily;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -115,15 +116,25 @@ final class FamilyModel {
     Map<ServicePortName, ServicePort> snapshot = services.snapshot();
     FullSyncReason reason = firstSync ? FullSyncReason.FIRST_SYNC
         : topologyChanged ? FullSyncReason.NODE_LABELS_CHANGED : FullSyncReason.NONE;
+    boolean everyServiceChanged = topologyChanged;
     if (topologyChanged) {
       // Zone hints may select other endpoints for any service: every service counts as changed.
       snapshot.keySet().forEach(spn -> changed.add(spn.service()));
       topologyChanged = false;
     }
     Map<ServicePortName, List<Endpoint>> endpointSnapshot = endpoints.snapshot();
-    logOrphansOnce(snapshot, endpointSnapshot, changed);
+    Set<ServicePortName> changedPorts = null; // unknown: the services of a failed sync, or every service
+    if (unsyncedServices.isEmpty() && reason == FullSyncReason.NONE && !everyServiceChanged) {
+      changedPorts = new HashSet<>(serviceUpdate.changedPorts());
+      changedPorts.addAll(endpointsUpdate.changedPorts());
+      for (ServicePort gone : deletedPorts) {
+        changedPorts.add(gone.name());
+      }
+    }
+    logOrphansOnce(snapshot, endpointSnapshot, changed, changedPorts);
     return new ProxyState(snapshot, endpointSnapshot, Set.copyOf(changed), nodeLabels, serviceCIDRs,
-        endpointsUpdate.triggerTimes(), reason, topologyGates);
+        endpointsUpdate.triggerTimes(), reason, topologyGates,
+        changedPorts == null ? null : Collections.unmodifiableSet(changedPorts));
   }
 
   /** The sync of this state failed: its changed Services count as changed at the next checkout too. */
@@ -158,9 +169,9 @@ final class FamilyModel {
    * Service, or with a port name the Service lacks. Not proxied; logged at -v=2 once per port.
    */
   private void logOrphansOnce(Map<ServicePortName, ServicePort> services, Map<ServicePortName, List<Endpoint>> eps,
-      Set<NamespacedName> changed) {
-    for (ServicePortName spn : eps.keySet()) {
-      if (!changed.contains(spn.service())) {
+      Set<NamespacedName> changed, Set<ServicePortName> changedPorts) {
+    for (ServicePortName spn : changedPorts != null ? changedPorts : eps.keySet()) {
+      if (!changed.contains(spn.service()) || !eps.containsKey(spn)) {
         continue;
       }
       if (services.containsKey(spn)) {

@@ -51,7 +51,7 @@ final class PartialTransactionBuilder {
     List<Element> removed = new ArrayList<>();
     List<Element> added = new ArrayList<>();
 
-    for (ServicePortName spn : AppliedTable.sortedNames(changedPorts(state))) {
+    for (ServicePortName spn : AppliedTable.sortedNames(state.portsOfChangedServices(applied.ports.keySet()))) {
       ServicePort svc = state.services().get(spn);
       AppliedTable.Port prev = applied.ports.get(spn);
       ServicePortRules before = prev == null ? null : prev.rules();
@@ -144,28 +144,5 @@ final class PartialTransactionBuilder {
       tx.delete(NftSet.of(set, "", null));
     }
     return tx;
-  }
-
-  /**
-   * The ports of the model's one change set (FamilyProxier: every service after a node-label
-   * change, and the services of a failed sync again), as they are now and as applied.
-   */
-  private List<ServicePortName> changedPorts(ProxyState state) {
-    Set<NamespacedName> changedServices = state.changedServices();
-    List<ServicePortName> changed = new ArrayList<>();
-    if (changedServices.isEmpty()) {
-      return changed;
-    }
-    for (ServicePortName spn : state.services().keySet()) {
-      if (changedServices.contains(spn.service())) {
-        changed.add(spn);
-      }
-    }
-    for (ServicePortName spn : applied.ports.keySet()) {
-      if (changedServices.contains(spn.service()) && !state.services().containsKey(spn)) {
-        changed.add(spn);
-      }
-    }
-    return changed;
   }
 }
