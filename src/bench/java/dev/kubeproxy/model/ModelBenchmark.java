@@ -48,7 +48,7 @@ public final class ModelBenchmark {
     List<EndpointSlice> slices = new ArrayList<>(services);
     for (int i = 0; i < services; i++) {
       svcs.add(service(i));
-      slices.add(slice(i, perService, 0));
+      slices.add(slice("ns-" + (i % 100), i, perService, 0));
     }
 
     for (int round = 1; round <= 3; round++) {
@@ -88,7 +88,7 @@ public final class ModelBenchmark {
       long[] snap = new long[21];
       long[] changeCpu = new long[21];
       for (int k = 0; k < change.length; k++) {
-        EndpointSlice next = slice(k % services, perService, k + 1);
+        EndpointSlice next = slice("ns-" + (k % services % 100), k % services, perService, k + 1);
         long c0 = System.nanoTime();
         long cc0 = cpu();
         et.update(next, false);
@@ -174,14 +174,15 @@ public final class ModelBenchmark {
     return TestObjects.service("ns-" + (i % 100), "svc-" + i, ip, TestObjects.port("http", 80, "TCP"));
   }
 
-  private static EndpointSlice slice(int i, int endpoints, int generation) {
+  /** Service i's one slice in namespace ns: its endpoints numbered from i × endpoints + generation. */
+  public static EndpointSlice slice(String ns, int i, int endpoints, int generation) {
     EndpointSlice.Endpoint[] eps = new EndpointSlice.Endpoint[endpoints];
     for (int e = 0; e < endpoints; e++) {
       int n = i * endpoints + e + generation;
       eps[e] = TestObjects.ep("10." + (128 + n / 65536 % 64) + "." + (n / 256 % 256) + "." + (n % 256),
           "node-" + (n % 50));
     }
-    return TestObjects.slice("ns-" + (i % 100), "svc-" + i + "-abcde", "svc-" + i, "IPv4",
+    return TestObjects.slice(ns, "svc-" + i + "-abcde", "svc-" + i, "IPv4",
         List.of(TestObjects.slicePort("http", 8080, "TCP")), eps);
   }
 

@@ -6,10 +6,10 @@ import dev.kubeproxy.host.ProcessCommandRunner;
 import dev.kubeproxy.messages.EventBusCodecs;
 import dev.kubeproxy.metrics.ProxyMetrics;
 import dev.kubeproxy.model.LocalTrafficDetector;
+import dev.kubeproxy.model.ModelBenchmark;
 import dev.kubeproxy.model.ModelGates;
 import dev.kubeproxy.model.ProxierSettings;
 import dev.kubeproxy.model.TestObjects;
-import dev.kubeproxy.model.objects.EndpointSlice;
 import dev.kubeproxy.model.objects.Service;
 import dev.kubeproxy.net.IpFamily;
 import io.vertx.core.Vertx;
@@ -58,7 +58,7 @@ public final class PartialSyncBenchmark {
           new IdleTimer());
       for (int i = 0; i < services; i++) {
         proxier.onServiceUpdate(null, service(i));
-        proxier.onEndpointSliceUpdate(slice(i, perService, 0), false);
+        proxier.onEndpointSliceUpdate(ModelBenchmark.slice("bench", i, perService, 0), false);
       }
       proxier.initialListsDelivered();
       long t = System.nanoTime();
@@ -72,7 +72,7 @@ public final class PartialSyncBenchmark {
       for (int r = 0; r < rounds; r++) {
         for (int k = 0; k < SLICES_PER_ROUND; k++) {
           generation++;
-          proxier.onEndpointSliceUpdate(slice(generation % 20, perService, generation), false);
+          proxier.onEndpointSliceUpdate(ModelBenchmark.slice("bench", generation % 20, perService, generation), false);
         }
         Service extra = service(services + created++);
         proxier.onServiceUpdate(null, extra);
@@ -98,16 +98,6 @@ public final class PartialSyncBenchmark {
     return TestObjects.service("bench", "svc-" + i, ip, TestObjects.port("http", 80, "TCP"));
   }
 
-  private static EndpointSlice slice(int i, int endpoints, int generation) {
-    EndpointSlice.Endpoint[] eps = new EndpointSlice.Endpoint[endpoints];
-    for (int e = 0; e < endpoints; e++) {
-      int n = i * endpoints + e + generation;
-      eps[e] = TestObjects.ep("10." + (128 + n / 65536 % 64) + "." + (n / 256 % 256) + "." + (n % 256),
-          "node-" + (n % 50));
-    }
-    return TestObjects.slice("bench", "svc-" + i + "-abcde", "svc-" + i, "IPv4",
-        List.of(TestObjects.slicePort("http", 8080, "TCP")), eps);
-  }
 
   /** The runner never runs by itself here: each sync is called. */
   private static final class IdleTimer implements RunnerTimer {

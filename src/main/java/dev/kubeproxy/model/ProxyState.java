@@ -42,20 +42,6 @@ public record ProxyState(
     }
   }
 
-  /** A state whose changed ports are found from its changed services. */
-  public ProxyState(
-      Map<ServicePortName, ServicePort> services,
-      Map<ServicePortName, List<Endpoint>> endpoints,
-      Set<NamespacedName> changedServices,
-      Map<String, String> nodeLabels,
-      List<String> serviceCIDRs,
-      Map<NamespacedName, List<Instant>> triggerTimes,
-      FullSyncReason fullSyncReason,
-      EndpointCategorizer.TopologyGates topologyGates) {
-    this(services, endpoints, changedServices, nodeLabels, serviceCIDRs, triggerTimes, fullSyncReason,
-        topologyGates, null);
-  }
-
   /** A state with upstream's default topology gates (both on), for tools and tests that configure none. */
   public ProxyState(
       Map<ServicePortName, ServicePort> services,
@@ -66,7 +52,7 @@ public record ProxyState(
       Map<NamespacedName, List<Instant>> triggerTimes,
       FullSyncReason fullSyncReason) {
     this(services, endpoints, changedServices, nodeLabels, serviceCIDRs, triggerTimes, fullSyncReason,
-        EndpointCategorizer.TopologyGates.DEFAULT);
+        EndpointCategorizer.TopologyGates.DEFAULT, null);
   }
 
   /** A state whose changes are only the changed services (no full sync asked for by the model). */

@@ -182,7 +182,7 @@ public final class ModelFixtures {
 
     public ProxyState build() {
       return new ProxyState(Map.copyOf(services), Map.copyOf(endpoints), Set.copyOf(changed), labels, List.of(),
-          Map.of(), null, gates);
+          Map.of(), null, gates, null);
     }
   }
 

@@ -188,12 +188,12 @@ class JsonReadBackKernelTest {
     Map<ServicePortName, List<Endpoint>> endpoints = new LinkedHashMap<>(s.endpoints());
     endpoints.put(many.name(), eps);
     return new ProxyState(services, endpoints, s.changedServices(), s.nodeLabels(), s.serviceCIDRs(),
-        s.triggerTimes(), s.fullSyncReason(), s.topologyGates());
+        s.triggerTimes(), s.fullSyncReason(), s.topologyGates(), s.changedPorts());
   }
 
   static ProxyState withCidrs(ProxyState s, List<String> cidrs) {
     return new ProxyState(s.services(), s.endpoints(), s.changedServices(), s.nodeLabels(), cidrs, s.triggerTimes(),
-        s.fullSyncReason(), s.topologyGates());
+        s.fullSyncReason(), s.topologyGates(), s.changedPorts());
   }
 
   static ProxyState withoutEndpoint(ProxyState s, ServicePortName name) {
@@ -202,7 +202,7 @@ class JsonReadBackKernelTest {
     eps.remove(0);
     endpoints.put(name, eps);
     return new ProxyState(s.services(), endpoints, Set.of(name.service()), s.nodeLabels(), s.serviceCIDRs(),
-        s.triggerTimes(), null, s.topologyGates());
+        s.triggerTimes(), null, s.topologyGates(), null);
   }
 
   /** The kernel's nft, keeping every transaction it applied. */
