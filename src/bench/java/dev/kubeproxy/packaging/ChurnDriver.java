@@ -57,7 +57,7 @@ final class ChurnDriver {
           throw new IllegalStateException("the agent exited " + agent.exitValue() + " during the churn");
         }
       }
-      awaitQuiet(ns, 30);
+      awaitQuiet(ns, 90);
       AgentMetrics after = AgentMetrics.scrape(ns);
       System.out.printf("  churn: %d endpoint replacements, %d Services created, %d deleted in %d s (load %s)%n",
           changes, created, Math.max(0, created - 1), seconds, ScaleBenchmark.load());
@@ -78,19 +78,32 @@ final class ChurnDriver {
     }
   }
 
-  /** Waits until the agent has synced nothing new for two seconds (the last changes landed), at most {@code limit} s. */
+  /**
+   * Waits until the last changes have landed: the agent has finished no sync for two seconds plus
+   * twice its mean sync (a long iptables sync is still running when two seconds pass without a
+   * new one), at most {@code limit} s.
+   */
   private static void awaitQuiet(Netns ns, int limit) throws Exception {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(limit);
-    double count = AgentMetrics.scrape(ns).get("kubeproxy_sync_proxy_rules_duration_seconds_count");
+    AgentMetrics metrics = AgentMetrics.scrape(ns);
+    double count = metrics.get(SYNC_COUNT);
     long quietSince = System.nanoTime();
-    while (System.nanoTime() < deadline && System.nanoTime() - quietSince < TimeUnit.SECONDS.toNanos(2)) {
+    while (System.nanoTime() < deadline && System.nanoTime() - quietSince < quietNanos(metrics)) {
       Thread.sleep(250);
-      double now = AgentMetrics.scrape(ns).get("kubeproxy_sync_proxy_rules_duration_seconds_count");
-      if (now != count) {
-        count = now;
+      metrics = AgentMetrics.scrape(ns);
+      if (metrics.get(SYNC_COUNT) != count) {
+        count = metrics.get(SYNC_COUNT);
         quietSince = System.nanoTime();
       }
     }
+  }
+
+  private static final String SYNC_COUNT = "kubeproxy_sync_proxy_rules_duration_seconds_count";
+
+  private static long quietNanos(AgentMetrics m) {
+    double count = m.get(SYNC_COUNT);
+    double mean = count > 0 ? m.get("kubeproxy_sync_proxy_rules_duration_seconds_sum") / count : 0;
+    return TimeUnit.MILLISECONDS.toNanos(2000 + Math.round(2000 * mean));
   }
 
   private static void partialSyncs(List<RestoreTimes.Sync> syncs, Map<String, String> row) {
