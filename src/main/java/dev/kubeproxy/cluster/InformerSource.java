@@ -13,8 +13,9 @@ import dev.kubeproxy.logging.Log;
 import io.kubernetes.client.common.KubernetesObject;
 import io.kubernetes.client.informer.ResourceEventHandler;
 import io.kubernetes.client.informer.SharedIndexInformer;
-import io.kubernetes.client.informer.SharedInformerFactory;
+import io.kubernetes.client.informer.cache.Cache;
 import io.kubernetes.client.informer.cache.Caches;
+import io.kubernetes.client.informer.impl.DefaultSharedIndexInformer;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.Pair;
@@ -72,7 +73,6 @@ final class InformerSource implements ClusterSource {
   private final List<BackoffListerWatcher<?>> listerWatchers = new ArrayList<>();
   private final ExecutorService executor;
   private final Promise<Void> allSynced = Promise.promise();
-  private SharedInformerFactory factory;
   private long syncTimer = -1;
 
   InformerSource(Vertx vertx, ApiClient client, AgentOptions options) {
@@ -172,7 +172,6 @@ final class InformerSource implements ClusterSource {
   @Override
   public Future<Void> start(ClusterEventSink sink) {
     long resync = options.config().configSyncPeriod == null ? 0 : options.config().configSyncPeriod.toMillis();
-    factory = new SharedInformerFactory(client, executor, false);
     for (Selection s : Selection.watched(options)) {
       switch (s.kind()) {
         case SERVICE -> register(sink, s, "Services", "/api/v1/services", "Service", Service.class,
@@ -189,7 +188,9 @@ final class InformerSource implements ClusterSource {
     Log.info("Starting endpoint slice config controller");
     Log.info("Starting serviceCIDR config controller");
     Log.info("Starting node config controller");
-    factory.startAllRegisteredInformers();
+    for (Watched w : watched) {
+      executor.submit(w.informer::run);
+    }
 
     Set<Kind> reported = ConcurrentHashMap.newKeySet();
     syncTimer = vertx.setPeriodic(20, id -> {
@@ -226,7 +227,7 @@ final class InformerSource implements ClusterSource {
         new ItemDecoder<>(kindName, reader, (namespace, name, problem) -> sink.undecodable(kind, namespace, name, problem),
             fieldFilter::keeps), fieldFilter);
     listerWatchers.add(lw);
-    SharedIndexInformer<T> informer = factory.sharedIndexInformerFor(lw, type, resync, (cls, error) -> {
+    SharedIndexInformer<T> informer = new DefaultSharedIndexInformer<>(type, lw, resync, unindexedCache(), (cls, error) -> {
       // BackoffListerWatcher already logged list and watch failures with the server and cause.
       Log.v(4).info("Informer run failed", "resource", what, "err", String.valueOf(error));
     });
@@ -254,15 +255,21 @@ final class InformerSource implements ClusterSource {
     watched.add(w);
   }
 
+  /**
+   * The informer's store without the namespace index client-java's default cache keeps (a second
+   * set holding every key): nothing here looks objects up by namespace.
+   */
+  static <T extends KubernetesObject> Cache<T> unindexedCache() {
+    return new Cache<>("none", object -> List.of(), Caches::deletionHandlingMetaNamespaceKeyFunc);
+  }
+
   @Override
   public void stop() {
     if (syncTimer >= 0) {
       vertx.cancelTimer(syncTimer);
     }
     listerWatchers.forEach(BackoffListerWatcher::stop);
-    if (factory != null) {
-      factory.stopAllRegisteredInformers(false);
-    }
+    watched.forEach(w -> w.informer.stop());
     executor.shutdownNow();
   }
 }

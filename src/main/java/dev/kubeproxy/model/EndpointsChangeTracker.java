@@ -36,14 +36,13 @@ public final class EndpointsChangeTracker {
   /** Go's zero time, which the annotation may carry and which means "unset". */
   private static final Instant GO_ZERO_TIME = Instant.parse("0001-01-01T00:00:00Z");
 
-  record PortData(String name, Integer port, String protocol) {}
-
   /**
-   * What is kept of one slice; a removal has no endpoints and the remove flag. The endpoints are
-   * the decoded slice's own (which its source keeps anyway), sorted by address: no copy per
-   * endpoint. Compared with {@link #sameSlice}, which sees only what the model reads of them.
+   * What is kept of one slice; a removal has no endpoints and the remove flag. The ports and
+   * endpoints are the decoded slice's own (which its source keeps anyway), in port and address
+   * order: no copy per slice or endpoint. Compared with {@link #sameSlice}, which sees only what
+   * the model reads of them.
    */
-  record SliceData(List<PortData> ports, List<EndpointSlice.Endpoint> endpoints, boolean remove) {}
+  record SliceData(List<EndpointSlice.Port> ports, List<EndpointSlice.Endpoint> endpoints, boolean remove) {}
 
   /** One Service's endpoints before and after applying its pending slices. */
   record ServiceChange(Map<ServicePortName, List<Endpoint>> previous, Map<ServicePortName, List<Endpoint>> current) {}
@@ -158,14 +157,23 @@ public final class EndpointsChangeTracker {
     }
   }
 
-  private SliceData sliceData(EndpointSlice slice, boolean remove) {
-    List<PortData> ports = new ArrayList<>();
-    for (EndpointSlice.Port p : slice.ports()) {
-      ports.add(new PortData(p.name(), p.port(), p.protocol() == null ? "TCP" : p.protocol()));
+  /** The slice's own ports (immutable) when already in port order, the usual case, else a sorted copy. */
+  private static List<EndpointSlice.Port> byPortNumber(List<EndpointSlice.Port> ports) {
+    Comparator<EndpointSlice.Port> order = Comparator.comparingInt(p -> p.port() == null ? 0 : p.port());
+    for (int i = 1; i < ports.size(); i++) {
+      if (order.compare(ports.get(i - 1), ports.get(i)) > 0) {
+        List<EndpointSlice.Port> sorted = new ArrayList<>(ports);
+        sorted.sort(order);
+        return List.copyOf(sorted);
+      }
     }
-    ports.sort(Comparator.comparingInt(p -> p.port() == null ? 0 : p.port()));
+    return ports;
+  }
+
+  private SliceData sliceData(EndpointSlice slice, boolean remove) {
+    List<EndpointSlice.Port> ports = byPortNumber(slice.ports());
     if (remove) {
-      return new SliceData(List.copyOf(ports), List.of(), true);
+      return new SliceData(ports, List.of(), true);
     }
     List<EndpointSlice.Endpoint> endpoints = slice.endpoints();
     if (!sorted(endpoints)) {
@@ -323,7 +331,7 @@ public final class EndpointsChangeTracker {
   private Map<ServicePortName, List<Endpoint>> endpointsOf(NamespacedName service, Map<String, SliceData> slices) {
     Map<ServicePortName, Map<String, Endpoint>> byPort = new HashMap<>();
     for (SliceData slice : slices.values()) {
-      for (PortData port : slice.ports()) {
+      for (EndpointSlice.Port port : slice.ports()) {
         if (port.name() == null) {
           Log.v(2).info("Ignoring a port with nil name in an EndpointSlice", "service", service);
           continue;
@@ -332,7 +340,7 @@ public final class EndpointsChangeTracker {
           Log.v(2).info("Ignoring an invalid endpoint port", "portName", port.name(), "service", service);
           continue;
         }
-        ServicePortName spn = new ServicePortName(service, port.name(), port.protocol());
+        ServicePortName spn = new ServicePortName(service, port.name(), port.protocol() == null ? "TCP" : port.protocol());
         Map<String, Endpoint> eps = byPort.computeIfAbsent(spn, k -> new HashMap<>());
         for (EndpointSlice.Endpoint ep : slice.endpoints()) {
           if (ep.addresses().isEmpty()) {

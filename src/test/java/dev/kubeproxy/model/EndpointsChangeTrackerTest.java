@@ -259,4 +259,19 @@ class EndpointsChangeTrackerTest {
     map.update(tracker);
     assertEquals(Map.of(), map.localReadyEndpoints());
   }
+
+  /** The slice's ports are read in port order and without a protocol as TCP, however they come. */
+  @Test
+  void portsOutOfOrderAndWithoutProtocolAreReadInOrderAsTcp() {
+    tracker.update(slice("demo", "a", "web", "IPv4", List.of(slicePort("http", 80, null), slicePort("dns", 53, "UDP")),
+        ep("10.244.0.5", "node-b")), false);
+    map.update(tracker);
+    assertEquals(List.of("10.244.0.5:80"), ids(map.get(HTTP)));
+    assertEquals(List.of("10.244.0.5:53"), ids(map.get(DNS)));
+    // The same slice with the protocol spelled out: the same endpoints.
+    tracker.update(slice("demo", "a", "web", "IPv4", List.of(slicePort("dns", 53, "UDP"), slicePort("http", 80, "TCP")),
+        ep("10.244.0.5", "node-b")), false);
+    map.update(tracker);
+    assertEquals(List.of("10.244.0.5:80"), ids(map.get(HTTP)));
+  }
 }

@@ -24,13 +24,26 @@ public record Service(ObjectMeta metadata, String type, String clusterIP, List<S
   /** One status.loadBalancer.ingress entry. */
   public record Ingress(String ip, String hostname, String ipMode) {}
 
+  /** The ipFamilies nearly every Service has, shared rather than one list per Service. */
+  private static final List<List<String>> COMMON_FAMILIES = List.of(List.of("IPv4"), List.of("IPv6"),
+      List.of("IPv4", "IPv6"), List.of("IPv6", "IPv4"));
+
   public Service {
     clusterIPs = List.copyOf(clusterIPs);
-    ipFamilies = List.copyOf(ipFamilies);
+    ipFamilies = shared(ipFamilies);
     ports = List.copyOf(ports);
     externalIPs = List.copyOf(externalIPs);
     loadBalancerSourceRanges = List.copyOf(loadBalancerSourceRanges);
     ingress = List.copyOf(ingress);
+  }
+
+  private static List<String> shared(List<String> families) {
+    for (List<String> common : COMMON_FAMILIES) {
+      if (common.equals(families)) {
+        return common;
+      }
+    }
+    return List.copyOf(families);
   }
 
   @Override

@@ -222,6 +222,11 @@ class ObjectDecoderTest {
     assertSame(a.endpoints().get(0).zone(), b.endpoints().get(0).zone());
     assertSame(a.ports().get(0).name(), b.ports().get(0).name());
     assertSame(a.metadata().labels().get("kubernetes.io/service-name"), b.metadata().labels().get("kubernetes.io/service-name"));
+    String service = "{\"metadata\":{\"name\":\"%s\"},\"spec\":{\"clusterIP\":\"%s\",\"ipFamilies\":[\"IPv4\"]}}";
+    Service x = json(ObjectDecoder.SERVICE, String.format(service, "x", "10.96.0.10"));
+    Service y = json(ObjectDecoder.SERVICE, String.format(service, "y", "10.96.0.11"));
+    assertSame(x.ipFamilies(), y.ipFamilies());
+    assertEquals(List.of("IPv4"), x.ipFamilies());
   }
 
   @Test
