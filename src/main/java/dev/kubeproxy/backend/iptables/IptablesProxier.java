@@ -187,16 +187,18 @@ public class IptablesProxier implements ProxyBackend {
     }
     long start = planner.now();
     IptablesTool t = tool();
-    SyncPlan plan = planner.next(state);
+    int endpoints = RulesetGenerator.endpointCount(state);
+    boolean large = RulesetGenerator.largeClusterMode(endpoints);
+    SyncPlan plan = planner.next(state, large);
     try {
       if (!plan.full() && baseChains.canaryMissing(t)) {
         Log.warn("iptables canary was deleted (tables flushed by something else); forcing a full resync",
             "chain", ChainNames.KUBE_PROXY_CANARY);
         plan = SyncPlan.full("canary deleted");
       }
-      Set<String> known = prepare(plan, t, RulesetGenerator.largeClusterMode(state));
+      Set<String> known = prepare(plan, t, large);
       long generateStart = System.nanoTime();
-      Ruleset ruleset = generator.generate(options(t), state, plan.full(), known);
+      Ruleset ruleset = generator.generate(options(t), state, plan.full(), known, endpoints);
       long restoreStart = System.nanoTime();
       restore(t, plan, ruleset);
       Log.v(2).info("iptables sync", "kind", plan.full() ? "full" : "partial", "reason", plan.reason(),

@@ -46,13 +46,21 @@ public final class RulesetGenerator {
     return c != 0 ? c : a.name().protocol().compareTo(b.name().protocol());
   };
 
-  /** Whether the state puts the proxier into large-cluster mode (all endpoints, ready or not). */
-  public static boolean largeClusterMode(ProxyState state) {
-    long total = 0;
+  /**
+   * The endpoints of the state's service ports, ready or not (the count upstream's syncProxyRules
+   * decides large-cluster mode by): one look-up per port, so a sync counts them once.
+   */
+  static int endpointCount(ProxyState state) {
+    int total = 0;
     for (ServicePortName name : state.services().keySet()) {
       total += state.endpointsOf(name).size();
     }
-    return total > LARGE_CLUSTER_ENDPOINTS_THRESHOLD;
+    return total;
+  }
+
+  /** Whether this many endpoints put the proxier into large-cluster mode. */
+  static boolean largeClusterMode(int endpointCount) {
+    return endpointCount > LARGE_CLUSTER_ENDPOINTS_THRESHOLD;
   }
 
   /**
@@ -64,12 +72,14 @@ public final class RulesetGenerator {
    */
   public Ruleset generate(
       RulesetOptions options, ProxyState state, boolean fullSync, Collection<String> knownNatChains) {
+    return generate(options, state, fullSync, knownNatChains, endpointCount(state));
+  }
+
+  /** {@link #generate(RulesetOptions, ProxyState, boolean, Collection)} with the state's endpoints counted already. */
+  Ruleset generate(RulesetOptions options, ProxyState state, boolean fullSync, Collection<String> knownNatChains,
+      int endpointCount) {
     int serviceCount = state.services().size();
-    int endpointCount = 0;
-    for (ServicePortName name : state.services().keySet()) {
-      endpointCount += state.endpointsOf(name).size();
-    }
-    boolean large = endpointCount > LARGE_CLUSTER_ENDPOINTS_THRESHOLD;
+    boolean large = largeClusterMode(endpointCount);
     LineBuffer filterChains = LineBuffer.create();
     LineBuffer filterRules = LineBuffer.create();
     LineBuffer natChains = LineBuffer.create();

@@ -45,14 +45,14 @@ final class SyncPlanner {
   }
 
   /** Full or partial, and why; no kernel access (the canary is checked by the caller). */
-  SyncPlan next(ProxyState state) {
+  SyncPlan next(ProxyState state, boolean large) {
     if (pendingFull != null) {
       return pendingFull;
     }
     if (state.fullSyncRequested()) {
       return SyncPlan.full(state.fullSyncReason().toString());
     }
-    if (cadence.periodicFullSyncDue(RulesetGenerator.largeClusterMode(state))) {
+    if (cadence.periodicFullSyncDue(large)) {
       return SyncPlan.full("full sync period");
     }
     return SyncPlan.PARTIAL;
