@@ -36,12 +36,15 @@ import java.util.concurrent.TimeUnit;
  * mvn -B -o -q package -DskipTests &amp;&amp; mvn -B -o -q test-compile
  * java -cp target/kube-proxy.jar:target/test-classes dev.kubeproxy.model.ModelBenchmark [services] [endpointsPerService]
  * </pre>
- * Defaults: 10000 Services × 10 endpoints (100,000 endpoints).
+ * Defaults: {@value #DEFAULT_SERVICES} Services × {@value #DEFAULT_ENDPOINTS} endpoints.
  */
 public final class ModelBenchmark {
+  static final int DEFAULT_SERVICES = 10_000;
+  static final int DEFAULT_ENDPOINTS = 10;
+
   public static void main(String[] args) throws Exception {
-    int services = args.length > 0 ? Integer.parseInt(args[0]) : 10_000;
-    int perService = args.length > 1 ? Integer.parseInt(args[1]) : 10;
+    int services = args.length > 0 ? Integer.parseInt(args[0]) : DEFAULT_SERVICES;
+    int perService = args.length > 1 ? Integer.parseInt(args[1]) : DEFAULT_ENDPOINTS;
     System.out.printf("model benchmark: %,d services x %,d endpoints = %,d endpoints%n", services, perService,
         (long) services * perService);
     List<Service> svcs = new ArrayList<>(services);

@@ -92,8 +92,7 @@ public final class ScaleBenchmark {
       shapes = List.of(new int[] {5006, 50}, new int[] {44125, 1}, new int[] {100000, 1});
     }
     if (!"root".equals(System.getProperty("user.name"))) {
-      System.err.println("the scale benchmark needs root (network namespaces)");
-      System.exit(2);
+      throw new IllegalStateException("the scale benchmark needs root (network namespaces)");
     }
     ScaleBenchmark bench = new ScaleBenchmark(opts);
     System.out.printf("scale benchmark: launcher %s, jar %s, memory limit %s, churn %d s at %d changes/s, agent flags %s%n",

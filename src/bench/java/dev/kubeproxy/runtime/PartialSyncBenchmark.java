@@ -34,15 +34,18 @@ import java.util.Map;
  * mvn -B -o -q package -DskipTests &amp;&amp; mvn -B -o -q test-compile
  * java -Xmx1g -cp target/kube-proxy.jar:target/test-classes dev.kubeproxy.runtime.PartialSyncBenchmark [services] [endpoints] [rounds]
  * </pre>
- * Defaults: 44125 Services × 1 endpoint, 60 rounds.
+ * Defaults: {@value #DEFAULT_SERVICES} Services × {@value #DEFAULT_ENDPOINTS} endpoint, {@value #DEFAULT_ROUNDS} rounds.
  */
 public final class PartialSyncBenchmark {
   private static final int SLICES_PER_ROUND = 20;
+  static final int DEFAULT_SERVICES = 44_125;
+  static final int DEFAULT_ENDPOINTS = 1;
+  static final int DEFAULT_ROUNDS = 60;
 
   public static void main(String[] args) throws Exception {
-    int services = args.length > 0 ? Integer.parseInt(args[0]) : 44_125;
-    int perService = args.length > 1 ? Integer.parseInt(args[1]) : 1;
-    int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 60;
+    int services = args.length > 0 ? Integer.parseInt(args[0]) : DEFAULT_SERVICES;
+    int perService = args.length > 1 ? Integer.parseInt(args[1]) : DEFAULT_ENDPOINTS;
+    int rounds = args.length > 2 ? Integer.parseInt(args[2]) : DEFAULT_ROUNDS;
     Vertx vertx = Vertx.vertx();
     try {
       EventBusCodecs.register(vertx);

@@ -5,7 +5,6 @@ import dev.kubeproxy.runtime.FamilyProxier;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -28,9 +27,8 @@ public final class EndpointsMap {
 
   private final ShardedMap<ServicePortName, List<Endpoint>> endpoints = new ShardedMap<>();
   /** Per service, the distinct IPs of its ready local endpoints, kept up to date per changed service. */
-  private final Map<NamespacedName, Integer> localReady = new HashMap<>();
-  /** The last copy of {@link #localReady} handed out, reused until a count changes (null: changed). */
-  private Map<NamespacedName, Integer> localReadyCopy;
+  private final PerServiceCounts localReady = new PerServiceCounts();
+
   public UpdateResult update(EndpointsChangeTracker tracker) {
     return update(tracker.checkout());
   }
@@ -61,10 +59,7 @@ public final class EndpointsMap {
    * The same immutable map is returned until a count changes, so a caller can tell "unchanged" by identity.
    */
   public Map<NamespacedName, Integer> localReadyEndpoints() {
-    if (localReadyCopy == null) {
-      localReadyCopy = Map.copyOf(localReady);
-    }
-    return localReadyCopy;
+    return localReady.copy();
   }
 
   /** One service's count from all its ports' endpoints (a change carries every port of the service). */
@@ -77,10 +72,7 @@ public final class EndpointsMap {
         }
       }
     }
-    Integer before = ips.isEmpty() ? localReady.remove(service) : localReady.put(service, ips.size());
-    if (before == null ? !ips.isEmpty() : before != ips.size()) {
-      localReadyCopy = null;
-    }
+    localReady.set(service, ips.size());
   }
 
   /** An immutable copy for a backend to read on another thread (the lists are immutable already). */

@@ -1,6 +1,7 @@
 package dev.kubeproxy.model;
 
 import java.time.Instant;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -103,7 +104,7 @@ public record ProxyState(
     if (changedPorts != null) {
       return changedPorts;
     }
-    Set<ServicePortName> changed = new java.util.HashSet<>();
+    Set<ServicePortName> changed = new HashSet<>();
     if (changedServices.isEmpty()) {
       return changed;
     }

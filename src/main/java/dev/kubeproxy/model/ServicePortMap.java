@@ -4,7 +4,6 @@ import dev.kubeproxy.runtime.FamilyProxier;
 
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -24,9 +23,8 @@ public final class ServicePortMap {
 
   private final ShardedMap<ServicePortName, ServicePort> ports = new ShardedMap<>();
   /** Per service, its health-check node port when it has one, kept up to date per changed service. */
-  private final Map<NamespacedName, Integer> healthCheckNodePorts = new HashMap<>();
-  /** The last copy of {@link #healthCheckNodePorts} handed out, reused until it changes (null: changed). */
-  private Map<NamespacedName, Integer> healthCheckCopy;
+  private final PerServiceCounts healthCheckNodePorts = new PerServiceCounts();
+
   public UpdateResult update(ServiceChangeTracker tracker) {
     Set<NamespacedName> updated = new HashSet<>();
     List<ServicePort> deleted = new ArrayList<>();
@@ -57,10 +55,7 @@ public final class ServicePortMap {
    * immutable map is returned until it changes, so a caller can tell "unchanged" by identity.
    */
   public Map<NamespacedName, Integer> healthCheckNodePorts() {
-    if (healthCheckCopy == null) {
-      healthCheckCopy = Map.copyOf(healthCheckNodePorts);
-    }
-    return healthCheckCopy;
+    return healthCheckNodePorts.copy();
   }
 
   /** One service's entry from all its ports (a change carries every port of the service). */
@@ -71,10 +66,7 @@ public final class ServicePortMap {
         port = p.healthCheckNodePort();
       }
     }
-    Integer before = port == 0 ? healthCheckNodePorts.remove(service) : healthCheckNodePorts.put(service, port);
-    if (before == null ? port != 0 : before != port) {
-      healthCheckCopy = null;
-    }
+    healthCheckNodePorts.set(service, port);
   }
 
   public ServicePort get(ServicePortName name) {

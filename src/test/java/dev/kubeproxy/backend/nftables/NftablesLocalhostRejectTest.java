@@ -7,6 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kubeproxy.backend.nftables.objects.Chain;
+import dev.kubeproxy.backend.nftables.objects.NftCounter;
+import dev.kubeproxy.backend.nftables.objects.Transaction;
 import dev.kubeproxy.config.ProxyMode;
 import dev.kubeproxy.trace.Origin;
 import dev.kubeproxy.trace.Packet;
@@ -170,9 +173,9 @@ class NftablesLocalhostRejectTest {
     Model m = model();
     p.sync(m.state());
     // something else empties the chain and deletes the counter
-    fake.tamper(new dev.kubeproxy.backend.nftables.objects.Transaction()
-        .flush(dev.kubeproxy.backend.nftables.objects.Chain.regular("localhost-nodeport-reject-udp"))
-        .delete(new dev.kubeproxy.backend.nftables.objects.NftCounter("localhost-nodeport-rejected-udp")));
+    fake.tamper(new Transaction()
+        .flush(Chain.regular("localhost-nodeport-reject-udp"))
+        .delete(new NftCounter("localhost-nodeport-rejected-udp")));
     p.requestFullSync();
     p.sync(m.state());
     assertTrue(p.lastFullSyncReconciled());
