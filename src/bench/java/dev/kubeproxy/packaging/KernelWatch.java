@@ -5,6 +5,7 @@ import dev.kubeproxy.host.netlink.Attributes;
 import dev.kubeproxy.host.netlink.LibC;
 import dev.kubeproxy.host.netlink.NetlinkMessage;
 import dev.kubeproxy.host.netlink.NetlinkSocket;
+import dev.kubeproxy.net.IpAddresses;
 import dev.kubeproxy.packaging.FootprintBenchmark.Netns;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -229,7 +230,10 @@ abstract class KernelWatch implements AutoCloseable {
 
     /** The address as four network-order bytes at a 4-aligned offset of the message's attributes. */
     static boolean carriesBytes(byte[] buffer, NetlinkMessage m, String ip) {
-      byte[] want = ipv4Bytes(ip);
+      byte[] want = IpAddresses.parse(ip);
+      if (want == null || want.length != 4) {
+        throw new IllegalArgumentException("not an IPv4 address: " + ip);
+      }
       for (int at = m.start() + 20; at + 4 <= m.start() + m.length(); at += 4) {
         if (buffer[at] == want[0] && buffer[at + 1] == want[1] && buffer[at + 2] == want[2] && buffer[at + 3] == want[3]) {
           return true;
@@ -258,18 +262,6 @@ abstract class KernelWatch implements AutoCloseable {
 
     private static boolean partOfAddress(byte[] buffer, int at) {
       return buffer[at] == '.' || (buffer[at] >= '0' && buffer[at] <= '9');
-    }
-
-    private static byte[] ipv4Bytes(String ip) {
-      String[] parts = ip.split("\\.");
-      if (parts.length != 4) {
-        throw new IllegalArgumentException("not an IPv4 address: " + ip);
-      }
-      byte[] out = new byte[4];
-      for (int i = 0; i < 4; i++) {
-        out[i] = (byte) Integer.parseInt(parts[i]);
-      }
-      return out;
     }
 
     @Override
