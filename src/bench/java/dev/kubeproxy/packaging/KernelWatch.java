@@ -1,5 +1,14 @@
 package dev.kubeproxy.packaging;
 
+import static dev.kubeproxy.backend.nftables.netlink.NfTablesMessages.DELCHAIN;
+import static dev.kubeproxy.backend.nftables.netlink.NfTablesMessages.DELRULE;
+import static dev.kubeproxy.backend.nftables.netlink.NfTablesMessages.DELSETELEM;
+import static dev.kubeproxy.backend.nftables.netlink.NfTablesMessages.NEWCHAIN;
+import static dev.kubeproxy.backend.nftables.netlink.NfTablesMessages.NEWRULE;
+import static dev.kubeproxy.backend.nftables.netlink.NfTablesMessages.NEWSETELEM;
+import static dev.kubeproxy.backend.nftables.netlink.NfTablesMessages.NFNLGRP_NFTABLES;
+import static dev.kubeproxy.backend.nftables.netlink.NfTablesMessages.NFNL_SUBSYS_NFTABLES;
+
 import com.sun.jna.LastErrorException;
 import dev.kubeproxy.host.netlink.Attributes;
 import dev.kubeproxy.host.netlink.LibC;
@@ -124,15 +133,7 @@ abstract class KernelWatch implements AutoCloseable {
    * (the kernel announces no elements for that).
    */
   static final class Nftables extends KernelWatch {
-    private static final int NFNLGRP_NFTABLES = 7;
-    private static final int NFNL_SUBSYS_NFTABLES = 10;
     private static final int NFPROTO_IPV4 = 2;
-    private static final int NEWCHAIN = 3;
-    private static final int DELCHAIN = 5;
-    private static final int NEWRULE = 6;
-    private static final int DELRULE = 8;
-    private static final int NEWSETELEM = 12;
-    private static final int DELSETELEM = 14;
     /** NFTA_CHAIN_TABLE, NFTA_RULE_TABLE and NFTA_SET_ELEM_LIST_TABLE are all 1. */
     private static final int TABLE = 1;
     /** NFTA_RULE_CHAIN and NFTA_SET_ELEM_LIST_SET: the chain or set the rule or elements belong to. */

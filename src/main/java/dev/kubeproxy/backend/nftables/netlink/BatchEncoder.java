@@ -1,5 +1,17 @@
 package dev.kubeproxy.backend.nftables.netlink;
 
+import static dev.kubeproxy.backend.nftables.netlink.NfTablesMessages.DELCHAIN;
+import static dev.kubeproxy.backend.nftables.netlink.NfTablesMessages.DELRULE;
+import static dev.kubeproxy.backend.nftables.netlink.NfTablesMessages.DELSET;
+import static dev.kubeproxy.backend.nftables.netlink.NfTablesMessages.DELSETELEM;
+import static dev.kubeproxy.backend.nftables.netlink.NfTablesMessages.DELTABLE;
+import static dev.kubeproxy.backend.nftables.netlink.NfTablesMessages.NEWCHAIN;
+import static dev.kubeproxy.backend.nftables.netlink.NfTablesMessages.NEWRULE;
+import static dev.kubeproxy.backend.nftables.netlink.NfTablesMessages.NEWSET;
+import static dev.kubeproxy.backend.nftables.netlink.NfTablesMessages.NEWSETELEM;
+import static dev.kubeproxy.backend.nftables.netlink.NfTablesMessages.NEWTABLE;
+import static dev.kubeproxy.backend.nftables.netlink.NfTablesMessages.NFNL_SUBSYS_NFTABLES;
+
 import dev.kubeproxy.host.netlink.MessageWriter;
 import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.backend.nftables.objects.Chain;
@@ -27,19 +39,8 @@ final class BatchEncoder {
   /** The encoded batch, and for each message from firstSequence on the command it belongs to. */
   record Batch(byte[] bytes, int firstSequence, List<Transaction.Operation> commands) {}
 
-  private static final int NFNL_SUBSYS_NFTABLES = 10;
   private static final int BATCH_BEGIN = 0x10;
   private static final int BATCH_END = 0x11;
-  private static final int NEWTABLE = 0;
-  private static final int DELTABLE = 2;
-  private static final int NEWCHAIN = 3;
-  private static final int DELCHAIN = 5;
-  private static final int NEWRULE = 6;
-  private static final int DELRULE = 8;
-  private static final int NEWSET = 9;
-  private static final int DELSET = 11;
-  private static final int NEWSETELEM = 12;
-  private static final int DELSETELEM = 14;
 
   private static final int NLM_F_REQUEST = 0x1;
   private static final int NLM_F_ACK = 0x4;

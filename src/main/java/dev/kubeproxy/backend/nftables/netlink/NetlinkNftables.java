@@ -1,5 +1,8 @@
 package dev.kubeproxy.backend.nftables.netlink;
 
+import static dev.kubeproxy.backend.nftables.netlink.NfTablesMessages.GETGEN;
+import static dev.kubeproxy.backend.nftables.netlink.NfTablesMessages.NFNL_SUBSYS_NFTABLES;
+
 import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.host.netlink.LibC;
 import dev.kubeproxy.host.netlink.MessageWriter;
@@ -37,8 +40,6 @@ public final class NetlinkNftables implements NetlinkPath, AutoCloseable {
   private static final int RECEIVE_BUFFER_BYTES = 1 << 20;
   /** The kernel answers within the send call; waiting longer only guards against a lost answer. */
   private static final java.time.Duration ANSWER_TIMEOUT = java.time.Duration.ofSeconds(2);
-  private static final int NFNL_SUBSYS_NFTABLES = 10;
-  private static final int GETGEN = 16;
   private static final int NLM_F_REQUEST = 1;
   /** errno values that mean the kernel did not understand a message: an encoding fault here. */
   private static final Set<Integer> PROTOCOL_ERRORS = Set.of(22, 34, 71, 90, 93, 95, 97);

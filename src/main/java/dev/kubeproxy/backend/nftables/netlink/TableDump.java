@@ -1,5 +1,11 @@
 package dev.kubeproxy.backend.nftables.netlink;
 
+import static dev.kubeproxy.backend.nftables.netlink.NfTablesMessages.GETCHAIN;
+import static dev.kubeproxy.backend.nftables.netlink.NfTablesMessages.GETRULE;
+import static dev.kubeproxy.backend.nftables.netlink.NfTablesMessages.GETSET;
+import static dev.kubeproxy.backend.nftables.netlink.NfTablesMessages.GETSETELEM;
+import static dev.kubeproxy.backend.nftables.netlink.NfTablesMessages.NFNL_SUBSYS_NFTABLES;
+
 import dev.kubeproxy.host.netlink.Attributes;
 import dev.kubeproxy.host.netlink.MessageWriter;
 import dev.kubeproxy.host.netlink.NetlinkExchange;
@@ -26,11 +32,6 @@ import java.util.TreeSet;
  * rule that looks them up.
  */
 final class TableDump {
-  private static final int NFNL_SUBSYS_NFTABLES = 10;
-  private static final int GETCHAIN = 4;
-  private static final int GETRULE = 7;
-  private static final int GETSET = 10;
-  private static final int GETSETELEM = 13;
   private static final int NLM_F_REQUEST = 0x1;
   private static final int NLM_F_DUMP = 0x300;
   private static final int ENOENT = 2;
