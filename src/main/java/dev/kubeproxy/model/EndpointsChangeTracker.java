@@ -330,7 +330,7 @@ public final class EndpointsChangeTracker {
   /** pkg/proxy/endpointslicecache.go addEndpoints: the endpoints of every port of one Service from all its slices, deduplicated and sorted. */
   private Map<ServicePortName, List<Endpoint>> endpointsOf(NamespacedName service, Map<String, SliceData> slices) {
     Map<ServicePortName, Map<String, Endpoint>> byPort = new HashMap<>();
-    for (SliceData slice : slices.values()) {
+    for (SliceData slice : MapViews.values(slices)) {
       for (EndpointSlice.Port port : slice.ports()) {
         if (port.name() == null) {
           Log.v(2).info("Ignoring a port with nil name in an EndpointSlice", "service", service);

@@ -38,10 +38,10 @@ public final class EndpointsMap {
     Set<ServicePortName> changedPorts = new HashSet<>();
     for (Map.Entry<NamespacedName, EndpointsChangeTracker.ServiceChange> e : checkout.changes().entrySet()) {
       EndpointsChangeTracker.ServiceChange change = e.getValue();
-      change.previous().keySet().forEach(endpoints::remove);
+      MapViews.keys(change.previous()).forEach(endpoints::remove);
       change.current().forEach(endpoints::put);
-      changedPorts.addAll(change.previous().keySet());
-      changedPorts.addAll(change.current().keySet());
+      changedPorts.addAll(MapViews.keys(change.previous()));
+      changedPorts.addAll(MapViews.keys(change.current()));
       updateLocalReady(e.getKey(), change.current());
       updated.add(e.getKey());
     }
@@ -65,7 +65,7 @@ public final class EndpointsMap {
   /** One service's count from all its ports' endpoints (a change carries every port of the service). */
   private void updateLocalReady(NamespacedName service, Map<ServicePortName, List<Endpoint>> ports) {
     Set<String> ips = new HashSet<>();
-    for (List<Endpoint> list : ports.values()) {
+    for (List<Endpoint> list : MapViews.values(ports)) {
       for (Endpoint ep : list) {
         if (ep.ready() && ep.local()) {
           ips.add(ep.ip());

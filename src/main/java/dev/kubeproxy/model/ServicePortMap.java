@@ -33,8 +33,8 @@ public final class ServicePortMap {
       updated.add(e.getKey());
       ServiceChangeTracker.Change change = e.getValue();
       change.current().forEach(ports::put);
-      changedPorts.addAll(change.previous().keySet());
-      changedPorts.addAll(change.current().keySet());
+      changedPorts.addAll(MapViews.keys(change.previous()));
+      changedPorts.addAll(MapViews.keys(change.current()));
       updateHealthCheck(e.getKey(), change.current());
       for (Map.Entry<ServicePortName, ServicePort> prev : change.previous().entrySet()) {
         if (change.current().containsKey(prev.getKey())) {
@@ -61,7 +61,7 @@ public final class ServicePortMap {
   /** One service's entry from all its ports (a change carries every port of the service). */
   private void updateHealthCheck(NamespacedName service, Map<ServicePortName, ServicePort> current) {
     int port = 0;
-    for (ServicePort p : current.values()) {
+    for (ServicePort p : MapViews.values(current)) {
       if (p.healthCheckNodePort() != 0) {
         port = p.healthCheckNodePort();
       }

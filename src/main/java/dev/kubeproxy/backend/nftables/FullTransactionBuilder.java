@@ -8,6 +8,7 @@ import dev.kubeproxy.backend.nftables.objects.Nftables;
 import dev.kubeproxy.backend.nftables.objects.Rule;
 import dev.kubeproxy.backend.nftables.objects.Transaction;
 
+import dev.kubeproxy.model.MapViews;
 import dev.kubeproxy.model.Endpoint;
 import dev.kubeproxy.model.ProxierSettings;
 import dev.kubeproxy.model.ProxyState;
@@ -62,7 +63,7 @@ final class FullTransactionBuilder {
     List<Element> newElements = new ArrayList<>();
     applied.elements.clear();
     Set<String> desiredChains = forEachPort(state, false, (r, newShards) -> {
-      for (String chain : r.chains().keySet()) {
+      for (String chain : MapViews.keys(r.chains())) {
         Chain c = Chain.regular(chain);
         tx.add(c);
         tx.flush(c);
@@ -76,7 +77,7 @@ final class FullTransactionBuilder {
         tx.add(map);
         tx.flush(map);
       }
-      for (List<Rule> chainRules : r.chains().values()) {
+      for (List<Rule> chainRules : MapViews.values(r.chains())) {
         for (Rule rule : chainRules) {
           tx.add(rule);
         }
@@ -146,7 +147,7 @@ final class FullTransactionBuilder {
           : ServicePortRules.compute(state.plan(svc), settings, syntax, applied.localhostRejects,
               applied.slots, applied.texts);
       next.put(spn, new AppliedTable.Port(svc, eps, r));
-      desiredChains.addAll(r.chains().keySet());
+      desiredChains.addAll(MapViews.keys(r.chains()));
       if (keepIndex && !reused) {
         applied.elements.update(prev == null ? List.of() : prev.rules().elements(), r.elements());
       }

@@ -6,6 +6,7 @@ import dev.kubeproxy.backend.nftables.objects.NftSet;
 import dev.kubeproxy.backend.nftables.objects.Rule;
 import dev.kubeproxy.backend.nftables.objects.Transaction;
 
+import dev.kubeproxy.model.MapViews;
 import dev.kubeproxy.model.Endpoint;
 import dev.kubeproxy.model.NamespacedName;
 import dev.kubeproxy.model.ProxierSettings;
@@ -80,7 +81,7 @@ final class PartialTransactionBuilder {
           rewrites.put(c.getKey(), c.getValue());
         }
       }
-      for (String chain : oldChains.keySet()) {
+      for (String chain : MapViews.keys(oldChains)) {
         if (!newChainMap.containsKey(chain)) {
           nowStale.add(chain);
           applied.slots.release(chain);

@@ -8,6 +8,7 @@ import dev.kubeproxy.backend.nftables.objects.Rule;
 import dev.kubeproxy.backend.nftables.objects.Statement;
 import dev.kubeproxy.backend.nftables.objects.Verdict;
 
+import dev.kubeproxy.model.MapViews;
 import dev.kubeproxy.model.Endpoint;
 import dev.kubeproxy.model.ProxierSettings;
 import dev.kubeproxy.model.ServicePort;
@@ -74,7 +75,7 @@ public record ServicePortRules(
 
   public int ruleCount() {
     int n = 0;
-    for (List<Rule> rules : chains.values()) {
+    for (List<Rule> rules : MapViews.values(chains)) {
       n += rules.size();
     }
     return n;
