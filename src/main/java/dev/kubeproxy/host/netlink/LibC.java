@@ -38,6 +38,9 @@ public interface LibC extends Library {
 
   long send(int fd, byte[] buffer, long length, int flags) throws LastErrorException;
 
+  /** A direct buffer is passed as its address: sent from where it is, from its start. */
+  long send(int fd, java.nio.Buffer buffer, long length, int flags) throws LastErrorException;
+
   long recv(int fd, byte[] buffer, long length, int flags) throws LastErrorException;
 
   int setsockopt(int fd, int level, int name, byte[] value, int length) throws LastErrorException;

@@ -24,6 +24,19 @@ public final class MessageWriter {
     buf = ByteBuffer.allocate(initialCapacity).order(ByteOrder.nativeOrder());
   }
 
+  private MessageWriter(ByteBuffer buf) {
+    this.buf = buf;
+  }
+
+  /**
+   * A writer into native memory, for a batch that may be tens of megabytes: the socket sends it as
+   * it is, where a heap array would be copied once more for the call, and its growth leaves no
+   * large arrays for the collector.
+   */
+  public static MessageWriter offHeap(int initialCapacity) {
+    return new MessageWriter(ByteBuffer.allocateDirect(initialCapacity).order(ByteOrder.nativeOrder()));
+  }
+
   /** Starts a message with its nfgenmsg; returns its start for {@link #endMessage}. */
   public int beginMessage(int type, int flags, int seq, int family, int resId) {
     int start = buf.position();
@@ -126,7 +139,17 @@ public final class MessageWriter {
   }
 
   public byte[] toBytes() {
+    if (!buf.hasArray()) {
+      byte[] out = new byte[buf.position()];
+      buf.duplicate().flip().get(out);
+      return out;
+    }
     return Arrays.copyOf(buf.array(), buf.position());
+  }
+
+  /** What was written, as a buffer of its own from position 0 (sharing the writer's memory). */
+  public ByteBuffer written() {
+    return buf.duplicate().flip();
   }
 
   private void pad() {
@@ -141,7 +164,8 @@ public final class MessageWriter {
 
   private void ensure(int more) {
     if (buf.remaining() < more) {
-      ByteBuffer bigger = ByteBuffer.allocate(Math.max(buf.capacity() * 2, buf.position() + more))
+      int capacity = Math.max(buf.capacity() * 2, buf.position() + more);
+      ByteBuffer bigger = (buf.isDirect() ? ByteBuffer.allocateDirect(capacity) : ByteBuffer.allocate(capacity))
           .order(ByteOrder.nativeOrder());
       buf.flip();
       bigger.put(buf);

@@ -108,6 +108,21 @@ public final class NetlinkSocket implements AutoCloseable {
     }
   }
 
+  /** Sends a direct buffer's bytes from 0 to its limit without copying them. */
+  public void send(java.nio.ByteBuffer data) throws IOException {
+    if (!data.isDirect() || data.position() != 0) {
+      throw new IllegalArgumentException("only a direct buffer from its start is sent as it is");
+    }
+    try {
+      long sent = libc.send(fd, data, data.limit(), 0);
+      if (sent != data.limit()) {
+        throw new IOException("netlink send wrote " + sent + " of " + data.limit() + " bytes");
+      }
+    } catch (LastErrorException e) {
+      throw new IOException("netlink send: " + e.getMessage(), e);
+    }
+  }
+
   public void send(byte[] data) throws IOException {
     try {
       long sent = libc.send(fd, data, data.length, 0);

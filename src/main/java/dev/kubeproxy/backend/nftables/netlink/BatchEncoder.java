@@ -24,6 +24,7 @@ import dev.kubeproxy.backend.nftables.objects.Table;
 import dev.kubeproxy.backend.nftables.objects.Rule;
 import dev.kubeproxy.backend.nftables.objects.Transaction;
 import dev.kubeproxy.backend.nftables.objects.Verdict;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -36,8 +37,14 @@ import java.util.List;
  * through nft).
  */
 final class BatchEncoder {
-  /** The encoded batch, and for each message from firstSequence on the command it belongs to. */
-  record Batch(byte[] bytes, int firstSequence, List<Transaction.Operation> commands) {}
+  /**
+   * The encoded batch (in native memory, from position 0), and for each message from
+   * firstSequence on the command it belongs to.
+   */
+  record Batch(ByteBuffer bytes, int firstSequence, List<Transaction.Operation> commands) {}
+
+  /** A partial sync's batch fits; a full load's grows from it. */
+  private static final int INITIAL_BATCH_BYTES = 64 << 10;
 
   private static final int BATCH_BEGIN = 0x10;
   private static final int BATCH_END = 0x11;
@@ -92,7 +99,7 @@ final class BatchEncoder {
   }
 
   private Batch encodeAll(Transaction tx, int firstSequence) throws Unsupported {
-    MessageWriter w = new MessageWriter();
+    MessageWriter w = MessageWriter.offHeap(INITIAL_BATCH_BYTES);
     commands = new ArrayList<>(tx.size());
     nextSetId = 1;
     w.endMessage(w.beginMessage(BATCH_BEGIN, NLM_F_REQUEST, firstSequence - 1, 0, NFNL_SUBSYS_NFTABLES));
@@ -116,7 +123,7 @@ final class BatchEncoder {
       i = end;
     }
     w.endMessage(w.beginMessage(BATCH_END, NLM_F_REQUEST, firstSequence + commands.size(), 0, NFNL_SUBSYS_NFTABLES));
-    return new Batch(w.toBytes(), firstSequence, List.copyOf(commands));
+    return new Batch(w.written(), firstSequence, List.copyOf(commands));
   }
 
   private void command(MessageWriter w, Transaction.Operation op, int firstSequence) throws Unsupported {

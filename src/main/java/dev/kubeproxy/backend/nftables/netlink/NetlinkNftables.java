@@ -107,7 +107,7 @@ public final class NetlinkNftables implements NetlinkPath, AutoCloseable {
     } catch (Unsupported e) {
       return false;
     }
-    if (batch.bytes().length > MAX_BATCH_BYTES) {
+    if (batch.bytes().limit() > MAX_BATCH_BYTES) {
       return false;
     }
     nextSequence += batch.commands().size() + 2;

@@ -37,8 +37,9 @@ class BatchEncoderTest {
   private final BatchEncoder v4 = new BatchEncoder(IpFamily.IPv4);
 
   /** type, flags and sequence number of each message of a batch. */
-  private static List<int[]> headers(byte[] batch) {
-    ByteBuffer in = ByteBuffer.wrap(batch).order(ByteOrder.nativeOrder());
+  private static List<int[]> headers(ByteBuffer batch) {
+    assertTrue(batch.isDirect() && batch.position() == 0, "the batch is sent as it is, from its start");
+    ByteBuffer in = batch.duplicate().order(ByteOrder.nativeOrder());
     List<int[]> out = new ArrayList<>();
     while (in.remaining() > 0) {
       int start = in.position();
