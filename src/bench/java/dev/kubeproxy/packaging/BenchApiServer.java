@@ -47,8 +47,7 @@ public final class BenchApiServer {
 
   public static void main(String[] args) throws Exception {
     if (args.length != 2) {
-      System.err.println("usage: BenchApiServer SERVICES ENDPOINTS_PER_SERVICE");
-      System.exit(2);
+      throw new IllegalArgumentException("usage: BenchApiServer SERVICES ENDPOINTS_PER_SERVICE");
     }
     BenchCluster cluster = new BenchCluster(Integer.parseInt(args[0]), Integer.parseInt(args[1]));
     Vertx vertx = Vertx.vertx();

@@ -94,8 +94,7 @@ public final class FootprintBenchmark {
       sizes = List.of(1000, 10000);
     }
     if (!"root".equals(System.getProperty("user.name"))) {
-      System.err.println("the footprint benchmark needs root (network namespaces)");
-      System.exit(2);
+      throw new IllegalStateException("the footprint benchmark needs root (network namespaces)");
     }
     FootprintBenchmark bench = new FootprintBenchmark(opts);
     bench.ensureCdsArchive();
@@ -122,8 +121,7 @@ public final class FootprintBenchmark {
     }
     System.out.println("load at end: " + load());
     if (!converged) {
-      System.out.println("the kernel did not converge to the final state of the churn (see above)");
-      System.exit(1);
+      throw new IllegalStateException("the kernel did not converge to the final state of the churn (see above)");
     }
   }
 

@@ -211,7 +211,9 @@ public class ServiceHealthServerVerticle extends VerticleBase {
       return Future.join(opening);
     }).transform(ignored -> {
       services.forEach((name, service) -> service.localEndpoints = counts.getOrDefault(name, 0));
-      Log.v(3).info("Reporting endpoints for healthcheck", "endpoints", new TreeMap<>(counts).toString());
+      if (Log.enabled(3)) { // the sorted copy only when it is logged
+        Log.v(3).info("Reporting endpoints for healthcheck", "endpoints", new TreeMap<>(counts).toString());
+      }
       return Future.succeededFuture();
     });
   }

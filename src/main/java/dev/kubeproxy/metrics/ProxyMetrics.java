@@ -5,6 +5,7 @@ import dev.kubeproxy.metrics.KubeMetric.Stability;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalDouble;
@@ -142,7 +143,7 @@ public class ProxyMetrics {
    */
   public void addLocalhostNodePortRejected(String ipFamily, Supplier<Map<String, Long>> packetsByProtocol) {
     localhostNodePortRejected.addSource(() -> {
-      Map<List<String>, Double> samples = new java.util.LinkedHashMap<>();
+      Map<List<String>, Double> samples = new LinkedHashMap<>();
       packetsByProtocol.get().forEach((protocol, packets) -> samples.put(List.of(ipFamily, protocol), (double) packets));
       return samples;
     });

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code bin/kube-proxy}, the one definition of how the JVM starts (issue 9.3): the options the
+ * {@code bin/kube-proxy}, the one definition of how the JVM starts: the options the
  * README's "Memory and start-up" gives reasons for reach the JVM, {@code JAVA_OPTS} come after them
  * (and win), and the class-data sharing archive is used only while it is newer than the jar. Runs
  * {@code --version} on a copy of the packaged jar, with the JVM printing its command-line flags.

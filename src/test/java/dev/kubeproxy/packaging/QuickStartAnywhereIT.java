@@ -26,7 +26,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * The README's first command works anywhere (issue 9.6): the dry run over conf/examples, started
+ * The README's first command works anywhere: the dry run over conf/examples, started
  * through the launcher ({@code bin/kube-proxy}, as the README and the image do) and as
  * {@code java -jar}, in each mode, as a non-root user (uid/gid 65534 through setpriv) whose PATH
  * holds nothing but {@code java} — no iptables, ip6tables, nft, conntrack or ip — prints the rules

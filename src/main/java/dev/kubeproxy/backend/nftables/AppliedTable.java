@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -129,7 +130,7 @@ final class AppliedTable {
 
   /** The elements reordered so that those of one container are adjacent (first-seen order kept). */
   static List<Element> groupedByContainer(List<Element> list) {
-    Map<String, List<Element>> groups = new java.util.LinkedHashMap<>();
+    Map<String, List<Element>> groups = new LinkedHashMap<>();
     for (Element e : list) {
       groups.computeIfAbsent(e.container(), k -> new ArrayList<>()).add(e);
     }

@@ -63,7 +63,7 @@ public final class NftCommand implements Nftables {
     } catch (IOException e) {
       return List.of();
     }
-    List<Integer> refused = new java.util.ArrayList<>();
+    List<Integer> refused = new ArrayList<>();
     Matcher m = ERROR_LOCATION.matcher(result.ok() ? "" : result.stderr());
     while (m.find()) {
       int index = Integer.parseInt(m.group(1)) - 1;
@@ -76,7 +76,7 @@ public final class NftCommand implements Nftables {
 
   /** "nft list counters table ip kube-proxy", read for each counter's packets. */
   @Override
-  public java.util.Map<String, Long> counterPackets() throws NftablesException {
+  public Map<String, Long> counterPackets() throws NftablesException {
     CommandRunner.Result result;
     try {
       result = runner.run(List.of("nft", "list", "counters", "table", Transaction.familyKeyword(family),
@@ -93,8 +93,8 @@ public final class NftCommand implements Nftables {
   private static final Pattern COUNTER = Pattern.compile("counter\\s+(\\S+)\\s*\\{\\s*packets\\s+(\\d+)");
 
   /** Each "counter NAME { packets N bytes M }" of nft's listing. */
-  static java.util.Map<String, Long> parseCounters(String listing) {
-    java.util.Map<String, Long> out = new java.util.LinkedHashMap<>();
+  static Map<String, Long> parseCounters(String listing) {
+    Map<String, Long> out = new LinkedHashMap<>();
     Matcher m = COUNTER.matcher(listing);
     while (m.find()) {
       out.put(m.group(1), Long.parseLong(m.group(2)));

@@ -16,9 +16,11 @@ import dev.kubeproxy.model.ServicePortName;
 import dev.kubeproxy.model.ServicePortPlan;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import dev.kubeproxy.backend.nftables.objects.Match.Field;
 
 /**
@@ -82,8 +84,8 @@ public record ServicePortRules(
   }
 
   /** The endpoint-ranges shards this service port's rules pick from. */
-  public java.util.Set<String> targetMaps() {
-    java.util.Set<String> maps = new java.util.LinkedHashSet<>();
+  public Set<String> targetMaps() {
+    Set<String> maps = new LinkedHashSet<>();
     for (EndpointBlock b : blocks) {
       maps.add(b.map());
     }

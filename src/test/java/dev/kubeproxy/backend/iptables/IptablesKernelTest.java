@@ -92,7 +92,7 @@ class IptablesKernelTest {
     assertTrue(nat.contains(":KUBE-SVC-2KKYJRIGYGQNRODB "), "unchanged service's chain stays: " + nat);
     assertFalse(scratch.ns.runner.lastRestoreInput().contains(":KUBE-SVC-2KKYJRIGYGQNRODB"));
 
-    // A Service whose rules the kernel refuses (issue 15 item 5): that Service is left out, named with
+    // A Service whose rules the kernel refuses: that Service is left out, named with
     // the refused line, and every other Service is programmed by an immediate full sync.
     double failuresBefore = metric("kubeproxy_sync_proxy_rules_iptables_restore_failures_total");
     double partialFailuresBefore = metric("kubeproxy_sync_proxy_rules_iptables_partial_restore_failures_total");

@@ -37,10 +37,7 @@ import java.util.List;
  * through nft).
  */
 final class BatchEncoder {
-  /**
-   * The encoded batch (in native memory, from position 0), and for each message from
-   * firstSequence on the command it belongs to.
-   */
+  /** The batch (native memory, from 0), and for each message from firstSequence on the command it belongs to. */
   record Batch(ByteBuffer bytes, int firstSequence, List<Transaction.Operation> commands) {}
 
   /** A partial sync's batch fits; a full load's grows from it. */
