@@ -235,7 +235,7 @@ final class InformerSource implements ClusterSource {
     informer.addEventHandler(new ResourceEventHandler<T>() {
       @Override
       public void onAdd(T obj) {
-        String key = Caches.metaNamespaceKeyFunc(obj);
+        String key = keyOf(obj);
         sink.upsert(kind, key, obj);
         w.delivered(key, true);
       }
@@ -247,7 +247,7 @@ final class InformerSource implements ClusterSource {
 
       @Override
       public void onDelete(T obj, boolean finalStateUnknown) {
-        String key = Caches.metaNamespaceKeyFunc(obj);
+        String key = keyOf(obj);
         sink.delete(kind, key, obj);
         w.delivered(key, false);
       }
@@ -260,7 +260,12 @@ final class InformerSource implements ClusterSource {
    * set holding every key): nothing here looks objects up by namespace.
    */
   static <T extends KubernetesObject> Cache<T> unindexedCache() {
-    return new Cache<>("none", object -> List.of(), Caches::deletionHandlingMetaNamespaceKeyFunc);
+    return new Cache<>("none", object -> List.of(), InformerSource::keyOf);
+  }
+
+  /** The object's own key string, so that the store and the event sink hold one string per object, not two. */
+  static String keyOf(KubernetesObject obj) {
+    return obj instanceof ClusterObject o ? o.metadata().key() : Caches.deletionHandlingMetaNamespaceKeyFunc(obj);
   }
 
   @Override

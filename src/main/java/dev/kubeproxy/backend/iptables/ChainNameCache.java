@@ -1,6 +1,7 @@
 package dev.kubeproxy.backend.iptables;
 
 import dev.kubeproxy.model.Endpoint;
+import dev.kubeproxy.model.Protocols;
 import dev.kubeproxy.model.ServicePortName;
 import java.util.HashMap;
 import java.util.List;
@@ -29,7 +30,7 @@ final class ChainNameCache {
     ServiceChains chains = serviceChains.get(name);
     if (chains == null) {
       String hash = names.serviceHash(name);
-      chains = new ServiceChains(name, name.toString(), name.protocol().toLowerCase(),
+      chains = new ServiceChains(name, name.toString(), Protocols.lowerCase(name.protocol()),
           "KUBE-SVC-" + hash, "KUBE-SVL-" + hash, "KUBE-EXT-" + hash, "KUBE-FW-" + hash);
       serviceChains.put(name, chains);
     }

@@ -10,6 +10,7 @@ import dev.kubeproxy.backend.nftables.objects.Verdict;
 
 import dev.kubeproxy.model.MapViews;
 import dev.kubeproxy.model.Endpoint;
+import dev.kubeproxy.model.Protocols;
 import dev.kubeproxy.model.ProxierSettings;
 import dev.kubeproxy.model.ServicePort;
 import dev.kubeproxy.model.ServicePortName;
@@ -18,7 +19,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import dev.kubeproxy.backend.nftables.objects.Match.Field;
@@ -129,7 +129,7 @@ public record ServicePortRules(
       this.spn = svc.name();
       this.settings = settings;
       this.syntax = syntax;
-      this.proto = svc.protocol().toLowerCase(Locale.ROOT);
+      this.proto = Protocols.lowerCase(svc.protocol());
       this.spnText = spn.toString();
     }
 

@@ -3,6 +3,7 @@ package dev.kubeproxy.host.netlink;
 import com.sun.jna.LastErrorException;
 import com.sun.jna.Library;
 import com.sun.jna.Native;
+import java.nio.Buffer;
 
 /** The few libc calls a netlink socket needs (Java's own sockets have no AF_NETLINK). */
 public interface LibC extends Library {
@@ -39,7 +40,7 @@ public interface LibC extends Library {
   long send(int fd, byte[] buffer, long length, int flags) throws LastErrorException;
 
   /** A direct buffer is passed as its address: sent from where it is, from its start. */
-  long send(int fd, java.nio.Buffer buffer, long length, int flags) throws LastErrorException;
+  long send(int fd, Buffer buffer, long length, int flags) throws LastErrorException;
 
   long recv(int fd, byte[] buffer, long length, int flags) throws LastErrorException;
 

@@ -139,11 +139,6 @@ public final class MessageWriter {
   }
 
   public byte[] toBytes() {
-    if (!buf.hasArray()) {
-      byte[] out = new byte[buf.position()];
-      buf.duplicate().flip().get(out);
-      return out;
-    }
     return Arrays.copyOf(buf.array(), buf.position());
   }
 

@@ -109,7 +109,7 @@ public final class NetlinkSocket implements AutoCloseable {
   }
 
   /** Sends a direct buffer's bytes from 0 to its limit without copying them. */
-  public void send(java.nio.ByteBuffer data) throws IOException {
+  public void send(ByteBuffer data) throws IOException {
     if (!data.isDirect() || data.position() != 0) {
       throw new IllegalArgumentException("only a direct buffer from its start is sent as it is");
     }

@@ -14,9 +14,13 @@ import java.util.Map;
  * @param annotations       only the annotations kube-proxy reads ({@link #READ_ANNOTATIONS})
  * @param annotationKeys    the keys of all annotations, for validation
  * @param deletionTimestamp set while the object is being deleted (null otherwise)
+ * @param key               "namespace/name", or "name" for a cluster-scoped object (client-go's
+ *                          MetaNamespaceKeyFunc), made from the two whatever is given: one string
+ *                          that the informer's store and the event sink share as their key
  */
 public record ObjectMeta(String namespace, String name, String resourceVersion, Map<String, String> labels,
-                         Map<String, String> annotations, List<String> annotationKeys, String deletionTimestamp) {
+                         Map<String, String> annotations, List<String> annotationKeys, String deletionTimestamp,
+                         String key) {
   /** The annotations kube-proxy reads; the values of all others are not kept. */
   public static final List<String> READ_ANNOTATIONS = List.of(
       "service.kubernetes.io/topology-aware-hints",
@@ -29,6 +33,12 @@ public record ObjectMeta(String namespace, String name, String resourceVersion, 
     labels = labels == null ? Map.of() : Map.copyOf(labels);
     annotations = annotations == null ? Map.of() : Map.copyOf(annotations);
     annotationKeys = annotationKeys == null ? List.copyOf(annotations.keySet()) : List.copyOf(annotationKeys);
+    key = namespace.isEmpty() ? name : namespace + "/" + name;
+  }
+
+  public ObjectMeta(String namespace, String name, String resourceVersion, Map<String, String> labels,
+      Map<String, String> annotations, List<String> annotationKeys, String deletionTimestamp) {
+    this(namespace, name, resourceVersion, labels, annotations, annotationKeys, deletionTimestamp, null);
   }
 
   /** Only a namespace and a name (tests, stubs). */
@@ -51,11 +61,6 @@ public record ObjectMeta(String namespace, String name, String resourceVersion, 
 
   public ObjectMeta withDeletionTimestamp(String timestamp) {
     return new ObjectMeta(namespace, name, resourceVersion, labels, annotations, annotationKeys, timestamp);
-  }
-
-  /** "namespace/name", or "name" for a cluster-scoped object (client-go's MetaNamespaceKeyFunc). */
-  public String key() {
-    return namespace.isEmpty() ? name : namespace + "/" + name;
   }
 
   /**
