@@ -373,9 +373,11 @@ public final class EndpointsChangeTracker {
       // The map key is the identity string, so sorting by key needs no string building.
       List<Map.Entry<String, Endpoint>> entries = new ArrayList<>(eps.entrySet());
       entries.sort(Map.Entry.comparingByKey());
-      List<Endpoint> list = new ArrayList<>(entries.size());
-      entries.forEach(e -> list.add(e.getValue()));
-      out.put(spn, Collections.unmodifiableList(list));
+      Endpoint[] sorted = new Endpoint[entries.size()];
+      for (int i = 0; i < sorted.length; i++) {
+        sorted[i] = entries.get(i).getValue();
+      }
+      out.put(spn, List.of(sorted)); // kept: one object for a single endpoint, no wrapper around a list
     });
     // kept per Service until it changes; most have one port, which needs no hash table
     if (out.size() == 1) {

@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * One object's JSON (or YAML) tokens read straight from the parser, as Go's encoding/json reads
@@ -24,6 +25,8 @@ import java.util.Set;
  * token.
  */
 final class JsonCursor {
+  private static final Map<Integer, Integer> PORTS = new ConcurrentHashMap<>();
+
   /** Reads one value at the parser. */
   @FunctionalInterface
   interface Value<V> {
@@ -121,6 +124,15 @@ final class JsonCursor {
       wrongType("a 32-bit integer");
     }
     return null;
+  }
+
+  /**
+   * A port number, the same Integer for the same port in every object (as texts are interned):
+   * a cluster's Services and slices repeat a few ports many times.
+   */
+  Integer port() throws IOException {
+    Integer p = integer();
+    return p == null ? null : PORTS.computeIfAbsent(p, k -> k);
   }
 
   boolean isNumber() {

@@ -59,7 +59,7 @@ public final class ObjectDecoder {
     List<Service.Ingress> ingress = List.of();
     for (String f = in.firstField(); f != null; f = in.nextField()) {
       switch (f) {
-        case "metadata" -> meta = metadata(in, defaultNamespace);
+        case "metadata" -> meta = metadata(in, defaultNamespace, true);
         case "spec" -> spec = serviceSpec(in);
         case "status" -> ingress = orEmpty(in.field("loadBalancer",
             () -> in.field("ingress", () -> in.list(() -> ingress(in)))));
@@ -133,11 +133,11 @@ public final class ObjectDecoder {
       switch (f) {
         case "name" -> name = in.text(true);
         case "protocol" -> protocol = in.text(true);
-        case "port" -> port = in.integer();
-        case "nodePort" -> nodePort = in.integer();
+        case "port" -> port = in.port();
+        case "nodePort" -> nodePort = in.port();
         case "targetPort" -> { // an IntOrString
           boolean number = in.isNumber();
-          targetPortNumber = number ? in.integer() : null;
+          targetPortNumber = number ? in.port() : null;
           targetPortName = number ? null : in.text(true);
         }
         default -> in.skip();
@@ -168,7 +168,7 @@ public final class ObjectDecoder {
     List<EndpointSlice.Port> ports = List.of();
     for (String f = in.firstField(); f != null; f = in.nextField()) {
       switch (f) {
-        case "metadata" -> meta = metadata(in, defaultNamespace);
+        case "metadata" -> meta = metadata(in, defaultNamespace, false);
         case "addressType" -> addressType = in.text(true);
         case "endpoints" -> endpoints = in.list(() -> endpoint(in));
         case "ports" -> ports = in.list(() -> endpointPort(in));
@@ -233,7 +233,7 @@ public final class ObjectDecoder {
       switch (f) {
         case "name" -> name = in.text(true);
         case "protocol" -> protocol = in.text(true);
-        case "port" -> port = in.integer();
+        case "port" -> port = in.port();
         default -> in.skip();
       }
     }
@@ -248,7 +248,7 @@ public final class ObjectDecoder {
     List<Node.Address> addresses = List.of();
     for (String f = in.firstField(); f != null; f = in.nextField()) {
       switch (f) {
-        case "metadata" -> meta = metadata(in, "");
+        case "metadata" -> meta = metadata(in, "", false);
         case "spec" -> {
           for (String s = in.firstField(); s != null; s = in.nextField()) {
             switch (s) {
@@ -284,7 +284,7 @@ public final class ObjectDecoder {
     List<String> cidrs = List.of();
     for (String f = in.firstField(); f != null; f = in.nextField()) {
       switch (f) {
-        case "metadata" -> meta = metadata(in, "");
+        case "metadata" -> meta = metadata(in, "", false);
         case "spec" -> cidrs = orEmpty(in.field("cidrs", () -> in.texts(false)));
         default -> in.skip();
       }
@@ -292,7 +292,8 @@ public final class ObjectDecoder {
     return new ServiceCidr(orEmpty(meta, ""), cidrs);
   }
 
-  private static ObjectMeta metadata(JsonCursor in, String defaultNamespace) throws IOException {
+  /** @param internName a Service's: its EndpointSlices' service-name label, interned, repeats it */
+  private static ObjectMeta metadata(JsonCursor in, String defaultNamespace, boolean internName) throws IOException {
     String namespace = null;
     String name = null;
     String resourceVersion = null;
@@ -303,7 +304,7 @@ public final class ObjectDecoder {
     for (String f = in.firstField(); f != null; f = in.nextField()) {
       switch (f) {
         case "namespace" -> namespace = in.text(true);
-        case "name" -> name = in.text(false);
+        case "name" -> name = in.text(internName);
         case "resourceVersion" -> resourceVersion = in.text(false);
         case "labels" -> labels = in.stringMap(true, null, null);
         case "annotations" -> {

@@ -214,7 +214,7 @@ class ObjectDecoderTest {
   void repeatedValuesAreShared() throws Exception {
     String slice = "{\"metadata\":{\"namespace\":\"ns-1\",\"name\":\"%s\",\"labels\":{\"kubernetes.io/service-name\":\"web\"}},"
         + "\"endpoints\":[{\"addresses\":[\"10.0.0.1\"],\"nodeName\":\"node-a\",\"zone\":\"z\"}],"
-        + "\"ports\":[{\"name\":\"http\",\"protocol\":\"TCP\",\"port\":80}]}";
+        + "\"ports\":[{\"name\":\"http\",\"protocol\":\"TCP\",\"port\":8080}]}";
     EndpointSlice a = json(ObjectDecoder.ENDPOINT_SLICE, String.format(slice, "a"));
     EndpointSlice b = json(ObjectDecoder.ENDPOINT_SLICE, String.format(slice, "b"));
     assertSame(a.metadata().namespace(), b.metadata().namespace());
@@ -227,6 +227,10 @@ class ObjectDecoderTest {
     Service y = json(ObjectDecoder.SERVICE, String.format(service, "y", "10.96.0.11"));
     assertSame(x.ipFamilies(), y.ipFamilies());
     assertEquals(List.of("IPv4"), x.ipFamilies());
+    assertSame(a.ports().get(0).port(), b.ports().get(0).port(), "a port number beyond Integer's own cache");
+    Service web = json(ObjectDecoder.SERVICE, String.format(service, "web", "10.96.0.12"));
+    assertSame(web.metadata().name(), a.metadata().labels().get("kubernetes.io/service-name"),
+        "a Service's name and its slices' label");
   }
 
   @Test
