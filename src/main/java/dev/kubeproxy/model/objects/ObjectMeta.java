@@ -15,8 +15,8 @@ import java.util.Map;
  * @param annotationKeys    the keys of all annotations, for validation
  * @param deletionTimestamp set while the object is being deleted (null otherwise)
  * @param key               "namespace/name", or "name" for a cluster-scoped object (client-go's
- *                          MetaNamespaceKeyFunc), made from the two whatever is given: one string
- *                          that the informer's store and the event sink share as their key
+ *                          MetaNamespaceKeyFunc), always made here from the two (a value passed in
+ *                          is not used): one string the informer's store and the event sink share
  */
 public record ObjectMeta(String namespace, String name, String resourceVersion, Map<String, String> labels,
                          Map<String, String> annotations, List<String> annotationKeys, String deletionTimestamp,
