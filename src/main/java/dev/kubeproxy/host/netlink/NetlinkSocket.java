@@ -4,6 +4,7 @@ import com.sun.jna.LastErrorException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.function.LongSupplier;
 
 /**
  * A netlink socket to the kernel (NETLINK_NETFILTER for nf_tables, conntrack and nfacct; others by
@@ -113,21 +114,19 @@ public final class NetlinkSocket implements AutoCloseable {
     if (!data.isDirect() || data.position() != 0) {
       throw new IllegalArgumentException("only a direct buffer from its start is sent as it is");
     }
-    try {
-      long sent = libc.send(fd, data, data.limit(), 0);
-      if (sent != data.limit()) {
-        throw new IOException("netlink send wrote " + sent + " of " + data.limit() + " bytes");
-      }
-    } catch (LastErrorException e) {
-      throw new IOException("netlink send: " + e.getMessage(), e);
-    }
+    sendAll(() -> libc.send(fd, data, data.limit(), 0), data.limit());
   }
 
   public void send(byte[] data) throws IOException {
+    sendAll(() -> libc.send(fd, data, data.length, 0), data.length);
+  }
+
+  /** Runs one send call of length bytes; a short write or an errno is an IOException. */
+  private static void sendAll(LongSupplier send, int length) throws IOException {
     try {
-      long sent = libc.send(fd, data, data.length, 0);
-      if (sent != data.length) {
-        throw new IOException("netlink send wrote " + sent + " of " + data.length + " bytes");
+      long sent = send.getAsLong();
+      if (sent != length) {
+        throw new IOException("netlink send wrote " + sent + " of " + length + " bytes");
       }
     } catch (LastErrorException e) {
       throw new IOException("netlink send: " + e.getMessage(), e);
