@@ -25,6 +25,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * token.
  */
 final class JsonCursor {
+  private static final int MAX_PORT = 65_535;
   private static final Map<Integer, Integer> PORTS = new ConcurrentHashMap<>();
 
   /** Reads one value at the parser. */
@@ -128,11 +129,12 @@ final class JsonCursor {
 
   /**
    * A port number, the same Integer for the same port in every object (as texts are interned):
-   * a cluster's Services and slices repeat a few ports many times.
+   * a cluster's Services and slices repeat a few ports many times. Only valid ports are shared, so
+   * the table holds at most one entry per port whatever an object carries.
    */
   Integer port() throws IOException {
     Integer p = integer();
-    return p == null ? null : PORTS.computeIfAbsent(p, k -> k);
+    return p == null || p < 0 || p > MAX_PORT ? p : PORTS.computeIfAbsent(p, k -> k);
   }
 
   boolean isNumber() {
