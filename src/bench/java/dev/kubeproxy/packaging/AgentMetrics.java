@@ -1,6 +1,5 @@
 package dev.kubeproxy.packaging;
 
-import dev.kubeproxy.packaging.FootprintBenchmark.Netns;
 import java.io.IOException;
 import java.util.Locale;
 import java.util.Map;

@@ -2,7 +2,6 @@ package dev.kubeproxy.packaging;
 
 import dev.kubeproxy.testapi.TestApiServer;
 import io.vertx.core.Vertx;
-import dev.kubeproxy.packaging.FootprintBenchmark.Netns;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.OutputStreamWriter;

@@ -1,6 +1,5 @@
 package dev.kubeproxy.packaging;
 
-import dev.kubeproxy.packaging.FootprintBenchmark.Netns;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;

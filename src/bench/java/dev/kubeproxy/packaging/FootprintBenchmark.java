@@ -2,17 +2,14 @@ package dev.kubeproxy.packaging;
 
 import dev.kubeproxy.testutil.TempTrees;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -105,7 +102,7 @@ public final class FootprintBenchmark {
     for (int n : sizes) {
       Path dir = Files.createTempDirectory("kp-footprint-");
       try {
-        Manifests manifests = new Manifests(dir, n, bench.endpoints);
+        FootprintManifests manifests = new FootprintManifests(dir, n, bench.endpoints);
         manifests.writeAll();
         for (String mode : bench.modes) {
           List<Result> results = new ArrayList<>();
@@ -139,13 +136,13 @@ public final class FootprintBenchmark {
   }
 
   /** One start of the agent over the manifests: figures of the first sync, and of the churn run if asked. */
-  private Result run(String mode, Manifests manifests, boolean churn) throws Exception {
+  private Result run(String mode, FootprintManifests manifests, boolean churn) throws Exception {
     Result r = new Result();
     r.loadBefore = load();
     try (Netns ns = Netns.create(); Netns replay = Netns.create()) {
       Path log = Files.createTempFile("kp-footprint-", ".log");
       List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", ns.name, launcher.toString(),
-          "--manifests", manifests.dir.toString(), "--hostname-override", Manifests.NODE, "--proxy-mode", mode,
+          "--manifests", manifests.dir.toString(), "--hostname-override", FootprintManifests.NODE, "--proxy-mode", mode,
           // a network namespace has no conntrack table of its own to size
           "--conntrack-max-per-core=0"));
       ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
@@ -204,7 +201,7 @@ public final class FootprintBenchmark {
   /** The metrics port from inside the namespace, through bash's /dev/tcp (no HTTP client needed there). */
   private static Map<String, Double> metrics(Netns ns) throws IOException, InterruptedException {
     String body = ns.exec("bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/10249 && printf 'GET /metrics HTTP/1.0\\r\\n"
-        + "Host: localhost\\r\\n\\r\\n' >&3 && cat <&3").stdout;
+        + "Host: localhost\\r\\n\\r\\n' >&3 && cat <&3").stdout();
     // Per-family series (ip_family="IPv4", …) fold into one figure: counts add up, timestamps take the latest.
     Map<String, Double> out = new java.util.HashMap<>();
     Matcher matcher = METRIC.matcher(body);
@@ -222,17 +219,17 @@ public final class FootprintBenchmark {
    * elements before the rules that bind them, an order that costs the kernel several times more).
    * iptables: what the agent programmed, from iptables-save.
    */
-  private double toolApplySeconds(String mode, Manifests manifests, Netns from, Netns to) throws Exception {
+  private double toolApplySeconds(String mode, FootprintManifests manifests, Netns from, Netns to) throws Exception {
     if (mode.equals("nftables")) {
       return to.timedWithInput(dryRunOutput(mode, manifests, to), "nft", "-f", "-");
     }
     double total = 0;
     for (String family : List.of("iptables", "ip6tables")) {
       String variant = "legacy";
-      String dump = from.exec(family + "-legacy-save").stdout;
+      String dump = from.exec(family + "-legacy-save").stdout();
       if (!dump.contains("KUBE-")) {
         variant = "nft";
-        dump = from.exec(family + "-nft-save").stdout;
+        dump = from.exec(family + "-nft-save").stdout();
       }
       // The agent's nfacct counter (its INVALID-drop rule counts into it) exists only in the
       // agent's namespace; the replay matches without it.
@@ -243,11 +240,11 @@ public final class FootprintBenchmark {
   }
 
   /** What the agent's dry run prints for its first syncs (run in the namespace only for its ports). */
-  private String dryRunOutput(String mode, Manifests manifests, Netns ns) throws Exception {
+  private String dryRunOutput(String mode, FootprintManifests manifests, Netns ns) throws Exception {
     Path out = Files.createTempFile("kp-footprint-", ".dry");
     try {
       ProcessBuilder pb = new ProcessBuilder("ip", "netns", "exec", ns.name, launcher.toString(), "--manifests",
-          manifests.dir.toString(), "--hostname-override", Manifests.NODE, "--proxy-mode", mode, "--dry-run")
+          manifests.dir.toString(), "--hostname-override", FootprintManifests.NODE, "--proxy-mode", mode, "--dry-run")
           .redirectOutput(out.toFile()).redirectError(ProcessBuilder.Redirect.DISCARD);
       pb.environment().put("KUBE_PROXY_JAR", jar.toString());
       pb.environment().put("JAVA_OPTS", "-XX:MaxRAM=" + memoryLimit);
@@ -268,7 +265,7 @@ public final class FootprintBenchmark {
    * The bounded churn run: RSS and heap every 30 s, the RSS trend, whether the kernel converged to
    * the final state, and the live heap at the end.
    */
-  private void churn(Result r, String mode, Manifests manifests, Netns ns, long pid, Path jcmd) throws Exception {
+  private void churn(Result r, String mode, FootprintManifests manifests, Netns ns, long pid, Path jcmd) throws Exception {
     System.out.printf("  churn run: %d s, one EndpointSlice rewritten every %d ms (load %s)%n",
         churnSeconds, churnIntervalMs, load());
     long start = System.nanoTime();
@@ -305,14 +302,14 @@ public final class FootprintBenchmark {
    * Polls the kernel until every Service's rules DNAT to exactly its final endpoints (none of the
    * replaced ones), for at most --converge-seconds after the last change; prints the outcome.
    */
-  private boolean awaitConvergence(String mode, Manifests manifests, Netns ns, long lastChange) throws Exception {
+  private boolean awaitConvergence(String mode, FootprintManifests manifests, Netns ns, long lastChange) throws Exception {
     long deadline = lastChange + TimeUnit.SECONDS.toNanos(convergeSeconds);
     while (true) {
       Map<String, java.util.Set<String>> kernel = kernelEndpoints(mode, ns);
       List<String> wrong = new ArrayList<>();
       for (int i = 0; i < manifests.services; i++) {
         java.util.Set<String> expected = manifests.endpointsOf(i);
-        java.util.Set<String> actual = kernel.getOrDefault(Manifests.clusterIp(i), java.util.Set.of());
+        java.util.Set<String> actual = kernel.getOrDefault(FootprintManifests.clusterIp(i), java.util.Set.of());
         if (!actual.equals(expected)) {
           wrong.add("svc-" + i + ": kernel " + actual + ", expected " + expected);
         }
@@ -339,11 +336,11 @@ public final class FootprintBenchmark {
   /** Cluster IP → endpoints, as the agent's rules in the namespace have them. */
   private static Map<String, java.util.Set<String>> kernelEndpoints(String mode, Netns ns) throws Exception {
     if (mode.equals("nftables")) {
-      return KernelServiceEndpoints.fromNftList(ns.exec("nft", "list", "table", "ip", "kube-proxy").stdout);
+      return KernelServiceEndpoints.fromNftList(ns.exec("nft", "list", "table", "ip", "kube-proxy").stdout());
     }
-    String dump = ns.exec("iptables-legacy-save", "-t", "nat").stdout;
+    String dump = ns.exec("iptables-legacy-save", "-t", "nat").stdout();
     if (!dump.contains("KUBE-")) {
-      dump = ns.exec("iptables-nft-save", "-t", "nat").stdout;
+      dump = ns.exec("iptables-nft-save", "-t", "nat").stdout();
     }
     return KernelServiceEndpoints.fromIptablesSave(dump);
   }
@@ -434,9 +431,9 @@ public final class FootprintBenchmark {
   /** The heap in use (GC.heap_info), after a full collection when live is set. */
   private static double heapUsedMb(Path jcmd, long pid, boolean live) throws Exception {
     if (live) {
-      run(List.of(jcmd.toString(), String.valueOf(pid), "GC.run"), null);
+      Commands.run(List.of(jcmd.toString(), String.valueOf(pid), "GC.run"), null);
     }
-    String info = run(List.of(jcmd.toString(), String.valueOf(pid), "GC.heap_info"), null).stdout;
+    String info = Commands.run(List.of(jcmd.toString(), String.valueOf(pid), "GC.heap_info"), null).stdout();
     // Serial: "def new generation total 1K, used 2K" / "tenured generation total 3K, used 4K";
     // JDK 25 names them DefNew / Tenured; G1: "garbage-first heap total 5K, used 6K".
     Matcher m = Pattern.compile("(?i)(generation|DefNew|Tenured|heap)\\s+total \\d+K, used (\\d+)K").matcher(info);
@@ -459,178 +456,6 @@ public final class FootprintBenchmark {
   private static String tail(Path log) throws IOException {
     List<String> lines = Files.readAllLines(log);
     return String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));
-  }
-
-  record Output(String stdout, int exit) {}
-
-  static Output run(List<String> argv, String stdin) throws IOException, InterruptedException {
-    Path out = Files.createTempFile("kp-footprint-", ".out");
-    try {
-      ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true).redirectOutput(out.toFile());
-      Process p = pb.start();
-      if (stdin != null) {
-        try (var in = p.getOutputStream()) {
-          in.write(stdin.getBytes(StandardCharsets.UTF_8));
-        }
-      } else {
-        p.getOutputStream().close();
-      }
-      int exit = p.waitFor();
-      return new Output(Files.readString(out), exit);
-    } finally {
-      Files.deleteIfExists(out);
-    }
-  }
-
-  /** A scratch network namespace with loopback up, deleted on close. */
-  static final class Netns implements AutoCloseable {
-    final String name;
-
-    private Netns(String name) {
-      this.name = name;
-    }
-
-    static Netns create() throws IOException, InterruptedException {
-      Netns ns = new Netns("kp-fp-" + UUID.randomUUID().toString().substring(0, 8));
-      check(run(List.of("ip", "netns", "add", ns.name), null), "ip netns add");
-      check(run(List.of("ip", "-n", ns.name, "link", "set", "lo", "up"), null), "ip link set lo up");
-      return ns;
-    }
-
-    Output exec(String... argv) throws IOException, InterruptedException {
-      List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", name));
-      cmd.addAll(List.of(argv));
-      return run(cmd, null);
-    }
-
-    double timedWithInput(String input, String... argv) throws IOException, InterruptedException {
-      List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", name));
-      cmd.addAll(List.of(argv));
-      long t = System.nanoTime();
-      Output o = run(cmd, input);
-      double seconds = (System.nanoTime() - t) / 1e9;
-      check(o, String.join(" ", argv));
-      return seconds;
-    }
-
-    private static void check(Output o, String what) {
-      if (o.exit != 0) {
-        throw new IllegalStateException(what + " failed: " + o.stdout);
-      }
-    }
-
-    @Override
-    public void close() throws IOException, InterruptedException {
-      run(List.of("ip", "netns", "del", name), null);
-    }
-  }
-
-  /**
-   * N ClusterIP Services of one TCP port with E ready endpoints each (on another node), as JSON
-   * Lists of 100 Services and their EndpointSlices per file, and this node's Node object. JSON is
-   * what the API server sends the informers.
-   */
-  static final class Manifests {
-    static final String NODE = "node-1";
-    private static final int PER_FILE = 100;
-    final Path dir;
-    final int services;
-    final int endpoints;
-    /** Per file, the Service its last write moved an endpoint of (-1: none) and that change's number. */
-    private final int[] changedOf;
-    private final int[] generationOf;
-
-    Manifests(Path dir, int services, int endpoints) {
-      this.dir = dir;
-      this.services = services;
-      this.endpoints = endpoints;
-      int files = (services + PER_FILE - 1) / PER_FILE;
-      changedOf = new int[files];
-      generationOf = new int[files];
-    }
-
-    static String clusterIp(int service) {
-      return ipv4(0x0A600000 + 10 + service); // 10.96.0.10 + i
-    }
-
-    /**
-     * The endpoints ("ip:port") the Service has as of the last write of its file: a file is
-     * rewritten whole, so a Service moved by an earlier change is back to its first addresses once
-     * another Service of its file is changed.
-     */
-    java.util.Set<String> endpointsOf(int service) {
-      int file = service / PER_FILE;
-      java.util.Set<String> out = new java.util.TreeSet<>();
-      for (int j = 0; j < endpoints; j++) {
-        out.add(ipv4(address(service, j, changedOf[file], generationOf[file])) + ":8080");
-      }
-      return out;
-    }
-
-    /** Endpoint j of Service i: 10.64.0.0/10 holds every endpoint, a moved first endpoint takes one of 4 spares. */
-    private int address(int i, int j, int changedService, int generation) {
-      int base = 0x0A400000 + i * (endpoints + 4);
-      return i == changedService && j == 0 ? base + endpoints + generation % 4 : base + j;
-    }
-
-    void writeAll() throws IOException {
-      Files.writeString(dir.resolve("00-node.json"), "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\""
-          + NODE + "\",\"labels\":{\"kubernetes.io/hostname\":\"" + NODE + "\"}},\"spec\":{\"podCIDR\":\"10.244.1.0/24\","
-          + "\"podCIDRs\":[\"10.244.1.0/24\"]},\"status\":{\"addresses\":[{\"type\":\"InternalIP\",\"address\":"
-          + "\"192.168.200.10\"}]}}\n");
-      for (int file = 0; file * PER_FILE < services; file++) {
-        writeFile(file, -1, 0);
-      }
-    }
-
-    /**
-     * Change number k: the k-th Service (round robin) gets one endpoint moved within a fixed pool
-     * of addresses, so the state stays the same size however long the run.
-     */
-    void churn(int k) throws IOException {
-      int service = (int) ((k * 7919L) % services);
-      writeFile(service / PER_FILE, service, k);
-    }
-
-    private void writeFile(int file, int changedService, int generation) throws IOException {
-      StringBuilder sb = new StringBuilder("{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[");
-      int from = file * PER_FILE;
-      int to = Math.min(services, from + PER_FILE);
-      for (int i = from; i < to; i++) {
-        if (i > from) {
-          sb.append(',');
-        }
-        String ip = clusterIp(i);
-        sb.append("{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"metadata\":{\"name\":\"svc-").append(i)
-            .append("\",\"namespace\":\"bench\"},\"spec\":{\"type\":\"ClusterIP\",\"clusterIP\":\"").append(ip)
-            .append("\",\"clusterIPs\":[\"").append(ip).append("\"],\"ipFamilies\":[\"IPv4\"],\"ports\":[{\"name\":")
-            .append("\"http\",\"port\":80,\"targetPort\":8080,\"protocol\":\"TCP\"}]}},");
-        sb.append("{\"apiVersion\":\"discovery.k8s.io/v1\",\"kind\":\"EndpointSlice\",\"metadata\":{\"name\":\"svc-")
-            .append(i).append("-abcde\",\"namespace\":\"bench\",\"labels\":{\"kubernetes.io/service-name\":\"svc-")
-            .append(i).append("\"}},\"addressType\":\"IPv4\",\"ports\":[{\"name\":\"http\",\"port\":8080,\"protocol\":")
-            .append("\"TCP\"}],\"endpoints\":[");
-        for (int j = 0; j < endpoints; j++) {
-          if (j > 0) {
-            sb.append(',');
-          }
-          sb.append("{\"addresses\":[\"").append(ipv4(address(i, j, changedService, generation))).append("\"],\"conditions\":{\"ready\":true,")
-              .append("\"serving\":true,\"terminating\":false},\"nodeName\":\"node-2\"}");
-        }
-        sb.append("]}");
-      }
-      sb.append("]}\n");
-      // Written beside it and renamed: the agent never reads half a file (dot files are not manifests).
-      Path tmp = dir.resolve(".svc-" + file + ".tmp");
-      Files.writeString(tmp, sb);
-      Files.move(tmp, dir.resolve(String.format("svc-%05d.json", file)), StandardCopyOption.REPLACE_EXISTING,
-          StandardCopyOption.ATOMIC_MOVE);
-      changedOf[file] = changedService;
-      generationOf[file] = generation;
-    }
-
-    private static String ipv4(int v) {
-      return ((v >>> 24) & 255) + "." + ((v >>> 16) & 255) + "." + ((v >>> 8) & 255) + "." + (v & 255);
-    }
   }
 
   /** The figures of one run. */

@@ -15,7 +15,6 @@ import dev.kubeproxy.host.netlink.LibC;
 import dev.kubeproxy.host.netlink.NetlinkMessage;
 import dev.kubeproxy.host.netlink.NetlinkSocket;
 import dev.kubeproxy.net.IpAddresses;
-import dev.kubeproxy.packaging.FootprintBenchmark.Netns;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

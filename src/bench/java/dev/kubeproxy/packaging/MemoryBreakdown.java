@@ -33,7 +33,7 @@ final class MemoryBreakdown {
     }
     System.out.println("    process:" + proc);
     String jcmd = Path.of("/proc/" + pid + "/exe").toRealPath().resolveSibling("jcmd").toString();
-    String nmt = FootprintBenchmark.run(List.of(jcmd, String.valueOf(pid), "VM.native_memory", "summary"), null).stdout();
+    String nmt = Commands.run(List.of(jcmd, String.valueOf(pid), "VM.native_memory", "summary"), null).stdout();
     Matcher m = NMT.matcher(nmt);
     StringBuilder cats = new StringBuilder();
     while (m.find()) {
@@ -43,7 +43,7 @@ final class MemoryBreakdown {
       }
     }
     System.out.println("    NMT committed:" + (cats.length() == 0 ? " (agent not started with -XX:NativeMemoryTracking)" : cats));
-    String histo = FootprintBenchmark.run(List.of(jcmd, String.valueOf(pid), "GC.class_histogram"), null).stdout();
+    String histo = Commands.run(List.of(jcmd, String.valueOf(pid), "GC.class_histogram"), null).stdout();
     Path whole = Files.createTempFile("kp-histogram-", ".txt");
     Files.writeString(whole, histo);
     Matcher h = HISTO.matcher(histo);

@@ -36,7 +36,7 @@ final class RestoreTimes {
   }
 
   static RestoreTimes install(Path dir) throws IOException, InterruptedException {
-    String real = FootprintBenchmark.run(List.of("sh", "-c", "command -v iptables-legacy-restore"), null).stdout().trim();
+    String real = Commands.run(List.of("sh", "-c", "command -v iptables-legacy-restore"), null).stdout().trim();
     if (real.isEmpty()) {
       throw new IllegalStateException("iptables-legacy-restore is not on PATH: install iptables (legacy backend)");
     }

@@ -1,6 +1,5 @@
 package dev.kubeproxy.packaging;
 
-import dev.kubeproxy.packaging.FootprintBenchmark.Netns;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -233,8 +232,8 @@ public final class ScaleBenchmark {
     }
     Path exe = Path.of("/proc/" + pid + "/exe").toRealPath();
     String jcmd = exe.resolveSibling("jcmd").toString();
-    FootprintBenchmark.run(List.of(jcmd, String.valueOf(pid), "GC.run"), null);
-    String info = FootprintBenchmark.run(List.of(jcmd, String.valueOf(pid), "GC.heap_info"), null).stdout();
+    Commands.run(List.of(jcmd, String.valueOf(pid), "GC.run"), null);
+    String info = Commands.run(List.of(jcmd, String.valueOf(pid), "GC.heap_info"), null).stdout();
     Matcher mm = Pattern.compile("(?i)(generation|DefNew|Tenured|heap)\\s+total \\d+K, used (\\d+)K").matcher(info);
     long kb = 0;
     while (mm.find()) {

@@ -1,6 +1,5 @@
 package dev.kubeproxy.packaging;
 
-import dev.kubeproxy.packaging.FootprintBenchmark.Netns;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
