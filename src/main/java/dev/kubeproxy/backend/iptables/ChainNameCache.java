@@ -1,6 +1,7 @@
 package dev.kubeproxy.backend.iptables;
 
 import dev.kubeproxy.model.Endpoint;
+import dev.kubeproxy.model.MapViews;
 import dev.kubeproxy.model.Protocols;
 import dev.kubeproxy.model.ServicePortName;
 import java.util.HashMap;
@@ -17,9 +18,92 @@ final class ChainNameCache {
   /** An endpoint's "ip:port" identity and its KUBE-SEP chain name. */
   record EndpointChain(String identity, String chain) {}
 
-  /** The chain names of one service port, computed once. */
-  record ServiceChains(
-      ServicePortName name, String spn, String protocol, String svc, String svl, String ext, String fw) {}
+  /**
+   * The chain names of one service port, computed once, and which of its own chains its rules
+   * last written had, so that a partial sync that leaves the port out knows them without writing
+   * them again.
+   */
+  static final class ServiceChains {
+    static final int SVC = 1;
+    static final int SVL = 2;
+    static final int EXT = 4;
+    static final int FW = 8;
+
+    private final ServicePortName name;
+    private final String spn;
+    private final String protocol;
+    private final String svc;
+    private final String svl;
+    private final String ext;
+    private final String fw;
+    /** Of SVC, SVL, EXT and FW, those its last written rules declared; and its nat rules in its own chains then. */
+    private int declared;
+    private int ownRules;
+
+    ServiceChains(ServicePortName name, String spn, String protocol, String svc, String svl, String ext, String fw) {
+      this.name = name;
+      this.spn = spn;
+      this.protocol = protocol;
+      this.svc = svc;
+      this.svl = svl;
+      this.ext = ext;
+      this.fw = fw;
+    }
+
+    ServicePortName name() {
+      return name;
+    }
+
+    String spn() {
+      return spn;
+    }
+
+    String protocol() {
+      return protocol;
+    }
+
+    String svc() {
+      return svc;
+    }
+
+    String svl() {
+      return svl;
+    }
+
+    String ext() {
+      return ext;
+    }
+
+    String fw() {
+      return fw;
+    }
+
+    /** What its rules were as written now: the chains declared (bits) and the nat rules in them (SEP chains included). */
+    void written(int declaredChains, int natRules) {
+      declared = declaredChains;
+      ownRules = natRules;
+    }
+
+    int ownRules() {
+      return ownRules;
+    }
+
+    /** Adds its SVC, SVL, EXT and FW chains as last written to out. */
+    void addDeclared(Set<String> out) {
+      if ((declared & SVC) != 0) {
+        out.add(svc);
+      }
+      if ((declared & SVL) != 0) {
+        out.add(svl);
+      }
+      if ((declared & EXT) != 0) {
+        out.add(ext);
+      }
+      if ((declared & FW) != 0) {
+        out.add(fw);
+      }
+    }
+  }
 
   private final ChainNames names = new ChainNames();
   private final Map<ServicePortName, ServiceChains> serviceChains = new HashMap<>();
@@ -53,6 +137,14 @@ final class ChainNameCache {
         current.put(ep, sepNames.of(ep));
       }
       endpointChains.put(name, current);
+    }
+  }
+
+  /** Every chain the port's last written rules had (its own and its endpoints'), added to out. */
+  void addLastWritten(ServiceChains chains, Set<String> out) {
+    chains.addDeclared(out);
+    for (EndpointChain sep : MapViews.values(endpointChains.getOrDefault(chains.name(), Map.of()))) {
+      out.add(sep.chain());
     }
   }
 

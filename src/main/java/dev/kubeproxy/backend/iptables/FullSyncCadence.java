@@ -9,7 +9,8 @@ import java.util.function.LongSupplier;
  * syncProxyRules, doFullSync): once the last full sync is {@link SyncSettings#FULL_SYNC_PERIOD} ago,
  * and never in large clusters, where a full restore takes seconds. Between the full syncs the canary
  * check every syncPeriod ({@link RulesMonitor}) asks for one when the rules were disturbed, and in
- * large clusters the stale-chain scan runs at most once per syncPeriod.
+ * large clusters the stale-chain scan runs at most once per syncPeriod (in practice, that check's
+ * own read of nat is the scan, so a partial sync makes none while the check runs).
  */
 final class FullSyncCadence {
   private static final long NEVER = Long.MIN_VALUE;

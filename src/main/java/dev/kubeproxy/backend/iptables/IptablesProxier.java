@@ -200,9 +200,16 @@ public class IptablesProxier implements ProxyBackend {
       long generateStart = System.nanoTime();
       Ruleset ruleset = generator.generate(options(t), state, plan.full(), known, endpoints);
       long restoreStart = System.nanoTime();
-      restore(t, plan, ruleset);
+      int bytes = ruleset.text().length();
+      boolean restored = false;
+      try {
+        restore(t, plan, ruleset);
+        restored = true;
+      } finally {
+        generator.release(ruleset, plan.full(), restored);
+      }
       Log.v(2).info("iptables sync", "kind", plan.full() ? "full" : "partial", "reason", plan.reason(),
-          "bytes", ruleset.text().length(), "generate", Duration.ofNanos(restoreStart - generateStart),
+          "bytes", bytes, "generate", Duration.ofNanos(restoreStart - generateStart),
           "restore", Duration.ofNanos(System.nanoTime() - restoreStart));
       return withLeftoversRemoved(applied(plan, ruleset, start), known);
     } catch (RestoreRefusals.Refused e) {
@@ -227,14 +234,14 @@ public class IptablesProxier implements ProxyBackend {
   /**
    * The kernel side a sync needs before its ruleset is built: at a full sync, one iptables-save of
    * every table tells which chains and jump rules are there already (only the missing ones cost a
-   * command) and which nat chains are stale; at a partial one, a nat save now and then (in large
-   * clusters once per syncPeriod) finds the stale chains.
+   * command) and which nat chains are stale; at a partial one, a nat save finds them (in large
+   * clusters, the rules check's own read of nat every syncPeriod does, not the sync).
    *
-   * @return the nat chains that may exist in the kernel
+   * @return nat chains read from the kernel, beside those the generator applied (none when not read)
    */
   private Set<String> prepare(SyncPlan plan, IptablesTool t, boolean large)
       throws IOException, IptablesTool.RestoreException {
-    Set<String> known = planner.appliedChains();
+    Set<String> known = Set.of();
     if (plan.full()) {
       Map<String, String> tables = null;
       try {
@@ -245,12 +252,15 @@ public class IptablesProxier implements ProxyBackend {
       baseChains.ensure(t, tables);
       counters.ensure();
       if (tables != null) {
-        known.addAll(IptablesTool.chainsOf(tables.getOrDefault("nat", "")));
+        known = IptablesTool.chainsOf(tables.getOrDefault("nat", ""));
         planner.staleScanned();
       }
+    } else if (large && monitor.armed()) {
+      known = monitor.takeUnknownChains(); // its check every syncPeriod read nat for them
     } else if (planner.staleScanDue(large)) {
       try {
-        known.addAll(t.chainsIn("nat"));
+        Set<String> applied = generator.appliedChains();
+        known = t.chainsIn("nat", chain -> !applied.contains(chain)); // a large table's names, not held twice
         planner.staleScanned();
       } catch (IOException e) {
         Log.error("Failed to execute iptables-save: stale chains will not be deleted", e);
@@ -296,7 +306,7 @@ public class IptablesProxier implements ProxyBackend {
 
   /** What a restored ruleset leaves behind: the next sync's state, the monitor's baseline, the metrics. */
   private SyncResult applied(SyncPlan plan, Ruleset ruleset, long start) {
-    planner.applied(plan, start, ruleset.activeNatChains());
+    planner.applied(plan, start);
     monitor.applied(ruleset.topLevelRules());
     String family = settings.family().name();
     metrics.setIptablesRulesTotal(family, "filter", ruleset.filterRules());
@@ -318,6 +328,7 @@ public class IptablesProxier implements ProxyBackend {
     // Printed as a host where the real run finds its nfacct counters would get it: with the
     // counting rules, although the dry run creates no counter.
     Ruleset ruleset = generator.generate(options(randomFully).withNfacctCounters(NfacctCounters.ALL), state, true, null);
+    generator.forgetApplied(); // nothing printed reaches the kernel: no chain of it is ever stale
     lastPrinted = ruleset;
     settings.dryRunOutput().print("# " + (settings.family() == IpFamily.IPv6 ? "ip6tables" : "iptables")
         + "-restore --noflush --counters input (dry run, nothing applied)\n");
@@ -344,7 +355,7 @@ public class IptablesProxier implements ProxyBackend {
       return false;
     }
     try {
-      String problem = monitor.check(tool());
+      String problem = monitor.check(tool(), generator.appliedChains());
       if (problem == null) {
         return false;
       }
@@ -367,6 +378,7 @@ public class IptablesProxier implements ProxyBackend {
       ok &= IptablesCleanup.cleanup(new IptablesTool(runner, settings.family(), backend), metrics);
     }
     planner.cleanedUp();
+    generator.forgetApplied();
     baseChains.forget();
     monitor.reset();
     if (!ok) {

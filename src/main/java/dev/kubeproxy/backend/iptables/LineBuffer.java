@@ -4,70 +4,60 @@ package dev.kubeproxy.backend.iptables;
  * Lines of an iptables-restore input, built token by token into one {@link RestoreText} (no
  * per-rule arrays or strings). A line starts as a declaration ({@link #chainLine}), a rule
  * ({@link #rule}) or a deletion ({@link #deletion}), which the buffer records in its
- * {@link ChainRuns} as it writes them. A discarding buffer only counts its lines: partial syncs
- * generate the unchanged services' chains into one so that rule-count metrics stay right.
+ * {@link ChainRuns} as it writes them.
  */
 final class LineBuffer {
   private final RestoreText text;
   private final ChainRuns runs;
-  private final boolean discard;
   private boolean atLineStart = true;
   /** Whether the current line was started by rule or deletion (so its run is known). */
   private boolean placed;
   private int lines;
 
-  private LineBuffer(boolean discard) {
-    this.text = discard ? null : new RestoreText();
-    this.runs = discard ? null : new ChainRuns();
-    this.discard = discard;
+  private LineBuffer(SpareChunks spare) {
+    this.text = new RestoreText(spare);
+    this.runs = new ChainRuns();
   }
 
   static LineBuffer create() {
-    return new LineBuffer(false);
+    return new LineBuffer(null);
   }
 
-  static LineBuffer discarding() {
-    return new LineBuffer(true);
+  /** A buffer whose text chunks come from and go back to spare. */
+  static LineBuffer create(SpareChunks spare) {
+    return new LineBuffer(spare);
   }
 
   /** Starts the line "-A chain": a rule appended to chain. */
   LineBuffer rule(String chain) {
-    if (!discard) {
-      runs.rule(chain, text.length(), lines);
-      placed = true;
-    }
+    runs.rule(chain, text.length(), lines);
+    placed = true;
     return t("-A").t(chain);
   }
 
   /** The line "-X chain": deletes chain (flushed by its declaration before). */
   void deletion(String chain) {
-    if (!discard) {
-      runs.deletion(text.length(), lines);
-      placed = true;
-    }
+    runs.deletion(text.length(), lines);
+    placed = true;
     t("-X").t(chain).end();
   }
 
   /** One token, separated from the previous one by a space. */
   LineBuffer t(String token) {
-    if (!discard) {
-      if (!atLineStart) {
-        text.append(' ');
-      }
-      text.append(token);
-      atLineStart = false;
+    if (!atLineStart) {
+      text.append(' ');
     }
+    text.append(token);
+    atLineStart = false;
     return this;
   }
 
   LineBuffer t(int number) {
-    if (!discard) {
-      if (!atLineStart) {
-        text.append(' ');
-      }
-      text.append(number);
-      atLineStart = false;
+    if (!atLineStart) {
+      text.append(' ');
     }
+    text.append(number);
+    atLineStart = false;
     return this;
   }
 
@@ -84,23 +74,21 @@ final class LineBuffer {
 
   /** A --comment value of three parts (one value, quoted as a whole when needed). */
   LineBuffer comment(String first, String middle, String last) {
-    if (!discard) {
-      if (!atLineStart) {
-        text.append(' ');
-      }
-      text.append("-m comment --comment ");
-      int plain = Math.max(plainness(first), Math.max(plainness(middle), plainness(last)));
-      if (plain == 0) {
-        text.append(first).append(middle).append(last);
-      } else {
-        text.append('"');
-        appendEscaped(first);
-        appendEscaped(middle);
-        appendEscaped(last);
-        text.append('"');
-      }
-      atLineStart = false;
+    if (!atLineStart) {
+      text.append(' ');
     }
+    text.append("-m comment --comment ");
+    int plain = Math.max(plainness(first), Math.max(plainness(middle), plainness(last)));
+    if (plain == 0) {
+      text.append(first).append(middle).append(last);
+    } else {
+      text.append('"');
+      appendEscaped(first);
+      appendEscaped(middle);
+      appendEscaped(last);
+      text.append('"');
+    }
+    atLineStart = false;
     return this;
   }
 
@@ -133,23 +121,19 @@ final class LineBuffer {
 
   /** Ends the current line. */
   void end() {
-    if (!discard) {
-      if (!placed) {
-        runs.unplaced();
-      }
-      text.append('\n');
-      atLineStart = true;
-      placed = false;
+    if (!placed) {
+      runs.unplaced();
     }
+    text.append('\n');
+    atLineStart = true;
+    placed = false;
     lines++;
   }
 
   /** The chain declaration line ":NAME - [0:0]". */
   void chainLine(String chain) {
-    if (!discard) {
-      runs.declaration(chain, text.length(), lines);
-      text.append(':').append(chain).append(" - [0:0]\n");
-    }
+    runs.declaration(chain, text.length(), lines);
+    text.append(':').append(chain).append(" - [0:0]\n");
     lines++;
   }
 
@@ -158,7 +142,7 @@ final class LineBuffer {
   }
 
   int length() {
-    return discard ? 0 : text.length();
+    return text.length();
   }
 
   /**
@@ -166,9 +150,6 @@ final class LineBuffer {
    * is line firstLine (0-based) of out. Returns the buffer's runs, placed where the lines now are.
    */
   ChainRuns moveTo(RestoreText out, int firstLine) {
-    if (discard) {
-      throw new IllegalStateException("a discarding buffer has no lines to move");
-    }
     runs.placedAt(out.length(), firstLine, text.length(), lines);
     out.drain(text);
     return runs;
@@ -176,6 +157,6 @@ final class LineBuffer {
 
   @Override
   public String toString() {
-    return discard ? "" : text.toString();
+    return text.toString();
   }
 }

@@ -15,9 +15,17 @@ final class RestoreAssembly {
   /** One table: where its header and COMMIT lines are, and what its two buffers wrote. */
   private record Table(String name, int header, int headerLine, ChainRuns declared, ChainRuns written, int commit, int commitLine) {}
 
-  private final RestoreText text = new RestoreText();
+  private final RestoreText text;
   private final List<Table> tables = new ArrayList<>(2);
   private int lines;
+
+  RestoreAssembly() {
+    this(null);
+  }
+
+  RestoreAssembly(SpareChunks spare) {
+    this.text = new RestoreText(spare);
+  }
 
   /**
    * Appends a table: its header, chains' declarations, rules, COMMIT (the buffers are spent).

@@ -19,8 +19,18 @@ final class RestoreText implements CharSequence {
   private static final int CHUNK = 1 << SHIFT;
   private static final int MASK = CHUNK - 1;
 
+  /** Where chunks come from and go back to; null: allocated, and left to the collector. */
+  private final SpareChunks spare;
   private byte[][] chunks = new byte[4][];
   private int length;
+
+  RestoreText() {
+    this(null);
+  }
+
+  RestoreText(SpareChunks spare) {
+    this.spare = spare;
+  }
 
   /** The text of a String (tests, and inputs that are Strings already). */
   static RestoreText of(CharSequence s) {
@@ -75,11 +85,27 @@ final class RestoreText implements CharSequence {
         length += k;
       }
       other.chunks[c] = null;
+      other.giveBack(src);
       copied += n;
     }
     other.chunks = new byte[4][];
     other.length = 0;
     return this;
+  }
+
+  /** Gives every chunk back to the spares (the text is empty afterwards). */
+  void release() {
+    for (int c = 0; c < chunks.length && chunks[c] != null; c++) {
+      giveBack(chunks[c]);
+      chunks[c] = null;
+    }
+    length = 0;
+  }
+
+  private void giveBack(byte[] chunk) {
+    if (spare != null) {
+      spare.giveBack(chunk);
+    }
   }
 
   private byte[] chunkFor(int index) {
@@ -89,7 +115,7 @@ final class RestoreText implements CharSequence {
     }
     byte[] chunk = chunks[c];
     if (chunk == null) {
-      chunk = new byte[CHUNK];
+      chunk = spare == null ? new byte[CHUNK] : spare.take(CHUNK);
       chunks[c] = chunk;
     }
     return chunk;

@@ -20,6 +20,9 @@ import java.util.Set;
  * chain (every sync, partial ones included, rewrites those chains whole); a check then reads nat and filter once
  * each and compares: canaries, the jump rules from the built-in chains, and those rule counts.
  * Service chains left empty by a flush are caught through the top-level chains emptied with them.
+ * The nat dump also tells which service chains are there that the agent did not write (stale ones
+ * of another writer or an earlier process), for the next sync to delete: in large clusters this
+ * read is the stale-chain scan upstream makes once per syncPeriod inside a sync.
  */
 final class RulesMonitor {
   private static final Map<String, List<String>> TOP_LEVEL =
@@ -27,6 +30,8 @@ final class RulesMonitor {
 
   /** table → top-level chain → rules the last applied sync left there; null before the first sync. */
   private Map<String, Map<String, Integer>> expected;
+  /** Service chains the last check found in nat that the agent did not write. */
+  private Set<String> unknownChains = Set.of();
 
   /**
    * Records what a successful sync left in the kernel: the generator's count of the rules it wrote
@@ -57,7 +62,7 @@ final class RulesMonitor {
    * What differs from the last applied sync, or null when nothing does. Three commands; the two
    * dumps are read line by line, never held whole: on large clusters each is tens of megabytes.
    */
-  String check(IptablesTool tool) throws IOException {
+  String check(IptablesTool tool, Set<String> applied) throws IOException {
     if (expected == null) {
       return null;
     }
@@ -66,8 +71,11 @@ final class RulesMonitor {
     }
     for (String table : List.of("nat", "filter")) {
       Map<String, Integer> want = expected.getOrDefault(table, Map.of());
-      DumpScan scan = new DumpScan(table, want);
+      DumpScan scan = new DumpScan(table, want, table.equals("nat") ? applied : null);
       tool.saveLines(table, scan::line);
+      if (table.equals("nat")) {
+        unknownChains = scan.unknown;
+      }
       if (!scan.canary) {
         return "the " + table + " canary chain " + KUBE_PROXY_CANARY + " is gone";
       }
@@ -87,18 +95,29 @@ final class RulesMonitor {
     return null;
   }
 
+  /** The service chains the last check found that the agent did not write; none until the next check. */
+  Set<String> takeUnknownChains() {
+    Set<String> found = unknownChains;
+    unknownChains = Set.of();
+    return found;
+  }
+
   /** What one table's iptables-save lines hold of what the check looks for. */
   private static final class DumpScan {
     private final String canaryLine = ":" + KUBE_PROXY_CANARY + " ";
     private final Set<String> jumps = new HashSet<>();
     private final Map<String, Integer> wanted;
+    /** The chains the agent wrote; null: unknown chains are not looked for in this table. */
+    private final Set<String> applied;
+    final Set<String> unknown = new HashSet<>();
     final Set<String> jumpsSeen = new HashSet<>();
     final Set<String> declared = new HashSet<>();
     final Map<String, Integer> rules = new HashMap<>();
     boolean canary;
 
-    DumpScan(String table, Map<String, Integer> wanted) {
+    DumpScan(String table, Map<String, Integer> wanted, Set<String> applied) {
       this.wanted = wanted;
+      this.applied = applied;
       for (JumpRule jump : JumpRule.KUBE_PROXY) {
         if (jump.table().equals(table)) {
           jumps.add(jump.saveLine());
@@ -110,8 +129,13 @@ final class RulesMonitor {
       if (line.startsWith(":")) {
         canary |= line.startsWith(canaryLine);
         int end = line.indexOf(' ');
-        if (end > 1 && wanted.containsKey(line.substring(1, end))) {
-          declared.add(line.substring(1, end));
+        String chain = end > 1 ? line.substring(1, end) : "";
+        if (wanted.containsKey(chain)) {
+          declared.add(chain);
+        }
+        if (applied != null && !applied.contains(chain)
+            && (ChainNames.isServiceChain(chain) || ChainNames.isObsoleteChain(chain))) {
+          unknown.add(chain);
         }
       } else if (line.startsWith("-A KUBE-")) {
         int chainEnd = line.indexOf(' ', 3);

@@ -10,6 +10,7 @@ import static dev.kubeproxy.backend.iptables.ChainNames.KUBE_POSTROUTING;
 import static dev.kubeproxy.backend.iptables.ChainNames.KUBE_SERVICES;
 import static dev.kubeproxy.backend.iptables.ChainNames.NAT_TOP_LEVEL;
 
+import dev.kubeproxy.model.NamespacedName;
 import dev.kubeproxy.model.ProxyState;
 import dev.kubeproxy.model.ServicePortName;
 import dev.kubeproxy.net.IpFamily;
@@ -39,6 +40,10 @@ public final class RulesetGenerator {
 
   private final ChainNameCache chainNames = new ChainNameCache();
   private final ServicePortWriter ports = new ServicePortWriter(chainNames);
+  private final SpareChunks spare = new SpareChunks();
+  private final AppliedChains applied = new AppliedChains();
+  /** The last input's service ports in {@link #SERVICE_ORDER}: the next one starts from it, so its sort is a merge of the few that changed. */
+  private List<ServiceChains> lastOrder = List.of();
 
   /** Service ports in ServicePortName order, without building their strings again for each comparison. */
   private static final java.util.Comparator<ServiceChains> SERVICE_ORDER = (a, b) -> {
@@ -80,13 +85,10 @@ public final class RulesetGenerator {
       int endpointCount) {
     int serviceCount = state.services().size();
     boolean large = largeClusterMode(endpointCount);
-    LineBuffer filterChains = LineBuffer.create();
-    LineBuffer filterRules = LineBuffer.create();
-    LineBuffer natChains = LineBuffer.create();
-    LineBuffer natRules = LineBuffer.create();
-    LineBuffer skippedChains = LineBuffer.discarding();
-    LineBuffer skippedRules = LineBuffer.discarding();
-    Set<String> active = new HashSet<>((serviceCount * 2 + endpointCount) * 4 / 3 + 16);
+    LineBuffer filterChains = LineBuffer.create(spare);
+    LineBuffer filterRules = LineBuffer.create(spare);
+    LineBuffer natChains = LineBuffer.create(spare);
+    LineBuffer natRules = LineBuffer.create(spare);
     String mark = options.masqueradeMark();
     boolean ipv6 = options.family() == IpFamily.IPv6;
 
@@ -111,47 +113,61 @@ public final class RulesetGenerator {
           .t("-d 127.0.0.0/8 ! -s 127.0.0.0/8 -m conntrack ! --ctstate RELATED,ESTABLISHED,DNAT -j DROP").end();
     }
 
-    List<ServiceChains> order = new ArrayList<>(serviceCount);
-    for (ServicePortName name : state.services().keySet()) {
-      order.add(chainNames.of(name));
+    Order sorted = order(state, fullSync);
+    List<ServiceChains> order = sorted.ports();
+    // A partial sync that follows the last input changes the applied chains by the changed ports'
+    // chains before (read now: writing a port replaces them) and after; any other sync lists all.
+    boolean incremental = sorted.changedBefore() != null;
+    Set<String> before = new HashSet<>();
+    if (incremental) {
+      for (ServiceChains chains : sorted.changedBefore()) {
+        chainNames.addLastWritten(chains, before);
+      }
     }
-    order.sort(SERVICE_ORDER);
+    Set<String> active = incremental ? new HashSet<>() : new HashSet<>((serviceCount * 2 + endpointCount) * 4 / 3 + 16);
+    int skippedRules = 0;
     int noLocalInternal = 0;
     int noLocalExternal = 0;
     int n = order.size();
-    ServicePortName[] owners = new ServicePortName[n];
-    int[][] starts = {new int[n + 1], new int[n + 1], new int[n + 1]};
+    // Which port wrote which line, for a refused full input to be pinned on a Service (a refused
+    // partial one blames nobody: RestoreRefusals).
+    ServicePortName[] owners = fullSync ? new ServicePortName[n] : null;
+    int[][] starts = fullSync ? new int[][] {new int[n + 1], new int[n + 1], new int[n + 1]} : null;
     int index = 0;
     for (ServiceChains chains : order) {
       ServicePortName name = chains.name();
-      owners[index] = name;
-      starts[0][index] = filterRules.lines();
-      starts[1][index] = natChains.lines();
-      starts[2][index] = natRules.lines();
+      if (owners != null) {
+        owners[index] = name;
+        starts[0][index] = filterRules.lines();
+        starts[1][index] = natChains.lines();
+        starts[2][index] = natRules.lines();
+      }
       index++;
       boolean write = fullSync || state.changedServices().contains(name.service());
-      int flags = ports.write(options, state.plan(name), large, active,
-          filterRules, natRules, write ? natChains : skippedChains, write ? natRules : skippedRules);
+      int flags = ports.write(options, state.plan(name), large, filterRules, natRules, write, active, natChains,
+          natRules);
+      if (!write) {
+        skippedRules += chains.ownRules();
+        if (!incremental) {
+          chainNames.addLastWritten(chains, active);
+        }
+      }
       noLocalInternal += flags & 1;
       noLocalExternal += (flags >> 1) & 1;
     }
-    starts[0][n] = filterRules.lines();
-    starts[1][n] = natChains.lines();
-    starts[2][n] = natRules.lines();
+    if (owners != null) {
+      starts[0][n] = filterRules.lines();
+      starts[1][n] = natChains.lines();
+      starts[2][n] = natRules.lines();
+    }
 
     int deleted = 0;
-    if (knownNatChains != null) {
-      Set<String> stale = new TreeSet<>();
-      for (String chain : knownNatChains) {
-        if (!active.contains(chain) && (ChainNames.isServiceChain(chain) || ChainNames.isObsoleteChain(chain))) {
-          stale.add(chain);
-        }
-      }
-      for (String chain : stale) {
-        natChains.chainLine(chain);
-        natRules.deletion(chain);
-        deleted++;
-      }
+    Set<String> stale = incremental ? applied.update(before, active, knownNatChains)
+        : applied.replace(active, knownNatChains);
+    for (String chain : stale) {
+      natChains.chainLine(chain);
+      natRules.deletion(chain);
+      deleted++;
     }
 
     if (options.nodePortMatchAll()) {
@@ -182,7 +198,7 @@ public final class RulesetGenerator {
     filterRules.rule(KUBE_FORWARD).comment("kubernetes forwarding conntrack rule", "")
         .t("-m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT").end();
 
-    RestoreAssembly input = new RestoreAssembly();
+    RestoreAssembly input = new RestoreAssembly(spare);
     int filterHeader = input.table("filter", filterChains, filterRules);
     int natHeader = input.table("nat", natChains, natRules);
 
@@ -193,10 +209,77 @@ public final class RulesetGenerator {
     int filterFirst = filterHeader + 2 + filterChains.lines();
     int natChainsFirst = natHeader + 2;
     int natRulesFirst = natChainsFirst + natChains.lines();
-    LineOwners lineOwners = new LineOwners(owners, starts, new int[] {filterFirst, natChainsFirst, natRulesFirst});
+    LineOwners lineOwners = owners == null ? LineOwners.none()
+        : new LineOwners(owners, starts, new int[] {filterFirst, natChainsFirst, natRulesFirst});
     Map<String, Map<String, Integer>> topLevelRules = Map.of(
         "filter", input.rulesIn("filter", FILTER_TOP_LEVEL), "nat", input.rulesIn("nat", NAT_TOP_LEVEL));
-    return new Ruleset(input.text(), input.sent(), filterRules.lines(), natRules.lines(), skippedRules.lines(),
-        deleted, active, noLocalInternal, noLocalExternal, large, lineOwners, topLevelRules);
+    return new Ruleset(input.text(), input.sent(), filterRules.lines(), natRules.lines(), skippedRules,
+        deleted, applied.view(), noLocalInternal, noLocalExternal, large, lineOwners, topLevelRules);
+  }
+
+  /**
+   * A sync's service ports in {@link #SERVICE_ORDER}, and the last input's ports of the services
+   * changed since (null when the sync does not follow the last input: a full one, the first one).
+   */
+  private record Order(List<ServiceChains> ports, List<ServiceChains> changedBefore) {}
+
+  /**
+   * The state's service ports in order. A partial sync starts from the last input's order without
+   * the changed services' ports and adds their ports now: a sorted run and a few more, which the
+   * sort merges in one pass instead of sorting every port again.
+   */
+  private Order order(ProxyState state, boolean fullSync) {
+    Map<ServicePortName, ?> services = state.services();
+    List<ServiceChains> order = new ArrayList<>(services.size());
+    List<ServiceChains> changedBefore = new ArrayList<>();
+    if (!fullSync && !lastOrder.isEmpty()) {
+      Set<NamespacedName> changed = state.changedServices();
+      for (ServiceChains chains : lastOrder) {
+        if (!changed.contains(chains.name().service())) {
+          order.add(chains);
+        } else {
+          changedBefore.add(chains);
+        }
+      }
+      for (ServicePortName name : state.portsOfChangedServices(Set.of())) {
+        if (services.containsKey(name)) {
+          order.add(chainNames.of(name));
+        }
+      }
+    }
+    if (order.size() != services.size()) { // a full sync, the first one, or a state not following the last
+      order.clear();
+      changedBefore = null;
+      for (ServicePortName name : services.keySet()) {
+        order.add(chainNames.of(name));
+      }
+    }
+    order.sort(SERVICE_ORDER);
+    lastOrder = order;
+    return new Order(order, changedBefore);
+  }
+
+  /**
+   * The input was applied or refused: its text's chunks serve the next partial sync (the
+   * ruleset's text is empty afterwards), and the applied chains are settled accordingly.
+   */
+  void release(Ruleset ruleset, boolean fullSync, boolean appliedToKernel) {
+    ruleset.text().release();
+    spare.afterSync(fullSync);
+    applied.settle(appliedToKernel);
+  }
+
+  /** The service chains as of the last input (read-only; the next input changes them). */
+  Set<String> appliedChains() {
+    return applied.view();
+  }
+
+  /** No chain of ours is left in the kernel (after a cleanup). */
+  void forgetApplied() {
+    applied.clear();
+  }
+
+  SpareChunks spareChunks() {
+    return spare;
   }
 }

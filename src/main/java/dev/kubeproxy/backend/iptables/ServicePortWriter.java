@@ -32,10 +32,15 @@ final class ServicePortWriter {
     this.chainNames = chainNames;
   }
 
-  /** Writes one service port; returns bit 0 = no local endpoints internal, bit 1 = external. */
+  /**
+   * Writes one service port: its rules in the top-level chains, then, unless ownChains is false (a
+   * partial sync leaving the port as it is), its own chains, adding their names to active and
+   * noting them in its {@link ServiceChains}. Returns bit 0 = no local endpoints internal, bit 1 =
+   * external.
+   */
   int write(
-      RulesetOptions options, ServicePortPlan plan, boolean large, Set<String> active, LineBuffer filterRules, LineBuffer natServiceRules,
-      LineBuffer natChains, LineBuffer natRules) {
+      RulesetOptions options, ServicePortPlan plan, boolean large, LineBuffer filterRules, LineBuffer natServiceRules,
+      boolean ownChains, Set<String> active, LineBuffer natChains, LineBuffer natRules) {
     ServicePort svc = plan.service();
     ServiceChains chains = chainNames.of(svc.name());
     String spn = chains.spn();
@@ -140,7 +145,11 @@ final class ServicePortWriter {
           .t("-m tcp -p tcp --dport").t(svc.healthCheckNodePort()).t("-j ACCEPT").end();
     }
 
-    // From here on: the service's own chains (into discarding buffers when unchanged in a partial sync).
+    if (!ownChains) {
+      return flags;
+    }
+    int rulesBefore = natRules.lines();
+    int declared = 0;
     LocalTrafficDetector detector = options.localDetector();
     if (hasInternalEndpoints) {
       if (options.masqueradeAll()) {
@@ -156,6 +165,7 @@ final class ServicePortWriter {
     if (usesExternalChain) {
       natChains.chainLine(chains.ext());
       active.add(chains.ext());
+      declared |= ServiceChains.EXT;
       if (!svc.externalPolicyLocal()) {
         natRules.rule(chains.ext()).comment("masquerade traffic for ", spn + " external destinations")
             .t("-j").t(KUBE_MARK_MASQ).end();
@@ -177,6 +187,7 @@ final class ServicePortWriter {
     if (usesFwChain) {
       natChains.chainLine(chains.fw());
       active.add(chains.fw());
+      declared |= ServiceChains.FW;
       boolean allowFromNode = false;
       for (String range : svc.loadBalancerSourceRanges()) {
         natRules.rule(chains.fw()).comment(spn, " loadbalancer IP").t("-s").t(range)
@@ -197,11 +208,13 @@ final class ServicePortWriter {
     if (plan.usesClusterPolicyChain()) {
       natChains.chainLine(chains.svc());
       active.add(chains.svc());
+      declared |= ServiceChains.SVC;
       writeDispatch(natRules, svc, chains, chains.svc(), clusterEndpoints, large, sepNames);
     }
     if (plan.usesLocalPolicyChain()) {
       natChains.chainLine(chains.svl());
       active.add(chains.svl());
+      declared |= ServiceChains.SVL;
       writeDispatch(natRules, svc, chains, chains.svl(), localEndpoints, large, sepNames);
     }
     List<Endpoint> reachable = plan.endpoints().allReachable();
@@ -225,6 +238,7 @@ final class ServicePortWriter {
       natRules.t("-m").t(proto).t("-p").t(proto).t("-j DNAT --to-destination").t(sep.identity()).end();
     }
     chainNames.keep(sepNames, reachable);
+    chains.written(declared, natRules.lines() - rulesBefore);
     return flags;
   }
 

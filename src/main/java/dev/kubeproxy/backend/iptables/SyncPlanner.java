@@ -1,8 +1,6 @@
 package dev.kubeproxy.backend.iptables;
 
 import dev.kubeproxy.model.ProxyState;
-import java.util.HashSet;
-import java.util.Set;
 
 /**
  * What the next sync does: full or partial, and why (pkg/proxy/iptables/proxier.go syncProxyRules,
@@ -32,8 +30,6 @@ final class SyncPlanner {
   private final FullSyncCadence cadence;
   /** Set while the next sync must be full, whatever the model says: the first one, after a failure, ... */
   private SyncPlan pendingFull = SyncPlan.full("first sync");
-  /** Service chains of the last applied ruleset: any of them not active any more is deleted. */
-  private Set<String> appliedChains = Set.of();
 
   SyncPlanner(FullSyncCadence cadence) {
     this.cadence = cadence;
@@ -63,24 +59,17 @@ final class SyncPlanner {
     pendingFull = SyncPlan.full(reason);
   }
 
-  /** A ruleset was applied: nothing pending any more, and these chains are the ones in the kernel. */
-  void applied(SyncPlan plan, long start, Set<String> activeChains) {
+  /** A ruleset was applied: nothing pending any more. */
+  void applied(SyncPlan plan, long start) {
     pendingFull = null;
     if (plan.full()) {
       cadence.fullSynced(start);
     }
-    appliedChains = activeChains;
   }
 
-  /** After a cleanup: no chain of ours is left, and the next sync is full. */
+  /** After a cleanup: the next sync is full. */
   void cleanedUp() {
-    appliedChains = Set.of();
     fullNext("after cleanup");
-  }
-
-  /** The nat chains the last applied input left (a copy the caller may add to). */
-  Set<String> appliedChains() {
-    return new HashSet<>(appliedChains);
   }
 
   /** Whether a partial sync should read the nat table for stale chains now. */

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -285,11 +286,19 @@ public final class IptablesTool {
    * (every rule of a large cluster) is never held, only the names.
    */
   public Set<String> chainsIn(String table) throws IOException {
+    return chainsIn(table, chain -> true);
+  }
+
+  /** The chains declared in one table that the filter keeps (those already known need not be held again). */
+  public Set<String> chainsIn(String table, Predicate<String> keep) throws IOException {
     Set<String> chains = new LinkedHashSet<>();
     saveLines(table, line -> {
       if (line.startsWith(":")) {
         int space = line.indexOf(' ');
-        chains.add(line.substring(1, space < 0 ? line.length() : space));
+        String chain = line.substring(1, space < 0 ? line.length() : space);
+        if (keep.test(chain)) {
+          chains.add(chain);
+        }
       }
     });
     return chains;

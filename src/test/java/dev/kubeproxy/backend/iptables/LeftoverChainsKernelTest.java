@@ -26,7 +26,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * The nat chains a v1.23 kube-proxy left behind, in a scratch namespace: a KUBE-XLB- chain (a
  * layout no later version writes) that jumps to a KUBE-SVC- chain of a Service gone since. The
  * first sync deletes both and programs the current Services, instead of failing on the deletion
- * of the referenced service chain at every sync.
+ * of the referenced service chain at every sync. And in a large cluster, a service chain another
+ * writer leaves after the agent's start is found by the rules check every syncPeriod and deleted by
+ * the next partial sync, which reads no nat table of its own.
  */
 @Kernel
 class LeftoverChainsKernelTest {
@@ -62,5 +64,32 @@ class LeftoverChainsKernelTest {
     assertFalse(nat.contains(OLD_XLB), nat);
     assertFalse(nat.contains(OLD_SVC), nat);
     assertTrue(nat.contains("demo/web:http cluster IP"), nat);
+  }
+
+  @Test
+  void inALargeClusterTheRulesCheckFindsAForeignServiceChainAndThePartialSyncDeletesIt() throws Exception {
+    ProxierSettings settings = Fixtures.settings(IpFamily.IPv4, List.of(), clusterCidr("10.244.0.0/16"), false,
+        true, null);
+    IptablesProxier proxier = new IptablesProxier(settings, scratch.ns.runner, new ProxyMetrics(), new Sysctls(scratch.sysctlRoot),
+        List::of, IptablesBackend.LEGACY);
+    dev.kubeproxy.model.Endpoint[] many = new dev.kubeproxy.model.Endpoint[RulesetGenerator.LARGE_CLUSTER_ENDPOINTS_THRESHOLD + 1];
+    for (int i = 0; i < many.length; i++) {
+      many[i] = ready("10.244." + (i / 250) + "." + (i % 250 + 1), 8080, false);
+    }
+    proxier.sync(state().add(svc(WEB, "10.96.12.34", 80), many).build());
+    CommandRunner.Result foreign = scratch.ns.runner.run(List.of("iptables-legacy-restore", "--noflush"), """
+        *nat
+        :%s - [0:0]
+        COMMIT
+        """.formatted(OLD_SVC));
+    assertTrue(foreign.ok(), foreign.stderr());
+
+    assertFalse(proxier.rulesDisturbed(), "a chain of its own is no disturbance of the agent's rules");
+    many[0] = ready("10.244.9.9", 8080, false);
+    proxier.sync(state().add(svc(WEB, "10.96.12.34", 80), many).changed(WEB).build());
+
+    String nat = scratch.ns.out("iptables-legacy-save", "-t", "nat");
+    assertFalse(nat.contains(OLD_SVC), nat);
+    assertTrue(nat.contains("10.244.9.9:8080"), nat);
   }
 }

@@ -50,6 +50,12 @@ class IptablesChainsInTest {
   }
 
   @Test
+  void onlyTheChainsTheFilterKeepsAreHeld() throws Exception {
+    IptablesTool tool = new IptablesTool(streamingOnly(0), IpFamily.IPv4, IptablesBackend.NFT);
+    assertEquals(Set.of("KUBE-SVC-AAAA"), tool.chainsIn("nat", chain -> chain.startsWith("KUBE-SVC-")));
+  }
+
+  @Test
   void aFailedSaveIsAnErrorNamingTheCommand() {
     IptablesTool tool = new IptablesTool(streamingOnly(4), IpFamily.IPv4, IptablesBackend.NFT);
     IOException e = assertThrows(IOException.class, () -> tool.chainsIn("nat"));
