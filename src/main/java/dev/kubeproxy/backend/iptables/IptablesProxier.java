@@ -186,6 +186,7 @@ public class IptablesProxier implements ProxyBackend {
       return dryRun(state);
     }
     long start = planner.now();
+    long prepareStart = System.nanoTime();
     IptablesTool t = tool();
     int endpoints = RulesetGenerator.endpointCount(state);
     boolean large = RulesetGenerator.largeClusterMode(endpoints);
@@ -209,7 +210,8 @@ public class IptablesProxier implements ProxyBackend {
         generator.release(ruleset, plan.full(), restored);
       }
       Log.v(2).info("iptables sync", "kind", plan.full() ? "full" : "partial", "reason", plan.reason(),
-          "bytes", bytes, "generate", Duration.ofNanos(restoreStart - generateStart),
+          "bytes", bytes, "prepare", Duration.ofNanos(generateStart - prepareStart),
+          "generate", Duration.ofNanos(restoreStart - generateStart),
           "restore", Duration.ofNanos(System.nanoTime() - restoreStart));
       return withLeftoversRemoved(applied(plan, ruleset, start), known);
     } catch (RestoreRefusals.Refused e) {
