@@ -12,9 +12,12 @@ import java.util.Deque;
  */
 final class SpareChunks {
   private final Deque<byte[]> spare = new ArrayDeque<>();
+  /** Chunks taken since the last sync ended: what one sync needs, and so what is worth keeping. */
+  private int taken;
 
   /** A chunk of {@code size} bytes: a spare one if there is one. */
   byte[] take(int size) {
+    taken++;
     byte[] chunk = spare.poll();
     return chunk != null && chunk.length == size ? chunk : new byte[size];
   }
@@ -24,11 +27,16 @@ final class SpareChunks {
     spare.push(chunk);
   }
 
-  /** After a sync's input is applied or refused: keeps its chunks for the next partial sync, or none after a full one. */
+  /**
+   * After a sync's input is applied or refused: keeps as many chunks as this sync took, for the
+   * next partial sync (an unusually large one is not kept for good), or none after a full one.
+   */
   void afterSync(boolean full) {
-    if (full) {
-      spare.clear();
+    int keep = full ? 0 : taken;
+    while (spare.size() > keep) {
+      spare.pop();
     }
+    taken = 0;
   }
 
   int count() {

@@ -134,6 +134,25 @@ class PartialSyncReuseTest {
     assertEquals(unpooled.generate(V4, third, false, List.of()).payload(), again.payload());
   }
 
+  @Test
+  void theSparesAreWhatTheLastPartialSyncTookAndNoneAfterAFullOne() {
+    SpareChunks spare = new SpareChunks();
+    List<byte[]> big = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      big.add(spare.take(65536));
+    }
+    big.forEach(spare::giveBack);
+    spare.afterSync(false);
+    assertEquals(20, spare.count());
+    byte[] reused = spare.take(65536);
+    assertTrue(big.contains(reused), "a spare chunk is taken before a new one is made");
+    spare.giveBack(reused);
+    spare.afterSync(false);
+    assertEquals(1, spare.count(), "an unusually large input's chunks are not kept for good");
+    spare.afterSync(true);
+    assertEquals(0, spare.count());
+  }
+
   private static List<String> lines(String payload, String prefix) {
     List<String> out = new ArrayList<>();
     for (String line : payload.split("\n")) {
