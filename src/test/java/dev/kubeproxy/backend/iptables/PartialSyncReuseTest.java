@@ -48,6 +48,15 @@ class PartialSyncReuseTest {
       return b.build();
     }
 
+    /** Services 0 to n - 1, each with its first endpoint. */
+    static Cluster ofSize(int n) {
+      Cluster cluster = new Cluster();
+      for (int i = 0; i < n; i++) {
+        cluster.generation.put(i, 0);
+      }
+      return cluster;
+    }
+
     static ServicePortName name(int i) {
       // Namespaces spread over the order, so that added ports land between kept ones.
       return spn("ns-" + (i * 7919 % 97), "svc-" + i, "http", "TCP");
@@ -56,10 +65,7 @@ class PartialSyncReuseTest {
 
   @Test
   void aPartialSyncWritesWhatAFreshGeneratorWritesThroughAddsDeletesAndChanges() {
-    Cluster cluster = new Cluster();
-    for (int i = 0; i < SERVICES; i++) {
-      cluster.generation.put(i, 0);
-    }
+    Cluster cluster = Cluster.ofSize(SERVICES);
     RulesetGenerator reused = new RulesetGenerator();
     Ruleset first = reused.generate(V4, cluster.stateOf(Set.of()), true, List.of());
     reused.release(first, true, true);
@@ -103,10 +109,7 @@ class PartialSyncReuseTest {
 
   @Test
   void aPartialSyncsChunksServeTheNextOneAndAFullSyncsAreLetGo() {
-    Cluster cluster = new Cluster();
-    for (int i = 0; i < SERVICES; i++) {
-      cluster.generation.put(i, 0);
-    }
+    Cluster cluster = Cluster.ofSize(SERVICES);
     RulesetGenerator generator = new RulesetGenerator();
     RulesetGenerator unpooled = new RulesetGenerator(); // the same inputs, never released
     SpareChunks spare = generator.spareChunks();
