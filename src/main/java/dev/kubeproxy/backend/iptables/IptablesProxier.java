@@ -43,6 +43,8 @@ public class IptablesProxier implements ProxyBackend {
   private final ProxyMetrics metrics;
   private final RulesetGenerator generator = new RulesetGenerator();
   private final RulesMonitor monitor = new RulesMonitor();
+  /** The last sync was in large-cluster mode: the rules check's nat read is then its stale-chain scan. */
+  private boolean lastSyncLarge;
   private final BaseChains baseChains = new BaseChains();
   private final RestoreRefusals refusals = new RestoreRefusals();
 
@@ -190,6 +192,7 @@ public class IptablesProxier implements ProxyBackend {
     IptablesTool t = tool();
     int endpoints = RulesetGenerator.endpointCount(state);
     boolean large = RulesetGenerator.largeClusterMode(endpoints);
+    lastSyncLarge = large;
     SyncPlan plan = planner.next(state, large);
     try {
       if (!plan.full() && baseChains.canaryMissing(t)) {
@@ -357,7 +360,7 @@ public class IptablesProxier implements ProxyBackend {
       return false;
     }
     try {
-      String problem = monitor.check(tool(), generator.appliedChains());
+      String problem = monitor.check(tool(), lastSyncLarge ? generator.appliedChains() : null);
       if (problem == null) {
         return false;
       }

@@ -61,6 +61,9 @@ final class RulesMonitor {
   /**
    * What differs from the last applied sync, or null when nothing does. Three commands; the two
    * dumps are read line by line, never held whole: on large clusters each is tens of megabytes.
+   *
+   * @param applied the service chains the agent wrote, to note the others in nat
+   *                ({@link #takeUnknownChains}); null: not looked for
    */
   String check(IptablesTool tool, Set<String> applied) throws IOException {
     if (expected == null) {
