@@ -24,9 +24,6 @@ import java.util.Set;
 final class BaseChains {
   private static final List<String> CANARY_TABLES = List.of("mangle", "nat", "filter");
 
-  /** Whether the canaries were created: only then does a missing one mean a flush. */
-  private boolean canariesCreated;
-
   /**
    * Adds what is missing. With the current iptables-save (tables), everything missing goes in one
    * small iptables-restore (-I inserts at the top, in upstream's order, so the result is the same as
@@ -77,7 +74,6 @@ final class BaseChains {
       }
       t.restore(input.toString(), null);
     }
-    canariesCreated = true;
   }
 
   private void ensureCanariesOneByOne(IptablesTool t) {
@@ -85,19 +81,8 @@ final class BaseChains {
       for (String table : CANARY_TABLES) {
         t.ensureChain(table, KUBE_PROXY_CANARY);
       }
-      canariesCreated = true;
     } catch (IOException e) {
       Log.warn("Could not create the iptables canary chains (will retry)", "err", e);
     }
-  }
-
-  /** Whether the canaries were created and the mangle one is gone (the tables were flushed). */
-  boolean canaryMissing(IptablesTool t) throws IOException {
-    return canariesCreated && !t.chainExists("mangle", KUBE_PROXY_CANARY);
-  }
-
-  /** After a cleanup: nothing of ours is there any more. */
-  void forget() {
-    canariesCreated = false;
   }
 }

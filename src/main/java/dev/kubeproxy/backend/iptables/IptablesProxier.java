@@ -194,12 +194,9 @@ public class IptablesProxier implements ProxyBackend {
     boolean large = RulesetGenerator.largeClusterMode(endpoints);
     lastSyncLarge = large;
     SyncPlan plan = planner.next(state, large);
+    // No canary check here: as upstream's, the rules check every syncPeriod finds flushed tables,
+    // and a partial input that meets one is refused and retried at once as a full sync.
     try {
-      if (!plan.full() && baseChains.canaryMissing(t)) {
-        Log.warn("iptables canary was deleted (tables flushed by something else); forcing a full resync",
-            "chain", ChainNames.KUBE_PROXY_CANARY);
-        plan = SyncPlan.full("canary deleted");
-      }
       Set<String> known = prepare(plan, t, large);
       long generateStart = System.nanoTime();
       Ruleset ruleset = generator.generate(options(t), state, plan.full(), known, endpoints);
@@ -384,7 +381,6 @@ public class IptablesProxier implements ProxyBackend {
     }
     planner.cleanedUp();
     generator.forgetApplied();
-    baseChains.forget();
     monitor.reset();
     if (!ok) {
       throw new SyncException("iptables cleanup for " + settings.family() + " did not remove everything; see the"

@@ -117,8 +117,10 @@ class IptablesKernelTest {
     assertEquals(failuresBefore + 2, metric("kubeproxy_sync_proxy_rules_iptables_restore_failures_total"));
     assertFalse(proxier.sync(twoServices("10.244.3.8").build()).full());
 
-    // Something deletes the mangle canary: the next sync is a full one.
+    // Something deletes the mangle canary: the rules check every syncPeriod notices, and the next
+    // sync is a full one.
     scratch.ns.out("iptables-" + backend.suffix(), "-t", "mangle", "-X", "KUBE-PROXY-CANARY");
+    assertTrue(proxier.rulesDisturbed());
     assertTrue(proxier.sync(twoServices("10.244.3.8").build()).full());
     assertTrue(save(backend, IpFamily.IPv4, "mangle").contains(":KUBE-PROXY-CANARY "));
 
