@@ -15,9 +15,6 @@ import java.util.Set;
  * safe: one per generator.
  */
 final class ChainNameCache {
-  /** An endpoint's "ip:port" identity and its KUBE-SEP chain name. */
-  record EndpointChain(String identity, String chain) {}
-
   /**
    * The chain names of one service port, computed once, and which of its own chains its rules
    * last written had, so that a partial sync that leaves the port out knows them without writing
@@ -107,8 +104,11 @@ final class ChainNameCache {
 
   private final ChainNames names = new ChainNames();
   private final Map<ServicePortName, ServiceChains> serviceChains = new HashMap<>();
-  /** Per service port: each endpoint's identity string and KUBE-SEP chain, reused while the endpoints stay. */
-  private final Map<ServicePortName, Map<Endpoint, EndpointChain>> endpointChains = new HashMap<>();
+  /**
+   * Per service port: each endpoint's KUBE-SEP chain name, reused while the endpoints stay. Not
+   * its "ip:port" text: a write makes that again, rather than every endpoint keeping a string.
+   */
+  private final Map<ServicePortName, Map<Endpoint, String>> endpointChains = new HashMap<>();
 
   ServiceChains of(ServicePortName name) {
     ServiceChains chains = serviceChains.get(name);
@@ -132,7 +132,7 @@ final class ChainNameCache {
     if (reachable.isEmpty()) {
       endpointChains.remove(name);
     } else if (sepNames.misses > 0 || sepNames.previous.size() != reachable.size()) {
-      Map<Endpoint, EndpointChain> current = new HashMap<>(reachable.size() * 2);
+      Map<Endpoint, String> current = new HashMap<>(reachable.size() * 2);
       for (Endpoint ep : reachable) {
         current.put(ep, sepNames.of(ep));
       }
@@ -143,9 +143,7 @@ final class ChainNameCache {
   /** Every chain the port's last written rules had (its own and its endpoints'), added to out. */
   void addLastWritten(ServiceChains chains, Set<String> out) {
     chains.addDeclared(out);
-    for (EndpointChain sep : MapViews.values(endpointChains.getOrDefault(chains.name(), Map.of()))) {
-      out.add(sep.chain());
-    }
+    out.addAll(MapViews.values(endpointChains.getOrDefault(chains.name(), Map.of())));
   }
 
   /** Forgets the service ports not among these (after a full sync). */
@@ -157,17 +155,18 @@ final class ChainNameCache {
   /** Endpoint chain names of one service port for one sync: the cached ones, else freshly hashed. */
   final class EndpointChains {
     private final ServiceChains chains;
-    private final Map<Endpoint, EndpointChain> previous;
-    private Map<Endpoint, EndpointChain> fresh;
+    private final Map<Endpoint, String> previous;
+    private Map<Endpoint, String> fresh;
     private int misses;
 
-    private EndpointChains(ServiceChains chains, Map<Endpoint, EndpointChain> previous) {
+    private EndpointChains(ServiceChains chains, Map<Endpoint, String> previous) {
       this.chains = chains;
       this.previous = previous;
     }
 
-    EndpointChain of(Endpoint ep) {
-      EndpointChain known = previous.get(ep);
+    /** The endpoint's KUBE-SEP chain name. */
+    String of(Endpoint ep) {
+      String known = previous.get(ep);
       if (known != null) {
         return known;
       }
@@ -177,8 +176,7 @@ final class ChainNameCache {
       known = fresh.get(ep);
       if (known == null) {
         misses++;
-        String identity = ep.endpoint();
-        known = new EndpointChain(identity, names.endpointChain(chains.spn(), chains.protocol(), identity));
+        known = names.endpointChain(chains.spn(), chains.protocol(), ep.endpoint());
         fresh.put(ep, known);
       }
       return known;

@@ -1,6 +1,5 @@
 package dev.kubeproxy.backend.iptables;
 
-import dev.kubeproxy.backend.iptables.ChainNameCache.EndpointChain;
 import dev.kubeproxy.backend.iptables.ChainNameCache.EndpointChains;
 import dev.kubeproxy.backend.iptables.ChainNameCache.ServiceChains;
 import static dev.kubeproxy.backend.iptables.ChainNames.KUBE_EXTERNAL_SERVICES;
@@ -219,8 +218,7 @@ final class ServicePortWriter {
     }
     List<Endpoint> reachable = plan.endpoints().allReachable();
     for (Endpoint ep : reachable) {
-      EndpointChain sep = sepNames.of(ep);
-      String chain = sep.chain();
+      String chain = sepNames.of(ep);
       natChains.chainLine(chain);
       active.add(chain);
       natRules.rule(chain);
@@ -235,7 +233,7 @@ final class ServicePortWriter {
       if (svc.sessionAffinityClientIP()) {
         natRules.t("-m recent --name").t(chain).t("--set");
       }
-      natRules.t("-m").t(proto).t("-p").t(proto).t("-j DNAT --to-destination").t(sep.identity()).end();
+      natRules.t("-m").t(proto).t("-p").t(proto).t("-j DNAT --to-destination").t(ep.endpoint()).end();
     }
     chainNames.keep(sepNames, reachable);
     chains.written(declared, natRules.lines() - rulesBefore);
@@ -248,26 +246,27 @@ final class ServicePortWriter {
     String spn = chains.spn();
     if (svc.sessionAffinityClientIP()) {
       for (Endpoint ep : endpoints) {
-        EndpointChain sep = sepNames.of(ep);
+        String sep = sepNames.of(ep);
         natRules.rule(chain);
         if (!large) {
-          natRules.comment(spn, " -> ", sep.identity());
+          natRules.comment(spn, " -> ", ep.endpoint());
         }
-        natRules.t("-m recent --name").t(sep.chain()).t("--rcheck --seconds").t(svc.stickyMaxAgeSeconds())
-            .t("--reap -j").t(sep.chain()).end();
+        natRules.t("-m recent --name").t(sep).t("--rcheck --seconds").t(svc.stickyMaxAgeSeconds())
+            .t("--reap -j").t(sep).end();
       }
     }
     int n = endpoints.size();
     for (int i = 0; i < n; i++) {
-      EndpointChain sep = sepNames.of(endpoints.get(i));
+      Endpoint ep = endpoints.get(i);
+      String sep = sepNames.of(ep);
       natRules.rule(chain);
       if (!large) {
-        natRules.comment(spn, " -> ", sep.identity());
+        natRules.comment(spn, " -> ", ep.endpoint());
       }
       if (i < n - 1) {
         natRules.t("-m statistic --mode random --probability").t(probabilities.of(n - i));
       }
-      natRules.t("-j").t(sep.chain()).end();
+      natRules.t("-j").t(sep).end();
     }
   }
 
