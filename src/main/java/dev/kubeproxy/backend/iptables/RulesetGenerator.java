@@ -144,8 +144,7 @@ public final class RulesetGenerator {
       }
       index++;
       boolean write = fullSync || state.changedServices().contains(name.service());
-      int flags = ports.write(options, state.plan(name), large, filterRules, natRules, write, active, natChains,
-          natRules);
+      int flags = ports.write(options, state.plan(name), large, filterRules, natChains, natRules, write, active);
       if (!write) {
         skippedRules += chains.ownRules();
         if (!incremental) {

@@ -38,8 +38,8 @@ final class ServicePortWriter {
    * external.
    */
   int write(
-      RulesetOptions options, ServicePortPlan plan, boolean large, LineBuffer filterRules, LineBuffer natServiceRules,
-      boolean ownChains, Set<String> active, LineBuffer natChains, LineBuffer natRules) {
+      RulesetOptions options, ServicePortPlan plan, boolean large, LineBuffer filterRules, LineBuffer natChains,
+      LineBuffer natRules, boolean ownChains, Set<String> active) {
     ServicePort svc = plan.service();
     ServiceChains chains = chainNames.of(svc.name());
     String spn = chains.spn();
@@ -82,7 +82,7 @@ final class ServicePortWriter {
     String port = Integer.toString(svc.port());
     // Cluster IP.
     if (hasInternalEndpoints) {
-      natServiceRules.rule(KUBE_SERVICES).comment(spn, " cluster IP").t("-m").t(proto).t("-p").t(proto)
+      natRules.rule(KUBE_SERVICES).comment(spn, " cluster IP").t("-m").t(proto).t("-p").t(proto)
           .t("-d").t(svc.clusterIP()).t("--dport").t(port).t("-j").t(internalChain).end();
     } else {
       filterRules.rule(KUBE_SERVICES).comment(spn, internalFilterComment).t("-m").t(proto).t("-p").t(proto)
@@ -91,7 +91,7 @@ final class ServicePortWriter {
     // External IPs.
     for (String externalIP : svc.externalIPs()) {
       if (hasEndpoints) {
-        natServiceRules.rule(KUBE_SERVICES).comment(spn, " external IP").t("-m").t(proto).t("-p").t(proto)
+        natRules.rule(KUBE_SERVICES).comment(spn, " external IP").t("-m").t(proto).t("-p").t(proto)
             .t("-d").t(externalIP).t("--dport").t(port).t("-j").t(chains.ext()).end();
       }
       if (!hasExternalEndpoints) {
@@ -103,7 +103,7 @@ final class ServicePortWriter {
     // Load balancer IPs.
     for (String lbIP : svc.loadBalancerVIPs()) {
       if (hasEndpoints) {
-        natServiceRules.rule(KUBE_SERVICES).comment(spn, " loadbalancer IP").t("-m").t(proto).t("-p").t(proto)
+        natRules.rule(KUBE_SERVICES).comment(spn, " loadbalancer IP").t("-m").t(proto).t("-p").t(proto)
             .t("-d").t(lbIP).t("--dport").t(port).t("-j").t(lbTarget).end();
       }
       if (usesFwChain) {
@@ -124,12 +124,12 @@ final class ServicePortWriter {
         if (options.localhostNodePorts() && options.family() == IpFamily.IPv4
             && options.nfacctCounters().contains(NfacctCounters.LOCALHOST_NODEPORT_ACCEPTED)) {
           // Counts localhost NodePort traffic (upstream 1.31 syncProxyRules): same jump, loopback only.
-          natServiceRules.rule(KUBE_NODEPORTS).comment(spn, "").t("-m").t(proto).t("-p").t(proto)
+          natRules.rule(KUBE_NODEPORTS).comment(spn, "").t("-m").t(proto).t("-p").t(proto)
               .t("-d 127.0.0.0/8 --dport").t(svc.nodePort())
               .t("-m nfacct --nfacct-name").t(NfacctCounters.LOCALHOST_NODEPORT_ACCEPTED)
               .t("-j").t(chains.ext()).end();
         }
-        natServiceRules.rule(KUBE_NODEPORTS).comment(spn, "").t("-m").t(proto).t("-p").t(proto)
+        natRules.rule(KUBE_NODEPORTS).comment(spn, "").t("-m").t(proto).t("-p").t(proto)
             .t("--dport").t(svc.nodePort()).t("-j").t(chains.ext()).end();
       }
       if (!hasExternalEndpoints) {
