@@ -19,10 +19,6 @@ final class LineBuffer {
     this.runs = new ChainRuns();
   }
 
-  static LineBuffer create() {
-    return new LineBuffer(null);
-  }
-
   /** A buffer whose text chunks come from and go back to spare. */
   static LineBuffer create(SpareChunks spare) {
     return new LineBuffer(spare);

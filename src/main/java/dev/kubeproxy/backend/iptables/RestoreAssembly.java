@@ -19,10 +19,6 @@ final class RestoreAssembly {
   private final List<Table> tables = new ArrayList<>(2);
   private int lines;
 
-  RestoreAssembly() {
-    this(null);
-  }
-
   RestoreAssembly(SpareChunks spare) {
     this.text = new RestoreText(spare);
   }

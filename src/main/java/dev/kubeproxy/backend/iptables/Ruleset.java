@@ -13,7 +13,8 @@ import java.util.Set;
  * @param natRulesWritten    nat lines written in the rules part (including the -X lines)
  * @param natRulesSkipped    nat rule lines of unchanged services left out of a partial sync
  * @param deletedChains      stale chains flushed and deleted by this input
- * @param activeNatChains    every service chain that exists after this input is applied
+ * @param activeNatChains    every service chain that exists once this input is applied (the
+ *                           generator's own, read-only: its next input changes it)
  * @param largeClusterMode   upstream's large-cluster mode (RulesetGenerator.largeClusterMode): comments
  *                           left out of SVC/SEP rules
  * @param lineOwners         which service port wrote which line

@@ -242,15 +242,15 @@ class SaveOrderTest {
 
   /** The input written through the generator's buffers, a table at a time (test inputs only). */
   private static RestoreAssembly written(String input) {
-    RestoreAssembly out = new RestoreAssembly();
+    RestoreAssembly out = new RestoreAssembly(new SpareChunks());
     LineBuffer chains = null;
     LineBuffer rules = null;
     String table = null;
     for (String line : input.split("\n")) {
       if (line.startsWith("*")) {
         table = line.substring(1);
-        chains = LineBuffer.create();
-        rules = LineBuffer.create();
+        chains = LineBuffer.create(new SpareChunks());
+        rules = LineBuffer.create(new SpareChunks());
       } else if (line.equals("COMMIT")) {
         out.table(table, chains, rules);
       } else if (line.startsWith(":")) {
