@@ -119,12 +119,13 @@ abstract class KernelWatch implements AutoCloseable {
    * of thousands of Services); the subscription holds once the socket has joined the group.
    *
    * <p>Only the agent's {@code ip kube-proxy} table counts, and "visible" is what makes the agent's
-   * layout route the change: a created Service once an added {@code service-ips} element has its
+   * layout route the change: a created Service once an added {@code service-ips} element (or
+   * {@code single-endpoint-services}, for a ClusterIP-only Service with one endpoint) has its
    * cluster IP in the key (without endpoints it would go to {@code no-endpoint-services} and not
    * count yet), a deleted one once that element is deleted; a replaced endpoint once its address is
-   * in an added rule (the policy chain's dnat when it is the Service's only endpoint), an added
-   * element (its {@code endpoint-ranges-*} entry otherwise) or an added chain's name (its endpoint
-   * chain, with ClientIP affinity). An address is matched as its four network-order bytes at an
+   * in an added rule (a policy chain's dnat to its only endpoint), an added element (its
+   * {@code single-endpoint-services} or {@code endpoint-ranges-*} entry) or an added chain's name
+   * (its endpoint chain, with ClientIP affinity). An address is matched as its four network-order bytes at an
    * attribute boundary (every netlink value is 4-aligned) or as text; the announcements of one sync
    * all come from its one commit, so whichever carries the address dates it. Never seen: a change
    * whose announcement the kernel dropped (receive buffer full: counted), a Service created and
@@ -215,7 +216,9 @@ abstract class KernelWatch implements AutoCloseable {
       synchronized (this) {
         messages++;
       }
-      boolean serviceIps = (type == NEWSETELEM || type == DELSETELEM) && "service-ips".equals(a.string(CONTAINER));
+      String container = a.string(CONTAINER);
+      boolean serviceIps = (type == NEWSETELEM || type == DELSETELEM)
+          && ("service-ips".equals(container) || "single-endpoint-services".equals(container));
       for (Expected e : pending()) {
         boolean visible = switch (e.kind()) {
           case "endpoints" -> added && (carriesBytes(buffer, m, e.ip()) || carriesText(buffer, m, e.ip()));

@@ -1,5 +1,6 @@
 package dev.kubeproxy.explain;
 
+import dev.kubeproxy.backend.nftables.SingleEndpointServices;
 import dev.kubeproxy.config.ProxyMode;
 
 import dev.kubeproxy.explain.PacketPath.Choice;
@@ -101,7 +102,10 @@ public final class PathTracer {
             "internalTrafficPolicy Local without local endpoints", List.of(), affinity);
       }
       boolean local = svc.internalPolicyLocal();
-      hops.add(new Hop(names.entry(entry.kind), "matches " + entry.why + " -> " + names.policy(svc, local)));
+      boolean chainless = nft && SingleEndpointServices.appliesTo(plan);
+      if (!chainless) {
+        hops.add(new Hop(names.entry(entry.kind), "matches " + entry.why + " -> " + names.policy(svc, local)));
+      }
       boolean masq;
       String why;
       LocalTrafficDetector detector = settings.localDetector();
@@ -120,6 +124,12 @@ public final class PathTracer {
         why = "not pod traffic (" + detectorText(detector) + "): masqueraded";
       }
       List<Endpoint> eps = local ? plan.localEndpoints() : plan.clusterEndpoints();
+      if (chainless) {
+        hops.add(new Hop(RuleNames.Nftables.SINGLE_ENDPOINT, "matches " + entry.why + ", a service with one endpoint"
+            + " and no chain of its own" + (masq ? "; marks it for masquerade" : "")));
+        return dnat(src, destination, sourceKind, entry.kind, hops, eps, masq, why, affinity,
+            RuleNames.Nftables.SINGLE_ENDPOINT);
+      }
       hops.add(new Hop(names.policy(svc, local), (masq ? "marks it for masquerade, " : "")
           + "picks one of " + eps.size() + (local ? " local" : "") + " endpoint(s)"));
       return dnat(src, destination, sourceKind, entry.kind, hops, eps, masq, why, affinity);
@@ -161,13 +171,19 @@ public final class PathTracer {
 
   private PacketPath dnat(String src, String destination, String sourceKind, String entry, List<Hop> hops,
       List<Endpoint> eps, boolean masq, String why, String affinity) {
+    return dnat(src, destination, sourceKind, entry, hops, eps, masq, why, affinity, names.dnat());
+  }
+
+  /** @param step the rule, chain or map that DNATs */
+  private PacketPath dnat(String src, String destination, String sourceKind, String entry, List<Hop> hops,
+      List<Endpoint> eps, boolean masq, String why, String affinity, String step) {
     List<Choice> choices = new ArrayList<>();
     for (Endpoint ep : eps) {
       boolean hairpin = ep.ip().equals(src);
       choices.add(new Choice(ep.endpoint(), 1.0 / eps.size(), masq || hairpin,
           hairpin && !masq ? "hairpin: the endpoint reaches itself, so it is masqueraded" : why));
     }
-    hops.add(new Hop(names.dnat(), "DNAT to the chosen endpoint" + (eps.size() > 1 ? ", each with probability 1/"
+    hops.add(new Hop(step, "DNAT to the chosen endpoint" + (eps.size() > 1 ? ", each with probability 1/"
         + eps.size() : "")));
     return new PacketPath(src, destination, sourceKind, entry, hops, Verdict.DNAT, why, choices, affinity);
   }

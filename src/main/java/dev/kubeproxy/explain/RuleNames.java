@@ -70,6 +70,9 @@ interface RuleNames {
 
   /** pkg/proxy/nftables/proxier.go's chains and maps, in this agent's layout. */
   final class Nftables implements RuleNames {
+    /** Where a ClusterIP-only service with one endpoint is matched, masqueraded and DNATed: it has no chain. */
+    static final String SINGLE_ENDPOINT = "services (map @single-endpoint-services)";
+
     @Override
     public String entry(String kind) {
       return kind.equals(PathTracer.NODE_PORT) ? "services -> nodeports (map @service-nodeports)"

@@ -63,6 +63,19 @@ class PathTracerTest {
     assertTrue(p.sourceKind().startsWith("pod"), p.sourceKind());
   }
 
+  /** nftables: a ClusterIP-only port with one endpoint has no chain; the path names the map instead. */
+  @org.junit.jupiter.api.Test
+  void nftablesShowsTheSingleEndpointMapForAChainlessService() {
+    PacketPath one = trace("nftables", service("web", 10).build(), THREE.subList(0, 1), OUTSIDE, "10.96.0.10", 80);
+    assertEquals(Verdict.DNAT, one.verdict());
+    assertEquals(List.of("services (map @single-endpoint-services)", "services (map @single-endpoint-services)"),
+        one.hops().stream().map(PacketPath.Hop::chain).toList(), one.hops().toString());
+    assertTrue(one.hops().get(0).action().contains("marks it for masquerade"), one.hops().toString());
+    assertEquals(Set.of("10.244.1.5:8080"), endpoints(one));
+    PacketPath three = trace("nftables", service("web", 10).build(), THREE, OUTSIDE, "10.96.0.10", 80);
+    assertTrue(three.hops().stream().anyMatch(h -> h.chain().startsWith("service-")), three.hops().toString());
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {"iptables", "nftables", "ipvs"})
   void clusterIpFromTheNodeOrOutsideIsMasqueraded(String mode) {

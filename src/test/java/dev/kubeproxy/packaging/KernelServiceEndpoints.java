@@ -22,6 +22,8 @@ final class KernelServiceEndpoints {
   private static final Pattern NFT_BLOCK = Pattern.compile("^\\t(?:chain|map|set) \"?([^\\s\"]+)\"? \\{$");
   private static final Pattern NFT_SERVICE_IP =
       Pattern.compile("([0-9.]+) \\. tcp \\. \\d+(?: comment \"[^\"]*\")? : goto \"?([^\\s,\"]+)");
+  private static final Pattern NFT_SINGLE_ENDPOINT =
+      Pattern.compile("([0-9.]+) \\. tcp \\. \\d+ : ([0-9.]+) \\. (\\d+)");
   private static final Pattern NFT_PICK = Pattern.compile("numgen random mod (\\d+)(?: offset (\\d+))? map @(\\S+)");
   private static final Pattern NFT_ELEMENT = Pattern.compile("(\\d+) : ([0-9.]+) \\. (\\d+)");
   private static final Pattern NFT_DNAT = Pattern.compile("dnat to ([0-9.]+:\\d+)");
@@ -66,7 +68,8 @@ final class KernelServiceEndpoints {
   /**
    * From {@code nft list table}: the service-ips map → the Service's chain → its endpoints: the
    * keys offset..offset+N-1 of the endpoint-ranges map its rule picks from, a single endpoint's
-   * "dnat to", or (session affinity) the endpoint chains it jumps to.
+   * "dnat to", or (session affinity) the endpoint chains it jumps to; and the single-endpoint map
+   * the services chain DNATs through.
    */
   static Map<String, Set<String>> fromNftList(String listing) {
     Map<String, String> blocks = new HashMap<>();
@@ -89,6 +92,12 @@ final class KernelServiceEndpoints {
     while (service.find()) {
       Set<String> endpoints = out.computeIfAbsent(service.group(1), ip -> new TreeSet<>());
       endpointsOfChain(blocks, blocks.getOrDefault(service.group(2), ""), endpoints);
+    }
+    if (blocks.getOrDefault("services", "").contains("map @single-endpoint-services")) {
+      Matcher single = NFT_SINGLE_ENDPOINT.matcher(blocks.getOrDefault("single-endpoint-services", ""));
+      while (single.find()) {
+        out.computeIfAbsent(single.group(1), ip -> new TreeSet<>()).add(single.group(2) + ":" + single.group(3));
+      }
     }
     return out;
   }

@@ -60,9 +60,21 @@ class KernelServiceEndpointsTest {
         "\tchain service-ZZZZZZZZ-bench/svc-2/tcp/http {",
         "\t\tmeta l4proto tcp dnat to 10.64.0.28:8080",
         "\t}",
+        "",
+        "\tmap single-endpoint-services {",
+        "\t\ttype ipv4_addr . inet_proto . inet_service : ipv4_addr . inet_service",
+        "\t\telements = { 10.96.0.13 . tcp . 80 : 10.64.0.30 . 8080,",
+        "\t\t\t     10.96.0.14 . tcp . 80 : 10.64.0.31 . 8080 }",
+        "\t}",
+        "",
+        "\tchain services {",
+        "\t\tdnat ip to ip daddr . meta l4proto . tcp dport map @single-endpoint-services",
+        "\t\tip daddr . meta l4proto . th dport vmap @service-ips",
+        "\t}",
         "}", "");
     assertEquals(Map.of("10.96.0.10", Set.of("10.64.0.0:8080", "10.64.0.1:8080"),
         "10.96.0.11", Set.of("10.64.0.14:8080", "10.64.0.15:8080"),
-        "10.96.0.12", Set.of("10.64.0.28:8080")), KernelServiceEndpoints.fromNftList(listing));
+        "10.96.0.12", Set.of("10.64.0.28:8080"), "10.96.0.13", Set.of("10.64.0.30:8080"),
+        "10.96.0.14", Set.of("10.64.0.31:8080")), KernelServiceEndpoints.fromNftList(listing));
   }
 }

@@ -11,6 +11,7 @@ import dev.kubeproxy.backend.nftables.objects.Table;
 import dev.kubeproxy.backend.nftables.objects.Transaction;
 import dev.kubeproxy.backend.nftables.objects.Verdict;
 
+import dev.kubeproxy.model.ProxierSettings;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -70,25 +71,23 @@ public final class FixedRuleset {
 
   private final FamilySyntax syntax;
   private final String mark;
+  /** When cluster IP traffic is masqueraded (null: never), as in a service's own chain. */
+  private final List<Match> clusterIpMasquerade;
   private final List<String> serviceCIDRs;
   private final List<String> nodePortIPs;
   private final LocalhostRejects localhostRejects;
   private int ruleCount;
 
   /**
-   * @param mark         the masquerade mark, e.g. 0x00004000
-   * @param nodePortIPs  addresses accepting NodePorts, or null when every local address does
+   * @param nodePortIPs      addresses accepting NodePorts, or null when every local address does
+   * @param localhostRejects the NodePort protocols rejected on loopback (feature gate KubeProxyNFTablesLocalhostNodePorts)
    */
-  public FixedRuleset(FamilySyntax syntax, String mark, List<String> serviceCIDRs, List<String> nodePortIPs) {
-    this(syntax, mark, serviceCIDRs, nodePortIPs, new LocalhostRejects());
-  }
-
-  /** @param localhostRejects the NodePort protocols rejected on loopback (feature gate KubeProxyNFTablesLocalhostNodePorts) */
-  FixedRuleset(FamilySyntax syntax, String mark, List<String> serviceCIDRs, List<String> nodePortIPs,
+  FixedRuleset(FamilySyntax syntax, ProxierSettings settings, List<String> serviceCIDRs, List<String> nodePortIPs,
       LocalhostRejects localhostRejects) {
     this.localhostRejects = localhostRejects;
     this.syntax = syntax;
-    this.mark = mark;
+    this.mark = settings.masqueradeMark();
+    this.clusterIpMasquerade = ServicePortRules.clusterIpMasquerade(settings);
     this.serviceCIDRs = List.copyOf(serviceCIDRs);
     this.nodePortIPs = nodePortIPs == null ? null : List.copyOf(nodePortIPs);
   }
@@ -190,6 +189,10 @@ public final class FixedRuleset {
     tx.add(new NftMap("service-ips", addr + " . inet_proto . inet_service : verdict",
         "ClusterIP, ExternalIP and LoadBalancer IP traffic"));
     tx.add(new NftMap("service-nodeports", "inet_proto . inet_service : verdict", "NodePort traffic"));
+    tx.add(SingleEndpointServices.declaration(addr));
+    for (Rule rule : SingleEndpointServices.rules("services", clusterIpMasquerade)) {
+      rule(tx, rule);
+    }
     rule(tx, new Rule("services", new Statement.DestinationVmap(true, "service-ips")));
     List<Match> nodePortMatches = new java.util.ArrayList<>();
     if (nodePortIPs == null) {
@@ -201,7 +204,7 @@ public final class FixedRuleset {
     tx.flush(NftSet.of("cluster-ips", addr, null));
     tx.flush(hairpin);
     for (String map : List.of("firewall-ips", "no-endpoint-services", "no-endpoint-nodeports", "service-ips",
-        "service-nodeports")) {
+        "service-nodeports", SingleEndpointServices.MAP)) {
       tx.flush(new NftMap(map, "", null));
     }
   }

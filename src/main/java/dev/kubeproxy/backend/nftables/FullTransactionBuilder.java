@@ -119,7 +119,7 @@ final class FullTransactionBuilder {
   /** The fixed part of the table (base chains, shared sets and maps), into tx. */
   private void writeFixed(Transaction tx, ProxyState state, List<String> nodePortIPs, boolean recreateBaseChains) {
     applied.nodePortIPs = nodePortIPs;
-    FixedRuleset fixed = new FixedRuleset(syntax, settings.masqueradeMark(), state.serviceCIDRs(), nodePortIPs,
+    FixedRuleset fixed = new FixedRuleset(syntax, settings, state.serviceCIDRs(), nodePortIPs,
         applied.localhostRejects);
     fixed.write(tx, recreateBaseChains);
     applied.fixedRuleCount = fixed.ruleCount();

@@ -7,6 +7,7 @@ import dev.kubeproxy.model.Endpoint;
 import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.model.ProgrammedRules;
 import dev.kubeproxy.model.ProgrammedRuleset;
+import dev.kubeproxy.model.Protocols;
 import dev.kubeproxy.model.ServicePort;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -52,7 +53,7 @@ final class NftablesRulesReader {
           }
         }
       }
-      for (Slot slot : slots(out)) {
+      for (Slot slot : slots(out, port)) {
         for (String element : elements(runner, fam, slot.map())) {
           if (slot.holds(element)) {
             out.add("map " + slot.map() + ": " + element);
@@ -89,7 +90,7 @@ final class NftablesRulesReader {
         out.add(line);
       }
     }
-    List<Slot> slots = slots(out);
+    List<Slot> slots = slots(out, port);
     for (String line : printed) {
       for (Slot slot : slots) {
         String prefix = "add element " + Transaction.familyKeyword(family) + " " + Transaction.TABLE + " " + slot.map()
@@ -171,11 +172,18 @@ final class NftablesRulesReader {
     return out;
   }
 
-  /** Keys offset..offset+n-1 of an endpoint-ranges shard (ranges of them): one policy chain's endpoints. */
-  private record Slot(String map, int offset, int n) {
+  /**
+   * Where a port's endpoints are in a map: keys offset..offset+n-1 of an endpoint-ranges shard
+   * (ranges of them), one policy chain's endpoints; or (n = 0) the port's key in the
+   * single-endpoint map.
+   */
+  private record Slot(String map, int offset, int n, String destination) {
     boolean holds(String element) {
       int colon = element.indexOf(" : ");
       String key = element.substring(0, colon < 0 ? element.length() : colon).strip();
+      if (destination != null) {
+        return key.equals(destination);
+      }
       int dash = key.indexOf('-');
       try {
         long first = Long.parseLong(dash < 0 ? key : key.substring(0, dash));
@@ -186,14 +194,19 @@ final class NftablesRulesReader {
     }
   }
 
-  private static List<Slot> slots(List<String> lines) {
+  /** The port's slots in the endpoint-ranges shards its rules name, and its key in the single-endpoint map. */
+  private static List<Slot> slots(List<String> lines, ServicePort port) {
     List<Slot> out = new ArrayList<>();
+    if (port.clusterIP() != null && !port.clusterIP().isEmpty()) {
+      out.add(new Slot(SingleEndpointServices.MAP, 0, 0,
+          port.clusterIP() + " . " + Protocols.lowerCase(port.protocol()) + " . " + port.port()));
+    }
     for (String line : lines) {
       Matcher m = SLOT.matcher(line);
       if (m.find()) {
         // nft leaves out "offset 0"
         Slot slot = new Slot(m.group(3), m.group(2) == null ? 0 : Integer.parseInt(m.group(2)),
-            Integer.parseInt(m.group(1)));
+            Integer.parseInt(m.group(1)), null);
         if (!out.contains(slot)) {
           out.add(slot);
         }

@@ -93,6 +93,18 @@ public record ServicePortRules(
   }
 
   /**
+   * The further matches under which traffic to a cluster IP is masqueraded (empty: always, with
+   * masqueradeAll), or null when it never is (no local-traffic detector).
+   */
+  static List<Match> clusterIpMasquerade(ProxierSettings settings) {
+    if (settings.masqueradeAll()) {
+      return List.of();
+    }
+    return settings.localDetector().implemented()
+        ? List.of(FamilySyntax.localTraffic(settings.localDetector(), false)) : null;
+  }
+
+  /**
    * Computes the objects of one service port from its plan (which endpoints serve which traffic,
    * and which policy branches apply).
    *
@@ -134,6 +146,10 @@ public record ServicePortRules(
     }
 
     ServicePortRules build(ServicePortPlan plan) {
+      if (SingleEndpointServices.appliesTo(plan)) {
+        slots.release(ChainNames.ServiceChains.of(spn).service());
+        return SingleEndpointServices.portRules(plan, proto, texts);
+      }
       boolean hasEndpoints = plan.hasEndpoints();
       boolean usesClusterChain = plan.usesClusterPolicyChain();
       boolean usesLocalChain = plan.usesLocalPolicyChain();
@@ -233,14 +249,11 @@ public record ServicePortRules(
       }
 
       // Masquerade off-cluster traffic to the cluster IP (first rule of the internal chain).
-      if (hasInternal && svc.clusterIP() != null && !svc.clusterIP().isEmpty()) {
-        Verdict masquerade = Verdict.jump("mark-for-masquerade");
-        if (settings.masqueradeAll()) {
-          clusterIpMatch(internalPolicyChain).then(masquerade);
-        } else if (settings.localDetector().implemented()) {
-          clusterIpMatch(internalPolicyChain).match(FamilySyntax.localTraffic(settings.localDetector(), false))
-              .then(masquerade);
-        }
+      List<Match> masqueradeWhen = clusterIpMasquerade(settings);
+      if (hasInternal && svc.clusterIP() != null && !svc.clusterIP().isEmpty() && masqueradeWhen != null) {
+        RuleAppender masquerade = clusterIpMatch(internalPolicyChain);
+        masqueradeWhen.forEach(masquerade::match);
+        masquerade.then(Verdict.jump("mark-for-masquerade"));
       }
 
       if (usesExternalChain) {

@@ -21,7 +21,9 @@
  * N endpoints hold N equal ranges of keys K..K+M-1 of the interval map S (the endpoint
  * {@code numgen random mod N} would pick for the same random draw, as upstream's numgen vmap; M is
  * fixed, so adding or removing an endpoint changes elements, never the rule, which spares the
- * kernel a whole-table validation; a single endpoint is a plain {@code dnat to ip:port}). A shard serves at
+ * kernel a whole-table validation; a single endpoint is a plain {@code dnat to ip:port}, and a
+ * ClusterIP-only port with one endpoint has no chain at all: its key maps to the endpoint in
+ * {@code single-endpoint-services}, which the services chain's fixed rules look up). A shard serves at
  * most 64 chains ({@link dev.kubeproxy.backend.nftables.EndpointSlots}): the kernel walks a map's
  * bindings for each element added, so one map for every chain made a full load cost elements ×
  * chains. Hairpin masquerading (an

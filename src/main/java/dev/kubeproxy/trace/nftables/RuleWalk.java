@@ -194,6 +194,8 @@ final class RuleWalk {
       return dnatTarget != null;
     } else if (m instanceof Match.MarkUnset u) {
       return (mark & number(u.mark())) == 0;
+    } else if (m instanceof Match.DestinationInSet d) {
+      return lookup(d.set(), DESTINATION, destination()) != null;
     } else if (m instanceof Match.TupleInSet t) {
       return lookup(t.set(), List.of(Kind.ADDRESS, Kind.ADDRESS, Kind.PROTOCOL, Kind.NUMBER),
           List.of(packet.sourceIp(), daddr, Integer.toString(protocol), Integer.toString(dport))) != null;
@@ -212,20 +214,20 @@ final class RuleWalk {
       List<ElementValue.Target> options = EndpointRanges.reachable(table, d.map(), d.offset(), d.modulus());
       ElementValue.Target t = options.get(choices.choose(options.size()));
       return t == null ? Action.NO_MATCH : dnat(t.address(), t.port());
+    } else if (s instanceof Statement.DnatByDestination d) {
+      Element e = lookup(d.map(), DESTINATION, destination());
+      if (e == null) {
+        return Action.NO_MATCH;
+      }
+      if (!(e.value() instanceof ElementValue.Target t)) {
+        throw new IllegalStateException("the map " + d.map() + " holds " + e.valueText() + " at " + e.keyText());
+      }
+      return dnat(t.address(), t.port());
     } else if (s instanceof Statement.RandomGoto g) {
       return new Action(Effect.GOTO, g.targets().get(choices.choose(g.targets().size())));
     } else if (s instanceof Statement.DestinationVmap v) {
-      List<String> values = new ArrayList<>();
-      List<Kind> kinds = new ArrayList<>();
-      if (v.withAddress()) {
-        values.add(daddr);
-        kinds.add(Kind.ADDRESS);
-      }
-      values.add(Integer.toString(protocol));
-      kinds.add(Kind.PROTOCOL);
-      values.add(Integer.toString(dport));
-      kinds.add(Kind.NUMBER);
-      Element e = lookup(v.map(), kinds, values);
+      Element e = v.withAddress() ? lookup(v.map(), DESTINATION, destination())
+          : lookup(v.map(), List.of(Kind.PROTOCOL, Kind.NUMBER), List.of(Integer.toString(protocol), Integer.toString(dport)));
       if (e == null) {
         return Action.NO_MATCH;
       }
@@ -262,6 +264,14 @@ final class RuleWalk {
     dport = port;
     dnatTarget = family == IpFamily.IPv6 ? "[" + address + "]:" + port : address + ":" + port;
     return Action.ACCEPT;
+  }
+
+  /** The kinds of a key "daddr . l4proto . dport". */
+  private static final List<Kind> DESTINATION = List.of(Kind.ADDRESS, Kind.PROTOCOL, Kind.NUMBER);
+
+  /** The packet's "daddr . l4proto . dport". */
+  private List<String> destination() {
+    return List.of(daddr, Integer.toString(protocol), Integer.toString(dport));
   }
 
   /** The first element of the set or map whose key holds the values, or null. */

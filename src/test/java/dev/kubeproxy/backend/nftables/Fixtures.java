@@ -133,8 +133,8 @@ public final class Fixtures {
 
   /** The lines of a transaction that come after the fixed part (the per-service part). */
   static String servicePart(String transaction) {
-    String marker = "flush map ip kube-proxy service-nodeports\n";
-    String marker6 = "flush map ip6 kube-proxy service-nodeports\n";
+    String marker = "flush map ip kube-proxy single-endpoint-services\n";
+    String marker6 = "flush map ip6 kube-proxy single-endpoint-services\n";
     int i = transaction.indexOf(marker);
     if (i >= 0) {
       return transaction.substring(i + marker.length());

@@ -64,17 +64,32 @@ class NftablesIncrementalSyncTest {
   }
 
   @Test
-  void endpointRemovedDeletesItsElement() throws Exception {
+  void downToOneEndpointAClusterIpServiceLeavesItsChainForTheSingleEndpointMap() throws Exception {
     Model m = twoEndpoints();
     proxier.sync(m.state());
     m.endpoints(web, ready("10.244.1.5", 8080, true));
     proxier.sync(m.state());
     assertEquals("""
+        delete element ip kube-proxy service-ips { 10.96.12.34 . tcp . 80 }
         delete element ip kube-proxy endpoint-ranges-tcp-0 { 0-12252239 , 12252240-24504479 }
         delete element ip kube-proxy hairpin-connections { 10.244.2.7 . 10.244.2.7 . tcp . 8080 }
+        add element ip kube-proxy single-endpoint-services { 10.96.12.34 . tcp . 80 : 10.244.1.5 . 8080 }
         flush chain ip kube-proxy service-AXK6CI2C-demo/web/tcp/http
-        add rule ip kube-proxy service-AXK6CI2C-demo/web/tcp/http ip daddr 10.96.12.34 tcp dport 80 ip saddr != 10.244.0.0/16 jump mark-for-masquerade
-        add rule ip kube-proxy service-AXK6CI2C-demo/web/tcp/http meta l4proto tcp dnat to 10.244.1.5:8080
+        """, lastTx());
+  }
+
+  /** The kernel revalidates its whole table for a new rule, not for an element of a map without verdicts. */
+  @Test
+  void aSingleEndpointReplacedChangesOneElementAndNoRule() throws Exception {
+    Model m = new Model().put(svc(api, "10.96.0.20", 443), ready("10.244.1.9", 6443, true));
+    proxier.sync(m.state());
+    m.endpoints(api, ready("10.244.2.4", 6443, false));
+    assertFalse(proxier.sync(m.state()).full());
+    assertEquals("""
+        delete element ip kube-proxy single-endpoint-services { 10.96.0.20 . tcp . 443 }
+        delete element ip kube-proxy hairpin-connections { 10.244.1.9 . 10.244.1.9 . tcp . 6443 }
+        add element ip kube-proxy single-endpoint-services { 10.96.0.20 . tcp . 443 : 10.244.2.4 . 6443 }
+        add element ip kube-proxy hairpin-connections { 10.244.2.4 . 10.244.2.4 . tcp . 6443 }
         """, lastTx());
   }
 
@@ -97,16 +112,34 @@ class NftablesIncrementalSyncTest {
   void serviceAddedCreatesItsObjects() throws Exception {
     Model m = twoEndpoints();
     proxier.sync(m.state());
-    m.put(svc(api, "10.96.0.20", 443), ready("10.244.1.9", 6443, true));
+    m.put(svc(api, "10.96.0.20", 443).nodePort(30443), ready("10.244.1.9", 6443, true));
     proxier.sync(m.state());
     String chain = ChainNames.serviceChain(api);
+    String external = ChainNames.ServiceChains.of(api).external();
     assertEquals("add chain ip kube-proxy " + chain + "\n"
+        + "add chain ip kube-proxy " + external + "\n"
         + "add rule ip kube-proxy " + chain + " ip daddr 10.96.0.20 tcp dport 443 ip saddr != 10.244.0.0/16 jump mark-for-masquerade\n"
         + "add rule ip kube-proxy " + chain + " meta l4proto tcp dnat to 10.244.1.9:6443\n"
+        + "add rule ip kube-proxy " + external + " jump mark-for-masquerade\n"
+        + "add rule ip kube-proxy " + external + " goto " + chain + "\n"
         + "add element ip kube-proxy cluster-ips { 10.96.0.20 }\n"
         + "add element ip kube-proxy service-ips { 10.96.0.20 . tcp . 443 : goto " + chain + " }\n"
+        + "add element ip kube-proxy service-nodeports { tcp . 30443 : goto " + external + " }\n"
         + "add element ip kube-proxy hairpin-connections { 10.244.1.9 . 10.244.1.9 . tcp . 6443 }\n", lastTx());
     assertTrue(chain.startsWith("service-") && chain.endsWith("-demo/api/tcp/"));
+  }
+
+  @Test
+  void aClusterIpServiceWithOneEndpointAddedIsElementsOnly() throws Exception {
+    Model m = twoEndpoints();
+    proxier.sync(m.state());
+    m.put(svc(api, "10.96.0.20", 443), ready("10.244.1.9", 6443, true));
+    proxier.sync(m.state());
+    assertEquals("""
+        add element ip kube-proxy cluster-ips { 10.96.0.20 }
+        add element ip kube-proxy single-endpoint-services { 10.96.0.20 . tcp . 443 : 10.244.1.9 . 6443 }
+        add element ip kube-proxy hairpin-connections { 10.244.1.9 . 10.244.1.9 . tcp . 6443 }
+        """, lastTx());
   }
 
   @Test
@@ -144,12 +177,13 @@ class NftablesIncrementalSyncTest {
     proxier.sync(m.state());
     m.remove(web);
     proxier.sync(m.state());
-    m.put(svc(web, "10.96.12.34", 80), ready("10.244.1.5", 8080, true));
+    m.put(svc(web, "10.96.12.34", 80), ready("10.244.1.5", 8080, true), ready("10.244.3.3", 8080, false));
     clock.advance(Duration.ofSeconds(2));
     proxier.sync(m.state());
-    assertEquals(List.of(
-        "ip daddr 10.96.12.34 tcp dport 80 ip saddr != 10.244.0.0/16 jump mark-for-masquerade",
-        "meta l4proto tcp dnat to 10.244.1.5:8080"), fake.rules(ChainNames.serviceChain(web)));
+    List<String> rules = fake.rules(ChainNames.serviceChain(web));
+    assertEquals("ip daddr 10.96.12.34 tcp dport 80 ip saddr != 10.244.0.0/16 jump mark-for-masquerade", rules.get(0));
+    assertTrue(rules.get(1).contains(" map @endpoint-ranges-tcp-"), rules.toString());
+    assertEquals(2, rules.size());
     assertTrue(proxier.staleChainNames().isEmpty());
   }
 
@@ -161,7 +195,7 @@ class NftablesIncrementalSyncTest {
     assertFalse(r.full());
     assertTrue(proxier.lastTransaction().isEmpty());
     assertEquals(1, fake.appliedTransactions().size());
-    assertEquals(Map.of("kube-proxy", 25), r.ruleCounts());
+    assertEquals(Map.of("kube-proxy", 29), r.ruleCounts());
   }
 
   @Test
@@ -207,7 +241,8 @@ class NftablesIncrementalSyncTest {
     assertTrue(fake.rules(ChainNames.serviceChain(web)).get(1).contains("mod 2"));
     m.nodeLabels = Map.of("topology.kubernetes.io/zone", "zone-a");
     assertFalse(proxier.sync(m.state()).full());
-    assertEquals("meta l4proto tcp dnat to 10.244.1.5:8080", fake.rules(ChainNames.serviceChain(web)).get(1));
+    assertEquals(List.of(), fake.rules(ChainNames.serviceChain(web)), "one endpoint left: no chain");
+    assertTrue(fake.dump().contains("element 10.96.12.34 . tcp . 80 : 10.244.1.5 . 8080"), fake.dump());
   }
 
   @Test

@@ -254,8 +254,11 @@ class NftablesKernelTest {
       }
       ServicePortName udp = new ServicePortName(new dev.kubeproxy.model.NamespacedName("demo", "multi-UDP"), "p", "UDP");
       m.endpoints(udp, ready((v6 ? "fd00:10:244::" : "10.244.3.") + 3, 53, true));
-      assertFalse(p.sync(m.state()).full(), "a partial sync rewrites the UDP chain");
-      assertTrue(list("table " + ip + " kube-proxy").contains("meta l4proto udp dnat to "), table);
+      assertFalse(p.sync(m.state()).full(), "a partial sync moves the UDP service to the single-endpoint map");
+      String after = list("table " + ip + " kube-proxy");
+      String vip = (v6 ? "fd00:10:96::" : "10.96.0.") + 3;
+      assertTrue(after.contains(vip + " . udp . 53 : " + (v6 ? "fd00:10:244::" : "10.244.3.") + "3 . 53"), after);
+      assertFalse(after.contains("meta l4proto udp dnat " + ip + " to numgen"), after);
     }
     assertEquals(0, metrics.syncFailures.get());
   }

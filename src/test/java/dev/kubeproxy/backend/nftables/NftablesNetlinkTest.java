@@ -309,11 +309,15 @@ class NftablesNetlinkTest {
     ServicePortName sticky = spn("demo", "sticky", "http");
     m.put(svc(sticky, v6 ? "fd00:10:96::2" : "10.96.12.35", 443).affinity(600),
         ready(v6 ? "fd00:10:244::7" : "10.244.1.7", 8443, true), ready(v6 ? "fd00:10:244::8" : "10.244.2.8", 8443, false));
+    ServicePortName dns = spn("demo", "dns", "dns");
+    m.put(svc(dns, v6 ? "fd00:10:96::3" : "10.96.12.36", 53), ready(v6 ? "fd00:10:244::9" : "10.244.1.9", 53, true));
     if (!v6) {
       m.serviceCIDRs = List.of("10.96.0.0/16", "10.100.0.0/16");
     }
     p.sync(m.state());
     String loaded = table(in, family);
+    assertTrue(loaded.contains((v6 ? "fd00:10:96::3" : "10.96.12.36") + " . tcp . 53 : "
+        + (v6 ? "fd00:10:244::9" : "10.244.1.9") + " . 53"), loaded);
 
     clock.advance(Duration.ofMinutes(61));
     assertTrue(p.sync(m.state()).full());
@@ -338,6 +342,18 @@ class NftablesNetlinkTest {
     assertEquals(2, netlink.reads());
     assertEquals(loaded, table(in, family), "the resync rewrote the edited chain");
     assertEquals(2, netlink.batches());
+
+    // Someone points the chainless service's cluster IP at another endpoint: the element is put back.
+    String key = (v6 ? "fd00:10:96::3" : "10.96.12.36") + " . tcp . 53";
+    r = in.run(List.of("nft", "delete element " + ip + " kube-proxy single-endpoint-services { " + key + " }"));
+    assertTrue(r.ok(), r.stderr());
+    r = in.run(List.of("nft", "add element " + ip + " kube-proxy single-endpoint-services { " + key + " : "
+        + (v6 ? "fd00:10:244::99" : "10.244.9.9") + " . 53 }"));
+    assertTrue(r.ok(), r.stderr());
+    clock.advance(Duration.ofMinutes(61));
+    assertTrue(p.sync(m.state()).full());
+    assertEquals(loaded, table(in, family), "the resync restored the element");
+    assertEquals(3, netlink.batches());
     assertEquals(0, metrics.syncFailures.get());
     netlink.close();
   }

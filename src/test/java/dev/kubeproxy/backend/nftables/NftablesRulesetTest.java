@@ -53,7 +53,7 @@ class NftablesRulesetTest {
         add element ip kube-proxy endpoint-ranges-tcp-0 { 0-12252239 : 10.244.1.5 . 8080 , 12252240-24504479 : 10.244.2.7 . 8080 }
         add element ip kube-proxy hairpin-connections { 10.244.1.5 . 10.244.1.5 . tcp . 8080 , 10.244.2.7 . 10.244.2.7 . tcp . 8080 }
         """,
-        "SyncResult[full=true, ruleCounts={kube-proxy=25}, noLocalEndpointsInternal=0, noLocalEndpointsExternal=0]");
+        "SyncResult[full=true, ruleCounts={kube-proxy=29}, noLocalEndpointsInternal=0, noLocalEndpointsExternal=0]");
   }
 
   @Test
@@ -73,7 +73,7 @@ class NftablesRulesetTest {
         add element ip kube-proxy service-nodeports { tcp . 30080 : goto external-AXK6CI2C-demo/web/tcp/http }
         add element ip kube-proxy hairpin-connections { 10.244.2.7 . 10.244.2.7 . tcp . 8080 }
         """,
-        "SyncResult[full=true, ruleCounts={kube-proxy=27}, noLocalEndpointsInternal=0, noLocalEndpointsExternal=0]");
+        "SyncResult[full=true, ruleCounts={kube-proxy=31}, noLocalEndpointsInternal=0, noLocalEndpointsExternal=0]");
   }
 
   @Test
@@ -84,7 +84,7 @@ class NftablesRulesetTest {
         add element ip kube-proxy no-endpoint-services { 10.96.12.34 . tcp . 80 comment "demo/web:http" : goto reject-chain , 192.0.2.50 . tcp . 80 comment "demo/web:http" : goto reject-chain , 203.0.113.10 . tcp . 80 comment "demo/web:http" : goto reject-chain }
         add element ip kube-proxy no-endpoint-nodeports { tcp . 30080 comment "demo/web:http" : goto reject-chain }
         """,
-        "SyncResult[full=true, ruleCounts={kube-proxy=23}, noLocalEndpointsInternal=0, noLocalEndpointsExternal=0]");
+        "SyncResult[full=true, ruleCounts={kube-proxy=27}, noLocalEndpointsInternal=0, noLocalEndpointsExternal=0]");
   }
 
   @Test
@@ -107,7 +107,7 @@ class NftablesRulesetTest {
         add element ip kube-proxy no-endpoint-nodeports { tcp . 30080 comment "demo/web:http" : drop }
         add element ip kube-proxy hairpin-connections { 10.244.2.7 . 10.244.2.7 . tcp . 8080 }
         """,
-        "SyncResult[full=true, ruleCounts={kube-proxy=28}, noLocalEndpointsInternal=0, noLocalEndpointsExternal=1]");
+        "SyncResult[full=true, ruleCounts={kube-proxy=32}, noLocalEndpointsInternal=0, noLocalEndpointsExternal=1]");
   }
 
   @Test
@@ -122,7 +122,7 @@ class NftablesRulesetTest {
         add element ip kube-proxy service-ips { 10.96.12.34 . tcp . 80 : goto local-AXK6CI2C-demo/web/tcp/http }
         add element ip kube-proxy hairpin-connections { 10.244.1.5 . 10.244.1.5 . tcp . 8080 }
         """,
-        "SyncResult[full=true, ruleCounts={kube-proxy=25}, noLocalEndpointsInternal=0, noLocalEndpointsExternal=0]");
+        "SyncResult[full=true, ruleCounts={kube-proxy=29}, noLocalEndpointsInternal=0, noLocalEndpointsExternal=0]");
   }
 
   @Test
@@ -132,7 +132,7 @@ class NftablesRulesetTest {
         add element ip kube-proxy cluster-ips { 10.96.12.34 }
         add element ip kube-proxy no-endpoint-services { 10.96.12.34 . tcp . 80 comment "demo/web:http" : drop }
         """,
-        "SyncResult[full=true, ruleCounts={kube-proxy=23}, noLocalEndpointsInternal=1, noLocalEndpointsExternal=0]");
+        "SyncResult[full=true, ruleCounts={kube-proxy=27}, noLocalEndpointsInternal=1, noLocalEndpointsExternal=0]");
   }
 
   @Test
@@ -160,37 +160,48 @@ class NftablesRulesetTest {
         add element ip kube-proxy cluster-ips { 10.96.12.34 }
         add element ip kube-proxy service-ips { 10.96.12.34 . tcp . 80 : goto service-AXK6CI2C-demo/web/tcp/http }
         """,
-        "SyncResult[full=true, ruleCounts={kube-proxy=33}, noLocalEndpointsInternal=0, noLocalEndpointsExternal=0]");
+        "SyncResult[full=true, ruleCounts={kube-proxy=37}, noLocalEndpointsInternal=0, noLocalEndpointsExternal=0]");
   }
 
   @Test
   void terminatingEndpointsServeWhenNoneIsReady() throws Exception {
     assertServicePart(V4, new Model().put(svc(web, "10.96.12.34", 80), terminating("10.244.1.5", 8080, true), new Endpoint("10.244.2.7", 8080, false, false, false, true, Set.of())),
         """
-        add chain ip kube-proxy service-AXK6CI2C-demo/web/tcp/http
-        flush chain ip kube-proxy service-AXK6CI2C-demo/web/tcp/http
-        add rule ip kube-proxy service-AXK6CI2C-demo/web/tcp/http ip daddr 10.96.12.34 tcp dport 80 ip saddr != 10.244.0.0/16 jump mark-for-masquerade
-        add rule ip kube-proxy service-AXK6CI2C-demo/web/tcp/http meta l4proto tcp dnat to 10.244.1.5:8080
         add element ip kube-proxy cluster-ips { 10.96.12.34 }
-        add element ip kube-proxy service-ips { 10.96.12.34 . tcp . 80 : goto service-AXK6CI2C-demo/web/tcp/http }
+        add element ip kube-proxy single-endpoint-services { 10.96.12.34 . tcp . 80 : 10.244.1.5 . 8080 }
         add element ip kube-proxy hairpin-connections { 10.244.1.5 . 10.244.1.5 . tcp . 8080 }
         """,
-        "SyncResult[full=true, ruleCounts={kube-proxy=25}, noLocalEndpointsInternal=0, noLocalEndpointsExternal=0]");
+        "SyncResult[full=true, ruleCounts={kube-proxy=27}, noLocalEndpointsInternal=0, noLocalEndpointsExternal=0]");
   }
 
   @Test
   void masqueradeAllMasqueradesEveryClusterIpConnection() throws Exception {
-    assertServicePart(with(V4, true, V4.localDetector(), V4.nodePortAddresses()), new Model().put(svc(web, "10.96.12.34", 80), ready("10.244.1.5", 8080, true)),
+    ProxierSettings all = with(V4, true, V4.localDetector(), V4.nodePortAddresses());
+    assertServicePart(all, twoEndpoints(),
         """
         add chain ip kube-proxy service-AXK6CI2C-demo/web/tcp/http
         flush chain ip kube-proxy service-AXK6CI2C-demo/web/tcp/http
+        add map ip kube-proxy endpoint-ranges-tcp-0 { typeof numgen random mod 1 : ip daddr . tcp dport ; flags interval ; comment "endpoints of up to 64 tcp services, a key range each" ; }
+        flush map ip kube-proxy endpoint-ranges-tcp-0
         add rule ip kube-proxy service-AXK6CI2C-demo/web/tcp/http ip daddr 10.96.12.34 tcp dport 80 jump mark-for-masquerade
-        add rule ip kube-proxy service-AXK6CI2C-demo/web/tcp/http meta l4proto tcp dnat to 10.244.1.5:8080
+        add rule ip kube-proxy service-AXK6CI2C-demo/web/tcp/http meta l4proto tcp dnat ip addr . port to numgen random mod 24504480 offset 0 map @endpoint-ranges-tcp-0
         add element ip kube-proxy cluster-ips { 10.96.12.34 }
         add element ip kube-proxy service-ips { 10.96.12.34 . tcp . 80 : goto service-AXK6CI2C-demo/web/tcp/http }
-        add element ip kube-proxy hairpin-connections { 10.244.1.5 . 10.244.1.5 . tcp . 8080 }
+        add element ip kube-proxy endpoint-ranges-tcp-0 { 0-12252239 : 10.244.1.5 . 8080 , 12252240-24504479 : 10.244.2.7 . 8080 }
+        add element ip kube-proxy hairpin-connections { 10.244.1.5 . 10.244.1.5 . tcp . 8080 , 10.244.2.7 . 10.244.2.7 . tcp . 8080 }
         """,
-        "SyncResult[full=true, ruleCounts={kube-proxy=25}, noLocalEndpointsInternal=0, noLocalEndpointsExternal=0]");
+        "SyncResult[full=true, ruleCounts={kube-proxy=29}, noLocalEndpointsInternal=0, noLocalEndpointsExternal=0]");
+    // The services with one endpoint and no chain: the same rule for all of them.
+    FakeNftables fake = new FakeNftables(IpFamily.IPv4);
+    proxier(all, fake, new CountingMetrics(), new TestClock())
+        .sync(new Model().put(svc(web, "10.96.12.34", 80), ready("10.244.1.5", 8080, true)).state());
+    assertEquals("ip daddr . meta l4proto . th dport @single-endpoint-services jump mark-for-masquerade",
+        fake.rules("services").get(0));
+    assertEquals(List.of("10.96.12.34 . tcp . 80 : 10.244.1.5 . 8080"), fake.elements("single-endpoint-services"));
+  }
+
+  private static Model twoEndpoints() {
+    return new Model().put(svc(web, "10.96.12.34", 80), ready("10.244.1.5", 8080, true), ready("10.244.2.7", 8080, false));
   }
 
   @Test
@@ -215,7 +226,7 @@ class NftablesRulesetTest {
         add element ip kube-proxy service-nodeports { tcp . 30080 : goto external-AXK6CI2C-demo/web/tcp/http }
         add element ip kube-proxy hairpin-connections { 10.244.1.5 . 10.244.1.5 . tcp . 8080 }
         """,
-        "SyncResult[full=true, ruleCounts={kube-proxy=30}, noLocalEndpointsInternal=0, noLocalEndpointsExternal=0]");
+        "SyncResult[full=true, ruleCounts={kube-proxy=34}, noLocalEndpointsInternal=0, noLocalEndpointsExternal=0]");
   }
 
   @Test
@@ -240,7 +251,7 @@ class NftablesRulesetTest {
         add element ip kube-proxy service-nodeports { tcp . 30080 : goto external-AXK6CI2C-demo/web/tcp/http }
         add element ip kube-proxy hairpin-connections { 10.244.1.5 . 10.244.1.5 . tcp . 8080 }
         """,
-        "SyncResult[full=true, ruleCounts={kube-proxy=30}, noLocalEndpointsInternal=0, noLocalEndpointsExternal=0]");
+        "SyncResult[full=true, ruleCounts={kube-proxy=34}, noLocalEndpointsInternal=0, noLocalEndpointsExternal=0]");
   }
 
   @Test
@@ -263,7 +274,7 @@ class NftablesRulesetTest {
         add element ip kube-proxy service-nodeports { tcp . 30080 : goto external-AXK6CI2C-demo/web/tcp/http }
         add element ip kube-proxy hairpin-connections { 10.244.1.5 . 10.244.1.5 . tcp . 8080 }
         """,
-        "SyncResult[full=true, ruleCounts={kube-proxy=28}, noLocalEndpointsInternal=0, noLocalEndpointsExternal=0]");
+        "SyncResult[full=true, ruleCounts={kube-proxy=31}, noLocalEndpointsInternal=0, noLocalEndpointsExternal=0]");
   }
 
   @Test
@@ -289,7 +300,7 @@ class NftablesRulesetTest {
         add element ip6 kube-proxy service-ips { fd00:10:96::1 . tcp . 80 : goto service-AXK6CI2C-demo/web/tcp/http }
         add element ip6 kube-proxy service-nodeports { tcp . 30080 : goto external-AXK6CI2C-demo/web/tcp/http }
         """,
-        "SyncResult[full=true, ruleCounts={kube-proxy=31}, noLocalEndpointsInternal=0, noLocalEndpointsExternal=0]");
+        "SyncResult[full=true, ruleCounts={kube-proxy=35}, noLocalEndpointsInternal=0, noLocalEndpointsExternal=0]");
   }
 
   @Test
@@ -307,7 +318,7 @@ class NftablesRulesetTest {
         add element ip6 kube-proxy endpoint-ranges-tcp-0 { 0-12252239 : fd00:10:244::5 . 8080 , 12252240-24504479 : fd00:10:244::6 . 8080 }
         add element ip6 kube-proxy hairpin-connections { fd00:10:244::5 . fd00:10:244::5 . tcp . 8080 , fd00:10:244::6 . fd00:10:244::6 . tcp . 8080 }
         """,
-        "SyncResult[full=true, ruleCounts={kube-proxy=25}, noLocalEndpointsInternal=0, noLocalEndpointsExternal=0]");
+        "SyncResult[full=true, ruleCounts={kube-proxy=29}, noLocalEndpointsInternal=0, noLocalEndpointsExternal=0]");
   }
 
   /** The running example of nftables.md §6 (LoadBalancer, ETP=Local, one source range), whole. */
@@ -355,7 +366,12 @@ class NftablesRulesetTest {
     String tx = p.lastTransaction().render(IpFamily.IPv4);
     assertTrue(tx.contains("add set ip kube-proxy nodeport-ips { type ipv4_addr ; comment \"IPs that accept NodePort traffic\" ; }\n"
         + "delete set ip kube-proxy nodeport-ips\n"), tx);
-    assertEquals(List.of("ip daddr . meta l4proto . th dport vmap @service-ips",
+    assertEquals(List.of(
+        "ip daddr . meta l4proto . th dport @single-endpoint-services ip saddr != 10.244.0.0/16 jump mark-for-masquerade",
+        "meta l4proto tcp dnat ip addr . port to ip daddr . meta l4proto . th dport map @single-endpoint-services",
+        "meta l4proto udp dnat ip addr . port to ip daddr . meta l4proto . th dport map @single-endpoint-services",
+        "meta l4proto sctp dnat ip addr . port to ip daddr . meta l4proto . th dport map @single-endpoint-services",
+        "ip daddr . meta l4proto . th dport vmap @service-ips",
         "fib daddr type local ip daddr != 127.0.0.0/8 meta l4proto . th dport vmap @service-nodeports"),
         fake.rules("services"));
     assertEquals(List.of("ip daddr != 127.0.0.0/8 meta l4proto . th dport vmap @no-endpoint-nodeports"),
@@ -393,7 +409,8 @@ class NftablesRulesetTest {
         .put(svc(dnsTcp, "10.96.0.10", 53), ready("10.244.1.2", 53, true));
     p.sync(m.state());
     assertEquals(List.of("10.96.0.10"), fake.elements("cluster-ips"));
-    assertEquals(List.of("meta l4proto udp dnat to 10.244.1.2:53"), fake.rules(ChainNames.serviceChain(dnsUdp)).subList(1, 2));
+    assertEquals(java.util.Set.of("10.96.0.10 . udp . 53 : 10.244.1.2 . 53", "10.96.0.10 . tcp . 53 : 10.244.1.2 . 53"),
+        java.util.Set.copyOf(fake.elements("single-endpoint-services")));
     // Removing one port keeps the shared cluster IP element.
     m.remove(dnsTcp);
     p.sync(m.state());

@@ -4,6 +4,7 @@ import static dev.kubeproxy.backend.nftables.Fixtures.*;
 import static dev.kubeproxy.testutil.ModelFixtures.*;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.kubeproxy.host.CommandRunner;
@@ -123,6 +124,8 @@ class NftablesTrafficTest {
     ServicePortName web = spn("demo", "web", "http");
     Model m = new Model().put(svc(web, "10.96.0.10", 80), ready("10.244.1.5", 8080, true));
     p.sync(m.state());
+    assertFalse(inNode.run(List.of("nft", "list", "chain", "ip", "kube-proxy", ChainNames.serviceChain(web))).ok(),
+        "one endpoint, cluster IP only: no chain, an element of single-endpoint-services");
     // Pod B to the service: DNAT to pod A, source kept (pod traffic is not masqueraded).
     assertEquals("pod-a 10.244.2.7", connect(podB, "10.96.0.10", 80));
     // Pod A to its own service: hairpin, so it must arrive masqueraded (node address).

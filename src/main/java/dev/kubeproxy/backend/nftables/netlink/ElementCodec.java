@@ -27,6 +27,8 @@ final class ElementCodec {
   private static final Layout HAIRPIN =
       new Layout(new Field[] {Field.ADDRESS, Field.ADDRESS, Field.PROTOCOL, Field.PORT}, null);
   private static final Layout ADDRESSES = new Layout(new Field[] {Field.ADDRESS}, null);
+  private static final Layout ENDPOINT_BY_DESTINATION = new Layout(new Field[] {Field.ADDRESS, Field.PROTOCOL, Field.PORT},
+      new Field[] {Field.ADDRESS, Field.PORT});
   private static final Layout ENDPOINT_RANGES =
       new Layout(new Field[] {Field.NUMGEN}, new Field[] {Field.ADDRESS, Field.PORT});
 
@@ -58,6 +60,7 @@ final class ElementCodec {
       case "hairpin-connections" -> HAIRPIN;
       case "cluster-ips", "nodeport-ips" -> ADDRESSES;
       case "service-ips", "no-endpoint-services", "firewall-ips" -> VERDICTS_BY_DESTINATION;
+      case "single-endpoint-services" -> ENDPOINT_BY_DESTINATION;
       case "service-nodeports", "no-endpoint-nodeports", "localhost-nodeport-reject-ports" -> VERDICTS_BY_NODEPORT;
       default -> throw new Unsupported("elements of " + container);
     };
@@ -150,9 +153,10 @@ final class ElementCodec {
     return value.length == 0;
   }
 
-  /** The data of an endpoint-ranges element: address . port, each padded to four bytes. */
+  /** The data of an endpoint element: address . port, each padded to four bytes. */
   byte[] value(Element e) throws Unsupported {
-    if (!(e.value() instanceof ElementValue.Target t) || layout(e.container()) != ENDPOINT_RANGES) {
+    Layout layout = layout(e.container());
+    if (!(e.value() instanceof ElementValue.Target t) || (layout != ENDPOINT_RANGES && layout != ENDPOINT_BY_DESTINATION)) {
       throw new Unsupported("element without an endpoint value: " + e);
     }
     if (t.port() < 0 || t.port() > 65535) {

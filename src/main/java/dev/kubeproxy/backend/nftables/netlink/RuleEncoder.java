@@ -107,6 +107,9 @@ final class RuleEncoder {
       out.add(meta(register(unit), META_L4PROTO));
       out.add(payload(register(unit + 1), PAYLOAD_TRANSPORT, 2, 2));
       out.add(lookupSet(t.set()));
+    } else if (m instanceof Match.DestinationInSet d) {
+      destinationKey(out);
+      out.add(lookupSet(d.set()));
     } else if (m instanceof Match.AddressIn a) {
       boolean source = a.field() == Match.Field.SOURCE;
       if (a.prefixes().size() == 1) { // nft writes a one-element set as a plain match
@@ -142,14 +145,18 @@ final class RuleEncoder {
       out.add(hostToNetwork32()); // as nft: the shards are interval maps
       out.add(lookupMap(d.map()));
       out.add(dnat(Values.nfproto(family), register(addressUnits), 0)); // the port follows the address
+    } else if (s instanceof Statement.DnatByDestination d) {
+      requireProtocol(matches, s);
+      destinationKey(out);
+      out.add(lookupMap(d.map()));
+      out.add(dnat(Values.nfproto(family), register(addressUnits), 0)); // the port follows the address
     } else if (s instanceof Statement.DestinationVmap d) {
-      int unit = 0;
       if (d.withAddress()) {
-        out.add(payload(register(unit), PAYLOAD_NETWORK, addressOffset(false), addressBytes()));
-        unit += addressUnits;
+        destinationKey(out);
+      } else {
+        out.add(meta(register(0), META_L4PROTO));
+        out.add(payload(register(1), PAYLOAD_TRANSPORT, 2, 2));
       }
-      out.add(meta(register(unit), META_L4PROTO));
-      out.add(payload(register(unit + 1), PAYLOAD_TRANSPORT, 2, 2));
       out.add(lookupVerdictMap(d.map()));
     } else if (s instanceof Statement.SetMark m) {
       int mark = Values.mark(m.mark());
@@ -170,6 +177,13 @@ final class RuleEncoder {
     } else {
       throw new Unsupported("statement " + s);
     }
+  }
+
+  /** "ip daddr . meta l4proto . th dport" into the registers from 1, as nft loads a concatenation. */
+  private void destinationKey(List<Consumer<MessageWriter>> out) {
+    out.add(payload(register(0), PAYLOAD_NETWORK, addressOffset(false), addressBytes()));
+    out.add(meta(register(addressUnits), META_L4PROTO));
+    out.add(payload(register(addressUnits + 1), PAYLOAD_TRANSPORT, 2, 2));
   }
 
   /**

@@ -129,6 +129,18 @@ final class SetDeclarations {
         ud.u32(UD_KEYBYTEORDER, BYTEORDER_INVALID).u32(UD_DATABYTEORDER, BYTEORDER_INVALID)
             .nested(UD_KEY_TYPEOF, typeof(EXPR_CONCAT, new UserData())).u32(UD_DATA_INTERVAL, 0);
       }
+      case "single-endpoint-services" -> {
+        if (!m.type().equals(addressName + " . inet_proto . inet_service : " + addressName + " . inet_service")) {
+          throw new Unsupported("map " + m.name() + " of type " + m.type());
+        }
+        w.u32(4, concatType(addressType, TYPE_INET_PROTOCOL, TYPE_INET_SERVICE)); // NFTA_SET_KEY_TYPE
+        w.u32(5, units(addressBytes()) * 4 + 8); // NFTA_SET_KEY_LEN
+        w.u32(6, concatType(addressType, TYPE_INET_SERVICE)); // NFTA_SET_DATA_TYPE
+        w.u32(7, units(addressBytes()) * 4 + 4); // NFTA_SET_DATA_LEN
+        ud.u32(UD_KEYBYTEORDER, BYTEORDER_INVALID).u32(UD_DATABYTEORDER, BYTEORDER_INVALID)
+            .nested(UD_KEY_TYPEOF, typeof(EXPR_CONCAT, new UserData()))
+            .nested(UD_DATA_TYPEOF, typeof(EXPR_CONCAT, new UserData())).u32(UD_DATA_INTERVAL, 0);
+      }
       default -> endpointTargets(w, m, ud);
     }
     if (m.comment() != null) {

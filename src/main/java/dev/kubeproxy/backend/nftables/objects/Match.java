@@ -69,6 +69,22 @@ public sealed interface Match {
     }
   }
 
+  /**
+   * "ip daddr . meta l4proto . th dport @S": the destination (address, protocol, port) is a key of
+   * the set or map.
+   */
+  record DestinationInSet(String set) implements Match {
+    @Override
+    public void render(StringBuilder sb, String ip) {
+      sb.append(ip).append(" daddr . meta l4proto . th dport @").append(set);
+    }
+
+    @Override
+    public List<String> sets() {
+      return List.of(set);
+    }
+  }
+
   /** "tcp dport 80": the protocol and the destination port. */
   record DestinationPort(String protocol, int port) implements Match {
     @Override

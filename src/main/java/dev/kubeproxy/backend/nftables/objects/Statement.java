@@ -4,8 +4,8 @@ import java.util.List;
 
 /** The final statement of a {@link Rule}; like {@link Match}, it knows its nft text. */
 public sealed interface Statement permits Verdict, Statement.Reject, Statement.Dnat, Statement.DnatFromMap,
-    Statement.RandomGoto, Statement.DestinationVmap, Statement.SetMark, Statement.Masquerade,
-    Statement.RememberSource, Statement.CountedReject {
+    Statement.DnatByDestination, Statement.RandomGoto, Statement.DestinationVmap, Statement.SetMark,
+    Statement.Masquerade, Statement.RememberSource, Statement.CountedReject {
 
   /** Appends the statement as nft writes it; ip is "ip" or "ip6". */
   void render(StringBuilder sb, String ip);
@@ -71,6 +71,24 @@ public sealed interface Statement permits Verdict, Statement.Reject, Statement.D
     public void render(StringBuilder sb, String ip) {
       sb.append("dnat ").append(ip).append(" addr . port to numgen random mod ").append(modulus)
           .append(" offset ").append(offset).append(" map @").append(map);
+    }
+
+    @Override
+    public List<String> sets() {
+      return List.of(map);
+    }
+  }
+
+  /**
+   * "dnat ip addr . port to ip daddr . meta l4proto . th dport map @S": the address . port the map
+   * holds for the packet's destination (needs a protocol match before it; no match when the map
+   * has no such key).
+   */
+  record DnatByDestination(String map) implements Statement {
+    @Override
+    public void render(StringBuilder sb, String ip) {
+      sb.append("dnat ").append(ip).append(" addr . port to ").append(ip)
+          .append(" daddr . meta l4proto . th dport map @").append(map);
     }
 
     @Override

@@ -48,6 +48,10 @@ final class RuleExpressions {
     if (namedCounter != null && statement instanceof Statement.Reject) {
       statement = new Statement.CountedReject(namedCounter);
     }
+    String impliedProtocol = statement instanceof Statement.DnatByDestination ? impliedProtocol(expr) : null;
+    if (impliedProtocol != null && matches.isEmpty()) {
+      matches.add(new Match.Protocol(impliedProtocol)); // nft prints "tcp dport" in the key instead of this match
+    }
     String comment = rule.hasNonNull("comment") ? rule.get("comment").asText() : null;
     return new Rule(chain, matches, statement, comment);
   }
@@ -112,6 +116,9 @@ final class RuleExpressions {
         if (!negated && isTuple(left.get("concat")) && isSetReference(right)) {
           return new Match.TupleInSet(right.asText().substring(1));
         }
+        if (!negated && isDestination(left.get("concat")) && isSetReference(right)) {
+          return new Match.DestinationInSet(right.asText().substring(1));
+        }
       }
       default -> { }
     }
@@ -162,6 +169,9 @@ final class RuleExpressions {
         if (numgen.isObject() && numgen.path("mode").asText().equals("random") && isSetReference(map.path("data"))) {
           return new Statement.DnatFromMap(numgen.path("mod").asInt(), numgen.path("offset").asInt(0),
               map.get("data").asText().substring(1));
+        }
+        if (isDestination(map.path("key").path("concat")) && isSetReference(map.path("data"))) {
+          return new Statement.DnatByDestination(map.get("data").asText().substring(1));
         }
       }
       case "vmap" -> {
@@ -261,6 +271,26 @@ final class RuleExpressions {
   private static boolean isTuple(JsonNode parts) {
     return parts.size() == 4 && isAddress(parts.get(0), "saddr") && isAddress(parts.get(1), "daddr")
         && isMeta(parts.get(2), "l4proto") && isPayload(parts.get(3), "th", "dport");
+  }
+
+  /**
+   * "ip daddr . meta l4proto . th dport" (nft prints "tcp dport" where a protocol match before
+   * the key implies it).
+   */
+  private static boolean isDestination(JsonNode parts) {
+    if (parts.size() != 3 || !isAddress(parts.get(0), "daddr") || !isMeta(parts.get(1), "l4proto")) {
+      return false;
+    }
+    JsonNode port = parts.get(2).path("payload");
+    return port.path("field").asText().equals("dport")
+        && List.of("th", "tcp", "udp", "sctp").contains(port.path("protocol").asText());
+  }
+
+  /** The protocol a DNAT key's "tcp dport" (not "th dport") names, or null. */
+  private static String impliedProtocol(JsonNode expr) {
+    JsonNode dnat = expr.get(expr.size() - 1).path("dnat").path("addr").path("map").path("key").path("concat");
+    String protocol = dnat.path(2).path("payload").path("protocol").asText();
+    return protocol.equals("th") || protocol.isEmpty() ? null : protocol;
   }
 
   private static String hex(long mark) {

@@ -32,7 +32,14 @@ final class RuleText {
             t.expect(".");
             t.expect("meta");
             t.expect("l4proto");
-            statement = portsVmap(t, true);
+            t.expect(".");
+            t.expect("th");
+            t.expect("dport");
+            if (t.peek().startsWith("@")) {
+              matches.add(new Match.DestinationInSet(set(t)));
+            } else {
+              statement = portsVmap(t, true);
+            }
           } else if (field.equals("saddr") && t.peek().equals(".")) {
             t.expect(".");
             t.next();
@@ -58,6 +65,8 @@ final class RuleText {
           t.expect("l4proto");
           String proto = t.next();
           if (proto.equals(".")) {
+            t.expect("th");
+            t.expect("dport");
             statement = portsVmap(t, false);
             // "meta l4proto . th dport vmap": the protocol was the key's first part, not a match
           } else {
@@ -135,13 +144,8 @@ final class RuleText {
     return new Match.Address(f, negated, t.next());
   }
 
-  /** "th dport vmap @M" after the key's protocol part. */
+  /** "vmap @M" after the key. */
   private static Statement portsVmap(Tokens t, boolean withAddress) {
-    if (withAddress) {
-      t.expect(".");
-    }
-    t.expect("th");
-    t.expect("dport");
     t.expect("vmap");
     return new Statement.DestinationVmap(withAddress, set(t));
   }
@@ -216,7 +220,10 @@ final class RuleText {
     }
   }
 
-  /** "dnat to A:P", "dnat to [A]:P" or "dnat ip addr . port to numgen random mod M offset K map @S". */
+  /**
+   * "dnat to A:P", "dnat to [A]:P", "dnat ip addr . port to numgen random mod M offset K map @S" or
+   * "dnat ip addr . port to ip daddr . meta l4proto . th dport map @S".
+   */
   private static Statement dnat(Tokens t) {
     if (t.accept("to")) {
       String target = t.next();
@@ -231,11 +238,18 @@ final class RuleText {
         throw t.bad("a port in " + target);
       }
     }
-    t.next();
+    String family = t.next();
     t.expect("addr");
     t.expect(".");
     t.expect("port");
     t.expect("to");
+    if (t.accept(family)) {
+      t.expect("daddr");
+      for (String w : List.of(".", "meta", "l4proto", ".", "th", "dport", "map")) {
+        t.expect(w);
+      }
+      return new Statement.DnatByDestination(set(t));
+    }
     int mod = numgen(t);
     int offset = t.accept("offset") ? number(t) : 0;
     t.expect("map");
