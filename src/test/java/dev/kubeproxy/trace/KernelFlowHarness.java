@@ -88,7 +88,7 @@ public final class KernelFlowHarness implements AutoCloseable {
    */
   public List<String> compare(String mode, IpFamily family, PacketTracer tracer, ProxyState state, long seed)
       throws Exception {
-    List<Flow> flows = flows(new Random(seed), state, family);
+    List<Flow> flows = flows(new Random(seed), state, family, tracer);
     long start = System.nanoTime();
     Map<Integer, Answer> kernel = kernel(node, pod, outside, flows, family);
     List<String> disagreements = new ArrayList<>();
@@ -182,32 +182,47 @@ public final class KernelFlowHarness implements AutoCloseable {
   }
 
   /** Random flows to every address and port of the cluster (and some wrong ports), from every origin. */
-  static List<Flow> flows(Random random, ProxyState state, IpFamily f) {
+  /**
+   * FLOWS random flows, then more until the tracer expects each of a DNAT, a drop and a reject
+   * among them (a few kinds are rare in some clusters), so that the check that the kernel gave
+   * each kind does not depend on the draw.
+   */
+  static List<Flow> flows(Random random, ProxyState state, IpFamily f, PacketTracer tracer) {
     List<ServicePort> services = new ArrayList<>(state.services().values());
     services.sort(java.util.Comparator.comparing(s -> s.name().toString()));
     List<Flow> out = new ArrayList<>();
-    for (int i = 0; i < FLOWS; i++) {
-      ServicePort svc = services.get(random.nextInt(services.size()));
-      Origin origin = Origin.values()[random.nextInt(3)];
-      String source = switch (origin) {
-        case POD -> a(f, POD_IP);
-        case NODE -> a(f, NODE_IP);
-        case OUTSIDE -> a(f, random.nextBoolean() ? OUTSIDE_IP : OUTSIDE_IN_RANGE);
-      };
-      List<String[]> addresses = new ArrayList<>();
-      addresses.add(new String[] {svc.clusterIP(), String.valueOf(svc.port())});
-      if (svc.nodePort() > 0) {
-        addresses.add(new String[] {a(f, NODE_IP), String.valueOf(svc.nodePort())});
-      }
-      svc.externalIPs().forEach(ip -> addresses.add(new String[] {ip, String.valueOf(svc.port())}));
-      svc.loadBalancerVIPs().forEach(ip -> addresses.add(new String[] {ip, String.valueOf(svc.port())}));
-      String[] to = addresses.get(random.nextInt(addresses.size()));
-      // a port no rule takes, only where the node's own stack would not answer it (a closed local port resets)
-      boolean wrongPort = !to[0].equals(a(f, NODE_IP)) && random.nextInt(10) == 0;
-      int port = Integer.parseInt(to[1]) + (wrongPort ? 1 : 0);
-      out.add(new Flow(origin, source, 20000 + i, Protocol.valueOf(svc.protocol()), to[0], port));
+    Set<String> expected = new java.util.HashSet<>();
+    while (out.size() < FLOWS || (expected.size() < 3 && out.size() < 10 * FLOWS)) {
+      Flow flow = flow(random, services, f, out.size());
+      out.add(flow);
+      Trace t = tracer.trace(new Packet(flow.origin(), flow.source(), flow.destination(), flow.port(),
+          flow.protocol(), false));
+      expected.add(t.dnatTargets().isEmpty() ? t.verdict().name() : "DNAT");
+      expected.retainAll(List.of("DNAT", "DROP", "REJECT"));
     }
     return out;
+  }
+
+  private static Flow flow(Random random, List<ServicePort> services, IpFamily f, int i) {
+    ServicePort svc = services.get(random.nextInt(services.size()));
+    Origin origin = Origin.values()[random.nextInt(3)];
+    String source = switch (origin) {
+      case POD -> a(f, POD_IP);
+      case NODE -> a(f, NODE_IP);
+      case OUTSIDE -> a(f, random.nextBoolean() ? OUTSIDE_IP : OUTSIDE_IN_RANGE);
+    };
+    List<String[]> addresses = new ArrayList<>();
+    addresses.add(new String[] {svc.clusterIP(), String.valueOf(svc.port())});
+    if (svc.nodePort() > 0) {
+      addresses.add(new String[] {a(f, NODE_IP), String.valueOf(svc.nodePort())});
+    }
+    svc.externalIPs().forEach(ip -> addresses.add(new String[] {ip, String.valueOf(svc.port())}));
+    svc.loadBalancerVIPs().forEach(ip -> addresses.add(new String[] {ip, String.valueOf(svc.port())}));
+    String[] to = addresses.get(random.nextInt(addresses.size()));
+    // a port no rule takes, only where the node's own stack would not answer it (a closed local port resets)
+    boolean wrongPort = !to[0].equals(a(f, NODE_IP)) && random.nextInt(10) == 0;
+    int port = Integer.parseInt(to[1]) + (wrongPort ? 1 : 0);
+    return new Flow(origin, source, 20000 + i, Protocol.valueOf(svc.protocol()), to[0], port);
   }
 
   /** Sends every flow from its origin's namespace, then reads the node's conntrack table. */
