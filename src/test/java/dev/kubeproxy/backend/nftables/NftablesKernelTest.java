@@ -370,6 +370,38 @@ class NftablesKernelTest {
   }
 
   /**
+   * A table of the version before single-endpoint Services lost their chain: the first sync moves
+   * such a port into single-endpoint-services, and its chain, flushed at once, goes after the grace.
+   */
+  @Test
+  void aSingleEndpointServicesChainOfTheEarlierVersionGoesAfterTheFirstSync() throws Exception {
+    String chain = ChainNames.serviceChain(web);
+    String old = String.join("\n",
+        "add table ip kube-proxy",
+        "add map ip kube-proxy service-ips { type ipv4_addr . inet_proto . inet_service : verdict ; }",
+        "add chain ip kube-proxy services",
+        "add rule ip kube-proxy services ip daddr . meta l4proto . th dport vmap @service-ips",
+        "add chain ip kube-proxy nat-prerouting { type nat hook prerouting priority -100 ; }",
+        "add rule ip kube-proxy nat-prerouting jump services",
+        "add chain ip kube-proxy " + chain,
+        "add rule ip kube-proxy " + chain + " meta l4proto tcp dnat to 10.244.9.1:8080",
+        "add element ip kube-proxy service-ips { 10.96.0.10 . tcp . 80 : goto " + chain + " }", "");
+    CommandRunner.Result r = inNs.run(List.of("nft", "-f", "-"), old);
+    assertTrue(r.ok(), r.stderr());
+    NftablesProxier p = proxier(settings(IpFamily.IPv4));
+    Model m = new Model().put(svc(web, "10.96.0.10", 80), ready("10.244.1.5", 8080, true));
+    assertTrue(p.sync(m.state()).full());
+    String table = list("table ip kube-proxy");
+    assertTrue(table.contains("10.96.0.10 . tcp . 80 : 10.244.1.5 . 8080"), table);
+    assertFalse(table.contains("goto " + chain), table);
+    assertFalse(table.contains("10.244.9.1"), "the old chain is flushed at once: " + table);
+    clock.advance(java.time.Duration.ofSeconds(2));
+    p.sync(m.state());
+    assertFalse(list("table ip kube-proxy").contains(chain), "deleted after the grace");
+    assertEquals(0, metrics.syncFailures.get());
+  }
+
+  /**
    * Writes a table of the earlier layout, with its endpoint map under this name, then runs a first
    * (full) sync over it; returns the table as it lists afterwards.
    */
