@@ -102,10 +102,6 @@ public final class PathTracer {
             "internalTrafficPolicy Local without local endpoints", List.of(), affinity);
       }
       boolean local = svc.internalPolicyLocal();
-      boolean chainless = nft && SingleEndpointServices.appliesTo(plan);
-      if (!chainless) {
-        hops.add(new Hop(names.entry(entry.kind), "matches " + entry.why + " -> " + names.policy(svc, local)));
-      }
       boolean masq;
       String why;
       LocalTrafficDetector detector = settings.localDetector();
@@ -124,12 +120,13 @@ public final class PathTracer {
         why = "not pod traffic (" + detectorText(detector) + "): masqueraded";
       }
       List<Endpoint> eps = local ? plan.localEndpoints() : plan.clusterEndpoints();
-      if (chainless) {
+      if (nft && SingleEndpointServices.appliesTo(plan)) {
         hops.add(new Hop(RuleNames.Nftables.SINGLE_ENDPOINT, "matches " + entry.why + ", a service with one endpoint"
             + " and no chain of its own" + (masq ? "; marks it for masquerade" : "")));
         return dnat(src, destination, sourceKind, entry.kind, hops, eps, masq, why, affinity,
             RuleNames.Nftables.SINGLE_ENDPOINT);
       }
+      hops.add(new Hop(names.entry(entry.kind), "matches " + entry.why + " -> " + names.policy(svc, local)));
       hops.add(new Hop(names.policy(svc, local), (masq ? "marks it for masquerade, " : "")
           + "picks one of " + eps.size() + (local ? " local" : "") + " endpoint(s)"));
       return dnat(src, destination, sourceKind, entry.kind, hops, eps, masq, why, affinity);

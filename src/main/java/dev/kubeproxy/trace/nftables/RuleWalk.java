@@ -227,7 +227,8 @@ final class RuleWalk {
       return new Action(Effect.GOTO, g.targets().get(choices.choose(g.targets().size())));
     } else if (s instanceof Statement.DestinationVmap v) {
       Element e = v.withAddress() ? lookup(v.map(), DESTINATION, destination())
-          : lookup(v.map(), List.of(Kind.PROTOCOL, Kind.NUMBER), List.of(Integer.toString(protocol), Integer.toString(dport)));
+          : lookup(v.map(), List.of(Kind.PROTOCOL, Kind.NUMBER),
+              List.of(Integer.toString(protocol), Integer.toString(dport)));
       if (e == null) {
         return Action.NO_MATCH;
       }

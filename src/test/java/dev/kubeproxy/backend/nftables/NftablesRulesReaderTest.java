@@ -75,6 +75,26 @@ class NftablesRulesReaderTest {
         rules.lines());
   }
 
+  /** A ClusterIP-only port with one endpoint has no chain: its element of single-endpoint-services is what it is. */
+  @Test
+  void aChainlessPortIsItsSingleEndpointElement() {
+    ServicePort dns = new ServicePort(new ServicePortName(new NamespacedName("kube-system", "dns"), "dns", "UDP"),
+        "10.96.0.10", 53, "UDP", 0, List.of(), List.of(), List.of(), false, 0, false, false, 0, "");
+    List<String> printed = List.of(
+        "add element ip kube-proxy single-endpoint-services { 10.96.0.9 . udp . 53 : 10.244.1.2 . 53 ,"
+            + " 10.96.0.10 . udp . 53 : 10.244.1.3 . 53 , 10.96.0.10 . tcp . 53 : 10.244.1.3 . 53 }");
+    assertEquals(List.of("add element ip kube-proxy single-endpoint-services { 10.96.0.10 . udp . 53 : 10.244.1.3 . 53 }"),
+        new NftablesRulesReader(IpFamily.IPv4).fromDryRun(printed, dns, List.of()).lines());
+    CommandRunner nft = (argv, stdin) -> argv.get(2).equals("map") && argv.get(5).equals("single-endpoint-services")
+        ? new CommandRunner.Result(0, "table ip kube-proxy {\n\tmap single-endpoint-services {\n"
+            + "\t\ttype ipv4_addr . inet_proto . inet_service : ipv4_addr . inet_service\n"
+            + "\t\telements = { 10.96.0.9 . udp . 53 : 10.244.1.2 . 53,\n\t\t\t     10.96.0.10 . udp . 53 : 10.244.1.3 . 53 }\n"
+            + "\t}\n}\n", "")
+        : new CommandRunner.Result(1, "", "Error: No such file or directory");
+    assertEquals(List.of("map single-endpoint-services: 10.96.0.10 . udp . 53 : 10.244.1.3 . 53"),
+        new NftablesRulesReader(IpFamily.IPv4).fromKernel(nft, dns, List.of()).lines());
+  }
+
   @Test
   void dryRunElementsAreTheKeyRangesOfTheChainsRegion() {
     List<String> printed = List.of(

@@ -27,8 +27,8 @@ final class ElementCodec {
   private static final Layout HAIRPIN =
       new Layout(new Field[] {Field.ADDRESS, Field.ADDRESS, Field.PROTOCOL, Field.PORT}, null);
   private static final Layout ADDRESSES = new Layout(new Field[] {Field.ADDRESS}, null);
-  private static final Layout ENDPOINT_BY_DESTINATION = new Layout(new Field[] {Field.ADDRESS, Field.PROTOCOL, Field.PORT},
-      new Field[] {Field.ADDRESS, Field.PORT});
+  private static final Layout ENDPOINT_BY_DESTINATION =
+      new Layout(new Field[] {Field.ADDRESS, Field.PROTOCOL, Field.PORT}, new Field[] {Field.ADDRESS, Field.PORT});
   private static final Layout ENDPOINT_RANGES =
       new Layout(new Field[] {Field.NUMGEN}, new Field[] {Field.ADDRESS, Field.PORT});
 
@@ -156,7 +156,8 @@ final class ElementCodec {
   /** The data of an endpoint element: address . port, each padded to four bytes. */
   byte[] value(Element e) throws Unsupported {
     Layout layout = layout(e.container());
-    if (!(e.value() instanceof ElementValue.Target t) || (layout != ENDPOINT_RANGES && layout != ENDPOINT_BY_DESTINATION)) {
+    boolean endpoints = layout == ENDPOINT_RANGES || layout == ENDPOINT_BY_DESTINATION;
+    if (!(e.value() instanceof ElementValue.Target t) || !endpoints) {
       throw new Unsupported("element without an endpoint value: " + e);
     }
     if (t.port() < 0 || t.port() > 65535) {
