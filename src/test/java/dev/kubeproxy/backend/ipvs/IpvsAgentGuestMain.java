@@ -96,12 +96,11 @@ public final class IpvsAgentGuestMain {
       section("udp conntrack after", udpEntries());
       sender.destroy();
 
-      section("metrics", nodeCurl("-sS", "-m", "30", "http://127.0.0.1:10249/metrics").lines()
-          .filter(l -> l.startsWith("kubeproxy_sync_proxy_rules_duration_seconds_count")
-              || l.startsWith("kubeproxy_sync_proxy_rules_last_timestamp_seconds")
-              || l.startsWith("kubeproxy_sync_proxy_rules_endpoint_changes_total")
-              || l.startsWith("kubeproxy_sync_proxy_rules_no_local_endpoints_total"))
-          .reduce("", (a, l) -> a + l + "\n"));
+      // The kernel shows the moved real server (and drops its conntrack entries itself) before the
+      // sync that moved it is over and counted: wait for the count of the endpoint move's sync.
+      await(30, IpvsAgentGuestMain::syncMetrics,
+          m -> !m.contains("kubeproxy_sync_proxy_rules_duration_seconds_count{ip_family=\"IPv4\"} 1\n"));
+      section("metrics", syncMetrics());
       section("debug services", nodeCurl("-sS", "-m", "20",
           "http://127.0.0.1:10249/debug/services?service=demo/web&from=10.244.1.6&to=10.96.0.10:80&format=text"));
     } finally {
@@ -242,6 +241,16 @@ public final class IpvsAgentGuestMain {
     argv.addAll(List.of(args));
     CommandRunner.Result r = RUN.run(argv);
     return r.stdout() + (r.ok() ? "" : "error " + r.exitCode() + ": " + r.stderr());
+  }
+
+  /** The sync metrics the test reads, one a line. */
+  private static String syncMetrics() throws Exception {
+    return nodeCurl("-sS", "-m", "30", "http://127.0.0.1:10249/metrics").lines()
+        .filter(l -> l.startsWith("kubeproxy_sync_proxy_rules_duration_seconds_count")
+            || l.startsWith("kubeproxy_sync_proxy_rules_last_timestamp_seconds")
+            || l.startsWith("kubeproxy_sync_proxy_rules_endpoint_changes_total")
+            || l.startsWith("kubeproxy_sync_proxy_rules_no_local_endpoints_total"))
+        .reduce("", (a, l) -> a + l + "\n");
   }
 
   interface Probe {
