@@ -53,7 +53,7 @@ final class NftablesRulesReader {
           }
         }
       }
-      for (Slot slot : slots(out, port)) {
+      for (PortElements slot : slots(out, port)) {
         for (String element : elements(runner, fam, slot.map())) {
           if (slot.holds(element)) {
             out.add("map " + slot.map() + ": " + element);
@@ -90,9 +90,9 @@ final class NftablesRulesReader {
         out.add(line);
       }
     }
-    List<Slot> slots = slots(out, port);
+    List<PortElements> slots = slots(out, port);
     for (String line : printed) {
-      for (Slot slot : slots) {
+      for (PortElements slot : slots) {
         String prefix = "add element " + Transaction.familyKeyword(family) + " " + Transaction.TABLE + " " + slot.map()
             + " { ";
         if (line.startsWith(prefix) && line.endsWith(" }")) {
@@ -172,18 +172,24 @@ final class NftablesRulesReader {
     return out;
   }
 
-  /**
-   * Where a port's endpoints are in a map: keys offset..offset+n-1 of an endpoint-ranges shard
-   * (ranges of them), one policy chain's endpoints; or (n = 0) the port's key in the
-   * single-endpoint map.
-   */
-  private record Slot(String map, int offset, int n, String destination) {
-    boolean holds(String element) {
+  /** Where a port's elements are in a map it shares with other ports. */
+  private sealed interface PortElements {
+    String map();
+
+    /** Whether an element, as nft prints it ("KEY : VALUE"), is one of the port's. */
+    boolean holds(String element);
+
+    static String key(String element) {
       int colon = element.indexOf(" : ");
-      String key = element.substring(0, colon < 0 ? element.length() : colon).strip();
-      if (destination != null) {
-        return key.equals(destination);
-      }
+      return element.substring(0, colon < 0 ? element.length() : colon).strip();
+    }
+  }
+
+  /** Keys offset..offset+n-1 of an endpoint-ranges shard (ranges of them): one policy chain's endpoints. */
+  private record Slot(String map, int offset, int n) implements PortElements {
+    @Override
+    public boolean holds(String element) {
+      String key = PortElements.key(element);
       int dash = key.indexOf('-');
       try {
         long first = Long.parseLong(dash < 0 ? key : key.substring(0, dash));
@@ -194,11 +200,19 @@ final class NftablesRulesReader {
     }
   }
 
+  /** The port's key in the single-endpoint map ("CLUSTER-IP . proto . port"). */
+  private record SingleEndpoint(String map, String key) implements PortElements {
+    @Override
+    public boolean holds(String element) {
+      return PortElements.key(element).equals(key);
+    }
+  }
+
   /** The port's slots in the endpoint-ranges shards its rules name, and its key in the single-endpoint map. */
-  private static List<Slot> slots(List<String> lines, ServicePort port) {
-    List<Slot> out = new ArrayList<>();
+  private static List<PortElements> slots(List<String> lines, ServicePort port) {
+    List<PortElements> out = new ArrayList<>();
     if (port.clusterIP() != null && !port.clusterIP().isEmpty()) {
-      out.add(new Slot(SingleEndpointServices.MAP, 0, 0,
+      out.add(new SingleEndpoint(SingleEndpointServices.MAP,
           port.clusterIP() + " . " + Protocols.lowerCase(port.protocol()) + " . " + port.port()));
     }
     for (String line : lines) {
@@ -206,7 +220,7 @@ final class NftablesRulesReader {
       if (m.find()) {
         // nft leaves out "offset 0"
         Slot slot = new Slot(m.group(3), m.group(2) == null ? 0 : Integer.parseInt(m.group(2)),
-            Integer.parseInt(m.group(1)), null);
+            Integer.parseInt(m.group(1)));
         if (!out.contains(slot)) {
           out.add(slot);
         }

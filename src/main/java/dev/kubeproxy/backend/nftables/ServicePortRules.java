@@ -92,6 +92,11 @@ public record ServicePortRules(
     return maps;
   }
 
+  /** The endpoint in hairpin-connections: its own connections through the service are masqueraded. */
+  static Element hairpin(Endpoint ep, String proto, NumberTexts texts) {
+    return Element.ofSet("hairpin-connections", ep.ip(), ep.ip(), proto, texts.of(ep.port()));
+  }
+
   /**
    * The further matches under which traffic to a cluster IP is masqueraded (empty: always, with
    * masqueradeAll), or null when it never is (no local-traffic detector).
@@ -300,7 +305,7 @@ public record ServicePortRules(
       } else {
         // Hairpin: an endpoint reaching itself through the service is masqueraded in postrouting.
         for (Endpoint ep : reachable) {
-          elements.add(Element.ofSet("hairpin-connections", ep.ip(), ep.ip(), proto, texts.of(ep.port())));
+          elements.add(hairpin(ep, proto, texts));
         }
       }
       return new ServicePortRules(compact(chains), List.copyOf(affinitySets), List.copyOf(elements), blocksAt,

@@ -75,8 +75,7 @@ public final class SingleEndpointServices {
     elements.add(Element.ofMap(MAP, List.of(svc.clusterIP(), proto, texts.of(svc.port())),
         new ElementValue.Target(ep.ip(), ep.port()), null));
     for (Endpoint reachable : plan.endpoints().allReachable()) {
-      elements.add(Element.ofSet("hairpin-connections", reachable.ip(), reachable.ip(), proto,
-          texts.of(reachable.port())));
+      elements.add(ServicePortRules.hairpin(reachable, proto, texts));
     }
     return new ServicePortRules(Map.of(), List.of(), List.copyOf(elements), elements.size(), List.of(), false,
         plan.hasEndpoints() && !plan.hasExternalEndpoints());

@@ -105,8 +105,6 @@ final class SetDeclarations {
 
   /** Writes the attributes of NEWSET for a named map after the table name. */
   void map(MessageWriter w, NftMap m) throws Unsupported {
-    String addrKey = addressName + " . inet_proto . inet_service : verdict";
-    String portKey = "inet_proto . inet_service : verdict";
     w.string(2, m.name()); // NFTA_SET_NAME
     boolean shard = m.name().startsWith("endpoint-ranges-");
     if (m.interval() != shard || m.flags().size() > (shard ? 1 : 0)) {
@@ -116,30 +114,26 @@ final class SetDeclarations {
     UserData ud = new UserData();
     switch (m.name()) {
       case "service-ips", "no-endpoint-services", "firewall-ips", "service-nodeports", "no-endpoint-nodeports",
-          "localhost-nodeport-reject-ports" -> {
+          "localhost-nodeport-reject-ports", "single-endpoint-services" -> {
+        // keyed by the destination (with or without its address), to a verdict or to an endpoint
         boolean withAddress = !m.name().endsWith("nodeports") && !m.name().startsWith("localhost-");
-        if (!m.type().equals(withAddress ? addrKey : portKey)) {
+        boolean toEndpoint = m.name().equals("single-endpoint-services");
+        String type = (withAddress ? addressName + " . " : "") + "inet_proto . inet_service : "
+            + (toEndpoint ? addressName + " . inet_service" : "verdict");
+        if (!m.type().equals(type)) {
           throw new Unsupported("map " + m.name() + " of type " + m.type());
         }
         w.u32(4, withAddress ? concatType(addressType, TYPE_INET_PROTOCOL, TYPE_INET_SERVICE)
             : concatType(TYPE_INET_PROTOCOL, TYPE_INET_SERVICE)); // NFTA_SET_KEY_TYPE
         w.u32(5, (withAddress ? units(addressBytes()) * 4 : 0) + 8); // NFTA_SET_KEY_LEN
-        w.u32(6, NFT_DATA_VERDICT); // NFTA_SET_DATA_TYPE
-        w.u32(7, 16); // NFTA_SET_DATA_LEN
+        w.u32(6, toEndpoint ? concatType(addressType, TYPE_INET_SERVICE) : NFT_DATA_VERDICT); // NFTA_SET_DATA_TYPE
+        w.u32(7, toEndpoint ? units(addressBytes()) * 4 + 4 : 16); // NFTA_SET_DATA_LEN
         ud.u32(UD_KEYBYTEORDER, BYTEORDER_INVALID).u32(UD_DATABYTEORDER, BYTEORDER_INVALID)
-            .nested(UD_KEY_TYPEOF, typeof(EXPR_CONCAT, new UserData())).u32(UD_DATA_INTERVAL, 0);
-      }
-      case "single-endpoint-services" -> {
-        if (!m.type().equals(addressName + " . inet_proto . inet_service : " + addressName + " . inet_service")) {
-          throw new Unsupported("map " + m.name() + " of type " + m.type());
+            .nested(UD_KEY_TYPEOF, typeof(EXPR_CONCAT, new UserData()));
+        if (toEndpoint) {
+          ud.nested(UD_DATA_TYPEOF, typeof(EXPR_CONCAT, new UserData()));
         }
-        w.u32(4, concatType(addressType, TYPE_INET_PROTOCOL, TYPE_INET_SERVICE)); // NFTA_SET_KEY_TYPE
-        w.u32(5, units(addressBytes()) * 4 + 8); // NFTA_SET_KEY_LEN
-        w.u32(6, concatType(addressType, TYPE_INET_SERVICE)); // NFTA_SET_DATA_TYPE
-        w.u32(7, units(addressBytes()) * 4 + 4); // NFTA_SET_DATA_LEN
-        ud.u32(UD_KEYBYTEORDER, BYTEORDER_INVALID).u32(UD_DATABYTEORDER, BYTEORDER_INVALID)
-            .nested(UD_KEY_TYPEOF, typeof(EXPR_CONCAT, new UserData()))
-            .nested(UD_DATA_TYPEOF, typeof(EXPR_CONCAT, new UserData())).u32(UD_DATA_INTERVAL, 0);
+        ud.u32(UD_DATA_INTERVAL, 0);
       }
       default -> endpointTargets(w, m, ud);
     }
