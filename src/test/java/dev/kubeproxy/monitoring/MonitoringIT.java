@@ -16,7 +16,6 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -142,7 +141,11 @@ class MonitoringIT {
     }
   }
 
-  /** A Service and its EndpointSlice as the EndpointSlice controller writes them after a change at trigger. */
+  /**
+   * A Service and its EndpointSlice as the EndpointSlice controller writes them after a change at
+   * trigger, in RFC 3339 with nanoseconds as that controller formats it: a time cut to the second
+   * can fall before the agent's start and is then, as upstream, not observed.
+   */
   private static String changedService(Instant trigger) {
     return String.join("\n",
         "apiVersion: v1", "kind: Service", "metadata: {name: monitoring-change, namespace: default}",
@@ -151,7 +154,7 @@ class MonitoringIT {
         "---", "apiVersion: discovery.k8s.io/v1", "kind: EndpointSlice",
         "metadata:", "  name: monitoring-change-abcde", "  namespace: default",
         "  labels: {kubernetes.io/service-name: monitoring-change}",
-        "  annotations: {endpoints.kubernetes.io/last-change-trigger-time: \"" + trigger.truncatedTo(ChronoUnit.SECONDS) + "\"}",
+        "  annotations: {endpoints.kubernetes.io/last-change-trigger-time: \"" + trigger + "\"}",
         "addressType: IPv4", "ports: [{name: http, port: 8080, protocol: TCP}]",
         "endpoints:", "- addresses: [10.244.1.9]", "  conditions: {ready: true, serving: true, terminating: false}",
         "  nodeName: node-1", "");
