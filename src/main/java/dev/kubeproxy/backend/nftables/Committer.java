@@ -64,18 +64,36 @@ final class Committer {
 
   /** Applies a transaction: over netlink when it can go that way (returns true), else through nft. */
   boolean apply(Transaction tx) throws NftablesException {
-    long before = generation();
-    boolean viaNetlink = netlink != null && netlink.tryRun(tx);
-    if (!viaNetlink) {
-      nft.run(tx);
-    }
-    long after = generation();
-    if (before >= 0 && after >= 0) {
-      generations.committed(before, after);
-    }
-    lastBefore = before;
-    lastAfter = after;
-    return viaNetlink;
+    return prepare(tx).apply();
+  }
+
+  /** A transaction made ready to apply by {@link #prepare}. */
+  @FunctionalInterface
+  interface Ready {
+    /** As {@link Committer#apply}. */
+    boolean apply() throws NftablesException;
+  }
+
+  /**
+   * {@link #apply} in two steps ({@link NetlinkPath#prepare}): the encoding now, the commit with
+   * its generation readings in the returned step. Steps are applied in the order they were made.
+   */
+  Ready prepare(Transaction tx) {
+    NetlinkPath.Prepared prepared = netlink == null ? () -> false : netlink.prepare(tx);
+    return () -> {
+      long before = generation();
+      boolean viaNetlink = prepared.send();
+      if (!viaNetlink) {
+        nft.run(tx);
+      }
+      long after = generation();
+      if (before >= 0 && after >= 0) {
+        generations.committed(before, after);
+      }
+      lastBefore = before;
+      lastAfter = after;
+      return viaNetlink;
+    };
   }
 
   /**

@@ -53,6 +53,16 @@ public final class FixedRuleset {
    */
   static final List<String> RETIRED_BASE_CHAINS = List.of("filter-prerouting", "filter-output-post-dnat");
 
+  private static final Set<String> BASE_CHAIN_NAMES = Set.copyOf(BASE_CHAINS.stream().map(Chain::name).toList());
+
+  /**
+   * Whether a command of {@link #write} adds a rule to a base chain: packets enter the rest of the
+   * table only through those rules, so a base chain without them lets every packet pass untouched.
+   */
+  static boolean isBaseChainRule(Transaction.Operation op) {
+    return op.object() instanceof Rule r && BASE_CHAIN_NAMES.contains(r.chain());
+  }
+
   /** A jump from a base chain (upstream's order: proxier.go, nftablesJumpChains); new connections only, or all. */
   private record Jump(String from, boolean newOnly, String to) {}
 

@@ -21,6 +21,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 
 /**
  * Builds the whole table as the model wants it (the fixed part, then every service port's chains,
@@ -59,36 +60,91 @@ final class FullTransactionBuilder {
   Desired build(ProxyState state, SyncKind kind, List<String> nodePortIPs) {
     Transaction tx = new Transaction();
     writeFixed(tx, state, nodePortIPs, kind == SyncKind.LOAD);
+    Pieces pieces = new Pieces(tx, Integer.MAX_VALUE, null);
     Set<String> desiredSets = new HashSet<>();
-    List<Element> newElements = new ArrayList<>();
-    applied.elements.clear();
-    Set<String> desiredChains = forEachPort(state, false, (r, newShards) -> {
-      for (String chain : MapViews.keys(r.chains())) {
-        Chain c = Chain.regular(chain);
-        tx.add(c);
-        tx.flush(c);
-      }
-      for (NftSet set : r.affinitySets()) {
-        tx.add(set);
-        desiredSets.add(set.name());
-      }
-      for (String shard : newShards) { // declared and emptied before the first rule that picks from it
-        NftMap map = EndpointSlots.declaration(shard, syntax);
-        tx.add(map);
-        tx.flush(map);
-      }
-      for (List<Rule> chainRules : MapViews.values(r.chains())) {
-        for (Rule rule : chainRules) {
-          tx.add(rule);
-        }
-      }
-      newElements.addAll(applied.elements.addFresh(r.elements()));
-    });
-    // After every chain exists; grouped per set or map so that nft gets one command per container.
-    for (Element e : AppliedTable.groupedByContainer(newElements)) {
-      tx.add(e);
+    Set<String> desiredChains = forEachPort(state, false, (r, newShards) -> writePort(pieces, r, newShards, desiredSets));
+    return new Desired(pieces.close(), desiredChains, desiredSets);
+  }
+
+  /**
+   * The whole table of a load into a namespace that has none, handed to {@code send} as it is
+   * built, in transactions of about {@code commands} commands: the fixed part first, then the
+   * service ports', and last the rules of the base chains, through which alone packets enter the
+   * rest of the table. The element index is rebuilt as by {@link #build}.
+   *
+   * @param nodePortIPs the node's addresses NodePorts answer on
+   */
+  void buildInPieces(ProxyState state, List<String> nodePortIPs, int commands, Consumer<Transaction> send) {
+    Transaction fixed = new Transaction();
+    writeFixed(fixed, state, nodePortIPs, true);
+    Transaction first = new Transaction();
+    Transaction entries = new Transaction();
+    for (Transaction.Operation op : fixed.operations()) {
+      (FixedRuleset.isBaseChainRule(op) ? entries : first).append(op);
     }
-    return new Desired(tx, desiredChains, desiredSets);
+    Pieces pieces = new Pieces(first, commands, send);
+    Set<String> affinitySets = new HashSet<>(); // a load has no leftovers to tell apart
+    forEachPort(state, false, (r, newShards) -> writePort(pieces, r, newShards, affinitySets));
+    send.accept(pieces.close().append(entries));
+  }
+
+  /** Writes one service port's chains, affinity sets, first-used shards, rules and elements. */
+  private void writePort(Pieces pieces, ServicePortRules r, List<String> newShards, Set<String> desiredSets) {
+    Transaction tx = pieces.tx;
+    for (String chain : MapViews.keys(r.chains())) {
+      Chain c = Chain.regular(chain);
+      tx.add(c);
+      tx.flush(c);
+    }
+    for (NftSet set : r.affinitySets()) {
+      tx.add(set);
+      desiredSets.add(set.name());
+    }
+    for (String shard : newShards) { // declared and emptied before the first rule that picks from it
+      NftMap map = EndpointSlots.declaration(shard, syntax);
+      tx.add(map);
+      tx.flush(map);
+    }
+    for (List<Rule> chainRules : MapViews.values(r.chains())) {
+      for (Rule rule : chainRules) {
+        tx.add(rule);
+      }
+    }
+    pieces.elements.addAll(applied.elements.addFresh(r.elements()));
+    pieces.portWritten();
+  }
+
+  /**
+   * The transaction being written, handed on once it holds about {@link #limit} commands. Each ends
+   * with its ports' elements, after every chain they name, grouped per set or map so that nft gets
+   * one command per container.
+   */
+  private static final class Pieces {
+    private final int limit;
+    private final Consumer<Transaction> send;
+    private Transaction tx;
+    private List<Element> elements = new ArrayList<>();
+
+    Pieces(Transaction first, int limit, Consumer<Transaction> send) {
+      this.tx = first;
+      this.limit = limit;
+      this.send = send;
+    }
+
+    void portWritten() {
+      if (tx.size() + elements.size() >= limit) {
+        send.accept(close());
+        tx = new Transaction();
+      }
+    }
+
+    Transaction close() {
+      for (Element e : AppliedTable.groupedByContainer(elements)) {
+        tx.add(e);
+      }
+      elements = new ArrayList<>();
+      return tx;
+    }
   }
 
   /**
@@ -129,11 +185,14 @@ final class FullTransactionBuilder {
    * Brings every service port's rules to the model (a port whose inputs did not change keeps those
    * built before) and hands them to writer, then the {@link AppliedTable} to the new model.
    *
-   * @param keepIndex whether the element index is updated for the changed ports (else the writer
-   *                  fills it)
+   * @param keepIndex whether the element index is updated for the changed ports (else it is
+   *                  emptied and the writer fills it)
    * @return the names of the service ports' chains
    */
   private Set<String> forEachPort(ProxyState state, boolean keepIndex, PortWriter writer) {
+    if (!keepIndex) {
+      applied.elements.clear();
+    }
     Map<ServicePortName, AppliedTable.Port> next = new HashMap<>();
     Set<String> desiredChains = new HashSet<>();
     Set<String> shards = new HashSet<>();

@@ -34,16 +34,14 @@ import java.util.function.Supplier;
  * The nftables backend for one family (pkg/proxy/nftables/proxier.go Proxier). A sync goes plan
  * ({@link SyncPlanner}: load, rewrite, reconcile or partial, and why), build
  * ({@link FullTransactionBuilder}, {@link PartialTransactionBuilder}; a reconcile compares the
- * whole desired table with the one read back, {@link TableReconciler}), commit ({@link Committer}:
- * netlink or nft, with the generation readings that let a periodic resync skip the read-back),
- * and record ({@link AppliedTable}, {@link StaleChains}). The first sync of the process writes the
- * whole table; later full syncs (once an hour as upstream's, after a failure, on a ServiceCIDR
- * change, and when the commit generation checked every syncPeriod shows that someone else wrote)
- * read it back and send only the differences, which also repairs changes made behind the agent's back;
- * the syncs in between send only what changed in the model. Chains no longer used are flushed at
- * once and deleted at least one second later. When the kernel refuses a full sync, the service
- * ports whose objects it refuses are left out and the others synced again at once
- * ({@link SyncFailures}); the result names them.
+ * desired table with the one read back, {@link TableReconciler}), commit ({@link Committer}:
+ * netlink or nft, with generation readings that let a periodic resync skip the read-back; a load
+ * into a namespace without the table goes in pieces while it is built, {@link PipelinedLoad}), and
+ * record ({@link AppliedTable}, {@link StaleChains}). Later full syncs (hourly as upstream's, after
+ * a failure, on a ServiceCIDR change, or when someone else wrote) send only what differs from the
+ * kernel's table; syncs in between send what changed in the model. Unused chains are flushed at
+ * once and deleted after a second. Service ports whose objects the kernel refuses are left out and
+ * the others synced again at once ({@link SyncFailures}); the result names them.
  *
  * <p>Called by the family's proxier on its sync worker, one call at a time.
  */
@@ -72,6 +70,7 @@ public class NftablesProxier implements ProxyBackend {
   private boolean verifiedAtLastCheck;
   /** The generation at which the current full sync listed the table (-1: not listed or not read). */
   private long listedAt = -1;
+  private boolean sentWhileBuilt; // this sync's transaction was sent while it was built (PipelinedLoad)
   /** Feature gate NFTablesNetlink (on unless the public constructor was told otherwise). */
   private boolean netlinkGate = true;
   /** The userspace listeners of localhost TCP NodePorts (none unless {@link #enableLocalhostNodePorts}). */
@@ -188,9 +187,8 @@ public class NftablesProxier implements ProxyBackend {
   }
 
   /**
-   * Syncs. When the kernel refuses a full sync, the service ports whose objects it refuses on their
-   * own are left out (logged) and the others synced again at once, up to
-   * {@link SyncFailures#MAX_ISOLATION_ROUNDS} times per sync; the result names the ports left out.
+   * Syncs. Service ports whose objects the kernel refuses in a full sync are left out (logged) and the others synced
+   * again at once, up to {@link SyncFailures#MAX_ISOLATION_ROUNDS} times; the result names the ports left out.
    */
   @Override
   public synchronized SyncResult sync(ProxyState state) throws SyncException {
@@ -224,12 +222,11 @@ public class NftablesProxier implements ProxyBackend {
     SyncPlan plan = planner.plan(state.serviceCIDRs(), start, period, committer.reader() != null, unchanged);
     Transaction tx = null;
     boolean viaNetlink = false;
+    sentWhileBuilt = false;
     try {
       tx = plan.full() ? fullTransaction(state, plan, start) : partialBuilder.build(state, start);
       lastTransaction = keepLastTransaction ? tx : null;
-      if (!tx.isEmpty()) {
-        viaNetlink = committer.apply(tx);
-      }
+      viaNetlink = sentWhileBuilt || !tx.isEmpty() && committer.apply(tx);
     } catch (NftablesException e) {
       planner.failed(plan);
       return new Attempt(plan, null, tx, e);
@@ -249,9 +246,8 @@ public class NftablesProxier implements ProxyBackend {
   }
 
   /**
-   * The cheap check between the hourly full syncs, every syncPeriod: one reading of nf_tables'
-   * commit generation tells whether anyone else has committed since the table was last verified.
-   * Without a generation to read nothing is checked, and the hourly full sync repairs, as upstream's.
+   * Every syncPeriod, one reading of nf_tables' commit generation tells whether anyone else has committed since the
+   * table was last verified; without one nothing is checked and the hourly full sync repairs, as upstream's.
    */
   @Override
   public synchronized boolean rulesDisturbed() {
@@ -296,6 +292,15 @@ public class NftablesProxier implements ProxyBackend {
     listedAt = -1;
     reconciled = false;
     Nftables.TableContents existing = committer.list();
+    if (plan.kind() == SyncKind.LOAD && !existing.exists() && committer.viaNetlink()) {
+      Transaction sent = new PipelinedLoad(settings.family(), committer, keepLastTransaction)
+          .run(fullBuilder, state, nodePortAddresses.resolve());
+      sentWhileBuilt = sent != null;
+      if (sentWhileBuilt) {
+        staleChains.clear(); // no table, no chain of it to delete
+        return sent;
+      }
+    }
     FullTransactionBuilder.Desired desired = fullBuilder.build(state, plan.kind(), nodePortAddresses.resolve());
     fullBuilder.removeLeftovers(desired, existing, plan.kind() == SyncKind.LOAD, staleChains, start);
     return desired.transaction();
@@ -339,9 +344,8 @@ public class NftablesProxier implements ProxyBackend {
   }
 
   /**
-   * The kernel's table as {@code nft -j} lists it, or in --dry-run the commands printed since the
-   * last full transaction; the tracer's own readers parse either (never this backend's renderer or
-   * encoder, so that a trace over them cannot share their mistakes).
+   * The kernel's table as {@code nft -j} lists it, or in --dry-run the commands printed since the last full
+   * transaction: the tracer reads either itself, never through this backend's renderer or encoder.
    */
   @Override
   public Optional<ProgrammedRuleset> programmedRuleset() {

@@ -432,13 +432,14 @@ class NftablesNetlinkTest {
           eps);
     }
     assertTrue(p.sync(m.state()).full());
-    assertEquals(1, netlink.batches(), "the full sync went over netlink");
+    long load = netlink.batches(); // the first load goes in pieces of PipelinedLoad.PIECE_COMMANDS
+    assertTrue(load >= 1, "the full sync went over netlink");
     String lastIP = v6 ? "fd00:10:96::2:3e7" : "10.96.7.250";
     assertTrue(table(in, family).contains(lastIP + " . tcp . 80"));
 
     burst.forEach(m::remove);
     assertFalse(p.sync(m.state()).full());
-    assertEquals(2, netlink.batches(), "the deletion burst went over netlink");
+    assertEquals(load + 1, netlink.batches(), "the deletion burst went over netlink");
     assertFalse(table(in, family).contains(lastIP), "the burst's elements are gone (its chains go after the grace period)");
 
     for (int i = 0; i < burst.size(); i++) {
@@ -446,7 +447,7 @@ class NftablesNetlinkTest {
           80), endpoints.get(i));
     }
     assertFalse(p.sync(m.state()).full());
-    assertEquals(3, netlink.batches(), "the creation burst went over netlink");
+    assertEquals(load + 2, netlink.batches(), "the creation burst went over netlink");
     assertTrue(table(in, family).contains(lastIP + " . tcp . 80"));
     assertFalse(netlink.disabled());
     assertEquals(0, metrics.syncFailures.get());

@@ -55,7 +55,11 @@ public final class NetlinkNftables implements NetlinkPath, AutoCloseable {
   private final TableDump dump;
   private final byte[] receiveBuffer = new byte[64 * 1024];
   private int nextSequence = (int) (System.currentTimeMillis() / 1000);
-  /** How long the last batch took to encode (the rest of {@link #tryRun} is the kernel's answer). */
+  /**
+   * Sequence numbers of generation requests: a range of their own, far below the batches', since
+   * the thread that sends a prepared batch reads generations while another encodes the next one.
+   */
+  private final java.util.concurrent.atomic.AtomicInteger generationSequence = new java.util.concurrent.atomic.AtomicInteger(1);
   /** System.nanoTime() before which every transaction goes through nft (after a protocol error). */
   private long disabledUntil = Long.MIN_VALUE;
 
@@ -98,29 +102,41 @@ public final class NetlinkNftables implements NetlinkPath, AutoCloseable {
    */
   @Override
   public boolean tryRun(Transaction tx) throws NftablesException {
+    return prepare(tx).send();
+  }
+
+  /** Encodes now; the step sends (encoder and socket each used by one thread at a time). */
+  @Override
+  public Prepared prepare(Transaction tx) {
     if (disabled() || tx.isEmpty()) {
-      return false;
+      return () -> false;
     }
     BatchEncoder.Batch batch;
     try {
       batch = encoder.encode(tx, nextSequence);
     } catch (Unsupported e) {
-      return false;
+      return () -> false;
     }
     if (batch.bytes().limit() > MAX_BATCH_BYTES) {
-      return false;
+      return () -> false;
     }
     nextSequence += batch.commands().size() + 2;
+    return () -> {
+      send(batch, tx.size());
+      return true;
+    };
+  }
+
+  private void send(BatchEncoder.Batch batch, int commands) throws NftablesException {
     try {
       socket.send(batch.bytes());
       awaitAnswers(batch);
     } catch (IOException e) {
       socket.drain(receiveBuffer); // whatever is still queued belongs to this batch
       Log.error("nftables: no complete answer to a netlink transaction; the next sync is a full one", "family",
-          family, "commands", tx.size(), "err", e.getMessage());
+          family, "commands", commands, "err", e.getMessage());
       throw new NftablesException("netlink: " + e.getMessage(), e);
     }
-    return true;
   }
 
   /**
@@ -179,7 +195,7 @@ public final class NetlinkNftables implements NetlinkPath, AutoCloseable {
   @Override
   public long generation() throws IOException {
     MessageWriter w = new MessageWriter();
-    int seq = nextSequence++;
+    int seq = generationSequence.getAndIncrement();
     w.endMessage(w.beginMessage(NFNL_SUBSYS_NFTABLES << 8 | GETGEN, NLM_F_REQUEST, seq, 0, 0));
     socket.send(w.toBytes());
     ByteBuffer in = ByteBuffer.wrap(receiveBuffer).order(ByteOrder.nativeOrder()); // attribute headers

@@ -18,6 +18,22 @@ public interface NetlinkPath extends dev.kubeproxy.backend.nftables.objects.Tabl
    */
   boolean tryRun(Transaction tx) throws NftablesException;
 
+  /**
+   * {@link #tryRun} in two steps, so that one thread can encode a transaction while another waits
+   * for the kernel's answer to the one before: the work that needs no kernel is done now, the
+   * returned step sends and answers as tryRun would. Steps are taken in the order they were made.
+   */
+  default Prepared prepare(Transaction tx) {
+    return () -> tryRun(tx);
+  }
+
+  /** The sending step of {@link #prepare}. */
+  @FunctionalInterface
+  interface Prepared {
+    /** As {@link NetlinkPath#tryRun}: false when nothing was sent (the caller runs nft instead). */
+    boolean send() throws NftablesException;
+  }
+
   /** The chains and sets (not maps) of this family's table, as {@link dev.kubeproxy.backend.nftables.objects.Nftables#list}. */
   dev.kubeproxy.backend.nftables.objects.Nftables.TableContents contents() throws NftablesException;
 

@@ -53,6 +53,17 @@ public final class Transaction {
     return op(Verb.DELETE, object);
   }
 
+  /** Appends one command. */
+  public Transaction append(Operation op) {
+    return op(op.verb(), op.object());
+  }
+
+  /** Appends another transaction's commands, in their order. */
+  public Transaction append(Transaction other) {
+    operations.addAll(other.operations);
+    return this;
+  }
+
   private Transaction op(Verb verb, NftObject object) {
     if (object instanceof Rule && verb != Verb.ADD) {
       throw new IllegalArgumentException("rules can only be added (chains are flushed instead)");
