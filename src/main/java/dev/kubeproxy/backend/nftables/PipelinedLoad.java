@@ -39,7 +39,6 @@ final class PipelinedLoad {
 
   private final IpFamily family;
   private final Committer committer;
-  private final int pieceCommands;
   /** Every piece sent, when kept (tests read the transaction a load sent); else stays empty. */
   private final Transaction sent = new Transaction();
   private final boolean keepSent;
@@ -48,13 +47,8 @@ final class PipelinedLoad {
   private int pieces;
 
   PipelinedLoad(IpFamily family, Committer committer, boolean keepSent) {
-    this(family, committer, PIECE_COMMANDS, keepSent);
-  }
-
-  PipelinedLoad(IpFamily family, Committer committer, int pieceCommands, boolean keepSent) {
     this.family = family;
     this.committer = committer;
-    this.pieceCommands = pieceCommands;
     this.keepSent = keepSent;
   }
 
@@ -69,7 +63,7 @@ final class PipelinedLoad {
     ExecutorService committing = thread("nftables-load-commit-" + family);
     Deque<Future<?>> inFlight = new ArrayDeque<>();
     try {
-      builder.buildInPieces(state, nodePortIPs, pieceCommands, piece -> {
+      builder.buildInPieces(state, nodePortIPs, PIECE_COMMANDS, piece -> {
         while (inFlight.size() >= AHEAD) {
           await(inFlight.removeFirst());
         }
