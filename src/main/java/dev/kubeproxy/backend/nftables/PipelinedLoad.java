@@ -21,9 +21,9 @@ import java.util.concurrent.Future;
  * built, so that the kernel's work overlaps the agent's instead of following it. The rules of the
  * base chains, through which alone packets enter the rest of the table, come in the last
  * transaction: until it commits the base chains are empty and let every packet pass, so none meets
- * the table half-built, as with one transaction. When the kernel refuses a piece, the table
- * is deleted again and the caller sends the load as one transaction, whose refusal is reported and
- * its service ports isolated like any other full sync's.
+ * the table half-built, as with one transaction. When the kernel refuses a piece, the pieces
+ * committed before it are undone (the table deleted) and the caller sends the load as one
+ * transaction, whose refusal is reported and its service ports isolated like any full sync's.
  */
 final class PipelinedLoad {
   /**

@@ -17,6 +17,7 @@ import dev.kubeproxy.backend.nftables.objects.Verdict;
 import dev.kubeproxy.model.Endpoint;
 import dev.kubeproxy.model.ProxierSettings;
 import dev.kubeproxy.net.IpFamily;
+import dev.kubeproxy.testutil.tier.Unit;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.Test;
  * the load as one transaction, each piece of about the size asked for, every object declared in
  * the piece that names it or an earlier one, and the base chains' rules only in the last piece.
  */
+@Unit
 class FullTransactionBuilderPiecesTest {
   private static final int PIECE = 500;
 
