@@ -238,8 +238,8 @@ public class NftablesProxier implements ProxyBackend {
     }
     if (Log.enabled(4)) {
       Log.v(4).info("nftables sync done", "kind", plan.full() ? (reconciled ? "reconcile" : "full") : "partial",
-          "reason", plan.reason(), "commands", tx.size(), "via", tx.isEmpty() ? "-" : viaNetlink ? "netlink" : "nft",
-          "elapsed", Duration.between(start, clock.instant()));
+          "reason", plan.reason(), "commands", tx.size(), "via", sentWhileBuilt ? "pieces (PipelinedLoad's line)"
+          : tx.isEmpty() ? "-" : viaNetlink ? "netlink" : "nft", "elapsed", Duration.between(start, clock.instant()));
     }
     return new Attempt(plan, new SyncResult(plan.full(), Map.of(Transaction.TABLE, applied.ruleCount()),
         applied.noLocalInternal(), applied.noLocalExternal()), tx, null);

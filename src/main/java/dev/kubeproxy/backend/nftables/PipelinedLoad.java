@@ -45,6 +45,7 @@ final class PipelinedLoad {
   /** The kernel's refusal of a piece (set on the committing thread; the pieces after it are not sent). */
   private volatile NftablesException refused;
   private int pieces;
+  private int commands;
 
   PipelinedLoad(IpFamily family, Committer committer, boolean keepSent) {
     this.family = family;
@@ -56,7 +57,7 @@ final class PipelinedLoad {
    * Builds and sends the whole table.
    *
    * @return the pieces sent, as one transaction (empty unless kept), once every one was committed;
-   *         null when the kernel refused one (logged, and the table deleted again)
+   *         null when the kernel refused one (logged, and what was committed deleted again)
    */
   Transaction run(FullTransactionBuilder builder, ProxyState state, List<String> nodePortIPs) {
     ExecutorService encoding = thread("nftables-load-encode-" + family);
@@ -67,6 +68,7 @@ final class PipelinedLoad {
         while (inFlight.size() >= AHEAD) {
           await(inFlight.removeFirst());
         }
+        commands += piece.size();
         if (keepSent) {
           sent.append(piece);
         }
@@ -81,7 +83,8 @@ final class PipelinedLoad {
       committing.shutdown();
     }
     if (refused == null) {
-      Log.v(4).info("nftables: the first load went in pieces", "family", family, "transactions", pieces);
+      Log.v(4).info("nftables: the first load went in pieces", "family", family, "transactions", pieces,
+          "commands", commands);
       return sent;
     }
     Log.warn("nftables: the kernel refused a piece of the first load; sending the load as one transaction",
