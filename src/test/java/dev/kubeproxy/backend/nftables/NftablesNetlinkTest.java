@@ -529,12 +529,12 @@ class NftablesNetlinkTest {
     assertTrue(firstEntry > lastOther, "the base chains' rules come after everything else");
     assertEquals(0, metrics.syncFailures.get());
     // and the next syncs go on from the loaded table as from any other
-    m.put(svc(spn("ns1", "svc1", "http"), "10.96.0.2", 80), ready("10.244.200.1", 8080, true));
-    if (family == IpFamily.IPv4) {
-      assertFalse(fast.sync(m.state()).full());
-      assertFalse(slow.sync(m.state()).full());
-      assertEquals(table(whole, family), table(inPieces, family));
-    }
+    boolean v6 = family == IpFamily.IPv6;
+    m.put(svc(spn("ns1", "svc1", "http"), v6 ? "fd00:10:96::101" : "10.96.0.2", 80),
+        ready(v6 ? "fd00:10:244::ffff" : "10.244.200.1", 8080, true));
+    assertFalse(fast.sync(m.state()).full());
+    assertFalse(slow.sync(m.state()).full());
+    assertEquals(table(whole, family), table(inPieces, family));
   }
 
   /**
