@@ -70,7 +70,6 @@ public class NftablesProxier implements ProxyBackend {
   private boolean verifiedAtLastCheck;
   /** The generation at which the current full sync listed the table (-1: not listed or not read). */
   private long listedAt = -1;
-  private boolean sentWhileBuilt; // this sync's transaction was sent while it was built (PipelinedLoad)
   /** Feature gate NFTablesNetlink (on unless the public constructor was told otherwise). */
   private boolean netlinkGate = true;
   /** The userspace listeners of localhost TCP NodePorts (none unless {@link #enableLocalhostNodePorts}). */
@@ -85,10 +84,7 @@ public class NftablesProxier implements ProxyBackend {
     this(settings, runner, metrics, generations, true);
   }
 
-  /**
-   * @param netlinkGate feature gate NFTablesNetlink: when off, no netlink socket is opened and every
-   *                    transaction and read-back goes through nft
-   */
+  /** @param netlinkGate feature gate NFTablesNetlink: off opens no netlink socket, and nft does every transaction and read-back */
   public NftablesProxier(ProxierSettings settings, CommandRunner runner, ProxyMetrics metrics,
       CommitGenerations generations, boolean netlinkGate) {
     this(settings, runner, settings.dryRun() ? new DryRunNftables(settings.family(), settings.dryRunOutput())
@@ -212,6 +208,9 @@ public class NftablesProxier implements ProxyBackend {
   /** One attempt's outcome: its result, or the transaction the kernel refused (null: not built) and why. */
   private record Attempt(SyncPlan plan, SyncResult result, Transaction transaction, NftablesException error) {}
 
+  /** A sync's transaction, and whether it already went to the kernel while it was built ({@link PipelinedLoad}). */
+  private record Built(Transaction tx, boolean sent) {}
+
   /** One attempt: plan, build, commit, record. */
   private Attempt attempt(ProxyState state) {
     Instant start = clock.instant();
@@ -220,17 +219,17 @@ public class NftablesProxier implements ProxyBackend {
     // The kernel reading the plan may need is made before planning, and only when it can matter.
     boolean unchanged = planner.periodicResyncDue(state.serviceCIDRs(), start, period) && tableUnchangedByOthers();
     SyncPlan plan = planner.plan(state.serviceCIDRs(), start, period, committer.reader() != null, unchanged);
-    Transaction tx = null;
+    Built built = null;
     boolean viaNetlink = false;
-    sentWhileBuilt = false;
     try {
-      tx = plan.full() ? fullTransaction(state, plan, start) : partialBuilder.build(state, start);
-      lastTransaction = keepLastTransaction ? tx : null;
-      viaNetlink = sentWhileBuilt || !tx.isEmpty() && committer.apply(tx);
+      built = plan.full() ? fullTransaction(state, plan, start) : new Built(partialBuilder.build(state, start), false);
+      lastTransaction = keepLastTransaction ? built.tx() : null;
+      viaNetlink = built.sent() || !built.tx().isEmpty() && committer.apply(built.tx());
     } catch (NftablesException e) {
       planner.failed(plan);
-      return new Attempt(plan, null, tx, e);
+      return new Attempt(plan, null, built == null ? null : built.tx(), e);
     }
+    Transaction tx = built.tx();
     planner.succeeded(plan, start, state.serviceCIDRs());
     if (plan.full() && reconciled) {
       committer.reconciled(listedAt, !tx.isEmpty());
@@ -238,7 +237,7 @@ public class NftablesProxier implements ProxyBackend {
     }
     if (Log.enabled(4)) {
       Log.v(4).info("nftables sync done", "kind", plan.full() ? (reconciled ? "reconcile" : "full") : "partial",
-          "reason", plan.reason(), "commands", tx.size(), "via", sentWhileBuilt ? "pieces (PipelinedLoad's line)"
+          "reason", plan.reason(), "commands", tx.size(), "via", built.sent() ? "pieces (PipelinedLoad's line)"
           : tx.isEmpty() ? "-" : viaNetlink ? "netlink" : "nft", "elapsed", Duration.between(start, clock.instant()));
     }
     return new Attempt(plan, new SyncResult(plan.full(), Map.of(Transaction.TABLE, applied.ruleCount()),
@@ -271,7 +270,7 @@ public class NftablesProxier implements ProxyBackend {
   }
 
   /** The whole table: sent whole at a load or a rewrite (leftovers removed), or compared with the kernel's at a reconcile. */
-  private Transaction fullTransaction(ProxyState state, SyncPlan plan, Instant start) throws NftablesException {
+  private Built fullTransaction(ProxyState state, SyncPlan plan, Instant start) throws NftablesException {
     if (plan.kind() == SyncKind.RECONCILE) {
       listedAt = committer.generation();
       // The kernel's table is read on another thread while the desired one is built and compared.
@@ -281,13 +280,13 @@ public class NftablesProxier implements ProxyBackend {
         Optional<TableReconciler.Result> differences = TableReconciler.reconcile(desired, kernel, desiredElements);
         reconciled = differences.isPresent();
         if (reconciled) {
-          return reconcile(differences.get(), start);
+          return new Built(reconcile(differences.get(), start), false);
         }
       }
       // No table: written whole, as a rewrite (the ports' rules just built are reused).
       FullTransactionBuilder.Desired whole = fullBuilder.build(state, SyncKind.REWRITE, nodePortAddresses.resolve());
       fullBuilder.removeLeftovers(whole, Nftables.TableContents.absent(), false, staleChains, start);
-      return whole.transaction();
+      return new Built(whole.transaction(), false);
     }
     listedAt = -1;
     reconciled = false;
@@ -295,15 +294,14 @@ public class NftablesProxier implements ProxyBackend {
     if (plan.kind() == SyncKind.LOAD && !existing.exists() && committer.viaNetlink()) {
       Transaction sent = new PipelinedLoad(settings.family(), committer, keepLastTransaction)
           .run(fullBuilder, state, nodePortAddresses.resolve());
-      sentWhileBuilt = sent != null;
-      if (sentWhileBuilt) {
+      if (sent != null) {
         staleChains.clear(); // no table, no chain of it to delete
-        return sent;
+        return new Built(sent, true);
       }
     }
     FullTransactionBuilder.Desired desired = fullBuilder.build(state, plan.kind(), nodePortAddresses.resolve());
     fullBuilder.removeLeftovers(desired, existing, plan.kind() == SyncKind.LOAD, staleChains, start);
-    return desired.transaction();
+    return new Built(desired.transaction(), false);
   }
 
   /** The reconciling form of a full sync: only what differs between the kernel and the model. */

@@ -19,6 +19,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
@@ -59,7 +60,7 @@ public final class NetlinkNftables implements NetlinkPath, AutoCloseable {
    * Sequence numbers of generation requests: a range of their own, far below the batches', since
    * the thread that sends a prepared batch reads generations while another encodes the next one.
    */
-  private final java.util.concurrent.atomic.AtomicInteger generationSequence = new java.util.concurrent.atomic.AtomicInteger(1);
+  private final AtomicInteger generationSequence = new AtomicInteger(1);
   /** System.nanoTime() before which every transaction goes through nft (after a protocol error). */
   private long disabledUntil = Long.MIN_VALUE;
 
