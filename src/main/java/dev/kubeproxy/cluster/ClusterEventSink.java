@@ -6,7 +6,6 @@ import dev.kubeproxy.messages.EventRequest;
 import dev.kubeproxy.messages.EventBusAddresses;
 import dev.kubeproxy.messages.ClusterEvent.Kind;
 import dev.kubeproxy.messages.ClusterEvent.Type;
-import dev.kubeproxy.cluster.ObjectValidator.FieldError;
 import dev.kubeproxy.logging.Log;
 import dev.kubeproxy.model.objects.EndpointSlice;
 import dev.kubeproxy.model.objects.Node;
@@ -33,14 +32,15 @@ final class ClusterEventSink {
   private final NodeHandlers nodeHandlers;
   /** Per kind, the last (valid) version delivered of each key. */
   private final Map<Kind, Map<String, Object>> delivered = new EnumMap<>(Kind.class);
-  /** What was last reported about each invalid key, so a resync or relist does not repeat it. */
-  private final Map<String, String> reported = new ConcurrentHashMap<>();
+  /** Per kind, what was last reported about each invalid key, so a resync or relist does not repeat it. */
+  private final Map<Kind, Map<String, String>> reported = new EnumMap<>(Kind.class);
 
   ClusterEventSink(EventBus bus, NodeHandlers nodeHandlers) {
     this.bus = bus;
     this.nodeHandlers = nodeHandlers;
     for (Kind kind : Kind.values()) {
       delivered.put(kind, new ConcurrentHashMap<>());
+      reported.put(kind, new ConcurrentHashMap<>());
     }
   }
 
@@ -64,7 +64,7 @@ final class ClusterEventSink {
           .collect(Collectors.joining("; ")));
       return;
     }
-    reported.remove(kind + " " + key);
+    reported.get(kind).remove(key);
     Object old = valid.put(key, object);
     bus.publish(address(kind), new ClusterEvent<>(kind, Type.UPSERT, key, old, object));
   }
@@ -73,7 +73,7 @@ final class ClusterEventSink {
     if (kind == Kind.NODE) {
       nodeHandlers.onDelete((Node) lastState);
     }
-    reported.remove(kind + " " + key);
+    reported.get(kind).remove(key);
     Object last = delivered.get(kind).remove(key);
     if (last == null) {
       return; // never delivered: nothing to take back
@@ -104,7 +104,7 @@ final class ClusterEventSink {
   }
 
   private void invalid(Kind kind, String key, boolean hadValidVersion, String problem) {
-    if (problem.equals(reported.put(kind + " " + key, problem))) {
+    if (problem.equals(reported.get(kind).put(key, problem))) {
       return;
     }
     String what = switch (kind) {
@@ -114,7 +114,7 @@ final class ClusterEventSink {
       case SERVICE_CIDR -> "ServiceCIDR";
     };
     Log.error("Ignoring an invalid " + what + " (an API server would reject it); fix or delete it",
-        "object", ObjectValidator.quote(key), "err", problem,
+        "object", FieldError.quote(key), "err", problem,
         "inEffect", hadValidVersion ? "its last valid version" : "nothing");
     if (kind == Kind.NODE || kind == Kind.SERVICE_CIDR) {
       return;
@@ -123,6 +123,6 @@ final class ClusterEventSink {
     String namespace = slash < 0 ? "default" : key.substring(0, slash);
     String name = slash < 0 ? key : key.substring(slash + 1);
     bus.publish(EventBusAddresses.EVENTS, EventRequest.invalidObject(what, namespace, name,
-        what + " " + ObjectValidator.quote(key) + " is invalid and not programmed: " + problem));
+        what + " " + FieldError.quote(key) + " is invalid and not programmed: " + problem));
   }
 }

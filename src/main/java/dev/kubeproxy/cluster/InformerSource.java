@@ -48,6 +48,9 @@ final class InformerSource implements ClusterSource {
     final Kind kind;
     final SharedIndexInformer<? extends KubernetesObject> informer;
     volatile Set<String> delivered = ConcurrentHashMap.newKeySet();
+    /** The store's keys when the informer first said it had synced, and how many of them are known delivered. */
+    private List<String> initialKeys;
+    private int checked;
 
     Watched(Kind kind, SharedIndexInformer<? extends KubernetesObject> informer) {
       this.kind = kind;
@@ -198,6 +201,7 @@ final class InformerSource implements ClusterSource {
         if (!reported.contains(w.kind) && initialListDelivered(w)) {
           reported.add(w.kind);
           w.delivered = null;
+          w.initialKeys = List.of();
           Log.info("Caches are synced", "kind", w.kind);
           sink.synced(w.kind);
         }
@@ -212,11 +216,26 @@ final class InformerSource implements ClusterSource {
   }
 
   /**
-   * The informer has processed its first list and our handler has delivered every key in its
-   * cache: only then may SYNCED follow the upserts on the bus.
+   * The informer has processed its first list and our handler has delivered every key its store
+   * held then (or the key is gone since): only then may SYNCED follow the upserts on the bus. The
+   * keys are taken once and each is passed once, not listed and compared again on every tick: at
+   * the largest clusters that copying took the event loop's CPU while the lists were delivered.
    */
   private static boolean initialListDelivered(Watched w) {
-    return w.informer.hasSynced() && w.delivered.containsAll(w.informer.getIndexer().listKeys());
+    if (w.initialKeys == null) {
+      if (!w.informer.hasSynced()) {
+        return false;
+      }
+      w.initialKeys = w.informer.getIndexer().listKeys();
+    }
+    while (w.checked < w.initialKeys.size()) {
+      String key = w.initialKeys.get(w.checked);
+      if (!w.delivered.contains(key) && w.informer.getIndexer().getByKey(key) != null) {
+        return false;
+      }
+      w.checked++;
+    }
+    return true;
   }
 
   private <T extends ClusterObject> void register(ClusterEventSink sink, Selection selection, String what,

@@ -16,17 +16,11 @@ import java.util.Set;
  * ValidateEndpointSlice), for the fields kube-proxy reads. Objects from an API server passed it
  * already; objects from --manifests (or a misbehaving server) did not, and a value no API server
  * would store (a name with a newline, port 70000, timeoutSeconds -5) must never reach the rules.
- * Fields the API server defaults (protocol, type, traffic policies) may be left out.
+ * Fields the API server defaults (protocol, type, traffic policies) may be left out. Every object of
+ * every list and watch passes here: a valid one costs no garbage (field paths are made only for
+ * an error, sets only for more than one port).
  */
 public final class ObjectValidator {
-  /** One rejected field, as the API server words it: the path and what is wrong. */
-  public record FieldError(String field, String detail) {
-    @Override
-    public String toString() {
-      return field + ": " + detail;
-    }
-  }
-
   private static final Set<String> PROTOCOLS = Set.of("TCP", "UDP", "SCTP");
   private static final Set<String> SERVICE_TYPES = Set.of("ClusterIP", "NodePort", "LoadBalancer", "ExternalName");
   private static final Set<String> TRAFFIC_POLICIES = Set.of("Cluster", "Local");
@@ -58,10 +52,9 @@ public final class ObjectValidator {
       }
       for (int i = 0; i < ips.size(); i++) {
         String ip = ips.get(i);
-        if ("None".equals(ip) && i == 0) {
-          continue;
+        if (!("None".equals(ip) && i == 0) && IpAddresses.parse(ip) == null) {
+          errors.add(FieldError.ip("spec.clusterIPs[" + i + "]", ip));
         }
-        ip("spec.clusterIPs[" + i + "]", ip, errors);
       }
       if (!ips.isEmpty() && service.clusterIP() != null && !service.clusterIP().isEmpty()
           && !service.clusterIP().equals(ips.get(0))) {
@@ -78,12 +71,11 @@ public final class ObjectValidator {
     if (families.size() > 2) {
       errors.add(new FieldError("spec.ipFamilies", "Too many: " + families.size() + ": must have at most 2 items"));
     }
-    Set<String> seenFamilies = new HashSet<>();
     for (int i = 0; i < families.size(); i++) {
       String f = families.get(i);
       if (!FAMILIES.contains(f)) {
-        errors.add(unsupported("spec.ipFamilies[" + i + "]", f, FAMILIES));
-      } else if (!seenFamilies.add(f)) {
+        errors.add(FieldError.unsupported("spec.ipFamilies[" + i + "]", f, FAMILIES));
+      } else if (families.subList(0, i).contains(f)) {
         errors.add(new FieldError("spec.ipFamilies[" + i + "]", "Duplicate value: \"" + f + "\""));
       }
     }
@@ -104,13 +96,15 @@ public final class ObjectValidator {
     }
     List<String> externalIPs = service.externalIPs();
     for (int i = 0; i < externalIPs.size(); i++) {
-      ip("spec.externalIPs[" + i + "]", externalIPs.get(i), errors);
+      if (IpAddresses.parse(externalIPs.get(i)) == null) {
+        errors.add(FieldError.ip("spec.externalIPs[" + i + "]", externalIPs.get(i)));
+      }
     }
     List<String> ranges = service.loadBalancerSourceRanges();
     for (int i = 0; i < ranges.size(); i++) {
       String r = ranges.get(i) == null ? "" : ranges.get(i).trim();
       if (IpAddresses.normalizeCidr(r) == null) {
-        errors.add(new FieldError("spec.loadBalancerSourceRanges[" + i + "]", "Invalid value: " + quote(ranges.get(i))
+        errors.add(new FieldError("spec.loadBalancerSourceRanges[" + i + "]", "Invalid value: " + FieldError.quote(ranges.get(i))
             + ": must be a list of IP ranges. For example, 10.240.0.0/24,10.250.0.0/24"));
       }
     }
@@ -140,47 +134,59 @@ public final class ObjectValidator {
     if (ports.isEmpty() && !portsOptional) {
       errors.add(new FieldError("spec.ports", "Required value"));
     }
-    Set<String> names = new HashSet<>();
-    Set<String> portProtocols = new HashSet<>();
-    Set<String> nodePorts = new HashSet<>();
+    boolean several = ports.size() > 1;
+    Set<String> names = several ? new HashSet<>() : Set.of();
+    Set<String> portProtocols = several ? new HashSet<>() : Set.of();
+    Set<String> nodePorts = several ? new HashSet<>() : Set.of();
     for (int i = 0; i < ports.size(); i++) {
       Service.Port p = ports.get(i);
-      String at = "spec.ports[" + i + "]";
       if (p == null) {
-        errors.add(new FieldError(at, "Required value"));
+        errors.add(new FieldError(portField(i, ""), "Required value"));
         continue;
       }
       String name = p.name() == null ? "" : p.name();
-      if (ports.size() > 1 && name.isEmpty()) {
-        errors.add(new FieldError(at + ".name", "Required value"));
+      if (several && name.isEmpty()) {
+        errors.add(new FieldError(portField(i, ".name"), "Required value"));
       } else if (!name.isEmpty()) {
-        dns1123Label(at + ".name", name, errors);
-        if (!names.add(name)) {
-          errors.add(new FieldError(at + ".name", "Duplicate value: " + quote(name)));
+        if (!NameFormats.isDns1123Label(name)) {
+          errors.add(FieldError.dns1123Label(portField(i, ".name"), name));
+        }
+        if (several && !names.add(name)) {
+          errors.add(new FieldError(portField(i, ".name"), "Duplicate value: " + FieldError.quote(name)));
         }
       }
       if (p.port() == null) {
-        errors.add(new FieldError(at + ".port", "Required value"));
-      } else {
-        port(at + ".port", p.port(), errors);
+        errors.add(new FieldError(portField(i, ".port"), "Required value"));
+      } else if (!isPort(p.port())) {
+        errors.add(FieldError.port(portField(i, ".port"), p.port()));
       }
       String protocol = p.protocol() == null ? "TCP" : p.protocol();
-      oneOf(at + ".protocol", protocol, PROTOCOLS, errors);
-      if (p.port() != null && !portProtocols.add(p.port() + "/" + protocol)) {
-        errors.add(new FieldError(at, "Duplicate value: {port: " + p.port() + ", protocol: " + protocol + "}"));
+      if (!PROTOCOLS.contains(protocol)) {
+        errors.add(FieldError.unsupported(portField(i, ".protocol"), protocol, PROTOCOLS));
+      }
+      if (several && p.port() != null && !portProtocols.add(p.port() + "/" + protocol)) {
+        errors.add(new FieldError(portField(i, ""), "Duplicate value: {port: " + p.port() + ", protocol: " + protocol + "}"));
       }
       if (p.nodePort() != null && p.nodePort() != 0) {
-        port(at + ".nodePort", p.nodePort(), errors);
-        if (!nodePorts.add(p.nodePort() + "/" + protocol)) {
-          errors.add(new FieldError(at + ".nodePort", "Duplicate value: " + p.nodePort()));
+        if (!isPort(p.nodePort())) {
+          errors.add(FieldError.port(portField(i, ".nodePort"), p.nodePort()));
+        }
+        if (several && !nodePorts.add(p.nodePort() + "/" + protocol)) {
+          errors.add(new FieldError(portField(i, ".nodePort"), "Duplicate value: " + p.nodePort()));
         }
       }
       if (p.targetPortNumber() != null && p.targetPortNumber() != 0) {
-        port(at + ".targetPort", p.targetPortNumber(), errors);
+        if (!isPort(p.targetPortNumber())) {
+          errors.add(FieldError.port(portField(i, ".targetPort"), p.targetPortNumber()));
+        }
       } else if (p.targetPortName() != null) {
-        portName(at + ".targetPort", p.targetPortName(), errors);
+        portName(portField(i, ".targetPort"), p.targetPortName(), errors);
       }
     }
+  }
+
+  private static String portField(int port, String rest) {
+    return "spec.ports[" + port + "]" + rest;
   }
 
   /** Every problem of an EndpointSlice; empty when an API server would have accepted it. */
@@ -213,45 +219,46 @@ public final class ObjectValidator {
         String a = addresses.get(j);
         if ("FQDN".equals(addressType)) {
           if (!NameFormats.isDns1123Subdomain(a)) {
-            errors.add(dns1123SubdomainError(endpointField(i, ".addresses[" + j + "]"), a));
+            errors.add(FieldError.dns1123Subdomain(endpointField(i, ".addresses[" + j + "]"), a));
           }
         } else if ("IPv4".equals(addressType) || "IPv6".equals(addressType)) {
           byte[] parsed = IpAddresses.parse(a);
           if (parsed == null || (parsed.length == 4) != "IPv4".equals(addressType) || a.indexOf(':') >= 0 == "IPv4".equals(addressType)) {
-            errors.add(new FieldError(endpointField(i, ".addresses[" + j + "]"), "Invalid value: " + quote(a)
+            errors.add(new FieldError(endpointField(i, ".addresses[" + j + "]"), "Invalid value: " + FieldError.quote(a)
                 + ": must be a valid " + addressType + " address"));
           }
         }
       }
       if (ep.hostname() != null && !NameFormats.isDns1123Label(ep.hostname())) {
-        errors.add(dns1123LabelError(endpointField(i, ".hostname"), ep.hostname()));
+        errors.add(FieldError.dns1123Label(endpointField(i, ".hostname"), ep.hostname()));
       }
       if (ep.nodeName() != null && !ep.nodeName().isEmpty() && !NameFormats.isDns1123Subdomain(ep.nodeName())) {
-        errors.add(dns1123SubdomainError(endpointField(i, ".nodeName"), ep.nodeName()));
+        errors.add(FieldError.dns1123Subdomain(endpointField(i, ".nodeName"), ep.nodeName()));
       }
     }
     List<EndpointSlice.Port> ports = slice.ports();
     if (ports.size() > 20000) {
       errors.add(new FieldError("ports", "Too many: " + ports.size() + ": must have at most 20000 items"));
     }
-    Set<String> names = new HashSet<>();
+    Set<String> names = ports.size() > 1 ? new HashSet<>() : Set.of();
     for (int i = 0; i < ports.size(); i++) {
       EndpointSlice.Port p = ports.get(i);
-      String at = "ports[" + i + "]";
       if (p == null) {
-        errors.add(new FieldError(at, "Required value"));
+        errors.add(new FieldError("ports[" + i + "]", "Required value"));
         continue;
       }
       String name = p.name() == null ? "" : p.name();
-      if (!name.isEmpty()) {
-        dns1123Label(at + ".name", name, errors);
+      if (!name.isEmpty() && !NameFormats.isDns1123Label(name)) {
+        errors.add(FieldError.dns1123Label("ports[" + i + "].name", name));
       }
-      if (!names.add(name)) {
-        errors.add(new FieldError(at + ".name", "Duplicate value: " + quote(name)));
+      if (ports.size() > 1 && !names.add(name)) {
+        errors.add(new FieldError("ports[" + i + "].name", "Duplicate value: " + FieldError.quote(name)));
       }
-      oneOf(at + ".protocol", p.protocol(), PROTOCOLS, errors);
-      if (p.port() != null) {
-        port(at + ".port", p.port(), errors);
+      if (p.protocol() != null && !p.protocol().isEmpty() && !PROTOCOLS.contains(p.protocol())) {
+        errors.add(FieldError.unsupported("ports[" + i + "].protocol", p.protocol(), PROTOCOLS));
+      }
+      if (p.port() != null && !isPort(p.port())) {
+        errors.add(FieldError.port("ports[" + i + "].port", p.port()));
       }
     }
     return errors;
@@ -271,7 +278,7 @@ public final class ObjectValidator {
       errors.add(new FieldError("metadata.name", "Required value: name or generateName is required"));
     } else if (service) {
       if (!NameFormats.isDns1035Label(name)) {
-        errors.add(new FieldError("metadata.name", "Invalid value: " + quote(name) + ": a DNS-1035 label must consist"
+        errors.add(new FieldError("metadata.name", "Invalid value: " + FieldError.quote(name) + ": a DNS-1035 label must consist"
             + " of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an"
             + " alphanumeric character, at most 63 characters"));
       }
@@ -287,7 +294,7 @@ public final class ObjectValidator {
         qualifiedName("metadata.labels", e.getKey(), errors);
         String v = e.getValue() == null ? "" : e.getValue();
         if (!NameFormats.isLabelValue(v)) {
-          errors.add(new FieldError("metadata.labels", "Invalid value: " + quote(v) + ": a valid label must be an"
+          errors.add(new FieldError("metadata.labels", "Invalid value: " + FieldError.quote(v) + ": a valid label must be an"
               + " empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an"
               + " alphanumeric character, at most 63 characters"));
         }
@@ -301,7 +308,7 @@ public final class ObjectValidator {
   private static void qualifiedName(String field, String key, List<FieldError> errors) {
     String k = key == null ? "" : key;
     if (!NameFormats.isQualifiedName(k)) {
-      errors.add(new FieldError(field, "Invalid value: " + quote(k) + ": name part must consist of alphanumeric"
+      errors.add(new FieldError(field, "Invalid value: " + FieldError.quote(k) + ": name part must consist of alphanumeric"
           + " characters, '-', '_' or '.', and must start and end with an alphanumeric character (at most 63), with an"
           + " optional DNS subdomain prefix and '/'"));
     }
@@ -309,26 +316,14 @@ public final class ObjectValidator {
 
   private static void dns1123Label(String field, String value, List<FieldError> errors) {
     if (!NameFormats.isDns1123Label(value)) {
-      errors.add(dns1123LabelError(field, value));
+      errors.add(FieldError.dns1123Label(field, value));
     }
   }
 
   private static void dns1123Subdomain(String field, String value, List<FieldError> errors) {
     if (!NameFormats.isDns1123Subdomain(value)) {
-      errors.add(dns1123SubdomainError(field, value));
+      errors.add(FieldError.dns1123Subdomain(field, value));
     }
-  }
-
-  private static FieldError dns1123LabelError(String field, String value) {
-    return new FieldError(field, "Invalid value: " + quote(value) + ": a lowercase RFC 1123 label must consist"
-        + " of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character,"
-        + " at most 63 characters");
-  }
-
-  private static FieldError dns1123SubdomainError(String field, String value) {
-    return new FieldError(field, "Invalid value: " + quote(value) + ": a lowercase RFC 1123 subdomain must"
-        + " consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric"
-        + " character, at most 253 characters");
   }
 
   private static String endpointField(int endpoint, String rest) {
@@ -338,56 +333,32 @@ public final class ObjectValidator {
   private static void portName(String field, String value, List<FieldError> errors) {
     String v = value == null ? "" : value;
     if (!NameFormats.isPortName(v)) {
-      errors.add(new FieldError(field, "Invalid value: " + quote(v) + ": must be a port number 1-65535 or an IANA"
+      errors.add(new FieldError(field, "Invalid value: " + FieldError.quote(v) + ": must be a port number 1-65535 or an IANA"
           + " service name (at most 15 lower case letters, digits or '-', with a letter)"));
     }
   }
 
   private static void port(String field, int value, List<FieldError> errors) {
-    if (value < 1 || value > 65535) {
-      errors.add(new FieldError(field, "Invalid value: " + value + ": must be between 1 and 65535, inclusive"));
+    if (!isPort(value)) {
+      errors.add(FieldError.port(field, value));
     }
+  }
+
+  private static boolean isPort(int value) {
+    return value >= 1 && value <= 65535;
   }
 
   private static void ip(String field, String value, List<FieldError> errors) {
     if (IpAddresses.parse(value) == null) {
-      errors.add(new FieldError(field, "Invalid value: " + quote(value) + ": must be a valid IP address, (e.g."
-          + " 10.9.8.7 or 2001:db8::ffff)"));
+      errors.add(FieldError.ip(field, value));
     }
   }
 
   /** A value that may be left out (the API server defaults it) but, when given, must be one of these. */
   private static void oneOf(String field, String value, Set<String> allowed, List<FieldError> errors) {
     if (value != null && !value.isEmpty() && !allowed.contains(value)) {
-      errors.add(unsupported(field, value, allowed));
+      errors.add(FieldError.unsupported(field, value, allowed));
     }
   }
 
-  private static FieldError unsupported(String field, String value, Set<String> allowed) {
-    return new FieldError(field, "Unsupported value: " + quote(value) + ": supported values: "
-        + String.join(", ", new java.util.TreeSet<>(allowed).stream().map(ObjectValidator::quote).toList()));
-  }
-
-  /** Quoted with control and non-ASCII characters escaped, so a hostile value cannot forge log lines. */
-  static String quote(String s) {
-    if (s == null) {
-      return "null";
-    }
-    StringBuilder b = new StringBuilder(s.length() + 2).append('"');
-    int shown = Math.min(s.length(), 100);
-    for (int i = 0; i < shown; i++) {
-      char c = s.charAt(i);
-      if (c == '"' || c == '\\') {
-        b.append('\\').append(c);
-      } else if (c < 0x20 || c >= 0x7f) {
-        b.append(String.format("\\u%04x", (int) c));
-      } else {
-        b.append(c);
-      }
-    }
-    if (s.length() > shown) {
-      b.append("...(").append(s.length()).append(" characters)");
-    }
-    return b.append('"').toString();
-  }
 }

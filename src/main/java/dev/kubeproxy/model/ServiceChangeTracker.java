@@ -68,9 +68,10 @@ public final class ServiceChangeTracker {
       loggedSkips.remove(name);
       return;
     }
-    if (!skip.reason().equals(loggedSkips.put(name, skip.reason()))) {
+    String reason = skip.reason().get();
+    if (!reason.equals(loggedSkips.put(name, reason))) {
       Log.v(skip.verbosity()).info("Skipping service", "service", name.toString(), "ipFamily", family.toString(),
-          "reason", skip.reason());
+          "reason", reason);
     }
   }
 

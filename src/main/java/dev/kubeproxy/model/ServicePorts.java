@@ -158,8 +158,12 @@ public final class ServicePorts {
     return Collections.unmodifiableMap(out);
   }
 
-  /** Why a Service yields no ports of a family or drops some of them, and the -v level that says so. */
-  public record Skip(String reason, int verbosity) {}
+  /**
+   * Why a Service yields no ports of a family or drops some of them, and the -v level that says
+   * so; the words are made only when that level logs (every single-stack Service is a skip of the
+   * other family).
+   */
+  public record Skip(java.util.function.Supplier<String> reason, int verbosity) {}
 
   /**
    * Why a Service yields no ports of this family, or why some of its ports are dropped (headless,
@@ -173,19 +177,22 @@ public final class ServicePorts {
     }
     String ip = service.clusterIP();
     if (ip == null || ip.isEmpty() || ip.equals("None")) {
-      return new Skip("headless (clusterIP " + (ip == null || ip.isEmpty() ? "unset" : ip) + "): no proxying", 2);
+      return new Skip(() -> "headless (clusterIP " + (ip == null || ip.isEmpty() ? "unset" : ip) + "): no proxying", 2);
     }
     if ("ExternalName".equals(service.type())) {
-      return new Skip("type ExternalName: no proxying", 2);
+      return new Skip(() -> "type ExternalName: no proxying", 2);
     }
     if (clusterIPOfFamily(service, family) == null) {
-      return new Skip("no " + family + " cluster IP (ipFamilies " + service.ipFamilies() + "): not proxied by the "
-          + family + " proxier", 4);
+      return new Skip(() -> "no " + family + " cluster IP (ipFamilies " + service.ipFamilies()
+          + "): not proxied by the " + family + " proxier", 4);
+    }
+    if (service.ports().size() < 2) {
+      return null;
     }
     java.util.Set<String> seen = new java.util.HashSet<>();
     for (Service.Port p : service.ports()) {
       if (!seen.add(nullToEmpty(p.name()) + "/" + (p.protocol() == null ? "TCP" : p.protocol()))) {
-        return new Skip("duplicate port name \"" + nullToEmpty(p.name()) + "\": only the last such port is proxied", 2);
+        return new Skip(() -> "duplicate port name \"" + nullToEmpty(p.name()) + "\": only the last such port is proxied", 2);
       }
     }
     return null;

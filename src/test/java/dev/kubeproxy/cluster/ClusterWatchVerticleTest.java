@@ -190,6 +190,20 @@ class ClusterWatchVerticleTest {
         starting.getJsonObject("regarding"));
   }
 
+  /** SYNCED follows every key of a large initial list: the handler delivers long after the informer has synced. */
+  @Test
+  void syncedFollowsEveryObjectOfALargeList() throws Exception {
+    Set<String> keys = new java.util.HashSet<>();
+    for (int i = 0; i < 3000; i++) {
+      api.upsert(Fixtures.service("default", "svc-" + i, "10.96." + (i / 250) + "." + (i % 250 + 1), null));
+      keys.add("default/svc-" + i);
+    }
+    deploy(options());
+    await("synced", WAIT, () -> bus.synced.contains(Kind.SERVICE));
+    Set<String> atSync = bus.keysAtSync.get(Kind.SERVICE);
+    assertTrue(atSync.equals(keys), "keys delivered before SYNCED: " + atSync.size() + " of " + keys.size());
+  }
+
   @Test
   void droppedWatchesAndObjectsCreatedMeanwhileConverge() throws Exception {
     api.upsert(Fixtures.service("default", "a", "10.96.0.1", null));

@@ -26,7 +26,7 @@ class ObjectValidatorTest {
   private static List<String> serviceErrors(Consumer<ServiceBuilder> change) {
     ServiceBuilder s = good();
     change.accept(s);
-    return ObjectValidator.service(s.build()).stream().map(ObjectValidator.FieldError::field).toList();
+    return ObjectValidator.service(s.build()).stream().map(FieldError::field).toList();
   }
 
   /** A good Service with its one port changed. */
@@ -40,7 +40,7 @@ class ObjectValidatorTest {
   }
 
   private static List<String> fields(EndpointSlice s) {
-    return ObjectValidator.endpointSlice(s).stream().map(ObjectValidator.FieldError::field).toList();
+    return ObjectValidator.endpointSlice(s).stream().map(FieldError::field).toList();
   }
 
   @Test
@@ -109,7 +109,7 @@ class ObjectValidatorTest {
 
   @Test
   void quotedValuesCannotForgeLogLines() {
-    assertEquals("\"a\\\"\\u000ab\"", ObjectValidator.quote("a\"\nb"));
-    assertTrue(ObjectValidator.quote("x".repeat(300)).endsWith("...(300 characters)\""));
+    assertEquals("\"a\\\"\\u000ab\"", FieldError.quote("a\"\nb"));
+    assertTrue(FieldError.quote("x".repeat(300)).endsWith("...(300 characters)\""));
   }
 }
