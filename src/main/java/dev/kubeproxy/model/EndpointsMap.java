@@ -64,15 +64,25 @@ public final class EndpointsMap {
 
   /** One service's count from all its ports' endpoints (a change carries every port of the service). */
   private void updateLocalReady(NamespacedName service, Map<ServicePortName, List<Endpoint>> ports) {
-    Set<String> ips = new HashSet<>();
+    String first = null; // most Services have at most one ready local IP: no set for those
+    Set<String> ips = null;
     for (List<Endpoint> list : MapViews.values(ports)) {
       for (Endpoint ep : list) {
-        if (ep.ready() && ep.local()) {
+        if (!ep.ready() || !ep.local() || ep.ip().equals(first)) {
+          continue;
+        }
+        if (first == null) {
+          first = ep.ip();
+        } else {
+          if (ips == null) {
+            ips = new HashSet<>();
+            ips.add(first);
+          }
           ips.add(ep.ip());
         }
       }
     }
-    localReady.set(service, ips.size());
+    localReady.set(service, ips != null ? ips.size() : first != null ? 1 : 0);
   }
 
   /** An immutable copy for a backend to read on another thread (the lists are immutable already). */

@@ -242,6 +242,15 @@ class EndpointsChangeTrackerTest {
     assertEquals(Map.of(WEB, 1), map.localReadyEndpoints());
   }
 
+  /** Each port repeats the IPs: three ready local IPs on two ports count three, a not-ready one none. */
+  @Test
+  void localReadyEndpointsCountEachIPOnceOverAllPorts() {
+    tracker.update(dnsSlice("a", ep("10.244.0.5", "node-a"), ep("10.244.0.8", "node-a"), ep("10.244.0.5", "node-a"),
+        ep("10.244.0.9", "node-a"), ep("10.244.0.6", "node-a", false, true, true)), false);
+    map.update(tracker);
+    assertEquals(Map.of(WEB, 3), map.localReadyEndpoints());
+  }
+
   @Test
   void localReadyEndpointsFollowEachChangedServiceAndStayTheSameMapOtherwise() {
     tracker.update(dnsSlice("a", ep("10.244.0.5", "node-a")), false);
