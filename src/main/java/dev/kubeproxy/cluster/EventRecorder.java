@@ -4,14 +4,17 @@ import dev.kubeproxy.messages.EventRequest;
 
 import dev.kubeproxy.logging.Log;
 import io.kubernetes.client.openapi.ApiClient;
-import io.kubernetes.client.openapi.apis.EventsV1Api;
-import io.kubernetes.client.openapi.models.EventsV1Event;
-import io.kubernetes.client.openapi.models.V1ObjectMeta;
-import io.kubernetes.client.openapi.models.V1ObjectReference;
+import io.kubernetes.client.openapi.ApiException;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import java.nio.charset.StandardCharsets;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 
 /**
  * Writes events.k8s.io/v1 events as upstream's recorder does (cmd/kube-proxy/app/server.go
@@ -19,10 +22,13 @@ import java.time.ZoneOffset;
  * controller "kube-proxy", instance "kube-proxy-&lt;hostname&gt;", node events regarding
  * {kind Node, name, uid = name} in namespace "default". Without an API client (--manifests
  * mode) events are only logged. A failed write is logged and dropped, as client-go's broadcaster
- * drops events it cannot deliver.
+ * drops events it cannot deliver. The body is written here and sent through the API client as bytes:
+ * its Gson serializer would load every one of client-java's model classes to write one Event.
  */
 public final class EventRecorder {
 
+  /** A MicroTime as the API server writes one (metav1.RFC3339Micro). */
+  private static final DateTimeFormatter MICRO_TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX");
   private static final java.util.regex.Pattern SAFE_NAME = java.util.regex.Pattern.compile("[a-z0-9]([-a-z0-9.]*[a-z0-9])?");
 
   private final Vertx vertx;
@@ -38,8 +44,8 @@ public final class EventRecorder {
     this.instance = "kube-proxy-" + nodeName;
   }
 
-  /** Builds the API object for a request (visible for tests). */
-  EventsV1Event toEvent(EventRequest r) {
+  /** The events.k8s.io/v1 Event of a request. */
+  JsonObject toEvent(EventRequest r) {
     String namespace = r.regardsNode() ? "default" : r.serviceNamespace();
     String regardingName = r.regardsNode() ? nodeName : r.serviceName();
     // An event about an invalid object cannot borrow its name or namespace when those are the invalid part.
@@ -48,24 +54,26 @@ public final class EventRecorder {
     }
     String eventPrefix = SAFE_NAME.matcher(regardingName).matches() && regardingName.length() <= 200
         ? regardingName : "invalid-object";
-    V1ObjectReference regarding = r.regardsNode()
-        ? new V1ObjectReference().kind("Node").name(nodeName).uid(nodeName).namespace("")
-        : new V1ObjectReference().kind(r.regardingKind())
-            .apiVersion("EndpointSlice".equals(r.regardingKind()) ? "discovery.k8s.io/v1" : "v1").namespace(r.serviceNamespace())
-            .name(r.serviceName()).uid(r.serviceNamespace() + "/" + r.serviceName());
-    OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
-    return new EventsV1Event()
-        .apiVersion("events.k8s.io/v1").kind("Event")
-        .metadata(new V1ObjectMeta().namespace(namespace)
-            .name(eventPrefix + "." + Long.toHexString(System.currentTimeMillis() * 1_000_000L + System.nanoTime() % 1_000_000L)))
-        .eventTime(now)
-        .reportingController("kube-proxy")
-        .reportingInstance(instance)
-        .action(r.action())
-        .reason(r.reason())
-        .type(r.type())
-        .note(r.note())
-        .regarding(regarding);
+    JsonObject regarding = r.regardsNode()
+        ? new JsonObject().put("kind", "Node").put("name", nodeName).put("uid", nodeName).put("namespace", "")
+        : new JsonObject().put("kind", r.regardingKind())
+            .put("apiVersion", "EndpointSlice".equals(r.regardingKind()) ? "discovery.k8s.io/v1" : "v1")
+            .put("namespace", r.serviceNamespace()).put("name", r.serviceName())
+            .put("uid", r.serviceNamespace() + "/" + r.serviceName());
+    String name = eventPrefix + "." + Long.toHexString(System.currentTimeMillis() * 1_000_000L + System.nanoTime() % 1_000_000L);
+    JsonObject event = new JsonObject()
+        .put("apiVersion", "events.k8s.io/v1").put("kind", "Event")
+        .put("metadata", new JsonObject().put("namespace", namespace).put("name", name))
+        .put("eventTime", MICRO_TIME.format(OffsetDateTime.now(ZoneOffset.UTC)))
+        .put("reportingController", "kube-proxy")
+        .put("reportingInstance", instance)
+        .put("action", r.action())
+        .put("reason", r.reason())
+        .put("type", r.type())
+        .put("note", r.note())
+        .put("regarding", regarding);
+    event.getMap().values().removeIf(java.util.Objects::isNull); // as the API's own client leaves unset fields out
+    return event;
   }
 
   /** Records the event; the future completes when the API accepted it (or it was only logged). */
@@ -76,11 +84,27 @@ public final class EventRecorder {
     if (client == null) {
       return Future.succeededFuture();
     }
-    EventsV1Event event = toEvent(r);
+    JsonObject event = toEvent(r);
     return vertx.<Void>executeBlocking(() -> {
-      new EventsV1Api(client).createNamespacedEvent(event.getMetadata().getNamespace(), event).execute();
+      create(event);
       return null;
     }, false).onFailure(e -> Log.error("Unable to write event (will not retry)", "reason", r.reason(),
         "err", ApiClients.describe(client.getBasePath(), e)));
+  }
+
+  /** POST the Event, authenticated as client-java's generated APIs do. */
+  private void create(JsonObject event) throws ApiException, java.io.IOException {
+    String path = "/apis/events.k8s.io/v1/namespaces/"
+        + client.escapeString(event.getJsonObject("metadata").getString("namespace")) + "/events";
+    Map<String, String> headers = new HashMap<>(Map.of("Content-Type", "application/json", "Accept", "application/json"));
+    okhttp3.Call call = client.buildCall(client.getBasePath(), path, "POST", List.of(), List.of(),
+        event.encode().getBytes(StandardCharsets.UTF_8), headers, new HashMap<>(), new HashMap<>(),
+        new String[] {"BearerToken"}, null);
+    try (okhttp3.Response response = call.execute()) {
+      if (!response.isSuccessful()) {
+        okhttp3.ResponseBody body = response.body();
+        throw new ApiException(response.code(), response.headers().toMultimap(), body == null ? null : body.string());
+      }
+    }
   }
 }

@@ -186,6 +186,9 @@ class ClusterWatchVerticleTest {
     assertEquals("StartKubeProxy", starting.getString("action"));
     assertEquals("Normal", starting.getString("type"));
     assertEquals("default", starting.getJsonObject("metadata").getString("namespace"));
+    assertTrue(starting.getString("eventTime").matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{6}Z"),
+        "a MicroTime: " + starting.getString("eventTime"));
+    assertFalse(starting.containsKey("note") && starting.getValue("note") == null, "unset fields are left out");
     assertEquals(new JsonObject().put("kind", "Node").put("name", "node-1").put("uid", "node-1").put("namespace", ""),
         starting.getJsonObject("regarding"));
   }
