@@ -30,7 +30,8 @@ import java.util.concurrent.TimeUnit;
  * delete I         Service I and its slice are deleted
  * </pre>
  *
- * Arguments: SERVICES ENDPOINTS. Prints "listening PORT" once the cluster is stored, served and warm.
+ * Arguments: SERVICES ENDPOINTS. Prints "listening PORT" once the cluster is stored, served, warm
+ * and the process quiet.
  *
  * <p>Warm: before it says so, the server answers the agent's own lists a few times, so that its
  * compiler has done its work. A real API server is long running and on other machines; a cold one
@@ -58,6 +59,7 @@ public final class BenchApiServer {
     }
     int port = api.start(0).toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
     warm(port);
+    settle();
     System.out.println("listening " + port);
     System.out.flush();
     BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
@@ -96,6 +98,26 @@ public final class BenchApiServer {
           throw new IllegalStateException("warming the API server: " + path + " answered " + answer.statusCode());
         }
       }
+    }
+  }
+
+  /**
+   * Waits until this process is quiet (under 5 % of a core over half a second, at most 30 s): the
+   * compiler's queue and the collector's work that the warm rounds left would otherwise run on the
+   * node's cores while the agent starts, which a remote API server's never do.
+   */
+  private static void settle() throws InterruptedException {
+    com.sun.management.OperatingSystemMXBean os =
+        (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    long before = os.getProcessCpuTime();
+    while (System.nanoTime() < deadline) {
+      Thread.sleep(500);
+      long now = os.getProcessCpuTime();
+      if (now - before < TimeUnit.MILLISECONDS.toNanos(25)) {
+        return;
+      }
+      before = now;
     }
   }
 
