@@ -361,9 +361,10 @@ public final class EndpointsChangeTracker {
           Endpoint endpoint = new Endpoint(ip, port.port(), local, ready(ep), serving(ep), terminating(ep),
               zoneHints(ep), nodeHint(ep), ep.nodeName(), ep.zone());
           // A reused pod IP can be listed twice: the running pod's copy wins over the terminating one.
-          Endpoint seen = eps.get(endpoint.endpoint());
+          String id = endpoint.endpoint();
+          Endpoint seen = eps.get(id);
           if (seen == null || precedence(endpoint) > precedence(seen)) {
-            eps.put(endpoint.endpoint(), endpoint);
+            eps.put(id, endpoint);
           }
         }
       }

@@ -81,12 +81,39 @@ public final class IpAddresses {
    * what the addresses take in the heap.
    */
   public static String normalize(String text) {
+    if (isCanonicalIPv4(text)) {
+      return text; // nothing to parse into bytes and format back: every endpoint of a sync passes here
+    }
     byte[] b = parse(text);
     if (b == null) {
       return null;
     }
     String canonical = format(b);
     return canonical.equals(text) ? text : canonical;
+  }
+
+  /** Four parts of 1 to 3 digits, each at most 255, none with a leading zero: what formatting gives. */
+  static boolean isCanonicalIPv4(String text) {
+    int parts = 0;
+    int n = text == null ? 0 : text.length();
+    for (int i = 0; i < n; ) {
+      int start = i;
+      int v = 0;
+      while (i < n && i - start < 3 && text.charAt(i) >= '0' && text.charAt(i) <= '9') {
+        v = v * 10 + (text.charAt(i++) - '0');
+      }
+      int digits = i - start;
+      if (digits == 0 || v > 255 || (digits > 1 && text.charAt(start) == '0') || ++parts > 4) {
+        return false;
+      }
+      if (i < n) {
+        if (text.charAt(i) != '.' || i == n - 1) {
+          return false;
+        }
+        i++;
+      }
+    }
+    return parts == 4;
   }
 
   /** The family of a parsed IP text, or null when it does not parse. */

@@ -22,6 +22,28 @@ class IpAddressesTest {
     assertEquals("fd00::1", IpAddresses.normalize("FD00:0::1"));
   }
 
+  /** The shortcut for text already canonical answers as parsing and formatting it would, on any text. */
+  @Test
+  void canonicalIPv4ShortcutAgreesWithParsingAndFormatting() {
+    java.util.Random random = new java.util.Random(11);
+    String alphabet = "0123456789.0125.a:";
+    java.util.List<String> samples = new java.util.ArrayList<>(java.util.List.of("0.0.0.0", "255.255.255.255",
+        "256.1.1.1", "1.2.3", "1.2.3.4.", ".1.2.3.4", "1..2.3", "01.2.3.4", "1.2.3.04", "1.2.3.0", "1.2.3.4.5",
+        "1000.1.1.1", "10.96.0.10"));
+    for (int n = 0; n < 50_000; n++) {
+      StringBuilder t = new StringBuilder();
+      for (int len = 1 + random.nextInt(15); len > 0; len--) {
+        t.append(alphabet.charAt(random.nextInt(alphabet.length())));
+      }
+      samples.add(t.toString());
+    }
+    for (String t : samples) {
+      byte[] parsed = IpAddresses.parse(t);
+      boolean canonical = parsed != null && parsed.length == 4 && IpAddresses.format(parsed).equals(t);
+      assertEquals(canonical, IpAddresses.isCanonicalIPv4(t), t);
+    }
+  }
+
   @Test
   void ipv4IsReadSloppilyAndPrintedCanonically() {
     assertEquals("10.96.0.10", IpAddresses.normalize("10.96.0.10"));
