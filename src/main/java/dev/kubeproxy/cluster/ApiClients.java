@@ -5,6 +5,7 @@ import dev.kubeproxy.config.AgentOptions;
 import dev.kubeproxy.config.KubeProxyConfiguration.ClientConnection;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
+import io.kubernetes.client.openapi.Pair;
 import io.kubernetes.client.util.ClientBuilder;
 import io.kubernetes.client.util.KubeConfig;
 import java.io.IOException;
@@ -16,6 +17,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLException;
 
@@ -69,6 +73,27 @@ public final class ApiClients {
         .addInterceptor(new RateLimitInterceptor(conn.qps, conn.burst))
         .build());
     return client;
+  }
+
+  /**
+   * A JSON request to this API path, authenticated as client-java's generated APIs do.
+   *
+   * @param body the request's JSON as bytes, or null
+   */
+  static okhttp3.Call call(ApiClient client, String method, String path, List<Pair> query, byte[] body)
+      throws ApiException {
+    Map<String, String> headers = new HashMap<>(Map.of("Accept", "application/json"));
+    if (body != null) {
+      headers.put("Content-Type", "application/json");
+    }
+    return client.buildCall(client.getBasePath(), path, method, query, List.of(), body, headers, new HashMap<>(),
+        new HashMap<>(), new String[] {"BearerToken"}, null);
+  }
+
+  /** The failure an unsuccessful answer stands for, with its status, headers and body (the API's Status). */
+  static ApiException failure(okhttp3.Response response) throws IOException {
+    okhttp3.ResponseBody body = response.body();
+    return new ApiException(response.code(), response.headers().toMultimap(), body == null ? null : body.string());
   }
 
   private static void noteContentType(ClientConnection conn) {

@@ -83,8 +83,7 @@ final class BackoffListerWatcher<T extends ClusterObject> implements ListerWatch
       okhttp3.Response response = calls.generate(params).execute();
       if (!response.isSuccessful()) {
         try (response) {
-          okhttp3.ResponseBody body = response.body();
-          throw new ApiException(response.code(), response.headers().toMultimap(), body == null ? null : body.string());
+          throw ApiClients.failure(response);
         }
       }
       return new ItemWiseWatch<>(response, decoder);
@@ -107,10 +106,10 @@ final class BackoffListerWatcher<T extends ClusterObject> implements ListerWatch
 
   private ObjectList<T> listItemWise(okhttp3.Call call) throws ApiException {
     try (okhttp3.Response response = call.execute()) {
-      okhttp3.ResponseBody body = response.body();
       if (!response.isSuccessful()) {
-        throw new ApiException(response.code(), response.headers().toMultimap(), body == null ? null : body.string());
+        throw ApiClients.failure(response);
       }
+      okhttp3.ResponseBody body = response.body();
       if (body == null) {
         throw new ApiException("empty list answer");
       }

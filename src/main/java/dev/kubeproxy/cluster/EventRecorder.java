@@ -9,12 +9,10 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
-import java.time.OffsetDateTime;
+import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Writes events.k8s.io/v1 events as upstream's recorder does (cmd/kube-proxy/app/server.go
@@ -27,8 +25,9 @@ import java.util.Map;
  */
 public final class EventRecorder {
 
-  /** A MicroTime as the API server writes one (metav1.RFC3339Micro). */
-  private static final DateTimeFormatter MICRO_TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX");
+  /** A MicroTime as the API server writes one in UTC (metav1.RFC3339Micro). */
+  private static final DateTimeFormatter MICRO_TIME =
+      DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSS'Z'").withZone(ZoneOffset.UTC);
   private static final java.util.regex.Pattern SAFE_NAME = java.util.regex.Pattern.compile("[a-z0-9]([-a-z0-9.]*[a-z0-9])?");
 
   private final Vertx vertx;
@@ -64,7 +63,7 @@ public final class EventRecorder {
     JsonObject event = new JsonObject()
         .put("apiVersion", "events.k8s.io/v1").put("kind", "Event")
         .put("metadata", new JsonObject().put("namespace", namespace).put("name", name))
-        .put("eventTime", MICRO_TIME.format(OffsetDateTime.now(ZoneOffset.UTC)))
+        .put("eventTime", MICRO_TIME.format(Instant.now()))
         .put("reportingController", "kube-proxy")
         .put("reportingInstance", instance)
         .put("action", r.action())
@@ -96,14 +95,10 @@ public final class EventRecorder {
   private void create(JsonObject event) throws ApiException, java.io.IOException {
     String path = "/apis/events.k8s.io/v1/namespaces/"
         + client.escapeString(event.getJsonObject("metadata").getString("namespace")) + "/events";
-    Map<String, String> headers = new HashMap<>(Map.of("Content-Type", "application/json", "Accept", "application/json"));
-    okhttp3.Call call = client.buildCall(client.getBasePath(), path, "POST", List.of(), List.of(),
-        event.encode().getBytes(StandardCharsets.UTF_8), headers, new HashMap<>(), new HashMap<>(),
-        new String[] {"BearerToken"}, null);
+    okhttp3.Call call = ApiClients.call(client, "POST", path, List.of(), event.encode().getBytes(StandardCharsets.UTF_8));
     try (okhttp3.Response response = call.execute()) {
       if (!response.isSuccessful()) {
-        okhttp3.ResponseBody body = response.body();
-        throw new ApiException(response.code(), response.headers().toMultimap(), body == null ? null : body.string());
+        throw ApiClients.failure(response);
       }
     }
   }

@@ -24,7 +24,6 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -108,10 +107,10 @@ final class InformerSource implements ClusterSource {
   public Node node(String name) throws Exception {
     okhttp3.Call call = call("/api/v1/nodes/" + client.escapeString(name), List.of());
     try (okhttp3.Response response = execute(call)) {
-      String body = response.body() == null ? "" : response.body().string();
       if (!response.isSuccessful()) {
-        throw new ApiException(response.code(), response.headers().toMultimap(), body);
+        throw ApiClients.failure(response);
       }
+      String body = response.body() == null ? "" : response.body().string();
       try (JsonParser p = ItemDecoder.JSON.getFactory().createParser(body)) {
         p.nextToken();
         ObjectDecoder.Decoded<Node> node = ObjectDecoder.NODE.read(p, "");
@@ -134,11 +133,9 @@ final class InformerSource implements ClusterSource {
     }
   }
 
-  /** A GET of this path with these query parameters, authenticated as client-java's generated APIs do. */
+  /** A GET of this path with these query parameters. */
   private okhttp3.Call call(String path, List<Pair> query) throws ApiException {
-    return client.buildCall(client.getBasePath(), path, "GET", query, List.of(), null,
-        new HashMap<>(java.util.Map.of("Accept", "application/json")), new HashMap<>(), new HashMap<>(),
-        new String[] {"BearerToken"}, null);
+    return ApiClients.call(client, "GET", path, query, null);
   }
 
   /** The list or watch request of one kind, with its selectors (the field selector as long as the server takes it). */

@@ -240,7 +240,8 @@ public final class ObjectValidator {
     if (ports.size() > 20000) {
       errors.add(new FieldError("ports", "Too many: " + ports.size() + ": must have at most 20000 items"));
     }
-    Set<String> names = ports.size() > 1 ? new HashSet<>() : Set.of();
+    boolean several = ports.size() > 1;
+    Set<String> names = several ? new HashSet<>() : Set.of();
     for (int i = 0; i < ports.size(); i++) {
       EndpointSlice.Port p = ports.get(i);
       if (p == null) {
@@ -251,7 +252,7 @@ public final class ObjectValidator {
       if (!name.isEmpty() && !NameFormats.isDns1123Label(name)) {
         errors.add(FieldError.dns1123Label("ports[" + i + "].name", name));
       }
-      if (ports.size() > 1 && !names.add(name)) {
+      if (several && !names.add(name)) {
         errors.add(new FieldError("ports[" + i + "].name", "Duplicate value: " + FieldError.quote(name)));
       }
       if (p.protocol() != null && !p.protocol().isEmpty() && !PROTOCOLS.contains(p.protocol())) {
