@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.apache.commons.collections4.map.HashedMap;
 
 /**
  * The elements of the shared sets and maps as the kernel holds them, counted per contributing
@@ -29,7 +30,10 @@ final class ElementIndex {
 
   /**
    * container name to element key to the element (one contribution) or its {@link Slot} (more):
-   * most elements have one, and a slot for each would be an object per endpoint.
+   * most elements have one, and a slot for each would be an object per endpoint. The keys' maps
+   * are {@link HashedMap}s: a hairpin key repeats its address ([ip, ip, proto, port]), so its list
+   * hash is a multiple of 32 plus a constant, and java.util.HashMap, which indexes by the low bits,
+   * crowds such keys into a few of its buckets; HashedMap spreads every bit first.
    */
   private final Map<String, Map<List<String>, Object>> containers = new HashMap<>();
 
@@ -77,7 +81,7 @@ final class ElementIndex {
         fresh.add(e);
         continue;
       }
-      Map<List<String>, Object> slots = containers.computeIfAbsent(e.container(), k -> new HashMap<>());
+      Map<List<String>, Object> slots = containers.computeIfAbsent(e.container(), k -> new HashedMap<>());
       Object held = slots.get(e.key());
       if (held == null) {
         slots.put(e.key(), e);
@@ -128,7 +132,7 @@ final class ElementIndex {
         shardsNow.put(keyOnly(e), e);
         continue;
       }
-      Map<List<String>, Object> slots = containers.computeIfAbsent(e.container(), k -> new HashMap<>());
+      Map<List<String>, Object> slots = containers.computeIfAbsent(e.container(), k -> new HashedMap<>());
       Object held = slots.get(e.key());
       if (held == null) {
         remember(before, e, null);
