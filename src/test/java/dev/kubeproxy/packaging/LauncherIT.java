@@ -14,7 +14,10 @@ import java.nio.file.attribute.FileTime;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -68,14 +71,53 @@ class LauncherIT {
     assertFalse(stale.contains("SharedArchiveFile"), "a jar newer than the archive: " + stale);
   }
 
-  /** Runs the launcher on the copied jar; stdout and stderr together; it must exit 0. */
+  /**
+   * A newer JDK writes class lists that number each run's classes and whose lines depend on their
+   * order, so --cds-archive must merge its runs' lists without reordering them. Runs where a JDK of
+   * 21 or later is installed beside this one (Temurin 25 on the project's machines).
+   */
+  @Test
+  void theArchiveIsMadeAndMappedWithANewerJdkToo() throws Exception {
+    Path newer = newerJdk();
+    Assumptions.assumeTrue(newer != null, "no JDK of 21 or later under /usr/lib/jvm");
+    String made = launch(newer, "", "--cds-archive");
+    assertTrue(Files.size(work.resolve("kube-proxy.jsa")) > 1_000_000, made);
+    String fresh = launch(newer, "-Xshare:on", "--version");
+    assertTrue(fresh.contains("Kubernetes v"), "-Xshare:on: the archive maps, else the JVM stops: " + fresh);
+  }
+
+  /** A JDK of 21 or later under /usr/lib/jvm (its release file says), or null. */
+  private static Path newerJdk() throws IOException {
+    Path jvms = Path.of("/usr/lib/jvm");
+    if (!Files.isDirectory(jvms)) {
+      return null;
+    }
+    try (var dirs = Files.list(jvms)) {
+      for (Path home : dirs.sorted().toList()) {
+        Path release = home.resolve("release");
+        if (Files.isExecutable(home.resolve("bin/java")) && Files.isRegularFile(release)) {
+          Matcher m = Pattern.compile("JAVA_VERSION=\"(\\d+)").matcher(Files.readString(release));
+          if (m.find() && Integer.parseInt(m.group(1)) >= 21) {
+            return home;
+          }
+        }
+      }
+    }
+    return null;
+  }
+
   private String launch(String javaOpts, String... args) throws IOException, InterruptedException {
+    return launch(Path.of(System.getProperty("java.home")), javaOpts, args);
+  }
+
+  /** Runs the launcher on the copied jar with that JDK; stdout and stderr together; it must exit 0. */
+  private String launch(Path javaHome, String javaOpts, String... args) throws IOException, InterruptedException {
     List<String> cmd = new java.util.ArrayList<>(List.of("sh", Path.of("bin/kube-proxy").toAbsolutePath().toString()));
     cmd.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
     pb.environment().put("KUBE_PROXY_JAR", jar.toString());
     pb.environment().put("JAVA_OPTS", javaOpts);
-    pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+    pb.environment().put("JAVA_HOME", javaHome.toString());
     Process p = pb.start();
     byte[] output = p.getInputStream().readAllBytes();
     assertTrue(p.waitFor(5, TimeUnit.MINUTES), "the launcher finished");
