@@ -50,6 +50,15 @@ public final class IpAddresses {
    * @return false when the text is not an IPv4 address (out is then undefined there)
    */
   public static boolean parseIPv4(String text, byte[] out, int at) {
+    return scanIPv4(text, out, at, false);
+  }
+
+  /**
+   * One pass over an IPv4 text: four decimal parts of at most 8 digits, each ≤ 255, written into
+   * out[at, at + 4) unless out is null; with {@code canonical}, also none with a leading zero,
+   * which is then the text formatting gives.
+   */
+  private static boolean scanIPv4(String text, byte[] out, int at, boolean canonical) {
     if (text == null || text.isEmpty()) {
       return false;
     }
@@ -62,10 +71,13 @@ public final class IpAddresses {
         if (digits == 0 || part == 4 || v > 255) {
           return false;
         }
-        out[at + part++] = (byte) v;
+        if (out != null) {
+          out[at + part] = (byte) v;
+        }
+        part++;
         digits = 0;
         v = 0;
-      } else if (c >= '0' && c <= '9' && digits < 8) {
+      } else if (c >= '0' && c <= '9' && digits < 8 && !(canonical && digits == 1 && v == 0)) {
         v = v * 10 + (c - '0');
         digits++;
       } else {
@@ -92,28 +104,9 @@ public final class IpAddresses {
     return canonical.equals(text) ? text : canonical;
   }
 
-  /** Four parts of 1 to 3 digits, each at most 255, none with a leading zero: what formatting gives. */
+  /** Whether the text is an IPv4 address exactly as formatting writes it (no leading zeros). */
   static boolean isCanonicalIPv4(String text) {
-    int parts = 0;
-    int n = text == null ? 0 : text.length();
-    for (int i = 0; i < n; ) {
-      int start = i;
-      int v = 0;
-      while (i < n && i - start < 3 && text.charAt(i) >= '0' && text.charAt(i) <= '9') {
-        v = v * 10 + (text.charAt(i++) - '0');
-      }
-      int digits = i - start;
-      if (digits == 0 || v > 255 || (digits > 1 && text.charAt(start) == '0') || ++parts > 4) {
-        return false;
-      }
-      if (i < n) {
-        if (text.charAt(i) != '.' || i == n - 1) {
-          return false;
-        }
-        i++;
-      }
-    }
-    return parts == 4;
+    return scanIPv4(text, null, 0, true);
   }
 
   /** The family of a parsed IP text, or null when it does not parse. */

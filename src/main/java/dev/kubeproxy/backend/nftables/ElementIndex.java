@@ -41,6 +41,11 @@ final class ElementIndex {
     return held instanceof Slot slot ? slot.element : (Element) held;
   }
 
+  /** The keys' map of a container, made on first use. */
+  private Map<List<String>, Object> slotsOf(String container) {
+    return containers.computeIfAbsent(container, k -> new HashedMap<>());
+  }
+
   /** One more contribution of the key; {@code e} becomes the element held. */
   private static void addRef(Map<List<String>, Object> slots, Element e) {
     Object held = slots.get(e.key());
@@ -81,7 +86,7 @@ final class ElementIndex {
         fresh.add(e);
         continue;
       }
-      Map<List<String>, Object> slots = containers.computeIfAbsent(e.container(), k -> new HashedMap<>());
+      Map<List<String>, Object> slots = slotsOf(e.container());
       Object held = slots.get(e.key());
       if (held == null) {
         slots.put(e.key(), e);
@@ -132,7 +137,7 @@ final class ElementIndex {
         shardsNow.put(keyOnly(e), e);
         continue;
       }
-      Map<List<String>, Object> slots = containers.computeIfAbsent(e.container(), k -> new HashedMap<>());
+      Map<List<String>, Object> slots = slotsOf(e.container());
       Object held = slots.get(e.key());
       if (held == null) {
         remember(before, e, null);
