@@ -130,8 +130,9 @@ public final class BenchApiServer {
 
     Handle(Netns ns, BenchCluster cluster, Path log) throws IOException {
       String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-      // A heap of its own: the store holds every object as a JSON tree; one GC thread leaves the cores to the agent.
-      process = new ProcessBuilder(List.of("ip", "netns", "exec", ns.name, java, "-Xmx4g", "-XX:+UseParallelGC",
+      // A heap of its own: the store holds every object as a JSON tree and as its text. One GC thread and
+      // the quick compiler only leave the cores to the agent: the optimizing one went on compiling while it listed.
+      process = new ProcessBuilder(List.of("ip", "netns", "exec", ns.name, java, "-Xmx4g", "-XX:TieredStopAtLevel=1", "-XX:+UseParallelGC",
           "-XX:ParallelGCThreads=1", "-cp", System.getProperty("java.class.path"), BenchApiServer.class.getName(),
           String.valueOf(cluster.services), String.valueOf(cluster.endpoints)))
           .redirectError(log.toFile()).start();
@@ -143,6 +144,11 @@ public final class BenchApiServer {
         throw new IllegalStateException("the benchmark's API server did not start: " + first + "; see " + log);
       }
       port = Integer.parseInt(first.substring("listening ".length()));
+    }
+
+    /** The server's process (ip netns exec runs the JVM in its own place). */
+    long pid() {
+      return process.pid();
     }
 
     /** Sends one command and waits until the server has stored it. */

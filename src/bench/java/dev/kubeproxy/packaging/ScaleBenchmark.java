@@ -137,6 +137,7 @@ public final class ScaleBenchmark {
         pb.environment().put("PATH", restores.path());
       }
       row.put("load at the start", load());
+      long[] apiCpuBefore = cpuTicks(api.pid());
       long startMillis = System.currentTimeMillis();
       Process agent = pb.start();
       try {
@@ -149,6 +150,10 @@ public final class ScaleBenchmark {
             cpu[1] / 100.0, cpu[3] / 100.0));
         row.put("CPU agent / its children, user+system (s)", String.format(Locale.ROOT, "%.2f / %.2f",
             (cpu[0] + cpu[1]) / 100.0, (cpu[2] + cpu[3]) / 100.0));
+        // the API server shares the node's cores here, as a remote one never does: its part is shown
+        long[] apiCpu = cpuTicks(api.pid());
+        put(row, "CPU of the benchmark's API server meanwhile (s)",
+            (apiCpu[0] + apiCpu[1] - apiCpuBefore[0] - apiCpuBefore[1]) / 100.0);
         System.out.println("  " + row);
         toolAlone(mode, ns, replay, lock, row);
         row.put("RSS / live heap after the first sync (MB)", memory(agent.pid()));

@@ -1,6 +1,5 @@
 package dev.kubeproxy.testapi;
 
-import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonObject;
@@ -9,10 +8,10 @@ import java.util.Base64;
 import java.util.List;
 
 /**
- * A list answer written as it is encoded: the list's head, then its items in batches encoded on a
- * worker and written with back-pressure, so a list of hundreds of thousands of objects is neither
- * one buffer in memory nor an event loop blocked while it is encoded. Also the continue token of
- * a paged list (limit/continue), as the API server hands it out: opaque to the client.
+ * A list answer written in pieces: the list's head, then its items' JSON in batches written with
+ * back-pressure, so a list of hundreds of thousands of objects is never one buffer in memory. Also
+ * the continue token of a paged list (limit/continue), as the API server hands it out: opaque to
+ * the client.
  */
 final class ListAnswer {
   private static final int BATCH = 500;
@@ -39,50 +38,44 @@ final class ListAnswer {
   }
 
   /**
-   * Writes {@code head} (kind, apiVersion, metadata) with {@code items} as its items and ends the
-   * response. The items must not change while they are written (stored objects are replaced,
-   * never mutated in place).
+   * Writes {@code head} (kind, apiVersion, metadata) with {@code items}, each an object's JSON, as
+   * its items and ends the response.
    */
-  static void stream(Vertx vertx, HttpServerResponse resp, JsonObject head, List<JsonObject> items) {
+  static void stream(HttpServerResponse resp, JsonObject head, List<Buffer> items) {
     String open = head.encode();
     resp.setStatusCode(200).setChunked(true).putHeader("Content-Type", "application/json");
     resp.write(open.substring(0, open.length() - 1) + ",\"items\":[");
-    next(vertx, resp, items, 0);
+    next(resp, items, 0);
   }
 
-  private static void next(Vertx vertx, HttpServerResponse resp, List<JsonObject> items, int from) {
-    if (resp.closed()) {
-      return;
-    }
-    if (from >= items.size()) {
-      resp.end("]}");
-      return;
-    }
-    int to = Math.min(items.size(), from + BATCH);
-    vertx.executeBlocking(() -> encode(items, from, to), false).onComplete(ar -> {
-      if (ar.failed() || resp.closed()) {
-        resp.reset(); // the client sees a broken answer, never a truncated list that parses
+  /** Writes batches from {@code from} until the write queue is full, then goes on when it drains. */
+  private static void next(HttpServerResponse resp, List<Buffer> items, int from) {
+    for (int at = from; !resp.closed(); ) {
+      if (at >= items.size()) {
+        resp.end("]}");
         return;
       }
-      resp.write(ar.result());
+      int to = Math.min(items.size(), at + BATCH);
+      resp.write(batch(items, at, to));
+      at = to;
       if (resp.writeQueueFull()) {
+        int resume = at;
         resp.drainHandler(v -> {
           resp.drainHandler(null); // once: later drains belong to later batches
-          next(vertx, resp, items, to);
+          next(resp, items, resume);
         });
-      } else {
-        next(vertx, resp, items, to);
+        return;
       }
-    });
+    }
   }
 
-  private static Buffer encode(List<JsonObject> items, int from, int to) {
+  private static Buffer batch(List<Buffer> items, int from, int to) {
     Buffer out = Buffer.buffer(1024 * (to - from));
     for (int i = from; i < to; i++) {
       if (i > 0) {
         out.appendByte((byte) ',');
       }
-      out.appendBuffer(items.get(i).toBuffer());
+      out.appendBuffer(items.get(i));
     }
     return out;
   }

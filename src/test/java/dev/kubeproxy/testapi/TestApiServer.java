@@ -19,6 +19,8 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -128,6 +130,12 @@ public final class TestApiServer {
 
   private final Vertx vertx;
   private final Map<ResourceType, TreeMap<String, JsonObject>> store = new LinkedHashMap<>();
+  /**
+   * Each stored object's JSON, encoded when it is stored: stored objects are replaced, never changed
+   * in place, and a list of tens of thousands of them is otherwise encoded again for every client,
+   * on the cores of the agent under test (a real API server's own work, on its own machines).
+   */
+  private final Map<JsonObject, Buffer> encoded = Collections.synchronizedMap(new IdentityHashMap<>());
   private final ArrayDeque<Change> history = new ArrayDeque<>();
   private final Set<Watcher> watchers = ConcurrentHashMap.newKeySet();
   private final int historyLimit;
@@ -293,6 +301,7 @@ public final class TestApiServer {
     meta.put("creationTimestamp", Instant.now().truncatedTo(ChronoUnit.SECONDS).toString());
     meta.put("resourceVersion", Long.toString(++resourceVersion));
     store.get(type).put(key, o);
+    encoded.put(o, o.toBuffer());
     record(new Change(resourceVersion, type, "ADDED", null, o));
     return o.copy();
   }
@@ -306,6 +315,8 @@ public final class TestApiServer {
     meta.put("creationTimestamp", oldMeta.getString("creationTimestamp"));
     meta.put("resourceVersion", Long.toString(++resourceVersion));
     store.get(type).put(key, o);
+    encoded.remove(old);
+    encoded.put(o, o.toBuffer());
     record(new Change(resourceVersion, type, "MODIFIED", old, o));
     return o.copy();
   }
@@ -315,6 +326,7 @@ public final class TestApiServer {
     if (old == null) {
       return null;
     }
+    encoded.remove(old);
     JsonObject gone = old.copy();
     gone.getJsonObject("metadata").put("resourceVersion", Long.toString(++resourceVersion));
     record(new Change(resourceVersion, type, "DELETED", gone, null));
@@ -583,7 +595,7 @@ public final class TestApiServer {
     Selector fields = selector(req, "fieldSelector", type);
     int limit = limit(req.getParam("limit"));
     String token = req.getParam("continue");
-    List<JsonObject> items = new ArrayList<>();
+    List<Buffer> items = new ArrayList<>();
     JsonObject meta = new JsonObject();
     synchronized (this) {
       long listedAt = resourceVersion;
@@ -610,13 +622,13 @@ public final class TestApiServer {
             meta.put("continue", new ListAnswer.Continue(listedAt, lastKey).encode());
             break;
           }
-          items.add(o);
+          items.add(encoded.get(o));
           lastKey = e.getKey();
         }
       }
       meta.put("resourceVersion", Long.toString(listedAt));
     }
-    ListAnswer.stream(vertx, req.response(), new JsonObject().put("kind", type.kind + "List")
+    ListAnswer.stream(req.response(), new JsonObject().put("kind", type.kind + "List")
         .put("apiVersion", type.apiVersion()).put("metadata", meta), items);
   }
 

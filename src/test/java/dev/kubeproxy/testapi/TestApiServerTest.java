@@ -73,6 +73,12 @@ class TestApiServerTest {
     return out;
   }
 
+  /** The labels of every Service in a list answer, in its order. */
+  private List<JsonObject> listedLabels() throws Exception {
+    return new JsonObject(send("GET", "/api/v1/services", null, null).body()).getJsonArray("items").stream()
+        .map(o -> ((JsonObject) o).getJsonObject("metadata").getJsonObject("labels")).toList();
+  }
+
   private static String enc(String s) {
     return URLEncoder.encode(s, StandardCharsets.UTF_8);
   }
@@ -102,14 +108,17 @@ class TestApiServerTest {
     assertEquals("Conflict", new JsonObject(conflict.body()).getString("reason"));
     stale.getJsonObject("metadata").put("resourceVersion", rv);
     assertEquals(200, send("PUT", "/api/v1/namespaces/default/services/a", stale.encode(), "application/json").statusCode());
+    assertEquals(List.of(new JsonObject().put("app", "y")), listedLabels());
 
     HttpResponse<String> patched = send("PATCH", "/api/v1/namespaces/default/services/a",
         "{\"metadata\":{\"labels\":{\"app\":null,\"tier\":\"web\"}}}", "application/merge-patch+json");
     assertEquals(200, patched.statusCode(), patched.body());
     assertEquals(new JsonObject().put("tier", "web"),
         new JsonObject(patched.body()).getJsonObject("metadata").getJsonObject("labels"));
+    assertEquals(List.of(new JsonObject().put("tier", "web")), listedLabels()); // a list shows each object as it is now
 
     assertEquals(200, send("DELETE", "/api/v1/namespaces/default/services/a", null, null).statusCode());
+    assertEquals(List.of(), listedLabels());
     HttpResponse<String> gone = send("GET", "/api/v1/namespaces/default/services/a", null, null);
     assertEquals(404, gone.statusCode());
     assertEquals("NotFound", new JsonObject(gone.body()).getString("reason"));
