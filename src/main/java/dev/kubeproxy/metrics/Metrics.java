@@ -4,6 +4,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxBuilder;
 import io.vertx.core.VertxOptions;
+import io.vertx.micrometer.Label;
 import io.vertx.micrometer.MicrometerMetricsFactory;
 import io.vertx.micrometer.MetricsDomain;
 import io.vertx.micrometer.MicrometerMetricsOptions;
@@ -36,9 +37,10 @@ public final class Metrics {
     // event bus is the agent's internal plumbing, and vertx-micrometer-metrics registers its
     // "pending" gauge again for every message received, which Micrometer ≥ 1.13.9 answers with a
     // double-registration check and log call for each, a real cost while the objects are read at
-    // start.
+    // start. The local address labels each HTTP server's meters: the agent runs several servers,
+    // whose unlabelled gauges would collide (Micrometer keeps the first and logs a warning).
     return new VertxOptions().setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true)
-        .setJvmMetricsEnabled(false).addDisabledMetricsCategory(MetricsDomain.EVENT_BUS));
+        .setJvmMetricsEnabled(false).addDisabledMetricsCategory(MetricsDomain.EVENT_BUS).addLabels(Label.LOCAL));
   }
 
   /** The Vert.x metrics SPI bound to {@link #registry()}. */
