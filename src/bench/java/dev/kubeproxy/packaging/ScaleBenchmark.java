@@ -27,10 +27,15 @@ import java.util.regex.Pattern;
  * <pre>
  * mvn -B -q package -DskipTests        # the agent's jar, and the benchmark in target/test-classes
  * java -cp target/test-classes:target/kube-proxy.jar dev.kubeproxy.packaging.ScaleBenchmark \
- *     [--modes nftables,iptables] [--memory-limit 512m (default: the sizing rule's, per shape)] [--churn-seconds 60] [--rate 20] \
+ *     [--modes nftables,iptables] [--memory-limit 512m (default: the sizing rule's, per shape)] [--runs 1] \
+ *     [--churn-seconds 60] [--rate 20] \
  *     [--jvm-opts '-XX:NativeMemoryTracking=summary'] [--breakdown true] \
  *     [--agent-flags '--iptables-min-sync-period=0s'] 5006x50 44125x1 100000x1
  * </pre>
+ *
+ * <p>{@code --runs N} starts the agent N times per shape and mode, each in fresh namespaces, the
+ * churn in the last; the table then gives each figure's median and every run's value ({@link
+ * RunFigures}): the machine's speed moves a single start more than most changes do.
  *
  * <p>{@code --jvm-opts} are appended to the agent's JAVA_OPTS, {@code --agent-flags} (split at
  * spaces) to its command line; {@code --breakdown true} prints where the RSS goes after the first
@@ -41,6 +46,7 @@ public final class ScaleBenchmark {
   private final List<String> modes;
   private final String memoryLimit;
   private final int churnSeconds;
+  private final int runs;
   private final int rate;
   private final Path jar;
   private final Path launcher;
@@ -58,6 +64,10 @@ public final class ScaleBenchmark {
     }
     memoryLimit = opts.get("memory-limit"); // null: each shape under the sizing rule's limit
     churnSeconds = Integer.parseInt(opts.getOrDefault("churn-seconds", "60"));
+    runs = Integer.parseInt(opts.getOrDefault("runs", "1"));
+    if (runs < 1) {
+      throw new IllegalArgumentException("--runs is starts per shape and mode, at least 1; got " + runs);
+    }
     rate = Integer.parseInt(opts.getOrDefault("rate", "20"));
     if (rate <= 0) {
       throw new IllegalArgumentException("--rate is changes a second, at least 1; got " + rate);
@@ -94,26 +104,32 @@ public final class ScaleBenchmark {
       throw new IllegalStateException("the scale benchmark needs root (network namespaces)");
     }
     ScaleBenchmark bench = new ScaleBenchmark(opts);
-    System.out.printf("scale benchmark: launcher %s, jar %s, memory limit %s, churn %d s at %d changes/s, agent flags %s%n",
+    System.out.printf("scale benchmark: launcher %s, jar %s, memory limit %s, %d start(s) per shape and mode, churn %d s"
+        + " (in the last) at %d changes/s, agent flags %s%n",
         bench.launcher, bench.jar, bench.memoryLimit == null ? "per shape, by the sizing rule" : bench.memoryLimit,
-        bench.churnSeconds, bench.rate, bench.agentFlags.isEmpty() ? "(none beyond the benchmark's)" : String.join(" ", bench.agentFlags));
+        bench.runs, bench.churnSeconds, bench.rate, bench.agentFlags.isEmpty() ? "(none beyond the benchmark's)" : String.join(" ", bench.agentFlags));
     for (int[] shape : shapes) {
       for (String mode : bench.modes) {
-        Map<String, String> row = new LinkedHashMap<>();
-        bench.rows.put(String.format(Locale.ROOT, "%,d × %d %s", shape[0], shape[1], mode), row);
-        try {
-          bench.run(mode, new BenchCluster(shape[0], shape[1]), row);
-        } catch (IllegalStateException e) {
-          // an agent that runs out of memory at one shape is a figure of that shape, not the end of the run
-          System.out.println("  FAILED: " + e.getMessage());
-          row.put("failed", e.getMessage().lines().findFirst().orElse(""));
+        List<Map<String, String>> starts = new ArrayList<>();
+        for (int r = 1; r <= bench.runs; r++) {
+          Map<String, String> row = new LinkedHashMap<>();
+          starts.add(row);
+          try {
+            bench.run(mode, new BenchCluster(shape[0], shape[1]), row, r == bench.runs ? bench.churnSeconds : 0);
+          } catch (IllegalStateException e) {
+            // an agent that runs out of memory at one shape is a figure of that shape, not the end of the run
+            System.out.println("  FAILED: " + e.getMessage());
+            row.put("failed", e.getMessage().lines().findFirst().orElse(""));
+          }
         }
+        bench.rows.put(String.format(Locale.ROOT, "%,d × %d %s", shape[0], shape[1], mode), RunFigures.combine(starts));
       }
     }
     bench.printTable();
   }
 
-  private void run(String mode, BenchCluster cluster, Map<String, String> row) throws Exception {
+  /** One start of the agent at a shape, its figures put in row, then churn seconds of churn (0: none). */
+  private void run(String mode, BenchCluster cluster, Map<String, String> row, int churn) throws Exception {
     System.out.printf("%n%s, %,d Services × %d endpoints (load %s)%n", mode, cluster.services, cluster.endpoints,
         load());
     Path work = Files.createTempDirectory("kp-scale-");
@@ -161,8 +177,8 @@ public final class ScaleBenchmark {
           MemoryBreakdown.print(agent.pid());
         }
         System.out.println("  RSS / live heap after the first sync (MB): " + row.get("RSS / live heap after the first sync (MB)"));
-        if (churnSeconds > 0) {
-          ChurnDriver.run(mode, cluster, ns, agent, api, churnSeconds, rate, restores, log, row);
+        if (churn > 0) {
+          ChurnDriver.run(mode, cluster, ns, agent, api, churn, rate, restores, log, row);
           row.put("RSS / live heap after the churn (MB)", memory(agent.pid()));
           if (breakdown) {
             MemoryBreakdown.print(agent.pid());

@@ -48,9 +48,9 @@ class LauncherIT {
   void theLaunchersOptionsReachTheJvmAndJavaOptsWin() throws Exception {
     String out = launch("-XX:+PrintCommandLineFlags -XshowSettings:properties -XX:MaxRAMPercentage=50", "--version");
     assertTrue(out.contains("Kubernetes v"), out);
-    for (String flag : List.of("-XX:+UseSerialGC", "-XX:MinHeapFreeRatio=60", "-XX:MaxHeapFreeRatio=80",
+    for (String flag : List.of("-XX:+UseSerialGC", "-XX:MinHeapFreeRatio=70", "-XX:MaxHeapFreeRatio=85",
         "-XX:InitialHeapSize=33554432",
-        "-XX:-ShrinkHeapInSteps", "-XX:NewRatio=8", "-XX:TieredStopAtLevel=1", "-XX:+ExitOnOutOfMemoryError")) {
+        "-XX:-ShrinkHeapInSteps", "-XX:MarkSweepDeadRatio=0", "-XX:NewRatio=8", "-XX:TieredStopAtLevel=1", "-XX:+ExitOnOutOfMemoryError")) {
       assertTrue(out.contains(flag), flag + " in " + out);
     }
     assertTrue(out.contains("kube-proxy.steady-heap-free-ratios = 25,30"), "the ratios after the initial load: " + out);
