@@ -19,7 +19,6 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -134,8 +133,9 @@ public final class TestApiServer {
    * Each stored object's JSON, encoded when it is stored: stored objects are replaced, never changed
    * in place, and a list of tens of thousands of them is otherwise encoded again for every client,
    * on the cores of the agent under test (a real API server's own work, on its own machines).
+   * Guarded by this server, as the store is.
    */
-  private final Map<JsonObject, Buffer> encoded = Collections.synchronizedMap(new IdentityHashMap<>());
+  private final Map<JsonObject, Buffer> encoded = new IdentityHashMap<>();
   private final ArrayDeque<Change> history = new ArrayDeque<>();
   private final Set<Watcher> watchers = ConcurrentHashMap.newKeySet();
   private final int historyLimit;
