@@ -2,6 +2,7 @@ package dev.kubeproxy.cluster;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kubeproxy.testutil.FreePorts;
 import dev.kubeproxy.testutil.tier.EndToEnd;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -35,8 +36,8 @@ class ManifestsQuickStartIT {
       }
     }
     Process agent = new ProcessBuilder("java", "-jar", "target/kube-proxy.jar", "--manifests", dir.toString(),
-        "--hostname-override", "node-1", "--dry-run", "--healthz-bind-address", "127.0.0.1:" + freePort(),
-        "--metrics-bind-address", "127.0.0.1:" + freePort()).redirectErrorStream(true).start();
+        "--hostname-override", "node-1", "--dry-run", "--healthz-bind-address", "127.0.0.1:" + FreePorts.loopback(),
+        "--metrics-bind-address", "127.0.0.1:" + FreePorts.loopback()).redirectErrorStream(true).start();
     AGENT.set(agent);
     BlockingQueue<String> lines = new LinkedBlockingQueue<>();
     Thread reader = new Thread(() -> {
@@ -77,12 +78,6 @@ class ManifestsQuickStartIT {
       if (!agent.waitFor(10, TimeUnit.SECONDS)) {
         agent.destroyForcibly();
       }
-    }
-  }
-
-  private static int freePort() throws java.io.IOException {
-    try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
     }
   }
 

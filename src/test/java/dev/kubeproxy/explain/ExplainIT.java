@@ -3,10 +3,10 @@ package dev.kubeproxy.explain;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kubeproxy.testutil.FreePorts;
 import dev.kubeproxy.testutil.tier.EndToEnd;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
+
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -43,11 +43,11 @@ class ExplainIT {
   @ParameterizedTest
   @ValueSource(strings = {"iptables", "nftables"})
   void explainAsksTheDryRunAgent(String mode) throws Exception {
-    int metrics = freePort();
+    int metrics = FreePorts.loopback();
     Path log = tmp.resolve("agent.log");
     Process agent = new ProcessBuilder("java", "-jar", "target/kube-proxy.jar", "--manifests", "conf/examples",
         "--hostname-override", "node-1", "--dry-run", "--proxy-mode", mode, "--cluster-cidr", "10.244.0.0/16",
-        "--healthz-bind-address", "127.0.0.1:" + freePort(), "--metrics-bind-address", "127.0.0.1:" + metrics)
+        "--healthz-bind-address", "127.0.0.1:" + FreePorts.loopback(), "--metrics-bind-address", "127.0.0.1:" + metrics)
         .redirectErrorStream(true).redirectOutput(log.toFile()).start();
     String address = "--metrics-bind-address=127.0.0.1:" + metrics;
     try {
@@ -111,9 +111,4 @@ class ExplainIT {
     assertTrue(bad.err().contains("NAMESPACE/NAME"), bad.toString());
   }
 
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
-  }
 }

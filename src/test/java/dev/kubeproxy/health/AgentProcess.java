@@ -1,10 +1,10 @@
 package dev.kubeproxy.health;
 
+import dev.kubeproxy.testutil.FreePorts;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.net.InetAddress;
-import java.net.ServerSocket;
+
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -49,12 +49,6 @@ final class AgentProcess implements AutoCloseable {
     });
     reader.setDaemon(true);
     reader.start();
-  }
-
-  static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
   }
 
   long pid() {

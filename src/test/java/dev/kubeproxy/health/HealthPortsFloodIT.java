@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kubeproxy.testutil.Await;
+import dev.kubeproxy.testutil.FreePorts;
 import dev.kubeproxy.testutil.tier.EndToEnd;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -40,15 +41,15 @@ class HealthPortsFloodIT {
   @Test
   void idleConnectionFloodsLeaveHealthzAndRuleChangesWorking() throws Exception {
     Path dir = Files.createDirectory(tmp.resolve("manifests"));
-    int healthCheckPort = AgentProcess.freePort();
+    int healthCheckPort = FreePorts.loopback();
     try (Stream<Path> files = Files.list(Path.of("conf/examples"))) {
       for (Path f : files.toList()) {
         String text = Files.readString(f).replace("healthCheckNodePort: 32000", "healthCheckNodePort: " + healthCheckPort);
         Files.writeString(dir.resolve(f.getFileName()), text);
       }
     }
-    int healthz = AgentProcess.freePort();
-    int metricsPort = AgentProcess.freePort();
+    int healthz = FreePorts.loopback();
+    int metricsPort = FreePorts.loopback();
     List<Socket> flood = new ArrayList<>();
     try (AgentProcess agent = new AgentProcess("ulimit -n " + FD_LIMIT + " &&", List.of("--manifests", dir.toString(),
         "--hostname-override", "node-1", "--dry-run", "--healthz-bind-address", "127.0.0.1:" + healthz,

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kubeproxy.testutil.FreePorts;
 import dev.kubeproxy.testutil.tier.EndToEnd;
 import io.kubernetes.client.openapi.models.V1Container;
 import io.kubernetes.client.openapi.models.V1DaemonSet;
@@ -54,12 +55,12 @@ class LivenessProbeIT {
     int timeout = probe.getTimeoutSeconds() == null ? 1 : probe.getTimeoutSeconds();
     int threshold = probe.getFailureThreshold() == null ? 3 : probe.getFailureThreshold();
 
-    int healthz = AgentProcess.freePort();
-    int unreachableApi = AgentProcess.freePort(); // nothing listens there: every API call is refused
+    int healthz = FreePorts.loopback();
+    int unreachableApi = FreePorts.loopback(); // nothing listens there: every API call is refused
     long start = System.nanoTime();
     try (AgentProcess agent = new AgentProcess("", List.of("--master", "http://127.0.0.1:" + unreachableApi,
         "--hostname-override", "node-1", "--dry-run", "--healthz-bind-address", "127.0.0.1:" + healthz,
-        "--metrics-bind-address", "127.0.0.1:" + AgentProcess.freePort()))) {
+        "--metrics-bind-address", "127.0.0.1:" + FreePorts.loopback()))) {
       List<String> results = new ArrayList<>();
       // the kubelet: first probe after initialDelaySeconds, then every periodSeconds; failureThreshold
       // failures in a row restart the container. Probe through one period past that window.

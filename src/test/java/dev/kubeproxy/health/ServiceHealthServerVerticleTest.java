@@ -15,6 +15,7 @@ import dev.kubeproxy.net.IpFamily;
 import dev.kubeproxy.model.NamespacedName;
 import dev.kubeproxy.testutil.Await;
 import dev.kubeproxy.messages.EventBusCodecs;
+import dev.kubeproxy.testutil.FreePorts;
 import dev.kubeproxy.testutil.MutableClock;
 import dev.kubeproxy.testutil.TestConfigs;
 import dev.kubeproxy.testutil.tier.Unit;
@@ -57,12 +58,6 @@ class ServiceHealthServerVerticleTest {
     client = WebClient.create(vertx);
   }
 
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
-      return s.getLocalPort();
-    }
-  }
-
   private static boolean listening(int port) {
     try (Socket s = new Socket()) {
       s.connect(new InetSocketAddress("127.0.0.1", port), 500);
@@ -82,8 +77,8 @@ class ServiceHealthServerVerticleTest {
 
   @Test
   void allHealthCheckPortsShareOneConnectionLimitAndSpeakHttp1Only() throws Exception {
-    int webPort = freePort();
-    int dbPort = freePort();
+    int webPort = FreePorts.loopback();
+    int dbPort = FreePorts.loopback();
     send(Map.of(WEB, webPort, DB, dbPort), Map.of(WEB, 1, DB, 1));
     Await.until("both ports open", 5000, () -> listening(webPort) && listening(dbPort));
     List<Socket> idle = new java.util.ArrayList<>();
@@ -115,8 +110,8 @@ class ServiceHealthServerVerticleTest {
 
   @Test
   void servesEndpointCountsAndHealthOnAnyPath() throws Exception {
-    int webPort = freePort();
-    int dbPort = freePort();
+    int webPort = FreePorts.loopback();
+    int dbPort = FreePorts.loopback();
     send(Map.of(WEB, webPort, DB, dbPort), Map.of(WEB, 2));
     Await.until("both ports open", 5000, () -> verticle.openPorts().size() == 2 && listening(webPort) && listening(dbPort));
 
@@ -141,7 +136,7 @@ class ServiceHealthServerVerticleTest {
 
   @Test
   void anUnhealthyProxierMakesEveryServiceReport503() throws Exception {
-    int webPort = freePort();
+    int webPort = FreePorts.loopback();
     send(Map.of(WEB, webPort), Map.of(WEB, 3));
     Await.until("port open", 5000, () -> listening(webPort));
     vertx.eventBus().publish(EventBusAddresses.HEALTH, new HealthUpdate(IpFamily.IPv4, HealthUpdate.Type.UPDATED, t0));
@@ -156,11 +151,11 @@ class ServiceHealthServerVerticleTest {
 
   @Test
   void removedOrMovedServicesAreClosed() throws Exception {
-    int webPort = freePort();
-    int dbPort = freePort();
+    int webPort = FreePorts.loopback();
+    int dbPort = FreePorts.loopback();
     send(Map.of(WEB, webPort, DB, dbPort), Map.of(WEB, 1, DB, 1));
     Await.until("ports open", 5000, () -> listening(webPort) && listening(dbPort));
-    int webPort2 = freePort();
+    int webPort2 = FreePorts.loopback();
     send(Map.of(WEB, webPort2), Map.of(WEB, 1));
     // the socket can accept before the verticle has recorded the new server: wait for both
     Await.until("db closed and web moved", 5000, () -> !listening(dbPort) && !listening(webPort) && listening(webPort2)
@@ -182,7 +177,7 @@ class ServiceHealthServerVerticleTest {
       assertEquals(EventRequest.failedToStartServiceHealthcheck("node-1", "default", "web", port,
           "listen tcp 127.0.0.1:" + port + ": bind: address already in use"), event);
       // the message is processed (and fails) before a later one: wait for that later one
-      int other = freePort();
+      int other = FreePorts.loopback();
       send(Map.of(WEB, port, DB, other), Map.of(WEB, 1));
       Await.until("db opened", 5000, () -> verticle.openPorts().containsKey(DB));
       assertEquals(Map.of(DB, other), verticle.openPorts());
@@ -206,7 +201,7 @@ class ServiceHealthServerVerticleTest {
       other.eventBus().publish(EventBusAddresses.HEALTH, new HealthUpdate(IpFamily.IPv4, HealthUpdate.Type.UPDATED, t0));
       other.eventBus().publish(EventBusAddresses.HEALTH, new HealthUpdate(IpFamily.IPv4, HealthUpdate.Type.QUEUED, t0));
       clock.advance(Duration.ofMinutes(5));
-      int port = freePort();
+      int port = FreePorts.loopback();
       other.eventBus().send(EventBusAddresses.SERVICE_HEALTH, new ServiceHealthState(Map.of(WEB, port), Map.of(WEB, 1)));
       Await.until("port opened", 5000, () -> noHealthz.openPorts().containsKey(WEB));
       HttpResponse<Buffer> r = get(port, "/");
@@ -219,8 +214,8 @@ class ServiceHealthServerVerticleTest {
 
   @Test
   void dualStackProxiersEachSendTheirViewAndTheServersCombineThem() throws Exception {
-    int webPort = freePort();
-    int dbPort = freePort();
+    int webPort = FreePorts.loopback();
+    int dbPort = FreePorts.loopback();
     // the IPv4 proxier knows web (2 local endpoints); the IPv6 proxier knows db and web (1 each)
     vertx.eventBus().publish(EventBusAddresses.SERVICE_HEALTH, new ServiceHealthState(Map.of(WEB, webPort), Map.of(WEB, 2), IpFamily.IPv4));
     vertx.eventBus().publish(EventBusAddresses.SERVICE_HEALTH,

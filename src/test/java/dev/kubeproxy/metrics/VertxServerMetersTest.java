@@ -3,13 +3,13 @@ package dev.kubeproxy.metrics;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.kubeproxy.testutil.Await;
+import dev.kubeproxy.testutil.FreePorts;
 import dev.kubeproxy.testutil.tier.Unit;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.ext.web.client.WebClient;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
+
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -24,9 +24,9 @@ class VertxServerMetersTest {
     try {
       // fixed ports, as the agent's servers have: the label is the address a server was asked to listen on
       HttpServer healthz = Await.result(vertx.createHttpServer().requestHandler(r -> r.response().end("ok"))
-          .listen(freePort(), "127.0.0.1"));
+          .listen(FreePorts.loopback(), "127.0.0.1"));
       HttpServer metrics = Await.result(vertx.createHttpServer().requestHandler(r -> r.response().end("m"))
-          .listen(freePort(), "127.0.0.1"));
+          .listen(FreePorts.loopback(), "127.0.0.1"));
       WebClient client = WebClient.create(vertx);
       Await.result(client.get(healthz.actualPort(), "127.0.0.1", "/").send());
       Await.result(client.get(metrics.actualPort(), "127.0.0.1", "/").send());
@@ -41,9 +41,4 @@ class VertxServerMetersTest {
     }
   }
 
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
-  }
 }

@@ -5,12 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.kubeproxy.testutil.FreePorts;
 import dev.kubeproxy.testutil.tier.EndToEnd;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
+
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -87,7 +87,7 @@ class QuickStartAnywhereIT {
         "--clear-groups"));
     command.addAll(how.equals("launcher") ? List.of("launcher/bin/kube-proxy") : List.of("java", "-jar", "kube-proxy.jar"));
     command.addAll(List.of("--manifests", "conf/examples", "--hostname-override", "node-1", "--dry-run",
-        "--healthz-bind-address", "127.0.0.1:" + freePort(), "--metrics-bind-address", "127.0.0.1:" + freePort()));
+        "--healthz-bind-address", "127.0.0.1:" + FreePorts.loopback(), "--metrics-bind-address", "127.0.0.1:" + FreePorts.loopback()));
     if (mode.equals("nftables")) {
       command.add("--proxy-mode=nftables");
     }
@@ -159,9 +159,4 @@ class QuickStartAnywhereIT {
     }
   }
 
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
-  }
 }
