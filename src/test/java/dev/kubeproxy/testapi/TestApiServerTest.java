@@ -30,7 +30,8 @@ class TestApiServerTest {
   @TempDir Path tmp;
   private Vertx vertx;
   private TestApiServer api;
-  private final HttpClient http = HttpClient.newHttpClient();
+  // HTTP/1.1 as the agent speaks it: the JDK client would otherwise offer an h2c upgrade mid-connection
+  private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
   @BeforeEach
   void setUp() throws Exception {
