@@ -54,6 +54,16 @@ final class MemoryBreakdown {
     }
   }
 
+  /**
+   * Trims the C heap now and prints what that returned to the kernel: memory glibc kept after it
+   * was freed, which the RSS counts and native memory tracking does not.
+   */
+  static void printNativeTrim(String jcmd, long pid) throws IOException, InterruptedException {
+    String out = Commands.run(List.of(jcmd, String.valueOf(pid), "System.trim_native_heap"), null).stdout();
+    String result = out.lines().filter(l -> l.contains("->")).findFirst().orElse(out.strip());
+    System.out.println("    C heap trimmed before the collection: " + result.strip());
+  }
+
   private static String mb(long kb) {
     return String.format(Locale.ROOT, "%.1f MB", kb / 1024.0);
   }

@@ -21,8 +21,8 @@ import java.util.regex.Pattern;
  * server ({@link BenchApiServer}, started in the same namespace), per mode. Prints start → first
  * sync applied, the first sync's own duration (the agent's histogram) beside the kernel's share
  * (system CPU of the agent and of its child processes) and the mode's tool alone loading what the
- * agent programmed into another scratch namespace, RSS and live heap after the first sync and
- * after the churn ({@link ChurnDriver}), and at the end all of it as one table.
+ * agent programmed into another scratch namespace, the peak RSS, RSS and live heap after the
+ * first sync and after the churn ({@link ChurnDriver}), and at the end all of it as one table.
  *
  * <pre>
  * mvn -B -q package -DskipTests        # the agent's jar, and the benchmark in target/test-classes
@@ -172,14 +172,16 @@ public final class ScaleBenchmark {
             (apiCpu[0] + apiCpu[1] - apiCpuBefore[0] - apiCpuBefore[1]) / 100.0);
         System.out.println("  " + row);
         toolAlone(mode, ns, replay, lock, row);
-        row.put("RSS / live heap after the first sync (MB)", memory(agent.pid()));
+        row.put("peak RSS to the first sync (MB)", peakRss(agent.pid()));
+        row.put("RSS / live heap after the first sync (MB)", memory(agent.pid(), breakdown));
         if (breakdown) {
           MemoryBreakdown.print(agent.pid());
         }
         System.out.println("  RSS / live heap after the first sync (MB): " + row.get("RSS / live heap after the first sync (MB)"));
         if (churn > 0) {
           ChurnDriver.run(mode, cluster, ns, agent, api, churn, rate, restores, log, row);
-          row.put("RSS / live heap after the churn (MB)", memory(agent.pid()));
+          row.put("peak RSS to the end of the churn (MB)", peakRss(agent.pid()));
+          row.put("RSS / live heap after the churn (MB)", memory(agent.pid(), breakdown));
           if (breakdown) {
             MemoryBreakdown.print(agent.pid());
           }
@@ -244,7 +246,21 @@ public final class ScaleBenchmark {
     System.out.println("  " + label + ": " + row.get(label));
   }
 
-  private static String memory(long pid) throws Exception {
+  /** The most the process has had resident (VmHWM): what the container's memory limit must hold. */
+  private static String peakRss(long pid) throws IOException {
+    for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+      if (line.startsWith("VmHWM:")) {
+        return String.format(Locale.ROOT, "%.1f", Long.parseLong(line.split("\\s+")[1]) / 1024.0);
+      }
+    }
+    return "?";
+  }
+
+  /**
+   * RSS, then the live heap (a full collection). With the breakdown, what glibc holds free in
+   * between: a trim before that collection, whose cleaners would free more native memory first.
+   */
+  private static String memory(long pid, boolean trimFirst) throws Exception {
     long rss = 0;
     for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
       if (line.startsWith("VmRSS:")) {
@@ -253,6 +269,9 @@ public final class ScaleBenchmark {
     }
     Path exe = Path.of("/proc/" + pid + "/exe").toRealPath();
     String jcmd = exe.resolveSibling("jcmd").toString();
+    if (trimFirst) {
+      MemoryBreakdown.printNativeTrim(jcmd, pid);
+    }
     Commands.run(List.of(jcmd, String.valueOf(pid), "GC.run"), null);
     String info = Commands.run(List.of(jcmd, String.valueOf(pid), "GC.heap_info"), null).stdout();
     Matcher mm = Pattern.compile("(?i)(generation|DefNew|Tenured|heap)\\s+total \\d+K, used (\\d+)K").matcher(info);

@@ -48,7 +48,7 @@ class LauncherIT {
   void theLaunchersOptionsReachTheJvmAndJavaOptsWin() throws Exception {
     String out = launch("-XX:+PrintCommandLineFlags -XshowSettings:properties -XX:MaxRAMPercentage=50", "--version");
     assertTrue(out.contains("Kubernetes v"), out);
-    for (String flag : List.of("-XX:+UseSerialGC", "-XX:MinHeapFreeRatio=70", "-XX:MaxHeapFreeRatio=85",
+    for (String flag : List.of("-XX:+UseSerialGC", "-XX:MinHeapFreeRatio=85", "-XX:MaxHeapFreeRatio=90",
         "-XX:InitialHeapSize=33554432",
         "-XX:-ShrinkHeapInSteps", "-XX:MarkSweepDeadRatio=0", "-XX:NewRatio=8", "-XX:TieredStopAtLevel=1", "-XX:+ExitOnOutOfMemoryError")) {
       assertTrue(out.contains(flag), flag + " in " + out);

@@ -147,6 +147,15 @@ public final class MessageWriter {
     return buf.duplicate().flip();
   }
 
+  /**
+   * Frees an off-heap writer's memory now; neither the writer nor what {@link #written} returned
+   * may be used afterwards. A heap writer is left to the collector.
+   */
+  public void release() {
+    DirectMemory.free(buf);
+    buf = null;
+  }
+
   private void pad() {
     while (buf.position() % 4 != 0) {
       buf.put((byte) 0);
@@ -164,6 +173,7 @@ public final class MessageWriter {
           .order(ByteOrder.nativeOrder());
       buf.flip();
       bigger.put(buf);
+      DirectMemory.free(buf);
       buf = bigger;
     }
   }

@@ -1,9 +1,12 @@
 package dev.kubeproxy.host.netlink;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kubeproxy.testutil.tier.Unit;
 import java.nio.ByteBuffer;
+import java.lang.management.BufferPoolMXBean;
+import java.lang.management.ManagementFactory;
 import java.nio.ByteOrder;
 import org.junit.jupiter.api.Test;
 
@@ -42,5 +45,25 @@ class MessageWriterTest {
     expected.put(attribute(4, hostOrder(0x0b0c, 2)));
     expected.put(attribute(5, (byte) 1, (byte) 2, (byte) 3));
     assertArrayEquals(expected.array(), w.toBytes());
+  }
+
+  @Test
+  void anOffHeapWritersMemoryIsFreedAsItGrowsAndWhenReleased() {
+    BufferPoolMXBean direct = ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class).stream()
+        .filter(p -> p.getName().equals("direct")).findFirst().orElseThrow();
+    long margin = 1 << 20; // other tests' buffers freed or allocated meanwhile
+    long before = direct.getMemoryUsed();
+    MessageWriter w = MessageWriter.offHeap(4096);
+    for (int i = 0; w.written().capacity() < (8 << 20); i++) {
+      int m = w.beginMessage(0x0a00, 1, i, 2, 0);
+      w.bytes(1, new byte[1000]);
+      w.endMessage(m);
+    }
+    int capacity = w.written().capacity();
+    // the buffers it outgrew (half as much again, and more) are gone already
+    assertTrue(direct.getMemoryUsed() - before < capacity + margin, "outgrown buffers freed");
+    assertTrue(w.written().getInt(8) == 0, "the first message's sequence kept through the growth");
+    w.release();
+    assertTrue(direct.getMemoryUsed() - before < margin, "released without a collection");
   }
 }

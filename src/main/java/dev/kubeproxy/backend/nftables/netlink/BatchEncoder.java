@@ -24,7 +24,6 @@ import dev.kubeproxy.backend.nftables.objects.Table;
 import dev.kubeproxy.backend.nftables.objects.Rule;
 import dev.kubeproxy.backend.nftables.objects.Transaction;
 import dev.kubeproxy.backend.nftables.objects.Verdict;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -37,9 +36,6 @@ import java.util.List;
  * through nft).
  */
 final class BatchEncoder {
-  /** The batch (native memory, from 0), and for each message from firstSequence on the command it belongs to. */
-  record Batch(ByteBuffer bytes, int firstSequence, List<Transaction.Operation> commands) {}
-
   /** A partial sync's batch fits; a full load's grows from it. */
   private static final int INITIAL_BATCH_BYTES = 64 << 10;
 
@@ -88,15 +84,18 @@ final class BatchEncoder {
   }
 
   Batch encode(Transaction tx, int firstSequence) throws Unsupported {
+    MessageWriter w = MessageWriter.offHeap(INITIAL_BATCH_BYTES);
     try {
-      return encodeAll(tx, firstSequence);
+      return encodeAll(w, tx, firstSequence);
+    } catch (Unsupported | RuntimeException e) {
+      w.release();
+      throw e;
     } finally {
       commands = null; // nothing of a batch stays once it is built (a full load's holds the whole table)
     }
   }
 
-  private Batch encodeAll(Transaction tx, int firstSequence) throws Unsupported {
-    MessageWriter w = MessageWriter.offHeap(INITIAL_BATCH_BYTES);
+  private Batch encodeAll(MessageWriter w, Transaction tx, int firstSequence) throws Unsupported {
     commands = new ArrayList<>(tx.size());
     nextSetId = 1;
     w.endMessage(w.beginMessage(BATCH_BEGIN, NLM_F_REQUEST, firstSequence - 1, 0, NFNL_SUBSYS_NFTABLES));
@@ -120,7 +119,7 @@ final class BatchEncoder {
       i = end;
     }
     w.endMessage(w.beginMessage(BATCH_END, NLM_F_REQUEST, firstSequence + commands.size(), 0, NFNL_SUBSYS_NFTABLES));
-    return new Batch(w.written(), firstSequence, List.copyOf(commands));
+    return new Batch(w, firstSequence, List.copyOf(commands));
   }
 
   private void command(MessageWriter w, Transaction.Operation op, int firstSequence) throws Unsupported {

@@ -112,23 +112,28 @@ public final class NetlinkNftables implements NetlinkPath, AutoCloseable {
     if (disabled() || tx.isEmpty()) {
       return () -> false;
     }
-    BatchEncoder.Batch batch;
+    Batch batch;
     try {
       batch = encoder.encode(tx, nextSequence);
     } catch (Unsupported e) {
       return () -> false;
     }
     if (batch.bytes().limit() > MAX_BATCH_BYTES) {
+      batch.release();
       return () -> false;
     }
     nextSequence += batch.commands().size() + 2;
     return () -> {
-      send(batch, tx.size());
+      try {
+        send(batch, tx.size());
+      } finally {
+        batch.release(); // the kernel copied it within the send call
+      }
       return true;
     };
   }
 
-  private void send(BatchEncoder.Batch batch, int commands) throws NftablesException {
+  private void send(Batch batch, int commands) throws NftablesException {
     try {
       socket.send(batch.bytes());
       awaitAnswers(batch);
@@ -144,7 +149,7 @@ public final class NetlinkNftables implements NetlinkPath, AutoCloseable {
    * Reads the answers: the acknowledgement of the last command, or errors (then everything else
    * queued, and the first error is reported). Answers to earlier batches are skipped by sequence.
    */
-  private void awaitAnswers(BatchEncoder.Batch batch) throws IOException, NftablesException {
+  private void awaitAnswers(Batch batch) throws IOException, NftablesException {
     int first = batch.firstSequence() - 1; // the batch-begin message
     int last = batch.firstSequence() + batch.commands().size() - 1;
     NetlinkMessage firstError = null;
@@ -170,7 +175,7 @@ public final class NetlinkNftables implements NetlinkPath, AutoCloseable {
     }
   }
 
-  private NftablesException failure(BatchEncoder.Batch batch, int errno, int sequence) {
+  private NftablesException failure(Batch batch, int errno, int sequence) {
     int index = sequence - batch.firstSequence();
     String command = null;
     if (index >= 0 && index < batch.commands().size()) {

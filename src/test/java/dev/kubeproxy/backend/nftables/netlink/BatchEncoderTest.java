@@ -65,7 +65,7 @@ class BatchEncoderTest {
         .add(Element.ofMap("no-endpoint-services", List.of("10.96.0.9", "udp", "53"), Verdict.goTo("reject-chain"),
             "demo/dns"))
         .delete(Chain.regular("service-OLD"));
-    BatchEncoder.Batch batch = v4.encode(tx, 100);
+    Batch batch = v4.encode(tx, 100);
     List<int[]> messages = headers(batch.bytes());
     assertEquals(tx.size() + 2, messages.size());
     assertEquals(0x10, messages.get(0)[0], "batch begin");
@@ -86,7 +86,7 @@ class BatchEncoderTest {
     Rule firewall = new Rule(CHAIN, List.of(new Match.AddressIn(Field.SOURCE, true,
         List.of("198.51.100.0/24", "192.168.0.0/16"))), Verdict.DROP);
     Transaction tx = new Transaction().add(firewall).add(Chain.regular("x"));
-    BatchEncoder.Batch batch = v4.encode(tx, 7);
+    Batch batch = v4.encode(tx, 7);
     List<int[]> messages = headers(batch.bytes());
     int[] types = {9, 12, 6, 3}; // NEWSET NEWSETELEM NEWRULE NEWCHAIN
     for (int i = 0; i < types.length; i++) {
@@ -103,7 +103,7 @@ class BatchEncoderTest {
     for (int i = 0; i < 5000; i++) {
       tx.add(Element.ofSet("cluster-ips", "10.96." + i / 250 + "." + (i % 250 + 1)));
     }
-    BatchEncoder.Batch batch = v4.encode(tx, 1);
+    Batch batch = v4.encode(tx, 1);
     List<int[]> messages = headers(batch.bytes());
     assertTrue(messages.size() > 3 && messages.size() < 10, "a few messages: " + messages.size());
     assertEquals(0x4, messages.get(messages.size() - 2)[1] & 0x4, "the last message asks for an acknowledgement");
