@@ -5,12 +5,12 @@ import java.nio.ByteBuffer;
 
 /**
  * Frees a direct buffer's native memory now instead of when the collector finds the buffer
- * unreachable. Left to the collector, a large load's buffers are freed by their cleaners on the
- * reference handler's thread after some later collection, possibly after the agent trimmed the C
- * heap, so glibc keeps their pages. Uses {@code sun.misc.Unsafe#invokeCleaner}, the JDK's own
- * way to do this; where it is missing the buffer is left to its cleaner as before.
+ * unreachable. Left to the collector, every buffer a large load outgrows or sends stays allocated
+ * until a collection finds it, and its cleaner may run after the agent has trimmed the C heap, so
+ * glibc keeps the pages. Uses {@code sun.misc.Unsafe#invokeCleaner}, the JDK's own way to do this;
+ * where it is missing the buffer is left to its cleaner.
  */
-public final class DirectMemory {
+final class DirectMemory {
   private static final sun.misc.Unsafe UNSAFE = unsafe();
 
   private DirectMemory() {}
@@ -19,7 +19,7 @@ public final class DirectMemory {
    * Frees the buffer's memory; it must not be used afterwards, nor any duplicate of it. Takes
    * the buffer that {@link ByteBuffer#allocateDirect} returned, not a slice or duplicate.
    */
-  public static void free(ByteBuffer buffer) {
+  static void free(ByteBuffer buffer) {
     if (UNSAFE != null && buffer.isDirect()) {
       UNSAFE.invokeCleaner(buffer);
     }
