@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * Places each policy chain's endpoints in an "endpoint-ranges-PROTO-S" interval map: a chain owns
@@ -104,6 +105,16 @@ final class EndpointSlots {
 
   private static Slot slot(Region r) {
     return new Slot(mapName(r.proto(), r.shard()), r.index() * REGION);
+  }
+
+  /**
+   * Gives back the region of the chain the supplier names, if any; the name (a hash) is computed
+   * only when some chain holds a region, which is never so in a cluster of single-endpoint ports.
+   */
+  void release(Supplier<String> chain) {
+    if (!byChain.isEmpty()) {
+      release(chain.get());
+    }
   }
 
   /** Gives the chain's region back (its chain is gone or dispatches without the map). */

@@ -152,7 +152,7 @@ public record ServicePortRules(
 
     ServicePortRules build(ServicePortPlan plan) {
       if (SingleEndpointServices.appliesTo(plan)) {
-        slots.release(ChainNames.ServiceChains.of(spn).service());
+        slots.release(() -> ChainNames.ServiceChains.of(spn).service());
         return SingleEndpointServices.portRules(plan, proto, texts);
       }
       boolean hasEndpoints = plan.hasEndpoints();

@@ -40,6 +40,18 @@ class EndpointSlotsTest {
   }
 
   @Test
+  void aNamedReleaseNamesTheChainOnlyWhenSomeChainHoldsARegion() {
+    EndpointSlots slots = new EndpointSlots();
+    slots.release(() -> {
+      throw new AssertionError("no region anywhere: the name is not needed");
+    });
+    slots.slotFor("a", "tcp");
+    slots.slotFor("b", "tcp");
+    slots.release(() -> "a");
+    assertEquals(0, slots.slotFor("c", "tcp").offset(), "a's region was given back");
+  }
+
+  @Test
   void rangesCoverTheModulusInEqualParts() {
     EndpointSlots.Slot s = new EndpointSlots.Slot("m", 2 * EndpointSlots.REGION);
     assertEquals((2 * EndpointSlots.REGION) + "-" + (2 * EndpointSlots.REGION + EndpointSlots.MODULUS / 2 - 1),
