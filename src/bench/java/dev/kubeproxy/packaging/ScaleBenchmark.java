@@ -257,8 +257,8 @@ public final class ScaleBenchmark {
   }
 
   /**
-   * RSS, then the live heap (a full collection). With the breakdown, what glibc holds free in
-   * between: a trim before that collection, whose cleaners would free more native memory first.
+   * RSS, then the live heap (a full collection). With trimFirst, prints what a trim of the C heap
+   * returns in between, before the collection's cleaners free more native memory.
    */
   private static String memory(long pid, boolean trimFirst) throws Exception {
     long rss = 0;
