@@ -248,12 +248,17 @@ public final class ScaleBenchmark {
 
   /** The most the process has had resident (VmHWM): what the container's memory limit must hold. */
   private static String peakRss(long pid) throws IOException {
+    return String.format(Locale.ROOT, "%.1f", statusKb(pid, "VmHWM:") / 1024.0);
+  }
+
+  /** A kB field of /proc/PID/status ("VmRSS:"), 0 when absent. */
+  private static long statusKb(long pid, String field) throws IOException {
     for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
-      if (line.startsWith("VmHWM:")) {
-        return String.format(Locale.ROOT, "%.1f", Long.parseLong(line.split("\\s+")[1]) / 1024.0);
+      if (line.startsWith(field)) {
+        return Long.parseLong(line.split("\\s+")[1]);
       }
     }
-    return "?";
+    return 0;
   }
 
   /**
@@ -261,12 +266,7 @@ public final class ScaleBenchmark {
    * returns in between, before the collection's cleaners free more native memory.
    */
   private static String memory(long pid, boolean trimFirst) throws Exception {
-    long rss = 0;
-    for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
-      if (line.startsWith("VmRSS:")) {
-        rss = Long.parseLong(line.split("\\s+")[1]);
-      }
-    }
+    long rss = statusKb(pid, "VmRSS:");
     Path exe = Path.of("/proc/" + pid + "/exe").toRealPath();
     String jcmd = exe.resolveSibling("jcmd").toString();
     if (trimFirst) {
